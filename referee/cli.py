@@ -1,0 +1,203 @@
+"""The `referee` command: game records offline (new, move, replay, legal, verify)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from referee import games
+from referee.engine import JSON, BadOptions, IllegalMove
+from referee.record import Header, Record, RecordError, chain, loads
+from referee.replay import (
+    Replayed,
+    ReplayError,
+    envelope,
+    forced_moves,
+    new_state,
+    replay,
+)
+from referee.replay import verify as verify_record
+from referee.rng import commitment, new_seed
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(1)
+
+
+def _read(path: Path) -> Record:
+    try:
+        return loads(path.read_text(encoding="utf-8"))
+    except RecordError as error:
+        _fail(f"{path}:{error.line}: {error.message}" if error.line else f"{path}: {error.message}")
+    except (OSError, UnicodeDecodeError) as error:
+        _fail(f"{path}: cannot read: {error}")
+
+
+def _replay(path: Path, record: Record, upto: int | None = None) -> Replayed:
+    try:
+        return replay(record, upto)
+    except ReplayError as error:
+        _fail(f"{path}:{error.line}: {error.message}" if error.line else f"{path}: {error.message}")
+
+
+def _check_seat(record: Record, seat: int | None) -> None:
+    if seat is not None and not 0 <= seat < len(record.header.players):
+        _fail(f"seat {seat} does not exist: this game has seats 0-{len(record.header.players) - 1}")
+
+
+FILE = click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+SEAT = click.option("--seat", type=int, default=None, help="See as this seat (default: spectator).")
+
+
+@click.group()
+def main() -> None:
+    """Referee for Subdivision, Mandala, Ice Palace, MaNiKi and Mandala Stones."""
+
+
+@main.command("games")
+def list_games() -> None:
+    """List the games this referee knows, with their player counts."""
+    for game in games.all_games():
+        counts = ", ".join(str(n) for n in game.players)
+        click.echo(f"{game.name:16} {game.title} ({counts} players), rules v{game.rules_version}")
+
+
+@main.command()
+@FILE
+@click.option("--at", "at", type=int, default=None, help="After move N (default: the last).")
+@SEAT
+@click.option("--json", "as_json", is_flag=True, help="Print the state envelope as JSON.")
+def replay_cmd(file: Path, at: int | None, seat: int | None, as_json: bool) -> None:
+    """Replay a record and print the state after move N."""
+    record = _read(file)
+    replayed = _replay(file, record, at)
+    _check_seat(record, seat)
+    version = len(replayed.states) - 1
+    data = envelope(replayed.game, replayed.final, version, seat)
+    if as_json:
+        click.echo(json.dumps(data, sort_keys=True))
+        return
+    click.echo(f"{replayed.game.title} after move {version}: {data['status']}")
+    names = record.header.players
+    if data["result"] is None:
+        click.echo("to act: " + ", ".join(f"{s} ({names[s]})" for s in data["to_act"]))
+    else:
+        scores = data["result"]["scores"]
+        for s, name in enumerate(names):
+            mark = "  winner" if s in data["result"]["winners"] else ""
+            click.echo(f"seat {s} {name}: {scores[s]}{mark}")
+    click.echo(json.dumps(data["state"], indent=2, sort_keys=True))
+
+
+main.add_command(replay_cmd, "replay")
+
+
+@main.command()
+@FILE
+@SEAT
+def legal(file: Path, seat: int | None) -> None:
+    """Print a seat's legal moves now, one canonical notation per line."""
+    record = _read(file)
+    replayed = _replay(file, record)
+    _check_seat(record, seat)
+    game, state = replayed.game, replayed.final
+    if seat is None:
+        actors = sorted(game.actors(state))
+        if len(actors) != 1:
+            _fail(f"say which seat with --seat; seats to act now: {actors or 'none'}")
+        seat = actors[0]
+    for move in game.legal_moves(state, seat):
+        click.echo(game.notate(move))
+
+
+@main.command()
+@FILE
+def verify(file: Path) -> None:
+    """Check a record's hash chain, its seed and that every move replays legally."""
+    record = _read(file)
+    try:
+        problems = verify_record(record)
+    except ReplayError as error:
+        click.echo(f"chain ok ({len(record.entries)} moves); {error.message}")
+        return
+    for problem in problems:
+        click.echo(f"FAIL {problem}")
+    if problems:
+        sys.exit(1)
+    click.echo(f"ok: chain, seed and {len(record.entries)} moves verified")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--player", "players", multiple=True, required=True, help="A player's name, in seat order."
+)
+@click.option("--options", "options_json", default="{}", help="Game options as a JSON object.")
+@click.option("--seed", default=None, help="The seed (default: a fresh random one).")
+def new(
+    game_name: str, file: Path, players: tuple[str, ...], options_json: str, seed: str | None
+) -> None:
+    """Start a game record for local play; the seed is kept in the file."""
+    if file.exists():
+        _fail(f"{file} exists already; choose another file")
+    try:
+        game = games.get(game_name)
+    except KeyError as error:
+        _fail(str(error.args[0]))
+    try:
+        raw = json.loads(options_json)
+    except json.JSONDecodeError as error:
+        _fail(f"--options is not JSON: {error.msg}")
+    if not isinstance(raw, dict):
+        _fail("--options must be a JSON object")
+    try:
+        options = game.load_options(raw, len(players))
+    except BadOptions as error:
+        _fail(f"bad options: {error.errors}")
+    seed = seed or new_seed()
+    header = Header(game.name, players, options, commitment(seed), game.rules_version, seed)
+    state = new_state(game, seed, len(players), options)
+    forced = [(s, game.notate(m), _now()) for s, m, _ in forced_moves(game, state)]
+    file.write_text(Record(header, chain(header.seed_commitment, forced)).dumps(), encoding="utf-8")
+    click.echo(f"{file}: new {game.title} game for {', '.join(players)}")
+
+
+@main.command()
+@FILE
+@click.argument("notation")
+@click.option("--seat", type=int, required=True, help="The seat making the move.")
+def move(file: Path, notation: str, seat: int) -> None:
+    """Append a move to a local record, with any moves the referee then records itself."""
+    record = _read(file)
+    replayed = _replay(file, record)
+    _check_seat(record, seat)
+    game, state = replayed.game, replayed.final
+    try:
+        chosen: Any = game.parse(notation, replayed.options)
+        state = game.play(state, seat, chosen)
+    except IllegalMove as error:
+        _fail(f"{error.reason} ({error.code})")
+    played: list[tuple[int, str, str | None]] = [
+        (e.seat, e.move, e.created_at) for e in record.entries
+    ]
+    played.append((seat, game.notate(chosen), _now()))
+    for forced_seat, forced, after in forced_moves(game, state):
+        played.append((forced_seat, game.notate(forced), _now()))
+        state = after
+    file.write_text(
+        Record(record.header, chain(record.header.seed_commitment, played)).dumps(),
+        encoding="utf-8",
+    )
+    data: JSON = envelope(game, state, len(played), None)
+    click.echo(f"{game.notate(chosen)} accepted; now {data['status']}, to act: {data['to_act']}")

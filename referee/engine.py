@@ -1,0 +1,200 @@
+"""The game contract every game of the referee implements.
+
+A game is a value-in/value-out object: it never does I/O, never reads the
+clock and never draws randomness except from the seeded `Rng` handed to
+`start` (and to `random_move`, which only playouts and the `random` timeout
+policy use). Everything above this layer (replay, the store, the API, the
+worker, the mail) talks to games only through `Game`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+import marshmallow
+
+from referee.rng import Rng
+
+JSON = dict[str, Any]
+
+S = TypeVar("S")
+M = TypeVar("M")
+
+RESIGN_NOTATION = "resign"
+
+
+class IllegalMove(Exception):
+    """A move the rules refuse; `reason` is written for the player.
+
+    `code` is a stable machine word (`not_your_turn`, `bad_notation`,
+    `illegal_move`, ...). Neither may mention hidden information.
+    """
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"IllegalMove({self.code!r}, {self.reason!r})"
+
+
+class BadOptions(ValueError):
+    """Game options that fail validation; `errors` maps option to messages."""
+
+    def __init__(self, errors: Mapping[str, Any]) -> None:
+        super().__init__(f"invalid options: {dict(errors)}")
+        self.errors = dict(errors)
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """Leaving the game; every game accepts it from any seat still playing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """Final scores per seat and the seats that share the win."""
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+    def to_json(self) -> JSON:
+        return {"scores": list(self.scores), "winners": list(self.winners)}
+
+
+def rank(scores: Iterable[int], resigned: Iterable[int] = ()) -> Result:
+    """The result where the best score wins and ties share the win.
+
+    A resigned seat ranks after every other seat whatever its score, so it
+    can only win when every seat has resigned (which cannot happen: the game
+    ends as soon as one seat is left).
+    """
+    scores = tuple(scores)
+    out = set(resigned)
+    staying = [seat for seat in range(len(scores)) if seat not in out]
+    best = max(scores[seat] for seat in staying)
+    return Result(scores, tuple(seat for seat in staying if scores[seat] == best))
+
+
+def not_your_turn() -> IllegalMove:
+    return IllegalMove("not_your_turn", "it is not your turn")
+
+
+class Game(ABC, Generic[S, M]):
+    """One board game: its rules as pure functions over immutable states.
+
+    States and moves are plain immutable values. `state_to_json` and
+    `move_to_json` give their JSON form, which round-trips exactly; the
+    JSON form of a move is an object with a `type` key (`{"type":
+    "resign"}` for resigning).
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    rules_version: ClassVar[str]
+    players: ClassVar[tuple[int, ...]]
+    options_schema: ClassVar[type[marshmallow.Schema]]
+    notation_help: ClassVar[str]
+
+    # -- options ---------------------------------------------------------
+
+    def load_options(self, raw: Mapping[str, Any] | None, players: int) -> JSON:
+        """Validate options for a game of `players` seats, defaults filled in.
+
+        Raises `BadOptions` with a message per faulty option (`_players` for
+        a player count the game does not support).
+        """
+        if players not in self.players:
+            allowed = ", ".join(str(n) for n in self.players)
+            raise BadOptions({"_players": [f"{self.title} is played by {allowed} players"]})
+        try:
+            options: JSON = self.options_schema().load(dict(raw or {}))
+        except marshmallow.ValidationError as error:
+            messages = error.messages
+            errors = messages if isinstance(messages, dict) else {"_schema": messages}
+            raise BadOptions(errors) from None
+        self.check_options(options, players)
+        return options
+
+    def check_options(self, options: JSON, players: int) -> None:
+        """Checks that depend on the player count; raise `BadOptions`."""
+
+    # -- the rules -------------------------------------------------------
+
+    @abstractmethod
+    def start(self, players: int, options: JSON, rng: Rng) -> S:
+        """The initial state; every random draw of the whole game is made here."""
+
+    @abstractmethod
+    def actors(self, state: S) -> frozenset[int]:
+        """The seats that may act now (empty once the game is over)."""
+
+    @abstractmethod
+    def legal_moves(self, state: S, seat: int) -> list[M]:
+        """Every legal move of `seat` now, where that set is finite and practical."""
+
+    @abstractmethod
+    def random_move(self, state: S, seat: int, rng: Rng) -> M:
+        """A random legal move of `seat` (never `Resign`): playouts use it."""
+
+    @abstractmethod
+    def play(self, state: S, seat: int, move: M) -> S:
+        """The state after `seat` plays `move`; raises `IllegalMove`."""
+
+    def forced_move(self, state: S) -> tuple[int, M] | None:
+        """A move the referee records by itself now, if the rules say so.
+
+        Ice Palace records automatic passes; most games have none and skip
+        players inside `actors` instead.
+        """
+        return None
+
+    @abstractmethod
+    def view(self, state: S, seat: int | None) -> JSON:
+        """The state as `seat` may see it (None: a spectator); JSON-safe."""
+
+    @abstractmethod
+    def result(self, state: S) -> Result | None:
+        """None while the game runs; the final result once it is over."""
+
+    def hidden_tail(self, state: S) -> int:
+        """How many of the latest logged moves must be shown as `sealed` now.
+
+        Only simultaneous secret submissions (MaNiKi's sealed mode) hide
+        moves, and only until their round is decided.
+        """
+        return 0
+
+    # -- notation and JSON ------------------------------------------------
+
+    @abstractmethod
+    def parse(self, text: str, options: JSON | None = None) -> M:
+        """A move from its notation, forgiving of case and spacing.
+
+        `options` are the game's options, for notations that depend on them
+        (MaNiKi's `crazy_circus` names); records hold canonical notation and
+        are parsed without. Raises `IllegalMove("bad_notation", ...)` saying
+        what was expected.
+        """
+
+    @abstractmethod
+    def notate(self, move: M) -> str:
+        """The canonical notation; `parse(notate(m)) == m`."""
+
+    @abstractmethod
+    def move_to_json(self, move: M) -> JSON: ...
+
+    @abstractmethod
+    def move_from_json(self, data: Any) -> M:
+        """Raises `IllegalMove("bad_move", ...)` for a malformed object."""
+
+    @abstractmethod
+    def state_to_json(self, state: S) -> JSON:
+        """The whole state, secrets included: for snapshots, never for clients."""
+
+    @abstractmethod
+    def state_from_json(self, data: JSON) -> S: ...

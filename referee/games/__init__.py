@@ -1,0 +1,34 @@
+"""The registry of games, by the names used in the API, records and the CLI.
+
+A new game joins by importing its module here and adding its `GAME` to
+`_REGISTERED`; nothing else in the project names games.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.engine import Game
+
+AnyGame = Game[Any, Any]
+
+_REGISTERED: tuple[AnyGame, ...] = ()
+
+_GAMES: dict[str, AnyGame] = {game.name: game for game in _REGISTERED}
+
+
+def get(name: str) -> AnyGame:
+    """The game called `name`; `KeyError` naming the known games otherwise."""
+    try:
+        return _GAMES[name]
+    except KeyError:
+        known = ", ".join(sorted(_GAMES))
+        raise KeyError(f"unknown game {name!r}; known games: {known}") from None
+
+
+def names() -> list[str]:
+    return sorted(_GAMES)
+
+
+def all_games() -> list[AnyGame]:
+    return [_GAMES[name] for name in names()]

@@ -1,0 +1,202 @@
+"""Game records: the JSON Lines file that holds a whole game.
+
+Line 1 is the header (game, rules version, players, options, the seed's
+commitment and, once the game is over, the seed). Every further line is one
+logged move, in order, carrying its canonical notation and the hash that
+chains it to the line before, so a record can be checked offline by anyone.
+
+The chain: `hash = sha256(prev_hash + canonical JSON of {seq, seat, move,
+created_at})`, where the first move's `prev_hash` is the seed commitment,
+which ties the chain to this one game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+class RecordError(ValueError):
+    """A record that cannot be read; `line` is 1-based (0: the whole file)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.line = line
+        self.message = message
+
+
+def canonical_json(value: Any) -> str:
+    """The one JSON spelling of a value that hashes use."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def entry_hash(prev_hash: str, seq: int, seat: int, move: str, created_at: str | None) -> str:
+    body = canonical_json({"seq": seq, "seat": seat, "move": move, "created_at": created_at})
+    return hashlib.sha256((prev_hash + body).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    game: str
+    players: tuple[str, ...]
+    options: JSON
+    seed_commitment: str
+    rules_version: str | None = None
+    seed: str | None = None
+
+    def to_json(self) -> JSON:
+        data: JSON = {
+            "game": self.game,
+            "rules_version": self.rules_version,
+            "players": list(self.players),
+            "options": self.options,
+            "seed_commitment": self.seed_commitment,
+        }
+        if self.rules_version is None:
+            del data["rules_version"]
+        if self.seed is not None:
+            data["seed"] = self.seed
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One logged move; `move` is its canonical notation."""
+
+    seq: int
+    seat: int
+    move: str
+    created_at: str | None = None
+    prev_hash: str | None = None
+    hash: str | None = None
+
+    def to_json(self) -> JSON:
+        data: JSON = {"seq": self.seq, "seat": self.seat, "move": self.move}
+        for key in ("created_at", "prev_hash", "hash"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    header: Header
+    entries: tuple[Entry, ...] = ()
+    # The file line of each entry, for error messages; empty for built records.
+    entry_lines: tuple[int, ...] = field(default=(), compare=False)
+
+    def line_of(self, seq: int) -> int:
+        """The file line holding move `seq` (1-based), as best known."""
+        return self.entry_lines[seq - 1] if self.entry_lines else seq + 1
+
+    def lines(self) -> Iterator[str]:
+        yield canonical_json(self.header.to_json())
+        for entry in self.entries:
+            yield canonical_json(entry.to_json())
+
+    def dumps(self) -> str:
+        return "".join(line + "\n" for line in self.lines())
+
+
+def chain(commitment: str, moves: Iterable[tuple[int, str, str | None]]) -> tuple[Entry, ...]:
+    """Entries for `(seat, notation, created_at)` moves, hashes filled in."""
+    entries = []
+    prev = commitment
+    for seq, (seat, move, created_at) in enumerate(moves, start=1):
+        digest = entry_hash(prev, seq, seat, move, created_at)
+        entries.append(Entry(seq, seat, move, created_at, prev, digest))
+        prev = digest
+    return tuple(entries)
+
+
+def chain_problems(record: Record) -> list[str]:
+    """What is wrong with the record's hash chain (empty when it holds)."""
+    problems = []
+    prev = record.header.seed_commitment
+    for entry in record.entries:
+        number = record.line_of(entry.seq)
+        if entry.hash is None:
+            problems.append(f"line {number}: move {entry.seq} has no hash")
+            prev = ""
+            continue
+        if entry.prev_hash is not None and entry.prev_hash != prev:
+            problems.append(f"line {number}: prev_hash does not match the line before")
+        expected = entry_hash(prev, entry.seq, entry.seat, entry.move, entry.created_at)
+        if entry.hash != expected:
+            problems.append(f"line {number}: hash does not match the move (changed or forged)")
+        prev = entry.hash
+    return problems
+
+
+def _object(line: int, text: str) -> JSON:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RecordError(line, f"not JSON: {error.msg}") from None
+    if not isinstance(value, dict):
+        raise RecordError(line, "expected a JSON object")
+    return value
+
+
+def _field(
+    line: int, data: JSON, key: str, kind: type | tuple[type, ...], optional: bool = False
+) -> Any:
+    if key not in data:
+        if optional:
+            return None
+        raise RecordError(line, f"missing field {key!r}")
+    value = data[key]
+    if optional and value is None:
+        return None
+    # bool is an int in Python, never a seat or a sequence number here.
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise RecordError(line, f"field {key!r} has the wrong type")
+    return value
+
+
+def _header(data: JSON) -> Header:
+    players = _field(1, data, "players", list)
+    if not players or not all(isinstance(name, str) for name in players):
+        raise RecordError(1, "field 'players' must be a non-empty list of names")
+    return Header(
+        game=_field(1, data, "game", str),
+        players=tuple(players),
+        options=_field(1, data, "options", dict, optional=True) or {},
+        seed_commitment=_field(1, data, "seed_commitment", str),
+        rules_version=_field(1, data, "rules_version", str, optional=True),
+        seed=_field(1, data, "seed", str, optional=True),
+    )
+
+
+def _entry(line: int, data: JSON, expected_seq: int) -> Entry:
+    seq = _field(line, data, "seq", int)
+    if seq != expected_seq:
+        raise RecordError(line, f"expected move {expected_seq}, found seq {seq}")
+    return Entry(
+        seq=seq,
+        seat=_field(line, data, "seat", int),
+        move=_field(line, data, "move", str),
+        created_at=_field(line, data, "created_at", str, optional=True),
+        prev_hash=_field(line, data, "prev_hash", str, optional=True),
+        hash=_field(line, data, "hash", str, optional=True),
+    )
+
+
+def loads(text: str) -> Record:
+    """Read a record; blank lines are ignored, line numbers are the file's."""
+    numbered = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    if not numbered:
+        raise RecordError(0, "the record is empty: expected a header line")
+    first, header_text = numbered[0]
+    header = _header(_object(first, header_text))
+    entries = tuple(
+        _entry(number, _object(number, line), seq)
+        for seq, (number, line) in enumerate(numbered[1:], start=1)
+    )
+    return Record(header, entries, tuple(number for number, _ in numbered[1:]))

@@ -1,0 +1,144 @@
+"""Fold a move log into states, and check game records.
+
+The log is the source of truth: the state after move N is whatever
+replaying the first N logged moves from the seed gives. Everything here is
+pure; reading and writing files is the command line's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from referee import games
+from referee.engine import JSON, BadOptions, IllegalMove
+from referee.games import AnyGame
+from referee.record import Record, chain_problems
+from referee.rng import Rng, commitment
+
+SEALED_NOTATION = "sealed"
+
+
+class ReplayError(Exception):
+    """A record that cannot be replayed; `line` is its file line (0: the header)."""
+
+    def __init__(self, line: int, message: str, code: str = "bad_record") -> None:
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.line = line
+        self.message = message
+        self.code = code
+
+
+def new_state(game: AnyGame, seed: str, players: int, options: JSON) -> Any:
+    """The state before any move, with every forced move already settled out."""
+    return game.start(players, options, Rng(seed))
+
+
+def forced_moves(game: AnyGame, state: Any) -> Iterator[tuple[int, Any, Any]]:
+    """The moves the referee records by itself from `state` on, with the states after.
+
+    A live driver (the worker, a playout) appends these to the log right
+    after every move; replay needs nothing special because they are logged.
+    """
+    while game.result(state) is None:
+        forced = game.forced_move(state)
+        if forced is None:
+            return
+        seat, move = forced
+        state = game.play(state, seat, move)
+        yield seat, move, state
+
+
+def envelope(game: AnyGame, state: Any, version: int, seat: int | None) -> JSON:
+    """The state envelope of API.md, as `seat` (None: a spectator) may see it."""
+    result = game.result(state)
+    return {
+        "game": game.name,
+        "version": version,
+        "status": "active" if result is None else "over",
+        "to_act": sorted(game.actors(state)),
+        "result": None if result is None else result.to_json(),
+        "state": game.view(state, seat),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """A replayed record: `states[n]` is the state after `n` moves."""
+
+    game: AnyGame
+    options: JSON
+    states: tuple[Any, ...]
+
+    @property
+    def final(self) -> Any:
+        return self.states[-1]
+
+
+def game_of(record: Record) -> tuple[AnyGame, JSON]:
+    """The record's game and validated options; `ReplayError` on line 1 otherwise."""
+    header = record.header
+    try:
+        game = games.get(header.game)
+    except KeyError as error:
+        raise ReplayError(1, str(error.args[0]), "unknown_game") from None
+    if header.rules_version is not None and header.rules_version != game.rules_version:
+        raise ReplayError(
+            1,
+            f"this record was played under rules version {header.rules_version} of "
+            f"{game.name}; this engine plays version {game.rules_version} and will not "
+            "replay another version",
+            "unsupported_rules_version",
+        )
+    try:
+        options = game.load_options(header.options, len(header.players))
+    except BadOptions as error:
+        raise ReplayError(1, f"bad options: {error.errors}", "bad_options") from None
+    return game, options
+
+
+def replay(record: Record, upto: int | None = None) -> Replayed:
+    """Replay the record's first `upto` moves (all by default)."""
+    game, options = game_of(record)
+    seed = record.header.seed
+    if seed is None:
+        raise ReplayError(
+            1, "the record has no seed: it is revealed once the game is over", "no_seed"
+        )
+    if commitment(seed) != record.header.seed_commitment:
+        raise ReplayError(1, "the seed does not match its commitment", "bad_seed")
+    entries = record.entries if upto is None else record.entries[:upto]
+    if upto is not None and not 0 <= upto <= len(record.entries):
+        raise ReplayError(0, f"the record holds {len(record.entries)} moves, not {upto}")
+    state = new_state(game, seed, len(record.header.players), options)
+    states = [state]
+    for entry in entries:
+        line = record.line_of(entry.seq)
+        if entry.move == SEALED_NOTATION:
+            raise ReplayError(line, "this move is sealed until its round is decided", "sealed_move")
+        try:
+            move = game.parse(entry.move)
+            state = game.play(state, entry.seat, move)
+        except IllegalMove as error:
+            raise ReplayError(
+                line, f"{entry.move!r} by seat {entry.seat}: {error.reason}", error.code
+            ) from None
+        states.append(state)
+    return Replayed(game, options, tuple(states))
+
+
+def verify(record: Record) -> list[str]:
+    """Everything wrong with a record: chain, seed and replay (empty: it holds).
+
+    A record of a game still running has no seed yet: its chain is checked
+    and `ReplayError("no_seed")` says the replay has to wait for the reveal.
+    """
+    problems = chain_problems(record)
+    try:
+        replay(record)
+    except ReplayError as error:
+        if error.code == "no_seed" and not problems:
+            raise
+        problems.append(str(error))
+    return problems
