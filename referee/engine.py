@@ -99,6 +99,9 @@ class Game(ABC, Generic[S, M]):
     players: ClassVar[tuple[int, ...]]
     options_schema: ClassVar[type[marshmallow.Schema]]
     notation_help: ClassVar[str]
+    # False where `legal_moves` offers only some of the legal moves: pieces
+    # to write a sequence with (MaNiKi), or one maximal plan (Ice Palace).
+    lists_every_move: ClassVar[bool] = True
 
     # -- options ---------------------------------------------------------
 
@@ -135,7 +138,11 @@ class Game(ABC, Generic[S, M]):
 
     @abstractmethod
     def legal_moves(self, state: S, seat: int) -> list[M]:
-        """Every legal move of `seat` now, where that set is finite and practical."""
+        """The legal moves of `seat` now, `Resign` left out (it is always legal).
+
+        Empty for a seat that may not act. Where the set is not finite or
+        not practical, the pieces moves are made of (see `lists_every_move`).
+        """
 
     @abstractmethod
     def random_move(self, state: S, seat: int, rng: Rng) -> M:

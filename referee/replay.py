@@ -31,7 +31,7 @@ class ReplayError(Exception):
 
 
 def new_state(game: AnyGame, seed: str, players: int, options: JSON) -> Any:
-    """The state before any move, with every forced move already settled out."""
+    """The state before any move (forced moves, if any, come next in the log)."""
     return game.start(players, options, Rng(seed))
 
 

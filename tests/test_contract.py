@@ -1,0 +1,188 @@
+"""Properties every registered game must have, checked on random playouts.
+
+A game that joins the registry is tested here without any change: playouts
+end, replaying the log gives the live states, notation and JSON round-trip,
+views are JSON and never show the seed, moves out of turn or after the end
+are refused, and resigning takes a seat out of the game.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee import games
+from referee.engine import IllegalMove, Resign
+from referee.games import AnyGame
+from referee.playout import Step, steps
+from referee.record import Header, Record, chain
+from referee.replay import replay
+from referee.rng import Rng, commitment
+
+CASES = [(game, players) for game in games.all_games() for players in game.players]
+IDS = [f"{game.name}-{players}p" for game, players in CASES]
+
+seeds = st.text(alphabet="0123456789abcdef", min_size=8, max_size=16)
+examples = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def play_out(game: AnyGame, players: int, seed: str, chooser: str) -> list[Step]:
+    options = game.load_options({}, players)
+    return list(steps(game, players, options, seed, Rng(chooser)))
+
+
+def record_of(game: AnyGame, players: int, seed: str, played: list[Step]) -> Record:
+    header = Header(
+        game.name,
+        tuple(f"p{i}" for i in range(players)),
+        game.load_options({}, players),
+        commitment(seed),
+        game.rules_version,
+        seed,
+    )
+    moves = [(step.seat, game.notate(step.move), None) for step in played]
+    return Record(header, chain(header.seed_commitment, moves))
+
+
+def through_json(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@examples
+@given(seed=seeds, chooser=seeds)
+def test_playouts_end_and_replay_equals_live_play(
+    game: AnyGame, players: int, seed: str, chooser: str
+) -> None:
+    played = play_out(game, players, seed, chooser)
+    final = played[-1].state
+    result = game.result(final)
+    assert result is not None
+    assert len(result.scores) == players and result.winners
+    assert game.actors(final) == frozenset()
+
+    replayed = replay(record_of(game, players, seed, played))
+    live = [step.state for step in played]
+    assert [game.state_to_json(s) for s in replayed.states[1:]] == [
+        game.state_to_json(s) for s in live
+    ]
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@examples
+@given(seed=seeds, chooser=seeds)
+def test_moves_and_states_round_trip(game: AnyGame, players: int, seed: str, chooser: str) -> None:
+    for step in play_out(game, players, seed, chooser):
+        move = step.move
+        assert game.parse(game.notate(move)) == move
+        assert game.move_from_json(through_json(game.move_to_json(move))) == move
+        assert game.state_from_json(through_json(game.state_to_json(step.state))) == step.state
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@examples
+@given(seed=seeds, chooser=seeds)
+def test_legal_moves_round_trip_and_everything_else_is_refused(
+    game: AnyGame, players: int, seed: str, chooser: str
+) -> None:
+    seen: list[Any] = []
+    state = game.start(players, game.load_options({}, players), Rng(seed))
+    for step in [None, *play_out(game, players, seed, chooser)][::7]:
+        state = state if step is None else step.state
+        actors = game.actors(state)
+        for seat in range(players):
+            legal = game.legal_moves(state, seat)
+            if seat not in actors:
+                assert legal == []
+                with pytest.raises(IllegalMove):
+                    game.play(state, seat, Resign() if not seen else seen[-1])
+                continue
+            for move in legal:
+                assert game.parse(game.notate(move)) == move
+                assert game.move_from_json(through_json(game.move_to_json(move))) == move
+            if game.lists_every_move:
+                outside = [m for m in seen if m not in legal][-5:]
+                for move in outside:
+                    with pytest.raises(IllegalMove) as refused:
+                        game.play(state, seat, move)
+                    assert refused.value.reason
+            seen.extend(legal[:10])
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@examples
+@given(seed=seeds, chooser=seeds)
+def test_views_are_json_and_never_show_the_seed(
+    game: AnyGame, players: int, seed: str, chooser: str
+) -> None:
+    seed = "s33d" + seed  # distinctive enough never to occur in a view by chance
+    for step in play_out(game, players, seed, chooser)[::5]:
+        for viewer in [None, *range(players)]:
+            text = json.dumps(game.view(step.state, viewer))
+            assert seed not in text
+            assert json.loads(text) == game.view(step.state, viewer)
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@examples
+@given(seed=seeds, chooser=seeds, cut=st.integers(0, 40))
+def test_a_resigned_seat_never_acts_again(
+    game: AnyGame, players: int, seed: str, chooser: str, cut: int
+) -> None:
+    played = play_out(game, players, seed, chooser)
+    if cut >= len(played):
+        cut = len(played) - 1
+    state = (
+        played[cut - 1].state
+        if cut
+        else game.start(players, game.load_options({}, players), Rng(seed))
+    )
+    if game.result(state) is not None:
+        return
+    quitter = min(game.actors(state))
+    state = game.play(state, quitter, Resign())
+    with pytest.raises(IllegalMove):
+        game.play(state, quitter, Resign())
+    rng = Rng(chooser)
+    for _ in range(100_000):
+        result = game.result(state)
+        if result is not None:
+            break
+        assert quitter not in game.actors(state)
+        forced = game.forced_move(state)
+        if forced is not None:
+            state = game.play(state, *forced)
+            continue
+        seat = rng.choice(sorted(game.actors(state)))
+        state = game.play(state, seat, game.random_move(state, seat, rng))
+    assert result is not None
+    assert quitter not in result.winners
+    if players == 2:
+        assert result.winners == (1 - quitter,)
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_no_move_is_accepted_after_the_end(game: AnyGame, players: int) -> None:
+    final = play_out(game, players, "the end", "chooser")[-1].state
+    for seat in range(players):
+        with pytest.raises(IllegalMove) as refused:
+            game.play(final, seat, Resign())
+        assert refused.value.code == "game_over"
+
+
+@pytest.mark.parametrize("game", games.all_games(), ids=games.names())
+def test_bad_notation_and_bad_json_are_refused_clearly(game: AnyGame) -> None:
+    for text in ["", "   ", "%%%", "x" * 5000, "\x00"]:
+        with pytest.raises(IllegalMove) as refused:
+            game.parse(text)
+        assert refused.value.code == "bad_notation"
+    for data in [None, 3, "resign", [], {}, {"type": 7}, {"type": "no such move"}]:
+        with pytest.raises(IllegalMove) as refused:
+            game.move_from_json(data)
+        assert refused.value.code == "bad_move"
+    assert game.parse("resign") == Resign() == game.parse("  RESIGN ")
+    assert game.move_from_json({"type": "resign"}) == Resign()

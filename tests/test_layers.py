@@ -1,0 +1,90 @@
+"""The layering of DESIGN.md, checked on the source: imports only point downwards.
+
+The rules layer (engine, rng, games) and the pure layer above it (replay,
+record, playout, render) must stay free of I/O, clocks and global
+randomness, so that every state can be rebuilt exactly from its log.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PURE = [
+    "referee/engine.py",
+    "referee/rng.py",
+    "referee/games",
+    "referee/replay.py",
+    "referee/record.py",
+    "referee/playout.py",
+    "referee/render",
+]
+# What pure code may not import: the upper layers, frameworks, I/O, clocks, global random.
+FORBIDDEN_IN_PURE = {
+    "referee.store",
+    "referee.cli",
+    "api",
+    "workers",
+    "flask",
+    "sqlmodel",
+    "sqlalchemy",
+    "celery",
+    "redis",
+    "os",
+    "socket",
+    "time",
+    "datetime",
+    "random",
+    "subprocess",
+    "pathlib",
+    "io",
+    "smtplib",
+    "logging",
+}
+# Layer 3 and 4 may not reach above themselves.
+FORBIDDEN = {
+    "referee/store": {"api", "workers", "referee.cli"},
+    "api": {"workers", "referee.cli"},
+    "workers": {"api", "referee.cli"},
+}
+
+
+def python_files(entry: str) -> list[Path]:
+    path = ROOT / entry
+    return sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []
+
+
+def imported(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def offending(names: set[str], forbidden: set[str]) -> set[str]:
+    return {n for n in names for f in forbidden if n == f or n.startswith(f + ".")}
+
+
+@pytest.mark.parametrize("entry", PURE)
+def test_pure_layers_import_no_io_and_nothing_above_them(entry: str) -> None:
+    for path in python_files(entry):
+        assert not offending(imported(path), FORBIDDEN_IN_PURE), path
+
+
+@pytest.mark.parametrize("entry", sorted(FORBIDDEN))
+def test_upper_layers_do_not_import_each_other(entry: str) -> None:
+    for path in python_files(entry):
+        assert not offending(imported(path), FORBIDDEN[entry]), path
+
+
+def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import random\nfrom flask import Flask\nfrom referee import engine\n")
+    assert offending(imported(bad), FORBIDDEN_IN_PURE) == {"random", "flask"}

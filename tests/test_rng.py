@@ -1,0 +1,79 @@
+"""The seeded stream is part of every game's history: pin it forever."""
+
+import hashlib
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from referee.rng import Rng, commitment, new_seed
+
+
+def reference_words(seed: str, count: int) -> list[int]:
+    """The documented construction, written out independently of Rng."""
+    words: list[int] = []
+    block = 0
+    while len(words) < count:
+        digest = hashlib.sha256(seed.encode() + b":" + block.to_bytes(8, "big")).digest()
+        words += [int.from_bytes(digest[i : i + 8], "big") for i in range(0, 32, 8)]
+        block += 1
+    return words[:count]
+
+
+def test_first_words_are_pinned() -> None:
+    rng = Rng("referee")
+    assert [rng.word() for _ in range(5)] == [
+        13497869300109921368,
+        13552650487632224702,
+        1163954042099868030,
+        12279449216702810396,
+        1367591478823899623,
+    ]
+
+
+@given(st.text(max_size=40), st.integers(1, 20))
+def test_stream_follows_the_documented_construction(seed: str, count: int) -> None:
+    rng = Rng(seed)
+    assert [rng.word() for _ in range(count)] == reference_words(seed, count)
+
+
+def test_below_and_shuffle_are_pinned() -> None:
+    rng = Rng("referee")
+    assert [rng.below(6) for _ in range(12)] == [2, 2, 0, 2, 5, 1, 4, 4, 2, 5, 5, 4]
+    assert Rng("referee").shuffled(range(10)) == [3, 0, 4, 7, 1, 5, 9, 6, 2, 8]
+
+
+def test_below_rejects_the_biased_tail() -> None:
+    # n = 3 * 2**62: 2**64 is not a multiple, so words >= 3 * 2**62 must be redrawn.
+    n = 3 << 62
+    seed = next(s for s in map(str, range(1000)) if Rng(s).word() >= n)
+    rng, words = Rng(seed), reference_words(seed, 10)
+    expected = next(w for w in words if w < n) % n
+    assert rng.below(n) == expected
+
+
+@given(st.text(max_size=20), st.lists(st.integers(), max_size=30))
+def test_shuffle_is_a_permutation_and_repeatable(seed: str, items: list[int]) -> None:
+    once = Rng(seed).shuffled(items)
+    assert sorted(once) == sorted(items)
+    assert Rng(seed).shuffled(items) == once
+
+
+def test_shuffle_is_roughly_uniform() -> None:
+    counts = Counter(tuple(Rng(str(i)).shuffled("abc")) for i in range(6000))
+    assert len(counts) == 6
+    assert all(800 < c < 1200 for c in counts.values())
+
+
+def test_below_rejects_bad_bounds() -> None:
+    with pytest.raises(ValueError):
+        Rng("x").below(0)
+    with pytest.raises(ValueError):
+        Rng("x").below((1 << 64) + 1)
+
+
+def test_commitment_is_sha256_of_the_seed() -> None:
+    seed = new_seed()
+    assert len(seed) == 64 and seed != new_seed()
+    assert commitment(seed) == hashlib.sha256(seed.encode()).hexdigest()
