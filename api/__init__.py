@@ -1,0 +1,74 @@
+"""The REST API of API.md: a Flask app factory with one blueprint per resource.
+
+The API checks the shape of each request, authenticates the seat, records a
+submission and enqueues it; it never decides a move (the worker does).
+"""
+
+from __future__ import annotations
+
+import os
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask
+from flask_smorest import Api
+from flask_smorest.spec import prepare_response
+from werkzeug.exceptions import HTTPException
+
+from api import errors
+from api.schemas import ProblemSchema
+
+MAX_BODY = 64 * 1024
+
+
+class ProblemApi(Api):  # type: ignore[misc]
+    """flask-smorest, with every error documented and answered as problem+json."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self) -> None:
+        # As flask-smorest's own, but errors are served as problem+json.
+        named = [(status.name, status.phrase) for status in HTTPStatus if status >= 400]
+        for name, description in [*named, ("DEFAULT_ERROR", "an error")]:
+            response: dict[str, Any] = {"description": description, "schema": ProblemSchema}
+            prepare_response(response, self.spec, errors.PROBLEM)
+            self.spec.components.response(name, response, lazy=True)
+
+    def handle_http_exception(self, error: HTTPException) -> Any:
+        return errors.from_http(error)
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """The referee's Flask app; `config` overrides settings (tests use it)."""
+    from api import floor, games, rules, submissions
+
+    app = Flask("referee")
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        API_TITLE="referee",
+        API_VERSION="v1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        REFEREE_API_KEY=os.environ.get("REFEREE_API_KEY") or None,
+        REFEREE_BENCH_FLOOR=os.environ.get("REFEREE_BENCH_FLOOR") == "1",
+        API_SPEC_OPTIONS={
+            "components": {
+                "securitySchemes": {
+                    "seat": {"type": "http", "scheme": "bearer"},
+                    "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+                }
+            }
+        },
+    )
+    app.config.update(config or {})
+    api = ProblemApi(app)
+    api.register_blueprint(rules.blp)
+    api.register_blueprint(games.blp)
+    api.register_blueprint(submissions.blp)
+    if app.config["REFEREE_BENCH_FLOOR"]:
+        app.register_blueprint(floor.blp)
+    app.register_error_handler(HTTPException, errors.from_http)
+    app.register_error_handler(errors.Problem, errors.from_problem)
+    app.register_error_handler(Exception, errors.from_anything)
+    return app

@@ -201,3 +201,53 @@ def move(file: Path, notation: str, seat: int) -> None:
     )
     data: JSON = envelope(game, state, len(played), None)
     click.echo(f"{game.notate(chosen)} accepted; now {data['status']}, to act: {data['to_act']}")
+
+
+# -- the service ---------------------------------------------------------------
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8000, show_default=True)
+def serve(host: str, port: int) -> None:
+    """Run the API on Flask's development server (gunicorn: see deploy/).
+
+    The database is migrated first. Without REDIS_URL moves are decided in
+    this process, so this one command is a whole referee.
+    """
+    from api import create_app
+    from referee import queue
+    from referee.store import db
+
+    db.upgrade()
+    if queue.eager():
+        queue.start_sweeper()
+    click.echo(f"referee: http://{host}:{port}/v1/rules  (database {db.database_url()})")
+    create_app().run(host=host, port=port, threaded=True)
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.pass_context
+def worker(ctx: click.Context) -> None:
+    """Run a Celery worker (needs REDIS_URL); extra arguments go to Celery."""
+    from referee import queue
+
+    if queue.eager():
+        _fail("set REDIS_URL: without a broker moves are decided inside `referee serve`")
+    import workers
+
+    workers.run(list(ctx.args))
+
+
+@main.group()
+def db() -> None:
+    """The database named by DATABASE_URL."""
+
+
+@db.command()
+def upgrade() -> None:
+    """Migrate the database's schema to the latest version."""
+    from referee.store import db as store
+
+    store.upgrade()
+    click.echo(f"{store.database_url()}: up to date")

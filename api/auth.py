@@ -1,0 +1,54 @@
+"""Who is asking: a seat of the game (by its bearer token) or a spectator."""
+
+from __future__ import annotations
+
+import hmac
+
+from flask import current_app, request
+from sqlmodel import Session
+
+from api.errors import Problem
+from referee.store import ops
+
+MAX_TOKEN = 200
+
+
+def bearer() -> str | None:
+    """The bearer token of the request; 401 for an Authorization header of another shape."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
+        raise Problem(401, "unauthorized", "send 'Authorization: Bearer <seat token>'")
+    return token
+
+
+def viewer(session: Session, game_id: str) -> int | None:
+    """The caller's seat in this game; None for a spectator; 401 for a bad token."""
+    token = bearer()
+    if token is None:
+        return None
+    seat = ops.seat_of_token(session, game_id, token)
+    if seat is None:
+        raise Problem(401, "unauthorized", "this token is not a seat of this game")
+    return seat
+
+
+def seat(session: Session, game_id: str) -> int:
+    """The caller's seat, which this request needs."""
+    found = viewer(session, game_id)
+    if found is None:
+        raise Problem(401, "unauthorized", "this needs a seat's token: 'Authorization: Bearer ...'")
+    return found
+
+
+def check_api_key() -> None:
+    """Creating games may need `REFEREE_API_KEY` (header `X-API-Key`)."""
+    wanted = current_app.config.get("REFEREE_API_KEY")
+    if not wanted:
+        return
+    given = request.headers.get("X-API-Key", "")
+    if not hmac.compare_digest(given.encode("utf-8"), str(wanted).encode("utf-8")):
+        raise Problem(401, "unauthorized", "creating a game needs the server's API key (X-API-Key)")

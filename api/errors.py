@@ -1,0 +1,89 @@
+"""Errors as RFC 9457 `application/problem+json`, each with a stable `code`.
+
+Every error the API gives goes through `problem`: request-shape errors from
+webargs, HTTP errors from Werkzeug (404, 405, 413, ...), refusals the
+handlers raise as `Problem`, and anything unexpected (a 500 that says
+nothing about the server's insides).
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from flask import Response, json
+from werkzeug.exceptions import HTTPException
+
+PROBLEM = "application/problem+json"
+
+_log = logging.getLogger(__name__)
+
+# Werkzeug's status codes, as the stable words clients switch on.
+_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "bad_request",
+    429: "too_many_requests",
+    500: "internal_error",
+}
+
+
+class Problem(Exception):
+    """An error answer: raise it from a handler."""
+
+    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.extra = extra
+
+
+def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
+    body = {
+        "type": f"https://referee.invalid/problems/{code}",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        **extra,
+    }
+    return Response(json.dumps(body), status=status, mimetype=PROBLEM)
+
+
+def from_problem(error: Problem) -> Response:
+    return problem(error.status, error.code, error.detail, **error.extra)
+
+
+def from_http(error: HTTPException) -> Response:
+    status = error.code or 500
+    code = _CODES.get(status, "error")
+    data = getattr(error, "data", None)
+    if isinstance(data, dict) and "messages" in data:
+        # webargs: the request did not have the shape of its schema.
+        messages = data["messages"]
+        if status == 400:
+            return problem(400, "bad_json", "the body is not valid JSON", errors=messages)
+        return problem(
+            status, "bad_request", "the request does not match its schema", errors=messages
+        )
+    detail = error.description or HTTPStatus(status).phrase
+    if status == 413:
+        detail = "the request body is too large"
+    response = problem(status, code, str(detail))
+    if status == 405 and error.get_response().headers.get("Allow"):
+        response.headers["Allow"] = error.get_response().headers["Allow"]
+    return response
+
+
+def from_anything(error: Exception) -> Response:
+    _log.exception("unexpected error", exc_info=error)
+    return problem(500, "internal_error", "the server could not answer this request")

@@ -1,0 +1,408 @@
+"""Games: create, list, summary, state, legal moves, submissions, the log and checks."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from flask import Response, request, url_for
+from flask_smorest import Blueprint
+from sqlmodel import Session
+
+from api import auth
+from api.errors import Problem
+from api.schemas import (
+    EnvelopeOut,
+    GameListArgs,
+    GameListOut,
+    GameOut,
+    LegalMovesOut,
+    LogArgs,
+    LogOut,
+    MoveIn,
+    NewGameIn,
+    NewGameOut,
+    StateArgs,
+    SubmissionOut,
+    VerifyOut,
+    WaitArgs,
+)
+from referee import games
+from referee.engine import BadOptions, IllegalMove, Resign
+from referee.queue import DECIDE, enqueue
+from referee.record import chain_problems
+from referee.replay import SEALED_NOTATION, envelope, replay
+from referee.rng import commitment
+from referee.store import ops
+from referee.store.db import engine, transaction
+from referee.store.tables import PENDING, Game, Submission
+
+blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their moves and logs")
+
+_log = logging.getLogger(__name__)
+
+MAX_KEY = 200
+SEAT: list[dict[str, list[str]]] = [{"seat": []}, {}]
+
+
+def session() -> Session:
+    return Session(engine(), expire_on_commit=False)
+
+
+def find(db: Session, game_id: str) -> Game:
+    game = db.get(Game, game_id) if len(game_id) <= 32 else None
+    if game is None:
+        raise Problem(404, "not_found", "there is no game with this id")
+    return game
+
+
+def links(game_id: str) -> dict[str, str]:
+    return {
+        "self": url_for("games.summary", game_id=game_id),
+        "state": url_for("games.state", game_id=game_id),
+        "moves": url_for("games.moves", game_id=game_id),
+        "log": url_for("games.log_jsonl", game_id=game_id),
+    }
+
+
+@blp.route("/games", methods=["POST"])
+@blp.arguments(NewGameIn)
+@blp.response(201, NewGameOut)
+@blp.alt_response(401, description="an API key is needed")
+@blp.doc(security=[{"apiKey": []}, {}])
+def create(body: dict[str, Any]) -> dict[str, Any]:
+    """Start a game; the answer holds each seat's secret token, once."""
+    auth.check_api_key()
+    try:
+        rules = games.get(body["game"])
+    except KeyError as error:
+        raise Problem(422, "unknown_game", str(error.args[0])) from None
+    players = body["players"]
+    try:
+        options = rules.load_options(body["options"], len(players))
+    except BadOptions as error:
+        if "_players" in error.errors:
+            raise Problem(
+                422, "bad_players", " ".join(error.errors["_players"]), errors=error.errors
+            ) from None
+        raise Problem(
+            422, "bad_options", "the options are not valid", errors=error.errors
+        ) from None
+    with transaction() as db:
+        created = ops.create_game(db, rules, [(p["name"], p["email"]) for p in players], options)
+    game = created.game
+    return {
+        "id": game.id,
+        "game": game.name,
+        "status": game.status,
+        "seats": [
+            {"seat": n, "name": p["name"], "token": token}
+            for n, (p, token) in enumerate(zip(players, created.tokens, strict=True))
+        ],
+        "seed_commitment": game.seed_commitment,
+        "version": game.version,
+        "links": links(game.id),
+    }
+
+
+@blp.route("/games", methods=["GET"])
+@blp.arguments(GameListArgs, location="query")
+@blp.response(200, GameListOut)
+def index(args: dict[str, Any]) -> dict[str, Any]:
+    """Games, newest first; pass `next_cursor` back as `cursor` for the next page."""
+    limit = args["limit"]
+    with session() as db:
+        found = ops.list_games(db, args.get("status"), args.get("game"), args.get("cursor"), limit)
+    return {
+        "games": [
+            {
+                "id": g.id,
+                "game": g.name,
+                "status": g.status,
+                "version": g.version,
+                "created_at": g.created_at,
+            }
+            for g in found
+        ],
+        "next_cursor": found[-1].created_at if len(found) == limit else None,
+    }
+
+
+@blp.route("/games/<game_id>", methods=["GET"])
+@blp.response(200, GameOut)
+@blp.alt_response(404, description="no such game")
+def summary(game_id: str) -> dict[str, Any]:
+    """The game: seats, who acts, version, and the result and seed once over."""
+    with session() as db:
+        game = find(db, game_id)
+        seats = ops.seats(db, game.id)
+    over = game.status == "over"
+    return {
+        "id": game.id,
+        "game": game.name,
+        "rules_version": game.rules_version,
+        "options": game.options,
+        "status": game.status,
+        "seats": [{"seat": s.seat, "name": s.name} for s in seats],
+        "to_act": game.to_act,
+        "version": game.version,
+        "deadlines": None,
+        "result": game.result,
+        "seed_commitment": game.seed_commitment,
+        "seed": game.seed if over else None,
+        "created_at": game.created_at,
+        "links": links(game.id),
+    }
+
+
+@blp.route("/games/<game_id>/state", methods=["GET"])
+@blp.arguments(StateArgs, location="query")
+@blp.response(200, EnvelopeOut)
+@blp.alt_response(401, description="a bad token")
+@blp.alt_response(404, description="no such game or move")
+@blp.doc(security=SEAT)
+def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The caller's view of the state after move `at` (default: the latest)."""
+    with session() as db:
+        game = find(db, game_id)
+        seat = auth.viewer(db, game.id)
+        at = args.get("at", game.version)
+        if at > game.version:
+            raise Problem(404, "not_found", f"the log holds {game.version} moves, not {at}")
+        rules = ops.rules_of(game)
+        return envelope(rules, ops.state_at(db, game, at), at, seat)
+
+
+@blp.route("/games/<game_id>/legal-moves", methods=["GET"])
+@blp.response(200, LegalMovesOut)
+@blp.alt_response(401, description="no or a bad token")
+@blp.alt_response(404, description="no such game")
+@blp.doc(security=SEAT)
+def legal_moves(game_id: str) -> dict[str, Any]:
+    """The caller's legal moves now (resign, always legal, left out)."""
+    with session() as db:
+        game = find(db, game_id)
+        seat = auth.seat(db, game.id)
+        rules = ops.rules_of(game)
+        now = ops.state_at(db, game, game.version)
+    return {
+        "seat": seat,
+        "version": game.version,
+        "complete": rules.lists_every_move,
+        "moves": [
+            {"move": rules.move_to_json(m), "notation": rules.notate(m)}
+            for m in rules.legal_moves(now, seat)
+        ],
+    }
+
+
+def _key() -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= MAX_KEY:
+        raise Problem(400, "bad_request", f"Idempotency-Key holds 1 to {MAX_KEY} characters")
+    return key
+
+
+def submission_json(submission: Submission, seat: int | None) -> dict[str, Any]:
+    """A submission as its seat sees it; others do not see the move (it may be sealed)."""
+    return {
+        "id": submission.id,
+        "game_id": submission.game_id,
+        "seat": submission.seat,
+        "move": submission.move if seat == submission.seat else {},
+        "status": submission.status,
+        "code": submission.code,
+        "reason": submission.reason,
+        "seq": submission.seq,
+        "created_at": submission.created_at,
+        "decided_at": submission.decided_at,
+    }
+
+
+def _wait(submission: Submission, seconds: float) -> Submission:
+    deadline = time.monotonic() + seconds
+    pause = 0.002
+    while submission.status == PENDING and time.monotonic() < deadline:
+        time.sleep(min(pause, max(deadline - time.monotonic(), 0)))
+        pause = min(pause * 1.5, 0.05)
+        with session() as db:
+            fresh = db.get(Submission, submission.id)
+        if fresh is not None:
+            submission = fresh
+    return submission
+
+
+def _answer(submission: Submission, wait: float | None) -> tuple[dict[str, Any], int]:
+    if wait is not None:
+        submission = _wait(submission, wait)
+    body = {"submission": submission_json(submission, submission.seat)}
+    if wait is None or submission.status == PENDING:
+        return body, 202
+    if submission.status == "accepted":
+        return body, 201
+    raise Problem(
+        422,
+        submission.code or "illegal_move",
+        submission.reason or "the move was refused",
+        reason=submission.reason or "",
+        submission=body["submission"],
+    )
+
+
+def submit(game_id: str, move: Any, expected: int | None, wait: float | None) -> Any:
+    """Shape-check a move, record it as pending and enqueue it; the worker decides."""
+    key = _key()
+    with session() as db:
+        game = find(db, game_id)
+        seat = auth.seat(db, game.id)
+        rules = ops.rules_of(game)
+        try:
+            parsed = (
+                rules.parse(move, game.options)
+                if isinstance(move, str)
+                else rules.move_from_json(move)
+            )
+        except IllegalMove as refused:
+            raise Problem(422, refused.code, refused.reason, reason=refused.reason) from None
+        move_json = rules.move_to_json(parsed)
+        body = {"move": move_json, "expected_version": expected}
+        body_hash = ops.request_hash(body)
+        earlier = ops.find_by_key(db, game.id, seat, key) if key is not None else None
+        if earlier is None:
+            if game.status != "active":
+                raise Problem(409, "game_over", "the game is over", reason="the game is over")
+            if expected is not None and expected != game.version:
+                detail = f"the game is at version {game.version}, not {expected}"
+                raise Problem(409, "stale_version", detail, reason=detail)
+            if seat not in game.to_act and not isinstance(parsed, Resign):
+                raise Problem(
+                    409, "not_your_turn", "it is not your turn", reason="it is not your turn"
+                )
+        submission, fresh = ops.submit(db, game.id, seat, move_json, body_hash, key, expected)
+    if not fresh and submission.request_hash != body_hash:
+        raise Problem(
+            409,
+            "idempotency_conflict",
+            "this Idempotency-Key was used for another request",
+        )
+    if fresh:
+        try:
+            enqueue(DECIDE, submission.id)
+        except Exception:
+            # The sweep enqueues it again once the broker is back.
+            _log.exception("could not enqueue submission %s", submission.id)
+    return _answer(submission, wait)
+
+
+@blp.route("/games/<game_id>/moves", methods=["POST"])
+@blp.arguments(MoveIn)
+@blp.arguments(WaitArgs, location="query")
+@blp.response(202, SubmissionOut, description="recorded; decided soon")
+@blp.alt_response(201, schema=SubmissionOut, description="accepted (with ?wait=)")
+@blp.alt_response(401, description="no or a bad token")
+@blp.alt_response(404, description="no such game")
+@blp.alt_response(409, description="not your turn, stale version, game over, key reused")
+@blp.doc(
+    security=[{"seat": []}],
+    parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}],
+)
+def play(body: dict[str, Any], args: dict[str, Any], game_id: str) -> Any:
+    """Submit a move (`move` JSON or `notation`); with `?wait=S` answer once decided."""
+    if ("move" in body) == ("notation" in body):
+        raise Problem(422, "bad_request", "send exactly one of 'move' and 'notation'")
+    move = body.get("notation", body.get("move"))
+    return submit(game_id, move, body.get("expected_version"), args.get("wait"))
+
+
+@blp.route("/games/<game_id>/resign", methods=["POST"])
+@blp.arguments(WaitArgs, location="query")
+@blp.response(202, SubmissionOut, description="recorded; decided soon")
+@blp.alt_response(201, schema=SubmissionOut, description="accepted (with ?wait=)")
+@blp.alt_response(401, description="no or a bad token")
+@blp.alt_response(404, description="no such game")
+@blp.alt_response(409, description="game over, key reused")
+@blp.doc(
+    security=[{"seat": []}],
+    parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}],
+)
+def resign(args: dict[str, Any], game_id: str) -> Any:
+    """Leave the game: the caller's seat resigns."""
+    return submit(game_id, {"type": "resign"}, None, args.get("wait"))
+
+
+@blp.route("/games/<game_id>/moves", methods=["GET"])
+@blp.arguments(LogArgs, location="query")
+@blp.response(200, LogOut)
+@blp.alt_response(404, description="no such game")
+def moves(args: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The log after move `after`; moves of an undecided sealed round show as `sealed`."""
+    with session() as db:
+        game = find(db, game_id)
+        head = ops.state_at(db, game, game.version)
+        first_sealed = ops.sealed_from(game, head)
+        rows = ops.log(db, game.id, args["after"], args["limit"])
+    entries = [
+        {
+            "seq": row.seq,
+            "seat": row.seat,
+            "move": None if row.seq >= first_sealed else row.move,
+            "notation": SEALED_NOTATION if row.seq >= first_sealed else row.notation,
+            "created_at": row.created_at,
+            "hash": None if row.seq >= first_sealed else row.hash,
+        }
+        for row in rows
+    ]
+    more = len(rows) == args["limit"] and rows[-1].seq < game.version
+    return {"moves": entries, "next_after": rows[-1].seq if more else None}
+
+
+@blp.route("/games/<game_id>/log.jsonl", methods=["GET"])
+@blp.alt_response(404, description="no such game")
+@blp.doc(
+    responses={
+        "200": {
+            "description": "the game record, JSON Lines",
+            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+        }
+    }
+)
+def log_jsonl(game_id: str) -> Response:
+    """The game record for `referee verify`: the seed only once the game is over."""
+    with session() as db:
+        game = find(db, game_id)
+        head = ops.state_at(db, game, game.version)
+        text = ops.record(db, game, head).dumps()
+    return Response(text, mimetype="application/x-ndjson")
+
+
+@blp.route("/games/<game_id>/verify", methods=["GET"])
+@blp.response(200, VerifyOut)
+@blp.alt_response(404, description="no such game")
+def verify(game_id: str) -> dict[str, Any]:
+    """Does the chain hold, and does replaying the log give the stored state?"""
+    with session() as db:
+        game = find(db, game_id)
+        full = ops.full_record(db, game)
+        stored = ops.state_at(db, game, game.version)
+    rules = ops.rules_of(game)
+    chain = chain_problems(full)
+    problems = list(chain)
+    try:
+        replayed = replay(full).final
+        matches = rules.state_to_json(replayed) == rules.state_to_json(stored)
+        if not matches:
+            problems.append("replaying the log does not give the stored state")
+    except Exception as error:
+        matches = False
+        problems.append(f"the log does not replay: {error}")
+    over = game.status == "over"
+    return {
+        "chain_valid": not chain,
+        "replay_matches": matches,
+        "problems": problems if over or not problems else ["the log does not check out"],
+        "version": game.version,
+        "seed_commitment": game.seed_commitment,
+        "seed": game.seed if over else None,
+        "seed_matches": commitment(game.seed) == game.seed_commitment if over else None,
+    }

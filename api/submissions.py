@@ -1,0 +1,33 @@
+"""`GET /v1/submissions/{id}`: how a submitted move was decided."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+
+from api import auth
+from api.errors import Problem
+from api.games import session, submission_json
+from api.schemas import SubmissionOut
+from referee.store.tables import Submission
+
+blp = Blueprint("submissions", __name__, url_prefix="/v1", description="Submitted moves")
+
+
+@blp.route("/submissions/<submission_id>", methods=["GET"])
+@blp.response(200, SubmissionOut)
+@blp.alt_response(401, description="a bad token")
+@blp.alt_response(404, description="no such submission")
+@blp.doc(security=[{"seat": []}, {}])
+def show(submission_id: str) -> dict[str, Any]:
+    """Pending, accepted (with its `seq`) or rejected (with the reason).
+
+    Only the submitting seat sees the move itself.
+    """
+    with session() as db:
+        found = db.get(Submission, submission_id) if len(submission_id) <= 32 else None
+        if found is None:
+            raise Problem(404, "not_found", "there is no submission with this id")
+        seat = auth.viewer(db, found.game_id)
+    return {"submission": submission_json(found, seat)}

@@ -1,0 +1,86 @@
+"""The Celery app and the names of its tasks, shared by the API and the worker.
+
+The API only enqueues by task name; the bodies live in `workers.tasks`,
+which the app imports by name when a worker starts (and, in the embedded
+default, in the API's own process, where tasks run eagerly). So the two
+layers above never import each other.
+
+Without `REDIS_URL` there is no broker: tasks run in-process as they are
+enqueued (Celery eager mode), which is the embedded default.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any
+
+from celery import Celery
+
+DECIDE = "referee.decide"
+SWEEP = "referee.sweep"
+NOOP = "referee.noop"
+
+_log = logging.getLogger(__name__)
+
+
+def make_app() -> Celery:
+    broker = os.environ.get("REDIS_URL")
+    app = Celery("referee", include=["workers.tasks"])
+    app.conf.update(
+        broker_url=broker or "memory://",
+        task_always_eager=not broker,
+        task_ignore_result=True,
+        # A task is acknowledged once it has run, and requeued if its worker
+        # dies: deciding is idempotent, so running one twice is harmless.
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_default_queue=os.environ.get("REFEREE_QUEUE", "referee"),
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={"visibility_timeout": 300},
+        worker_hijack_root_logger=False,
+    )
+    return app
+
+
+app = make_app()
+
+
+def eager() -> bool:
+    return bool(app.conf.task_always_eager)
+
+
+def enqueue(name: str, *args: Any) -> None:
+    """Run task `name` soon: on a worker, or right here in the embedded default."""
+    if eager():
+        app.loader.import_default_modules()
+        app.tasks[name].apply(args=args)
+    else:
+        app.send_task(name, args=args)
+
+
+def sweep_every() -> float:
+    return float(os.environ.get("REFEREE_SWEEP_EVERY", "10"))
+
+
+def sweep_after() -> float:
+    """How old a pending submission must be before the sweep enqueues it again."""
+    return float(os.environ.get("REFEREE_SWEEP_AFTER", "30"))
+
+
+def start_sweeper() -> threading.Thread:
+    """A daemon thread that enqueues the sweep task every `REFEREE_SWEEP_EVERY` seconds."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(sweep_every()):
+            try:
+                enqueue(SWEEP)
+            except Exception:
+                _log.exception("the sweep could not be enqueued; trying again later")
+
+    thread = threading.Thread(target=loop, name="referee-sweeper", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,102 @@
+"""Connecting to the database named by `DATABASE_URL`, and migrating it.
+
+Without `DATABASE_URL` the referee keeps a local SQLite file (WAL mode),
+which is all the embedded default needs. With a `postgresql://` URL it uses
+PostgreSQL through psycopg 3. Every write transaction takes the database's
+lock on the game it changes: `SELECT ... FOR UPDATE` on PostgreSQL, and on
+SQLite `BEGIN IMMEDIATE`, which takes the one write lock the file has.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event
+from sqlmodel import Session
+
+DEFAULT_URL = "sqlite:///referee.sqlite3"
+_MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+_engines: dict[str, Engine] = {}
+
+
+def database_url(url: str | None = None) -> str:
+    """The SQLAlchemy URL to use, with psycopg 3 chosen for PostgreSQL."""
+    url = url or os.environ.get("DATABASE_URL") or DEFAULT_URL
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" below decide how transactions start.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def engine(url: str | None = None) -> Engine:
+    """The (cached) engine for `url`, or for `DATABASE_URL`."""
+    url = database_url(url)
+    if url not in _engines:
+        if url.startswith("sqlite"):
+            created = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+            _sqlite_setup(created)
+        else:
+            created = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+        _engines[url] = created
+    return _engines[url]
+
+
+def is_sqlite(bind: Engine) -> bool:
+    return bind.dialect.name == "sqlite"
+
+
+@contextmanager
+def transaction(url: str | None = None) -> Iterator[Session]:
+    """A session whose work is committed at the end, or rolled back on error."""
+    with Session(engine(url), expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def upgrade(url: str | None = None) -> None:
+    """Bring the database's schema up to date (Alembic `upgrade head`)."""
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    config.attributes["engine"] = engine(url)
+    command.upgrade(config, "head")
+
+
+def dispose() -> None:
+    """Close every pooled connection (after a fork, or at the end of tests)."""
+    for created in _engines.values():
+        created.dispose()
+    _engines.clear()
+
+
+def now() -> str:
+    """The time as stored: fixed-width ISO 8601 in UTC, so strings sort as times."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")

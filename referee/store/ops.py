@@ -1,0 +1,414 @@
+"""Everything that reads or writes a game's rows, through the game contract only.
+
+The worker calls `decide`, the one place a move is ever appended: it locks
+the game, rebuilds the state from the latest snapshot and the log after it,
+plays the submission, appends the move and any moves the referee records by
+itself, marks the submission and writes the outbox rows, all in one
+transaction. A submission that is no longer pending when the lock is held
+is left alone, so running `decide` twice (a late ack redelivered, two
+workers racing, a sweep) decides it exactly once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from referee import games
+from referee.engine import JSON, IllegalMove
+from referee.games import AnyGame
+from referee.record import Entry, Header, Record, canonical_json, chain_problems, entry_hash
+from referee.replay import SEALED_NOTATION, forced_moves, new_state
+from referee.rng import commitment, new_seed
+from referee.store.db import now, transaction
+from referee.store.tables import (
+    ACCEPTED,
+    PENDING,
+    REJECTED,
+    Game,
+    Move,
+    Outbox,
+    Seat,
+    Snapshot,
+    Submission,
+)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def request_hash(body: JSON) -> str:
+    """What an idempotent retry must repeat exactly: the canonical request body."""
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    game: Game
+    tokens: tuple[str, ...]
+
+
+def rules_of(game: Game) -> AnyGame:
+    return games.get(game.name)
+
+
+def create_game(
+    session: Session,
+    rules: AnyGame,
+    players: Sequence[tuple[str, str | None]],
+    options: JSON,
+) -> Created:
+    """A new game with a fresh secret seed; returns the seat tokens, the only copy.
+
+    `options` must already be validated by `rules.load_options`. Moves the
+    referee records by itself at the start are logged at once.
+    """
+    seed = new_seed()
+    stamp = now()
+    state = new_state(rules, seed, len(players), options)
+    game = Game(
+        id=new_id(),
+        name=rules.name,
+        rules_version=rules.rules_version,
+        options=options,
+        seed=seed,
+        seed_commitment=commitment(seed),
+        status="active",
+        version=0,
+        to_act=[],
+        created_at=stamp,
+        updated_at=stamp,
+    )
+    session.add(game)
+    tokens = []
+    for number, (name, email) in enumerate(players):
+        token = secrets.token_urlsafe(32)
+        tokens.append(token)
+        session.add(
+            Seat(game_id=game.id, seat=number, name=name, email=email, token_hash=hash_token(token))
+        )
+        session.add(
+            Outbox(
+                game_id=game.id,
+                kind="invitation",
+                seat=number,
+                payload={"name": name, "email": email},
+                created_at=stamp,
+            )
+        )
+    session.flush()
+    _advance(session, game, rules, state, [], stamp)
+    return Created(game, tuple(tokens))
+
+
+def seat_of_token(session: Session, game_id: str, token: str) -> int | None:
+    """The seat whose token this is in this game, compared in constant time."""
+    wanted = hash_token(token)
+    found = None
+    for seat in session.exec(select(Seat).where(Seat.game_id == game_id)):
+        if hmac.compare_digest(seat.token_hash, wanted):
+            found = seat.seat
+    return found
+
+
+def seats(session: Session, game_id: str) -> list[Seat]:
+    return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
+
+
+def state_at(session: Session, game: Game, version: int) -> Any:
+    """The state after `version` moves: the nearest snapshot, then the log after it.
+
+    Without any snapshot the state is replayed from the seed, so snapshots
+    only save time.
+    """
+    rules = rules_of(game)
+    snap = session.exec(
+        select(Snapshot)
+        .where(Snapshot.game_id == game.id, Snapshot.version <= version)
+        .order_by(col(Snapshot.version).desc())
+        .limit(1)
+    ).first()
+    if snap is None:
+        state = new_state(rules, game.seed, len(seats(session, game.id)), game.options)
+        start = 0
+    else:
+        state = rules.state_from_json(snap.state)
+        start = snap.version
+    if start < version:
+        tail = session.exec(
+            select(Move)
+            .where(Move.game_id == game.id, Move.seq > start, Move.seq <= version)
+            .order_by(col(Move.seq))
+        )
+        for row in tail:
+            state = rules.play(state, row.seat, rules.move_from_json(row.move))
+    return state
+
+
+def log(session: Session, game_id: str, after: int = 0, limit: int | None = None) -> list[Move]:
+    query = select(Move).where(Move.game_id == game_id, Move.seq > after).order_by(col(Move.seq))
+    if limit is not None:
+        query = query.limit(limit)
+    return list(session.exec(query))
+
+
+def sealed_from(game: Game, head: Any) -> int:
+    """The first sequence number shown as `sealed` now (beyond the log: none)."""
+    return game.version - rules_of(game).hidden_tail(head) + 1
+
+
+def record(session: Session, game: Game, head: Any) -> Record:
+    """The game record of API.md; the seed only once the game is over, sealed moves hidden."""
+    first_sealed = sealed_from(game, head)
+    header = Header(
+        game=game.name,
+        players=tuple(seat.name for seat in seats(session, game.id)),
+        options=game.options,
+        seed_commitment=game.seed_commitment,
+        rules_version=game.rules_version,
+        seed=game.seed if game.status == "over" else None,
+    )
+    entries = tuple(
+        Entry(row.seq, row.seat, SEALED_NOTATION, row.created_at)
+        if row.seq >= first_sealed
+        else Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash)
+        for row in log(session, game.id)
+    )
+    return Record(header, entries)
+
+
+def full_record(session: Session, game: Game) -> Record:
+    """The record with every move and the seed: for the server's own checks only."""
+    header = Header(
+        game.name,
+        tuple(seat.name for seat in seats(session, game.id)),
+        game.options,
+        game.seed_commitment,
+        game.rules_version,
+        game.seed,
+    )
+    entries = tuple(
+        Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash)
+        for row in log(session, game.id)
+    )
+    return Record(header, entries)
+
+
+def chain_holds(session: Session, game: Game) -> list[str]:
+    return chain_problems(full_record(session, game))
+
+
+# -- submissions -------------------------------------------------------------
+
+
+def submit(
+    session: Session,
+    game_id: str,
+    seat: int,
+    move: JSON,
+    body_hash: str,
+    idempotency_key: str | None,
+    expected_version: int | None,
+) -> tuple[Submission, bool]:
+    """Record a pending submission; `(submission, False)` when the key was seen already.
+
+    The session is committed here: the submission must exist before it is
+    enqueued.
+    """
+    if idempotency_key is not None:
+        earlier = find_by_key(session, game_id, seat, idempotency_key)
+        if earlier is not None:
+            return earlier, False
+    submission = Submission(
+        id=new_id(),
+        game_id=game_id,
+        seat=seat,
+        move=move,
+        expected_version=expected_version,
+        idempotency_key=idempotency_key,
+        request_hash=body_hash,
+        status=PENDING,
+        created_at=now(),
+    )
+    session.add(submission)
+    try:
+        session.commit()
+    except IntegrityError:
+        # The same key raced in from another request: the first one stands.
+        session.rollback()
+        earlier = find_by_key(session, game_id, seat, idempotency_key or "")
+        if earlier is None:
+            raise
+        return earlier, False
+    return submission, True
+
+
+def find_by_key(session: Session, game_id: str, seat: int, key: str) -> Submission | None:
+    return session.exec(
+        select(Submission).where(
+            Submission.game_id == game_id,
+            Submission.seat == seat,
+            Submission.idempotency_key == key,
+        )
+    ).first()
+
+
+def pending_before(session: Session, before: str, limit: int = 500) -> list[str]:
+    """Submissions still pending that were made before `before` (for the sweep)."""
+    return list(
+        session.exec(
+            select(Submission.id)
+            .where(Submission.status == PENDING, Submission.created_at < before)
+            .order_by(col(Submission.created_at))
+            .limit(limit)
+        )
+    )
+
+
+def decide(submission_id: str, url: str | None = None) -> Submission | None:
+    """Decide one submission, exactly once; None when there is no such submission."""
+    with transaction(url) as session:
+        submission = session.get(Submission, submission_id)
+        if submission is None or submission.status != PENDING:
+            return submission
+        game = session.exec(
+            select(Game).where(Game.id == submission.game_id).with_for_update()
+        ).one()
+        # Read again under the lock: another worker may have decided it meanwhile.
+        submission = session.exec(
+            select(Submission)
+            .where(Submission.id == submission_id)
+            .execution_options(populate_existing=True)
+        ).one()
+        if submission.status != PENDING:
+            return submission
+        rules = rules_of(game)
+        stamp = now()
+        try:
+            if game.status != "active":
+                raise IllegalMove("game_over", "the game is over")
+            if (
+                submission.expected_version is not None
+                and submission.expected_version != game.version
+            ):
+                raise IllegalMove(
+                    "stale_version",
+                    f"the game is at version {game.version}, "
+                    f"not {submission.expected_version}: look again and resubmit",
+                )
+            state = state_at(session, game, game.version)
+            move = rules.move_from_json(submission.move)
+            after = rules.play(state, submission.seat, move)
+        except IllegalMove as refused:
+            submission.status = REJECTED
+            submission.code = refused.code
+            submission.reason = refused.reason
+            submission.decided_at = stamp
+            session.add(submission)
+            return submission
+        submission.status = ACCEPTED
+        submission.seq = game.version + 1
+        submission.decided_at = stamp
+        session.add(submission)
+        _advance(session, game, rules, after, [(submission.seat, move, submission.id)], stamp)
+        return submission
+
+
+def _advance(
+    session: Session,
+    game: Game,
+    rules: AnyGame,
+    state: Any,
+    played: list[tuple[int, Any, str | None]],
+    stamp: str,
+) -> None:
+    """Log `played` (already applied to `state`) and the referee's own moves after them."""
+    moves = list(played)
+    for seat, move, after in forced_moves(rules, state):
+        moves.append((seat, move, None))
+        state = after
+    last = session.exec(
+        select(Move.hash).where(Move.game_id == game.id).order_by(col(Move.seq).desc()).limit(1)
+    ).first()
+    prev = last or game.seed_commitment
+    before_to_act = set(game.to_act)
+    for seat, move, submission_id in moves:
+        game.version += 1
+        notation = rules.notate(move)
+        digest = entry_hash(prev, game.version, seat, notation, stamp)
+        session.add(
+            Move(
+                game_id=game.id,
+                seq=game.version,
+                seat=seat,
+                move=rules.move_to_json(move),
+                notation=notation,
+                created_at=stamp,
+                prev_hash=prev,
+                hash=digest,
+                submission_id=submission_id,
+            )
+        )
+        prev = digest
+    result = rules.result(state)
+    game.to_act = sorted(rules.actors(state))
+    game.updated_at = stamp
+    if result is not None:
+        game.status = "over"
+        game.result = result.to_json()
+    session.add(game)
+    session.add(Snapshot(game_id=game.id, version=game.version, state=rules.state_to_json(state)))
+    if result is not None:
+        for seat in range(len(result.scores)):
+            session.add(
+                Outbox(
+                    game_id=game.id,
+                    kind="game_over",
+                    seat=seat,
+                    payload={"result": game.result, "seed": game.seed},
+                    created_at=stamp,
+                )
+            )
+        return
+    for seat in game.to_act:
+        if seat not in before_to_act:
+            session.add(
+                Outbox(
+                    game_id=game.id,
+                    kind="your_turn",
+                    seat=seat,
+                    payload={"version": game.version},
+                    created_at=stamp,
+                )
+            )
+
+
+def list_games(
+    session: Session, status: str | None, name: str | None, before: str | None, limit: int
+) -> list[Game]:
+    query = select(Game)
+    if status is not None:
+        query = query.where(Game.status == status)
+    if name is not None:
+        query = query.where(Game.name == name)
+    if before is not None:
+        query = query.where(Game.created_at < before)
+    return list(session.exec(query.order_by(col(Game.created_at).desc()).limit(limit)))
+
+
+def count_moves(session: Session, game_id: str) -> int:
+    return session.exec(select(func.count()).where(Move.game_id == game_id)).one()

@@ -1,0 +1,97 @@
+"""The tables of the referee, as SQLModel classes.
+
+`move` is append-only: rows are inserted by the worker and never updated or
+deleted, and `(game_id, seq)` is unique so two writers can never both log a
+move at the same place. `snapshot` is a cache of states after some moves:
+dropping every row of it changes no answer, only the time replay takes.
+Fields that are derived from the log (`version`, `to_act`, `status`,
+`result` on `game`) are written by the worker in the same transaction as the
+moves they follow from, so readers never see them disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
+
+
+class Game(SQLModel, table=True):
+    id: str = Field(primary_key=True, max_length=32)
+    name: str = Field(max_length=40, index=True)
+    rules_version: str = Field(max_length=20)
+    options: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    seed: str = Field(max_length=128)
+    seed_commitment: str = Field(max_length=64)
+    status: str = Field(max_length=10, index=True)
+    version: int = 0
+    to_act: list[int] = Field(sa_column=Column(JSON, nullable=False))
+    result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    created_at: str = Field(max_length=40, index=True)
+    updated_at: str = Field(max_length=40)
+
+
+class Seat(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
+    seat: int
+    name: str = Field(max_length=100)
+    email: str | None = Field(default=None, max_length=254)
+    token_hash: str = Field(max_length=64)
+
+
+class Move(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", max_length=32)
+    seq: int
+    seat: int
+    move: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    notation: str = Field(max_length=400)
+    created_at: str = Field(max_length=40)
+    prev_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64)
+    submission_id: str | None = Field(default=None, max_length=32)
+
+
+class Submission(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat", "idempotency_key"),
+        Index("ix_submission_status_created", "status", "created_at"),
+    )
+
+    id: str = Field(primary_key=True, max_length=32)
+    game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
+    seat: int
+    move: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    expected_version: int | None = None
+    idempotency_key: str | None = Field(default=None, max_length=200)
+    request_hash: str = Field(max_length=64)
+    status: str = Field(max_length=10)
+    code: str | None = Field(default=None, max_length=40)
+    reason: str | None = Field(default=None, max_length=1000)
+    seq: int | None = None
+    created_at: str = Field(max_length=40)
+    decided_at: str | None = Field(default=None, max_length=40)
+
+
+class Snapshot(SQLModel, table=True):
+    game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=32)
+    version: int = Field(primary_key=True)
+    state: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+
+
+class Outbox(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
+    kind: str = Field(max_length=20)
+    seat: int | None = None
+    payload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    created_at: str = Field(max_length=40)
+    sent_at: str | None = Field(default=None, max_length=40, index=True)
