@@ -1,0 +1,106 @@
+"""Rules speed per game: random full playouts per second and record replay time.
+
+Run: `uv run python bench/games.py [--seconds S] [--json FILE]`.
+
+A playout is a whole game of random legal moves (move choice, `play`,
+forced moves and the final result included). Replay is what auditing a
+record costs: parse every logged notation, play it, score the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from typing import Any
+
+from referee import games
+from referee.games import AnyGame
+from referee.playout import steps
+from referee.record import Header, Record, chain
+from referee.replay import replay
+from referee.rng import Rng, commitment
+
+# The goals of issue 2, printed beside the figures they apply to.
+GOALS = {"subdivision": "goal >= 1000 playouts/s, replay < 1 ms"}
+
+
+def playouts_per_second(game: AnyGame, players: int, seconds: float) -> tuple[float, float]:
+    options = game.load_options({}, players)
+    count = moves = 0
+    chooser = Rng("bench")
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        played = list(steps(game, players, options, f"bench-{count}", chooser))
+        assert game.result(played[-1].state) is not None
+        count += 1
+        moves += len(played)
+    elapsed = time.perf_counter() - started
+    return count / elapsed, moves / count
+
+
+def a_record(game: AnyGame, players: int, seed: str) -> Record:
+    options = game.load_options({}, players)
+    played = steps(game, players, options, seed, Rng(seed))
+    header = Header(
+        game.name,
+        tuple(f"p{i}" for i in range(players)),
+        options,
+        commitment(seed),
+        game.rules_version,
+        seed,
+    )
+    moves = [(step.seat, game.notate(step.move), None) for step in played]
+    return Record(header, chain(header.seed_commitment, moves))
+
+
+def replay_ms(game: AnyGame, players: int, runs: int) -> tuple[float, float, int]:
+    record = a_record(game, players, "bench-replay")
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        replayed = replay(record)
+        game.result(replayed.final)
+        timings.append((time.perf_counter() - started) * 1000)
+    timings.sort()
+    return statistics.median(timings), timings[int(len(timings) * 0.99)], len(record.entries)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per playout figure")
+    parser.add_argument("--replays", type=int, default=200, help="replays per record")
+    parser.add_argument("--json", dest="json_path", help="also write the figures to this file")
+    args = parser.parse_args()
+
+    figures: list[dict[str, Any]] = []
+    header = f"{'game':16} {'seats':>5} {'playouts/s':>11} {'moves/game':>10} "
+    print(header + f"{'replay p50 ms':>13} {'p99 ms':>8} {'moves':>6}")
+    for game in games.all_games():
+        for players in game.players:
+            per_second, length = playouts_per_second(game, players, args.seconds)
+            p50, p99, moves = replay_ms(game, players, args.replays)
+            figures.append(
+                {
+                    "game": game.name,
+                    "players": players,
+                    "playouts_per_second": round(per_second, 1),
+                    "moves_per_game": round(length, 1),
+                    "replay_ms_p50": round(p50, 3),
+                    "replay_ms_p99": round(p99, 3),
+                    "replay_moves": moves,
+                }
+            )
+            goal = GOALS.get(game.name, "") if players == min(game.players) else ""
+            print(
+                f"{game.name:16} {players:>5} {per_second:>11.1f} {length:>10.1f} "
+                f"{p50:>13.3f} {p99:>8.3f} {moves:>6}  {goal}"
+            )
+    if args.json_path:
+        with open(args.json_path, "w", encoding="utf-8") as out:
+            json.dump(figures, out, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""`python -m referee` runs the `referee` command."""
+
+from referee.cli import main
+
+main()
