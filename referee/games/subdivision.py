@@ -1,0 +1,746 @@
+"""Subdivision (Carlton Noles, 2007): placing pyramids of three sizes on a grid.
+
+The board is held as bitboards in Python ints: bit `rank * side + file` is
+one cell (`a1` is bit 0). A state keeps one mask per seat and size, the mask
+of occupied cells, and two masks per seat kept up to date move by move: the
+cells near that seat's own larges (where rule 1 forbids another of its
+larges) and the cells near other colours' smalls and larges (the only cells
+rule 2 lets that seat put a small on). Legality is then a few `&`s, a random
+move is a random set bit, groups are counted by flooding bits and the
+small-near-large penalty is a popcount, which keeps random playouts cheap.
+
+RULINGS (where the rules file is silent):
+- `parks=players` is accepted when the park count divides evenly among the
+  players, and 0 does (four players with `three_house`): there is nothing
+  to place and the pyramids start at once. A park may go on any cell that is
+  not a park yet. Seat 0 places the first park and, once the parks are all
+  placed, the first pyramid too.
+- `cells` names are read like moves (`C3` is `c3`); giving `cells` with a
+  `parks` other than `cells` is refused rather than ignored.
+- A resigned seat's pyramids stay on the board: they still count as another
+  colour for rule 2 and as smalls near other players' larges; its unplaced
+  pyramids score nothing and it ranks last whatever its score. If a seat
+  resigns while parks are being placed, the others place the remaining ones.
+- `private_parks`: a park none of whose near cells is free (all parks)
+  scores for nobody.
+- `legal_moves` leaves `resign` out (it is always legal, as the engine says).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+import marshmallow
+from marshmallow import fields, validate
+
+from referee.engine import (
+    JSON,
+    BadOptions,
+    Game,
+    IllegalMove,
+    Resign,
+    Result,
+    not_your_turn,
+    rank,
+)
+from referee.rng import Rng
+
+SMALL, MEDIUM, LARGE = 1, 2, 3
+SIZE_NAMES = {SMALL: "small", MEDIUM: "medium", LARGE: "large"}
+OVER = -1
+
+# (players, three_house) -> (board side, parks, pyramids of each size)
+SETUP = {
+    (2, False): (6, 6, 5),
+    (3, False): (7, 4, 5),
+    (4, False): (8, 4, 5),
+    (2, True): (5, 7, 3),
+    (3, True): (6, 9, 3),
+    (4, True): (6, 0, 3),
+}
+_STANDARD_EXTRA = {
+    (2, False): ("c3", "d4"),
+    (2, True): ("c3", "c1", "c5"),
+    (3, True): ("c3", "d3", "c4", "d4", "a3"),
+}
+# The penalty of a large with `n` smalls near it: the first is free, 3 at most.
+_PENALTY = tuple(min(max(n - 1, 0), 3) for n in range(9))
+
+
+class _Board:
+    """Per-side constants: the masks every rule and score is built from."""
+
+    __slots__ = ("cells", "full", "index", "names", "near", "not_first", "not_last", "side")
+
+    def __init__(self, side: int) -> None:
+        self.side = side
+        self.cells = side * side
+        self.full = (1 << self.cells) - 1
+        first_file = sum(1 << (rank_ * side) for rank_ in range(side))
+        # Shifting by one moves the last file onto the next rank's first one
+        # (and back): these masks cut those wrapped bits off.
+        self.not_first = self.full & ~first_file
+        self.not_last = self.full & ~(first_file << (side - 1))
+        near = []
+        for cell in range(self.cells):
+            row, col = divmod(cell, side)
+            mask = 0
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    if (dr or dc) and 0 <= row + dr < side and 0 <= col + dc < side:
+                        mask |= 1 << ((row + dr) * side + col + dc)
+            near.append(mask)
+        self.near = tuple(near)
+        self.names = tuple(
+            f"{chr(97 + cell % side)}{cell // side + 1}" for cell in range(self.cells)
+        )
+        self.index = {name: cell for cell, name in enumerate(self.names)}
+
+    def flood(self, seed: int, within: int) -> int:
+        """The cells of `within` connected to `seed` through next-to links."""
+        side, not_first, not_last = self.side, self.not_first, self.not_last
+        group = seed
+        while True:
+            grown = (
+                group
+                | ((group << 1) & not_first)
+                | ((group >> 1) & not_last)
+                | (group << side)
+                | (group >> side)
+            ) & within
+            if grown == group:
+                return group
+            group = grown
+
+    def groups(self, mask: int) -> int:
+        count = 0
+        while mask:
+            mask &= ~self.flood(mask & -mask, mask)
+            count += 1
+        return count
+
+    def cell_list(self, mask: int) -> list[str]:
+        names = self.names
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(names[low.bit_length() - 1])
+            mask ^= low
+        return out
+
+    def mask_of(self, cells: Iterable[str]) -> int:
+        mask = 0
+        for name in cells:
+            mask |= 1 << self.index[name]
+        return mask
+
+
+_BOARDS = {side: _Board(side) for side in {setup[0] for setup in SETUP.values()}}
+_ONLY = tuple(frozenset({seat}) for seat in range(4))
+_NOBODY: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A pyramid of `size` (1 small, 2 medium, 3 large) on `cell` (`c4`)."""
+
+    size: int
+    cell: str
+
+
+@dataclass(frozen=True, slots=True)
+class Park:
+    """A park on `cell`, while the players place the parks (`parks=players`)."""
+
+    cell: str
+
+
+Move = Place | Park | Resign
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A position. `pieces` and `stash` are indexed `seat * 3 + size - 1`.
+
+    `near_own_large`, `near_other` and `occupied` follow from `pieces`; they
+    are kept so that a move costs a few bit operations.
+    """
+
+    side: int
+    parks: int
+    parks_left: int
+    pieces: tuple[int, ...]
+    stash: tuple[int, ...]
+    resigned: int  # a bit per seat
+    private_parks: bool
+    to_move: int  # the seat to act, OVER once the game has ended
+    occupied: int
+    near_own_large: tuple[int, ...]
+    near_other: tuple[int, ...]
+
+    @property
+    def players(self) -> int:
+        return len(self.near_other)
+
+
+def _nth_bit(mask: int, n: int) -> int:
+    for _ in range(n):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
+
+
+def _placeable(
+    empty: int,
+    stash: tuple[int, ...],
+    near_own_large: tuple[int, ...],
+    near_other: tuple[int, ...],
+    seat: int,
+) -> tuple[int, int, int]:
+    """The cells of `empty` where `seat` may place a small, a medium and a large."""
+    k = seat * 3
+    return (
+        empty & near_other[seat] if stash[k] else 0,
+        empty if stash[k + 1] else 0,
+        empty & ~near_own_large[seat] if stash[k + 2] else 0,
+    )
+
+
+def _legal_masks(state: State, seat: int) -> tuple[int, int, int]:
+    empty = _BOARDS[state.side].full & ~(state.occupied | state.parks)
+    return _placeable(empty, state.stash, state.near_own_large, state.near_other, seat)
+
+
+def _next_to_place(
+    side: int,
+    stash: tuple[int, ...],
+    occupied: int,
+    parks: int,
+    near_own_large: tuple[int, ...],
+    near_other: tuple[int, ...],
+    resigned: int,
+    first: int,
+) -> int:
+    """The first seat from `first` on (in turn order) that can place, or OVER."""
+    empty = _BOARDS[side].full & ~(occupied | parks)
+    if not empty:
+        return OVER
+    players = len(near_other)
+    for step in range(players):
+        seat = (first + step) % players
+        if not resigned >> seat & 1 and any(
+            _placeable(empty, stash, near_own_large, near_other, seat)
+        ):
+            return seat
+    return OVER
+
+
+def _next_playing(players: int, resigned: int, after: int) -> int:
+    for step in range(1, players + 1):
+        seat = (after + step) % players
+        if not resigned >> seat & 1:
+            return seat
+    return OVER
+
+
+def _cell_index(state: State, cell: str) -> int:
+    """The bit of `cell`, which must be on the board and not a park."""
+    board = _BOARDS[state.side]
+    index = board.index.get(cell)
+    if index is None:
+        raise IllegalMove("illegal_move", f"{cell} is not on the board (a1 to {board.names[-1]})")
+    if state.parks >> index & 1:
+        raise IllegalMove("illegal_move", f"{cell} is a park")
+    return index
+
+
+def _derived(
+    side: int, players: int, pieces: tuple[int, ...]
+) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """`occupied`, `near_own_large` and `near_other` computed from scratch."""
+    near = _BOARDS[side].near
+
+    def around(mask: int) -> int:
+        out = 0
+        while mask:
+            low = mask & -mask
+            out |= near[low.bit_length() - 1]
+            mask ^= low
+        return out
+
+    occupied = 0
+    for mask in pieces:
+        occupied |= mask
+    own_large = tuple(around(pieces[seat * 3 + 2]) for seat in range(players))
+    small_large = [around(pieces[seat * 3] | pieces[seat * 3 + 2]) for seat in range(players)]
+    other = []
+    for seat in range(players):
+        mask = 0
+        for colour in range(players):
+            if colour != seat:
+                mask |= small_large[colour]
+        other.append(mask)
+    return occupied, own_large, tuple(other)
+
+
+def scores(state: State) -> tuple[int, ...]:
+    """Each seat's score if the game ended now."""
+    board = _BOARDS[state.side]
+    near = board.near
+    pieces = state.pieces
+    smalls = 0
+    for seat in range(state.players):
+        smalls |= pieces[seat * 3]
+    park_rings = []
+    if state.private_parks:
+        parks = state.parks
+        while parks:
+            low = parks & -parks
+            ring = near[low.bit_length() - 1] & ~state.parks
+            if ring:
+                park_rings.append(ring)
+            parks ^= low
+    out = []
+    for seat in range(state.players):
+        small, medium, large = pieces[seat * 3 : seat * 3 + 3]
+        own = small | medium | large
+        score = small.bit_count() + 2 * medium.bit_count() + 3 * large.bit_count()
+        score -= board.groups(own)
+        while large:
+            low = large & -large
+            score -= _PENALTY[(near[low.bit_length() - 1] & smalls).bit_count()]
+            large ^= low
+        for ring in park_rings:
+            if not ring & ~own and not ring & ~board.flood(ring & -ring, own):
+                score += 3
+        out.append(score)
+    return tuple(out)
+
+
+def _cell_of(text: str) -> str | None:
+    """The canonical cell name of `text` (`C 3` -> `c3`), None if it is not one."""
+    found = _CELL.fullmatch(text.strip().lower())
+    return f"{found[1]}{int(found[2])}" if found else None
+
+
+_CELL = re.compile(r"([a-z])\s*0*([1-9][0-9]?)")
+_SIZES = {
+    "1": SMALL,
+    "s": SMALL,
+    "small": SMALL,
+    "2": MEDIUM,
+    "m": MEDIUM,
+    "med": MEDIUM,
+    "medium": MEDIUM,
+    "3": LARGE,
+    "l": LARGE,
+    "large": LARGE,
+}
+_PLACE = re.compile(r"(small|medium|med|large|[123sml])\s*([a-z]\s*0*[1-9][0-9]?)")
+_CANONICAL_CELL = re.compile(r"[a-z][1-9][0-9]?")
+_EXPECTED = (
+    "expected a size and a cell such as 3c4 (large), 2d4 (medium) or 1b2 (small), "
+    "a bare cell such as c3 while parks are being placed, or resign"
+)
+
+
+class OptionsSchema(marshmallow.Schema):
+    parks = fields.String(
+        load_default="standard",
+        validate=validate.OneOf(("standard", "random", "players", "cells")),
+    )
+    cells = fields.List(fields.String(), load_default=list)
+    three_house = fields.Boolean(load_default=False)
+    private_parks = fields.Boolean(load_default=False)
+
+
+class Subdivision(Game[State, Move]):
+    name: ClassVar[str] = "subdivision"
+    title: ClassVar[str] = "Subdivision"
+    rules_version: ClassVar[str] = "1"
+    players: ClassVar[tuple[int, ...]] = (2, 3, 4)
+    options_schema: ClassVar[type[marshmallow.Schema]] = OptionsSchema
+    notation_help: ClassVar[str] = (
+        "Place a pyramid by its size and a cell: 3c4 (large), 2d4 (medium), 1b2 "
+        "(small); L C4, large c4, m d4 and s b2 work too. Files run a, b, c... from "
+        "the left, ranks 1, 2, 3... from the bottom. While players place the parks, "
+        "name the bare cell: c3. Type resign to leave the game."
+    )
+
+    # -- options ---------------------------------------------------------
+
+    def check_options(self, options: JSON, players: int) -> None:
+        side, count, _ = SETUP[players, options["three_house"]]
+        mode, cells = options["parks"], options["cells"]
+        if mode != "cells" and cells:
+            raise BadOptions({"cells": [f"cells is only used with parks=cells, not {mode}"]})
+        if mode == "players" and count % players:
+            raise BadOptions(
+                {
+                    "parks": [
+                        f"{count} parks cannot be shared evenly among {players} players: "
+                        "choose standard, random or cells"
+                    ]
+                }
+            )
+        if mode == "cells":
+            self._cells_mask(cells, side, count, players)
+
+    @staticmethod
+    def _cells_mask(cells: list[str], side: int, count: int, players: int) -> int:
+        board = _BOARDS[side]
+        errors = []
+        mask = 0
+        for text in cells:
+            name = _cell_of(text)
+            if name is None:
+                errors.append(f"{text!r} is not a cell such as c3")
+            elif name not in board.index:
+                errors.append(f"{name} is not on the {side}x{side} board (a1 to {board.names[-1]})")
+            elif mask >> board.index[name] & 1:
+                errors.append(f"{name} is given twice")
+            else:
+                mask |= 1 << board.index[name]
+        if len(cells) != count:
+            errors.append(
+                f"{players} players on the {side}x{side} board need exactly {count} park "
+                f"cells, not {len(cells)}"
+            )
+        if errors:
+            raise BadOptions({"cells": errors})
+        return mask
+
+    # -- the rules -------------------------------------------------------
+
+    def start(self, players: int, options: JSON, rng: Rng) -> State:
+        key = (players, bool(options["three_house"]))
+        side, count, each = SETUP[key]
+        board = _BOARDS[side]
+        mode = options["parks"]
+        parks_left = 0
+        if mode == "standard":
+            corners = (0, side - 1, board.cells - side, board.cells - 1)
+            parks = sum(1 << cell for cell in corners) if count else 0
+            parks |= board.mask_of(_STANDARD_EXTRA.get(key, ()))
+        elif mode == "random":
+            parks = sum(1 << cell for cell in rng.shuffled(range(board.cells))[:count])
+        elif mode == "players":
+            parks, parks_left = 0, count
+        else:
+            parks = self._cells_mask(options["cells"], side, count, players)
+        pieces = (0,) * (players * 3)
+        stash = (each,) * (players * 3)
+        occupied, near_own_large, near_other = _derived(side, players, pieces)
+        to_move = (
+            0
+            if parks_left
+            else _next_to_place(side, stash, occupied, parks, near_own_large, near_other, 0, 0)
+        )
+        return State(
+            side,
+            parks,
+            parks_left,
+            pieces,
+            stash,
+            0,
+            bool(options["private_parks"]),
+            to_move,
+            occupied,
+            near_own_large,
+            near_other,
+        )
+
+    def actors(self, state: State) -> frozenset[int]:
+        return _NOBODY if state.to_move == OVER else _ONLY[state.to_move]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        if seat != state.to_move:
+            return []
+        board = _BOARDS[state.side]
+        if state.parks_left:
+            return [Park(cell) for cell in board.cell_list(board.full & ~state.parks)]
+        moves: list[Move] = []
+        for size, mask in zip((SMALL, MEDIUM, LARGE), _legal_masks(state, seat), strict=True):
+            moves.extend(Place(size, cell) for cell in board.cell_list(mask))
+        return moves
+
+    def random_move(self, state: State, seat: int, rng: Rng) -> Move:
+        self._check_turn(state, seat)
+        board = _BOARDS[state.side]
+        if state.parks_left:
+            free = board.full & ~state.parks
+            return Park(board.names[_nth_bit(free, rng.below(free.bit_count()))])
+        small, medium, large = _legal_masks(state, seat)
+        n_small, n_medium = small.bit_count(), medium.bit_count()
+        pick = rng.below(n_small + n_medium + large.bit_count())
+        if pick < n_small:
+            return Place(SMALL, board.names[_nth_bit(small, pick)])
+        pick -= n_small
+        if pick < n_medium:
+            return Place(MEDIUM, board.names[_nth_bit(medium, pick)])
+        return Place(LARGE, board.names[_nth_bit(large, pick - n_medium)])
+
+    @staticmethod
+    def _check_turn(state: State, seat: int) -> None:
+        if state.to_move == OVER:
+            raise IllegalMove("game_over", "the game is over")
+        if seat != state.to_move:
+            raise not_your_turn()
+
+    def play(self, state: State, seat: int, move: Move) -> State:
+        if type(move) is Place:
+            return self._place(state, seat, move)
+        if type(move) is Park:
+            return self._park(state, seat, move)
+        if type(move) is Resign:
+            return self._resign(state, seat)
+        raise IllegalMove("bad_move", f"{move!r} is not a Subdivision move")
+
+    def _place(self, state: State, seat: int, move: Place) -> State:
+        self._check_turn(state, seat)
+        size = move.size
+        if state.parks_left:
+            raise IllegalMove(
+                "illegal_move",
+                f"the parks are placed first ({state.parks_left} to go): "
+                "name a bare cell such as c3",
+            )
+        if size not in SIZE_NAMES:
+            raise IllegalMove("bad_move", "a pyramid's size is 1, 2 or 3")
+        index = _cell_index(state, move.cell)
+        bit = 1 << index
+        if state.occupied & bit:
+            raise IllegalMove("illegal_move", f"{move.cell} is already built on")
+        k = seat * 3 + size - 1
+        if not state.stash[k]:
+            raise IllegalMove("illegal_move", f"you have no {SIZE_NAMES[size]} pyramid left")
+        near_own_large = state.near_own_large
+        near_other = state.near_other
+        if size == LARGE:
+            if near_own_large[seat] & bit:
+                raise IllegalMove(
+                    "illegal_move",
+                    f"a large may not be placed near another large of your colour ({move.cell})",
+                )
+            around = _BOARDS[state.side].near[index]
+            near_own_large = tuple(
+                mask | around if colour == seat else mask
+                for colour, mask in enumerate(near_own_large)
+            )
+        if size != MEDIUM:
+            if size == SMALL and not near_other[seat] & bit:
+                raise IllegalMove(
+                    "illegal_move",
+                    f"a small must be placed near a small or large of another colour "
+                    f"({move.cell} is not)",
+                )
+            around = _BOARDS[state.side].near[index]
+            near_other = tuple(
+                mask if colour == seat else mask | around for colour, mask in enumerate(near_other)
+            )
+        pieces = list(state.pieces)
+        pieces[k] |= bit
+        stash = list(state.stash)
+        stash[k] -= 1
+        occupied = state.occupied | bit
+        stash_t = tuple(stash)
+        return State(
+            state.side,
+            state.parks,
+            0,
+            tuple(pieces),
+            stash_t,
+            state.resigned,
+            state.private_parks,
+            _next_to_place(
+                state.side,
+                stash_t,
+                occupied,
+                state.parks,
+                near_own_large,
+                near_other,
+                state.resigned,
+                seat + 1,
+            ),
+            occupied,
+            near_own_large,
+            near_other,
+        )
+
+    def _park(self, state: State, seat: int, move: Park) -> State:
+        self._check_turn(state, seat)
+        if not state.parks_left:
+            raise IllegalMove(
+                "illegal_move",
+                "the parks are all placed: place a pyramid, size then cell, such as 2c3",
+            )
+        parks = state.parks | 1 << _cell_index(state, move.cell)
+        parks_left = state.parks_left - 1
+        if parks_left:
+            to_move = _next_playing(state.players, state.resigned, seat)
+        else:
+            # Turn order starts again from seat 0 for the pyramids.
+            to_move = _next_to_place(
+                state.side,
+                state.stash,
+                state.occupied,
+                parks,
+                state.near_own_large,
+                state.near_other,
+                state.resigned,
+                0,
+            )
+        return replace(state, parks=parks, parks_left=parks_left, to_move=to_move)
+
+    def _resign(self, state: State, seat: int) -> State:
+        if state.to_move == OVER:
+            raise IllegalMove("game_over", "the game is over")
+        if not 0 <= seat < state.players:
+            raise IllegalMove("illegal_move", f"there is no seat {seat} in this game")
+        if state.resigned >> seat & 1:
+            raise IllegalMove("illegal_move", "you have already left this game")
+        resigned = state.resigned | 1 << seat
+        to_move = state.to_move
+        if (~resigned & ((1 << state.players) - 1)).bit_count() == 1:
+            to_move = OVER
+        elif seat == to_move and state.parks_left:
+            to_move = _next_playing(state.players, resigned, seat)
+        elif seat == to_move:
+            to_move = _next_to_place(
+                state.side,
+                state.stash,
+                state.occupied,
+                state.parks,
+                state.near_own_large,
+                state.near_other,
+                resigned,
+                seat + 1,
+            )
+        return replace(state, resigned=resigned, to_move=to_move)
+
+    def view(self, state: State, seat: int | None) -> JSON:
+        # Nothing is hidden in Subdivision: every viewer sees the whole state.
+        phase = "over" if state.to_move == OVER else "parks" if state.parks_left else "pyramids"
+        return {
+            **self.state_to_json(state),
+            "scores": list(scores(state)),
+            "phase": phase,
+        }
+
+    def result(self, state: State) -> Result | None:
+        if state.to_move != OVER:
+            return None
+        resigned = [seat for seat in range(state.players) if state.resigned >> seat & 1]
+        return rank(scores(state), resigned)
+
+    # -- notation and JSON ------------------------------------------------
+
+    def parse(self, text: str, options: JSON | None = None) -> Move:
+        words = text.strip().lower()
+        if words == "resign":
+            return Resign()
+        if words == "pass":
+            raise IllegalMove(
+                "bad_notation",
+                "there is no pass in Subdivision: a player who cannot place is skipped "
+                f"by the referee; {_EXPECTED}",
+            )
+        placed = _PLACE.fullmatch(words)
+        if placed:
+            cell = _cell_of(placed[2])
+            assert cell is not None  # _PLACE only matches cells
+            return Place(_SIZES[placed[1]], cell)
+        cell = _cell_of(words)
+        if cell is not None:
+            return Park(cell)
+        raise IllegalMove("bad_notation", _EXPECTED)
+
+    def notate(self, move: Move) -> str:
+        if isinstance(move, Place):
+            return f"{move.size}{move.cell}"
+        if isinstance(move, Park):
+            return move.cell
+        return "resign"
+
+    def move_to_json(self, move: Move) -> JSON:
+        if isinstance(move, Place):
+            return {"type": "place", "size": move.size, "cell": move.cell}
+        if isinstance(move, Park):
+            return {"type": "park", "cell": move.cell}
+        return {"type": "resign"}
+
+    def move_from_json(self, data: Any) -> Move:
+        if not isinstance(data, dict):
+            raise IllegalMove("bad_move", "a move is a JSON object with a type")
+        kind = data.get("type")
+        keys = set(data)
+        if kind == "resign" and keys == {"type"}:
+            return Resign()
+        cell = data.get("cell")
+        if not isinstance(cell, str) or not _CANONICAL_CELL.fullmatch(cell):
+            raise IllegalMove(
+                "bad_move",
+                'expected {"type": "place", "size": 1|2|3, "cell": "c4"}, '
+                '{"type": "park", "cell": "c3"} or {"type": "resign"}',
+            )
+        if kind == "park" and keys == {"type", "cell"}:
+            return Park(cell)
+        size = data.get("size")
+        if kind == "place" and keys == {"type", "size", "cell"}:
+            if type(size) is int and size in SIZE_NAMES:
+                return Place(size, cell)
+            raise IllegalMove("bad_move", "a pyramid's size is 1, 2 or 3")
+        raise IllegalMove(
+            "bad_move",
+            'expected {"type": "place", "size": 1|2|3, "cell": "c4"}, '
+            '{"type": "park", "cell": "c3"} or {"type": "resign"}',
+        )
+
+    def state_to_json(self, state: State) -> JSON:
+        board = _BOARDS[state.side]
+        found = {}
+        for k, mask in enumerate(state.pieces):
+            while mask:
+                low = mask & -mask
+                found[low.bit_length() - 1] = {"seat": k // 3, "size": k % 3 + 1}
+                mask ^= low
+        stash = state.stash
+        return {
+            "size": state.side,
+            "parks": board.cell_list(state.parks),
+            "parks_to_place": state.parks_left,
+            "pieces": {board.names[index]: found[index] for index in sorted(found)},
+            "stash": [list(stash[seat * 3 : seat * 3 + 3]) for seat in range(state.players)],
+            "resigned": [seat for seat in range(state.players) if state.resigned >> seat & 1],
+            "private_parks": state.private_parks,
+            "to_move": None if state.to_move == OVER else state.to_move,
+        }
+
+    def state_from_json(self, data: JSON) -> State:
+        side = data["size"]
+        board = _BOARDS[side]
+        players = len(data["stash"])
+        pieces = [0] * (players * 3)
+        for cell, piece in data["pieces"].items():
+            pieces[piece["seat"] * 3 + piece["size"] - 1] |= 1 << board.index[cell]
+        pieces_t = tuple(pieces)
+        occupied, near_own_large, near_other = _derived(side, players, pieces_t)
+        to_move = data["to_move"]
+        return State(
+            side,
+            board.mask_of(data["parks"]),
+            data["parks_to_place"],
+            pieces_t,
+            tuple(count for seat_stash in data["stash"] for count in seat_stash),
+            sum(1 << seat for seat in data["resigned"]),
+            data["private_parks"],
+            OVER if to_move is None else to_move,
+            occupied,
+            near_own_large,
+            near_other,
+        )
+
+
+GAME = Subdivision()
