@@ -79,7 +79,7 @@ class _Board:
         self.side = side
         self.cells = side * side
         self.full = (1 << self.cells) - 1
-        first_file = sum(1 << (rank_ * side) for rank_ in range(side))
+        first_file = sum(1 << (row * side) for row in range(side))
         # Shifting by one moves the last file onto the next rank's first one
         # (and back): these masks cut those wrapped bits off.
         self.not_first = self.full & ~first_file
@@ -325,7 +325,8 @@ def _cell_of(text: str) -> str | None:
     return f"{found[1]}{int(found[2])}" if found else None
 
 
-_CELL = re.compile(r"([a-z])\s*0*([1-9][0-9]?)")
+_CELL_PATTERN = r"([a-z])\s*0*([1-9][0-9]?)"
+_CELL = re.compile(_CELL_PATTERN)
 _SIZES = {
     "1": SMALL,
     "s": SMALL,
@@ -338,7 +339,7 @@ _SIZES = {
     "l": LARGE,
     "large": LARGE,
 }
-_PLACE = re.compile(r"(small|medium|med|large|[123sml])\s*([a-z]\s*0*[1-9][0-9]?)")
+_PLACE = re.compile("(" + "|".join(_SIZES) + r")\s*" + _CELL_PATTERN)
 _CANONICAL_CELL = re.compile(r"[a-z][1-9][0-9]?")
 _EXPECTED = (
     "expected a size and a cell such as 3c4 (large), 2d4 (medium) or 1b2 (small), "
@@ -649,9 +650,7 @@ class Subdivision(Game[State, Move]):
             )
         placed = _PLACE.fullmatch(words)
         if placed:
-            cell = _cell_of(placed[2])
-            assert cell is not None  # _PLACE only matches cells
-            return Place(_SIZES[placed[1]], cell)
+            return Place(_SIZES[placed[1]], f"{placed[2]}{int(placed[3])}")
         cell = _cell_of(words)
         if cell is not None:
             return Park(cell)
