@@ -1,0 +1,902 @@
+"""Mandala Stones (Filip Głowacz, Board&Dice 2021): the rules as pure functions.
+
+The main board is the rules file's 7 by 7 lattice: circles are the cells with
+both coordinates odd (numbered 1-9 row by row), stacks the 24 cells with
+exactly one odd coordinate, indexed 0-23 in lattice row order. A stone is an
+int `colour * 2 + pattern` (colours `YBPV`, patterns `*o`), so bit 0 is its
+pattern. Towers and stacks are tuples bottom to top.
+
+The printed mandala board and objective deck live as data in
+`mandala_stones_data`, which also documents the JSON shape of the options
+`mandala_board` and `objectives` that replace them.
+
+Randomness drawn in `start`, in this order: the 96 stones are shuffled and
+dealt into the stacks 4 at a time (stack 0 first, bottom first); the
+circles 2, 4, 6, 8 are shuffled and given to A1-A4; the objective deck is
+shuffled and dealt 2 cards to each seat in seat order; the first player is
+drawn last.
+
+RULINGS (where the rules file is silent):
+
+- `first` must name a direction whose stone is collectable, and is written
+  even when only one stone is; a pick therefore has one notation per outcome.
+- SCORE, of either kind, may be chosen even when a pick is possible.
+  `score tops` lists distinct non-empty towers; their order is the order the
+  stones go onto the mandala.
+- Space 1 counts the heights of all 5 spaces before any stone of that
+  scoring is removed (it is scored first, being leftmost).
+- A custom mandala board must have a hands space for the game's player
+  count, so that the mandala can end the game.
+- The immediate end (a seat that can neither pick nor score) is checked
+  whenever a seat's turn begins, the very first turn included; the round is
+  not completed then.
+- Once the mandala has triggered the end, the round is complete when the
+  turn order comes back round to the first player's seat, whether or not
+  that seat (or the one before it) has resigned.
+- Objectives are scored at every end, the end by resignations included (the
+  last seat left wins anyway). A seat scores the best card it holds whose
+  condition holds, or nothing; a "tower" is a non-empty space.
+- Stones set aside once the mandala is full give no points; their number is
+  shown as `set_aside`.
+- The patterns under the tops of the stacks stay hidden even after the end.
+- A seat that resigns out of turn leaves the turn where it is; resigning
+  on turn hands it on (and may complete the round or end the game).
+- Notation also takes colour and direction names (`score violet`,
+  `first north`), and `score top` for `score tops`; `objectives` takes
+  `off` in any case.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+import marshmallow
+from marshmallow import fields, validate, validates_schema
+
+from referee.engine import JSON, BadOptions, Game, IllegalMove, Resign, Result, not_your_turn
+from referee.games import mandala_stones_data
+from referee.rng import Rng
+
+COLOURS = "YBPV"
+PATTERNS = "*o"
+DIRECTIONS = "NESW"
+ARTISTS = 4
+SPACES = 5
+
+_COLOUR_NAMES = {"yellow": "Y", "blue": "B", "pink": "P", "violet": "V"}
+_DIRECTION_NAMES = {"north": "N", "east": "E", "south": "S", "west": "W"}
+# A1 and A2 show the star (pattern 0), A3 and A4 the circle (pattern 1).
+_ARTIST_PATTERN = (0, 0, 1, 1)
+_START_CIRCLES = (2, 4, 6, 8)
+_HEIGHT_POINTS = {2: (0, 4, 2, 1, 1), 3: (0, 1, 3, 4, 1), 4: (0, 1, 2, 4, 6)}
+_STEPS = ((-1, 0), (0, 1), (1, 0), (0, -1))
+
+
+def _lattice() -> tuple[
+    tuple[tuple[int, int], ...], tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]
+]:
+    """Stack cells, each circle's stacks N/E/S/W, and the circle beyond each."""
+    stack_cells = tuple(
+        (row, col) for row in range(7) for col in range(7) if (row % 2) + (col % 2) == 1
+    )
+    index = {cell: i for i, cell in enumerate(stack_cells)}
+    circle_cells = [(row, col) for row in (1, 3, 5) for col in (1, 3, 5)]
+    circle_number = {cell: n + 1 for n, cell in enumerate(circle_cells)}
+    stacks = []
+    beyond = []
+    for row, col in circle_cells:
+        stacks.append(tuple(index[(row + dr, col + dc)] for dr, dc in _STEPS))
+        beyond.append(
+            tuple(circle_number.get((row + 2 * dr, col + 2 * dc), 0) for dr, dc in _STEPS)
+        )
+    return stack_cells, tuple(stacks), tuple(beyond)
+
+
+STACK_CELLS, CIRCLE_STACKS, _BEYOND = _lattice()
+"""`CIRCLE_STACKS[c - 1][d]`: the stack in direction `d` (0-3 = N, E, S, W) of
+circle `c`; `_BEYOND[c - 1][d]`: the other circle that stack touches, 0 on
+the border."""
+
+
+# -- values -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """An objective card; `args` are its condition's parameters in the order
+    of `_CONDITIONS[kind]` (a pattern as its index, `heights` spread out)."""
+
+    number: int
+    points: int
+    kind: str
+    args: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What the options fixed for the whole game."""
+
+    spaces: int
+    bonuses: tuple[int, ...]  # points for covering each mandala space, in filling order
+    end_space: int  # the space whose hands equal the player count
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    setup: Setup
+    stacks: tuple[tuple[int, ...], ...]
+    artists: tuple[int, ...]  # circle of A1..A4
+    boards: tuple[tuple[tuple[int, ...], ...], ...]  # per seat, its 5 towers
+    scores: tuple[int, ...]
+    mandala: tuple[int, ...]
+    set_aside: int
+    objectives: tuple[tuple[Card, ...], ...]
+    first_player: int
+    current: int
+    end_triggered: bool
+    resigned: tuple[int, ...]
+    objective_points: tuple[int, ...] | None  # set when the game ends
+
+    @property
+    def over(self) -> bool:
+        return self.objective_points is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    artist: int  # 1-4
+    circle: int  # 1-9
+    first: str  # N, E, S or W
+    space: int  # 1-5
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreColour:
+    colour: str  # Y, B, P or V
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreTops:
+    spaces: tuple[int, ...]
+
+
+Move = Pick | ScoreColour | ScoreTops | Resign
+
+
+# -- options ----------------------------------------------------------------
+
+_CONDITIONS: dict[str, tuple[str, ...]] = {
+    "top_pattern_only": ("pattern",),
+    "tower_count": ("count",),
+    "top_colours": ("count", "min_towers"),
+    "heights_present": ("heights",),
+    "towers_of_height": ("height", "at_least"),
+    "same_height": ("count",),
+}
+_COUNT_RANGE = {"tower_count": (0, 5), "top_colours": (1, 4), "same_height": (1, 5)}
+
+
+def _space_key(key: str) -> int | None:
+    return int(key) if re.fullmatch(r"[1-9][0-9]*", key) else None
+
+
+class _MandalaBoardSchema(marshmallow.Schema):
+    spaces = fields.Integer(required=True, strict=True, validate=validate.Range(1, 96))
+    bonuses = fields.Dict(
+        required=True,
+        keys=fields.String(),
+        values=fields.Integer(strict=True, validate=validate.Range(min=1)),
+    )
+    hands = fields.Dict(
+        required=True,
+        keys=fields.String(validate=validate.OneOf(["2", "3", "4"])),
+        values=fields.Integer(strict=True),
+    )
+
+    @validates_schema
+    def _spaces_exist(self, data: JSON, **_: Any) -> None:
+        size = data["spaces"]
+        errors: dict[str, list[str]] = {}
+        for key in data["bonuses"]:
+            space = _space_key(key)
+            if space is None or space > size:
+                errors.setdefault("bonuses", []).append(
+                    f"{key!r} is not a space number from 1 to {size}"
+                )
+        for players, space in data["hands"].items():
+            if not 1 <= space <= size:
+                errors.setdefault("hands", []).append(
+                    f"the hands space for {players} players, {space}, is not from 1 to {size}"
+                )
+        if len(set(data["hands"].values())) < len(data["hands"]):
+            errors.setdefault("hands", []).append("two player counts share one hands space")
+        if errors:
+            raise marshmallow.ValidationError(errors)
+
+
+class _ConditionSchema(marshmallow.Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(list(_CONDITIONS)))
+    pattern = fields.String(validate=validate.OneOf(list(PATTERNS)))
+    count = fields.Integer(strict=True)
+    min_towers = fields.Integer(strict=True, validate=validate.Range(0, SPACES))
+    heights = fields.List(
+        fields.Integer(strict=True, validate=validate.Range(1, 4)),
+        validate=validate.Length(min=1),
+    )
+    height = fields.Integer(strict=True, validate=validate.Range(1, 4))
+    at_least = fields.Integer(strict=True, validate=validate.Range(1, SPACES))
+
+    @validates_schema
+    def _parameters_fit_kind(self, data: JSON, **_: Any) -> None:
+        kind = data["kind"]
+        wanted = _CONDITIONS[kind]
+        errors: dict[str, list[str]] = {}
+        for name in wanted:
+            if name not in data:
+                errors[name] = [f"a {kind} condition needs {name}"]
+        for name in data:
+            if name != "kind" and name not in wanted:
+                errors[name] = [f"a {kind} condition takes only {', '.join(wanted)}"]
+        if "count" in data and kind in _COUNT_RANGE:
+            low, high = _COUNT_RANGE[kind]
+            if not low <= data["count"] <= high:
+                errors["count"] = [f"a {kind} count must be from {low} to {high}"]
+        heights = data.get("heights", [])
+        if len(set(heights)) < len(heights):
+            errors["heights"] = ["each height once"]
+        if errors:
+            raise marshmallow.ValidationError(errors)
+
+
+class _CardSchema(marshmallow.Schema):
+    card = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    points = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    condition = fields.Nested(_ConditionSchema, required=True)
+
+
+class _ObjectivesField(fields.Field[Any]):
+    """`"off"` (any case) or a list of objective cards with distinct numbers."""
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> Any:
+        if isinstance(value, str) and value.lower() == "off":
+            return "off"
+        if not isinstance(value, list):
+            raise marshmallow.ValidationError('objectives are "off" or a list of cards')
+        cards: list[JSON] = _CardSchema(many=True).load(value)
+        numbers = [card["card"] for card in cards]
+        if len(set(numbers)) < len(numbers):
+            raise marshmallow.ValidationError("two cards have the same number")
+        return cards
+
+
+def _default_board() -> JSON:
+    return copy.deepcopy(mandala_stones_data.MANDALA_BOARD)
+
+
+def _default_objectives() -> list[JSON]:
+    return copy.deepcopy(mandala_stones_data.OBJECTIVES)
+
+
+class MandalaStonesOptions(marshmallow.Schema):
+    mandala_board = fields.Nested(_MandalaBoardSchema, load_default=_default_board)
+    objectives = _ObjectivesField(load_default=_default_objectives)
+
+
+def objective_card(data: JSON) -> Card:
+    """The card of a loaded `objectives` option entry."""
+    condition = data["condition"]
+    kind = condition["kind"]
+    args: list[int] = []
+    for name in _CONDITIONS[kind]:
+        value = condition[name]
+        if name == "pattern":
+            args.append(PATTERNS.index(value))
+        elif name == "heights":
+            args.extend(value)
+        else:
+            args.append(value)
+    return Card(data["card"], data["points"], kind, tuple(args))
+
+
+def objective_holds(card: Card, towers: tuple[tuple[int, ...], ...]) -> bool:
+    """Whether `card`'s condition holds on a board of 5 towers."""
+    built = [tower for tower in towers if tower]
+    heights = [len(tower) for tower in built]
+    tops = [tower[-1] for tower in built]
+    args = card.args
+    match card.kind:
+        case "top_pattern_only":
+            return bool(built) and all(stone & 1 == args[0] for stone in tops)
+        case "tower_count":
+            return len(built) == args[0]
+        case "top_colours":
+            return len({stone >> 1 for stone in tops}) == args[0] and len(built) >= args[1]
+        case "heights_present":
+            return all(height in heights for height in args)
+        case "towers_of_height":
+            return heights.count(args[0]) >= args[1]
+        case "same_height":
+            return len(built) == args[0] and len(set(heights)) == 1
+    raise ValueError(f"unknown objective kind {card.kind!r}")
+
+
+# -- stones and picks -------------------------------------------------------
+
+
+def stone_name(stone: int) -> str:
+    return COLOURS[stone >> 1] + PATTERNS[stone & 1]
+
+
+def stone_value(name: str) -> int:
+    if len(name) != 2 or name[0] not in COLOURS or name[1] not in PATTERNS:
+        raise ValueError(f"not a stone: {name!r}")
+    return COLOURS.index(name[0]) * 2 + PATTERNS.index(name[1])
+
+
+def collectable(
+    stacks: tuple[tuple[int, ...], ...], artists: tuple[int, ...], artist: int, circle: int
+) -> list[int]:
+    """Directions (0-3) of the stones `artist` (1-4) would collect on `circle`."""
+    pattern = _ARTIST_PATTERN[artist - 1]
+    others = [artists[i] for i in range(ARTISTS) if i != artist - 1]
+    found = []
+    around = CIRCLE_STACKS[circle - 1]
+    beyond = _BEYOND[circle - 1]
+    for direction in range(4):
+        stack = stacks[around[direction]]
+        if stack and stack[-1] & 1 == pattern and beyond[direction] not in others:
+            found.append(direction)
+    return found
+
+
+def _pick_options(state: State) -> list[tuple[int, int, list[int]]]:
+    """Every (artist, circle, collectable directions) with something to collect.
+
+    The same as asking `collectable` for every artist and free circle, but
+    each stack is looked at once per circle (playouts spend their time here).
+    """
+    stacks = state.stacks
+    holder = [0] * 10  # circle -> the artist (1-4) on it; 0 = none, also for "no circle"
+    for index, circle in enumerate(state.artists):
+        holder[circle] = index + 1
+    by_artist: list[list[tuple[int, int, list[int]]]] = [[] for _ in range(ARTISTS)]
+    for circle in range(1, 10):
+        if holder[circle]:
+            continue
+        around = CIRCLE_STACKS[circle - 1]
+        beyond = _BEYOND[circle - 1]
+        # Per pattern, the (direction, artist blocking it unless that artist moves).
+        tops: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
+        for direction in range(4):
+            stack = stacks[around[direction]]
+            if stack:
+                tops[stack[-1] & 1].append((direction, holder[beyond[direction]]))
+        for artist in range(1, ARTISTS + 1):
+            group = tops[_ARTIST_PATTERN[artist - 1]]
+            if group:
+                found = [direction for direction, blocker in group if blocker in (0, artist)]
+                if found:
+                    by_artist[artist - 1].append((artist, circle, found))
+    return [option for options in by_artist for option in options]
+
+
+def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
+    tower = towers[space - 1]
+    if space == 1:
+        return len({len(t) for t in towers})
+    if space == SPACES:
+        return 1 + len({stone >> 1 for stone in tower})
+    return _HEIGHT_POINTS[space][len(tower)]
+
+
+def _colours_scorable(towers: tuple[tuple[int, ...], ...]) -> list[int]:
+    counts = [0, 0, 0, 0]
+    for tower in towers:
+        if tower:
+            counts[tower[-1] >> 1] += 1
+    return [colour for colour in range(4) if counts[colour] >= 2]
+
+
+def _can_act(state: State, seat: int) -> bool:
+    towers = state.boards[seat]
+    if any(towers):
+        return True
+    # An empty board has every space free, so any pick would do.
+    return bool(_pick_options(state))
+
+
+# -- turn order ---------------------------------------------------------------
+
+
+def _finish(state: State) -> State:
+    points = tuple(
+        max((card.points for card in cards if objective_holds(card, board)), default=0)
+        for cards, board in zip(state.objectives, state.boards, strict=True)
+    )
+    scores = tuple(score + extra for score, extra in zip(state.scores, points, strict=True))
+    return replace(state, scores=scores, objective_points=points)
+
+
+def _advance(state: State) -> State:
+    """Hand the turn on from `state.current`, ending the game where due."""
+    players = len(state.scores)
+    if players - len(state.resigned) <= 1:
+        return _finish(state)
+    seat = state.current
+    for _ in range(players):
+        seat = (seat + 1) % players
+        if seat == state.first_player and state.end_triggered:
+            return _finish(state)
+        if seat not in state.resigned:
+            break
+    return _begin(replace(state, current=seat))
+
+
+def _begin(state: State) -> State:
+    """The immediate end: the seat to move can neither pick nor score."""
+    return state if _can_act(state, state.current) else _finish(state)
+
+
+def _winner(state: State) -> int:
+    players = len(state.scores)
+    order = [(state.first_player + k) % players for k in range(players)]
+    staying = [seat for seat in order if seat not in state.resigned]
+    best = max(state.scores[seat] for seat in staying)
+    return next(seat for seat in staying if state.scores[seat] == best)
+
+
+# -- notation -----------------------------------------------------------------
+
+_PICK = re.compile(
+    r"pick\s*a\s*([1-4])\s*to\s*([1-9])\s*first\s*(north|east|south|west|n|e|s|w)\s*on\s*([1-5])"
+)
+_SCORE_COLOUR = re.compile(r"score\s*(yellow|blue|pink|violet|y|b|p|v)")
+_SCORE_TOPS = re.compile(r"score\s*tops?\s*([1-5](?:[\s,]*[1-5])*)")
+_PICK_HELP = (
+    "a pick is written `pick A2 to 5 first N on 3`: an artist A1-A4, the circle 1-9 it "
+    "moves to, the direction N/E/S/W of the first stone taken, and your tower space 1-5"
+)
+_SCORE_HELP = (
+    "a score is written `score Y` (a colour: Y, B, P or V) or `score tops 1 4` "
+    "(tower spaces 1-5, in the order their stones go onto the mandala)"
+)
+
+
+def _bad_move(reason: str) -> IllegalMove:
+    return IllegalMove("bad_move", reason)
+
+
+def _exact_int(data: JSON, key: str, low: int, high: int) -> int:
+    value = data.get(key)
+    if type(value) is not int or not low <= value <= high:
+        raise _bad_move(f"{key} must be an integer from {low} to {high}")
+    return value
+
+
+def _check_keys(data: JSON, keys: set[str]) -> None:
+    if set(data) != keys | {"type"}:
+        raise _bad_move(f"a {data['type']} move has exactly the keys {sorted(keys | {'type'})}")
+
+
+# -- the game -----------------------------------------------------------------
+
+
+class MandalaStones(Game[State, Move]):
+    name: ClassVar[str] = "mandala_stones"
+    title: ClassVar[str] = "Mandala Stones"
+    rules_version: ClassVar[str] = "1"
+    players: ClassVar[tuple[int, ...]] = (2, 3, 4)
+    options_schema: ClassVar[type[marshmallow.Schema]] = MandalaStonesOptions
+    notation_help: ClassVar[str] = (
+        "Pick: `pick A2 to 5 first N on 3` moves artist A2 to circle 5, takes every "
+        "collectable stone around it clockwise starting with the one north (N/E/S/W) of "
+        "the circle, and builds the tower on your space 3. Score a colour on top of at "
+        "least 2 towers with `score Y` (Y, B, P, V), or single tops with `score tops 1 4`. "
+        "`resign` leaves the game."
+    )
+
+    def check_options(self, options: JSON, players: int) -> None:
+        if str(players) not in options["mandala_board"]["hands"]:
+            raise BadOptions(
+                {"mandala_board": {"hands": [f"no hands space for {players} players"]}}
+            )
+        cards = options["objectives"]
+        if cards != "off" and len(cards) < 2 * players:
+            raise BadOptions(
+                {
+                    "objectives": [
+                        f"{players} players need at least {2 * players} cards (2 each), "
+                        f"got {len(cards)}"
+                    ]
+                }
+            )
+
+    def start(self, players: int, options: JSON, rng: Rng) -> State:
+        board = options["mandala_board"]
+        bonuses = [0] * board["spaces"]
+        for key, points in board["bonuses"].items():
+            bonuses[int(key) - 1] = points
+        setup = Setup(board["spaces"], tuple(bonuses), board["hands"][str(players)])
+        stones = rng.shuffled([stone for stone in range(8) for _ in range(12)])
+        stacks = tuple(tuple(stones[i : i + 4]) for i in range(0, len(stones), 4))
+        artists = tuple(rng.shuffled(_START_CIRCLES))
+        deck = [] if options["objectives"] == "off" else rng.shuffled(options["objectives"])
+        cards = [objective_card(card) for card in deck]
+        objectives = tuple(tuple(cards[2 * seat : 2 * seat + 2]) for seat in range(players))
+        first = rng.below(players)
+        empty_board = ((),) * SPACES
+        return _begin(
+            State(
+                setup,
+                stacks,
+                artists,
+                (empty_board,) * players,
+                (0,) * players,
+                (),
+                0,
+                objectives,
+                first,
+                first,
+                False,
+                (),
+                None,
+            )
+        )
+
+    def actors(self, state: State) -> frozenset[int]:
+        return frozenset() if state.over else frozenset((state.current,))
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        if state.over or seat != state.current:
+            return []
+        towers = state.boards[seat]
+        moves: list[Move] = []
+        empty = [space for space in range(1, SPACES + 1) if not towers[space - 1]]
+        if empty:
+            for artist, circle, found in _pick_options(state):
+                for direction in found:
+                    for space in empty:
+                        moves.append(Pick(artist, circle, DIRECTIONS[direction], space))
+        moves.extend(ScoreColour(COLOURS[colour]) for colour in _colours_scorable(towers))
+        built = [space for space in range(1, SPACES + 1) if towers[space - 1]]
+        orders: list[tuple[int, ...]] = [()]
+        for _ in built:
+            orders = [(*order, space) for order in orders for space in built if space not in order]
+            moves.extend(ScoreTops(order) for order in orders)
+        return moves
+
+    def random_move(self, state: State, seat: int, rng: Rng) -> Move:
+        if state.over:
+            raise IllegalMove("game_over", "the game is over")
+        if seat != state.current:
+            raise not_your_turn()
+        towers = state.boards[seat]
+        empty = [space for space in range(1, SPACES + 1) if not towers[space - 1]]
+        picks = _pick_options(state) if empty else []
+        colours = _colours_scorable(towers)
+        built = [space for space in range(1, SPACES + 1) if towers[space - 1]]
+        # Each pick (artist, circle), each colour and "some tops" weigh the same,
+        # so that playouts mix picking and scoring.
+        choice = rng.below(len(picks) + len(colours) + (1 if built else 0))
+        if choice < len(picks):
+            artist, circle, found = picks[choice]
+            return Pick(artist, circle, DIRECTIONS[rng.choice(found)], rng.choice(empty))
+        choice -= len(picks)
+        if choice < len(colours):
+            return ScoreColour(COLOURS[colours[choice]])
+        return ScoreTops(tuple(rng.shuffled(built)[: 1 + rng.below(len(built))]))
+
+    def play(self, state: State, seat: int, move: Move) -> State:
+        if state.over:
+            raise IllegalMove("game_over", "the game is over")
+        if isinstance(move, Resign):
+            return self._resign(state, seat)
+        if seat != state.current:
+            raise not_your_turn()
+        if isinstance(move, Pick):
+            return self._pick(state, seat, move)
+        if isinstance(move, ScoreColour):
+            return self._score_colour(state, seat, move)
+        return self._score_tops(state, seat, move)
+
+    def _resign(self, state: State, seat: int) -> State:
+        if not 0 <= seat < len(state.scores):
+            raise IllegalMove("illegal_move", f"there is no seat {seat} in this game")
+        if seat in state.resigned:
+            raise IllegalMove("illegal_move", "you have already left this game")
+        resigned = tuple(sorted((*state.resigned, seat)))
+        after = replace(state, resigned=resigned)
+        if seat == state.current or len(state.scores) - len(resigned) <= 1:
+            return _advance(after)
+        return after
+
+    def _pick(self, state: State, seat: int, move: Pick) -> State:
+        towers = state.boards[seat]
+        if all(towers):
+            raise IllegalMove("illegal_move", "your board has no empty tower space: you must score")
+        if towers[move.space - 1]:
+            raise IllegalMove("illegal_move", f"your tower space {move.space} is not empty")
+        here = state.artists[move.artist - 1]
+        if here == move.circle:
+            raise IllegalMove("illegal_move", f"A{move.artist} is already on circle {move.circle}")
+        if move.circle in state.artists:
+            holder = state.artists.index(move.circle) + 1
+            raise IllegalMove("illegal_move", f"circle {move.circle} holds A{holder}")
+        found = collectable(state.stacks, state.artists, move.artist, move.circle)
+        if not found:
+            shows = "star" if _ARTIST_PATTERN[move.artist - 1] == 0 else "circle"
+            raise IllegalMove(
+                "illegal_move",
+                f"A{move.artist} would collect no stone on circle {move.circle}: it takes only "
+                f"tops showing the {shows} from stacks that touch no circle holding another artist",
+            )
+        first = DIRECTIONS.index(move.first)
+        if first not in found:
+            choices = ", ".join(DIRECTIONS[d] for d in found)
+            raise IllegalMove(
+                "illegal_move",
+                f"the stack {move.first} of circle {move.circle} has no collectable stone; "
+                f"the first stone is one of {choices}",
+            )
+        stacks = list(state.stacks)
+        around = CIRCLE_STACKS[move.circle - 1]
+        tower = []
+        for direction in sorted(found, key=lambda d: (d - first) % 4):
+            stack = stacks[around[direction]]
+            tower.append(stack[-1])
+            stacks[around[direction]] = stack[:-1]
+        artists = list(state.artists)
+        artists[move.artist - 1] = move.circle
+        new_towers = list(towers)
+        new_towers[move.space - 1] = tuple(tower)
+        boards = list(state.boards)
+        boards[seat] = tuple(new_towers)
+        return _advance(
+            replace(state, stacks=tuple(stacks), artists=tuple(artists), boards=tuple(boards))
+        )
+
+    def _score_colour(self, state: State, seat: int, move: ScoreColour) -> State:
+        towers = state.boards[seat]
+        colour = COLOURS.index(move.colour)
+        if colour not in _colours_scorable(towers):
+            on_top = sum(1 for tower in towers if tower and tower[-1] >> 1 == colour)
+            raise IllegalMove(
+                "illegal_move",
+                f"{move.colour} is on top of {on_top} of your towers; scoring a colour needs "
+                "at least 2",
+            )
+        spaces = [
+            s for s in range(1, SPACES + 1) if towers[s - 1] and towers[s - 1][-1] >> 1 == colour
+        ]
+        points = sum(_tower_points(towers, space) for space in spaces)
+        return self._remove_tops(state, seat, spaces, points)
+
+    def _score_tops(self, state: State, seat: int, move: ScoreTops) -> State:
+        towers = state.boards[seat]
+        if not move.spaces:
+            raise IllegalMove("illegal_move", "list at least one tower")
+        if len(set(move.spaces)) < len(move.spaces):
+            raise IllegalMove("illegal_move", "each tower may be listed once")
+        for space in move.spaces:
+            if not towers[space - 1]:
+                raise IllegalMove("illegal_move", f"your tower space {space} is empty")
+        return self._remove_tops(state, seat, list(move.spaces), len(move.spaces))
+
+    def _remove_tops(self, state: State, seat: int, spaces: list[int], points: int) -> State:
+        """Take the top of each listed tower onto the mandala, in order."""
+        setup = state.setup
+        towers = list(state.boards[seat])
+        mandala = list(state.mandala)
+        set_aside = state.set_aside
+        triggered = state.end_triggered
+        for space in spaces:
+            tower = towers[space - 1]
+            towers[space - 1] = tower[:-1]
+            if len(mandala) < setup.spaces:
+                mandala.append(tower[-1])
+                points += setup.bonuses[len(mandala) - 1]
+                triggered = triggered or len(mandala) == setup.end_space
+            else:
+                set_aside += 1
+        boards = list(state.boards)
+        boards[seat] = tuple(towers)
+        scores = list(state.scores)
+        scores[seat] += points
+        return _advance(
+            replace(
+                state,
+                boards=tuple(boards),
+                scores=tuple(scores),
+                mandala=tuple(mandala),
+                set_aside=set_aside,
+                end_triggered=triggered,
+            )
+        )
+
+    def view(self, state: State, seat: int | None) -> JSON:
+        stacks = [
+            [{"colour": COLOURS[stone >> 1], "pattern": None} for stone in stack[:-1]]
+            + [{"colour": COLOURS[stack[-1] >> 1], "pattern": PATTERNS[stack[-1] & 1]}]
+            if stack
+            else []
+            for stack in state.stacks
+        ]
+        objectives: list[Any] = [
+            [card.number for card in cards] if state.over or owner == seat else len(cards)
+            for owner, cards in enumerate(state.objectives)
+        ]
+        return {
+            "stacks": stacks,
+            "artists": {f"A{i + 1}": circle for i, circle in enumerate(state.artists)},
+            "boards": [
+                [[stone_name(stone) for stone in tower] for tower in towers]
+                for towers in state.boards
+            ],
+            "scores": list(state.scores),
+            "mandala": [stone_name(stone) for stone in state.mandala],
+            "objectives": objectives,
+            "first_player": state.first_player,
+            "end_triggered": state.end_triggered,
+            "to_move": None if state.over else state.current,
+            "resigned": list(state.resigned),
+            "mandala_spaces": state.setup.spaces,
+            "set_aside": state.set_aside,
+            "objective_points": None
+            if state.objective_points is None
+            else list(state.objective_points),
+        }
+
+    def result(self, state: State) -> Result | None:
+        if not state.over:
+            return None
+        return Result(state.scores, (_winner(state),))
+
+    # -- notation and JSON ------------------------------------------------
+
+    def parse(self, text: str, options: JSON | None = None) -> Move:
+        line = " ".join(text.lower().split())
+        if line == "resign":
+            return Resign()
+        if line.startswith("pick"):
+            found = _PICK.fullmatch(line)
+            if not found:
+                raise IllegalMove("bad_notation", _PICK_HELP)
+            artist, circle, first, space = found.groups()
+            first = _DIRECTION_NAMES.get(first, first.upper())
+            return Pick(int(artist), int(circle), first, int(space))
+        if line.startswith("score"):
+            colour = _SCORE_COLOUR.fullmatch(line)
+            if colour:
+                name = colour.group(1)
+                return ScoreColour(_COLOUR_NAMES.get(name, name.upper()))
+            tops = _SCORE_TOPS.fullmatch(line)
+            if tops:
+                return ScoreTops(tuple(int(digit) for digit in re.findall(r"[1-5]", tops.group(1))))
+            raise IllegalMove("bad_notation", _SCORE_HELP)
+        raise IllegalMove(
+            "bad_notation",
+            f"expected a pick, a score or `resign`; {_PICK_HELP}; {_SCORE_HELP}",
+        )
+
+    def notate(self, move: Move) -> str:
+        if isinstance(move, Pick):
+            return f"pick A{move.artist} to {move.circle} first {move.first} on {move.space}"
+        if isinstance(move, ScoreColour):
+            return f"score {move.colour}"
+        if isinstance(move, ScoreTops):
+            return "score tops " + " ".join(str(space) for space in move.spaces)
+        return "resign"
+
+    def move_to_json(self, move: Move) -> JSON:
+        if isinstance(move, Pick):
+            return {
+                "type": "pick",
+                "artist": f"A{move.artist}",
+                "circle": move.circle,
+                "first": move.first,
+                "space": move.space,
+            }
+        if isinstance(move, ScoreColour):
+            return {"type": "score", "colour": move.colour}
+        if isinstance(move, ScoreTops):
+            return {"type": "score_tops", "spaces": list(move.spaces)}
+        return {"type": "resign"}
+
+    def move_from_json(self, data: Any) -> Move:
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            raise _bad_move("a move is an object with a string `type`")
+        kind = data["type"]
+        if kind == "resign":
+            _check_keys(data, set())
+            return Resign()
+        if kind == "pick":
+            _check_keys(data, {"artist", "circle", "first", "space"})
+            artist = data["artist"]
+            if artist not in ("A1", "A2", "A3", "A4"):
+                raise _bad_move("artist must be one of A1, A2, A3, A4")
+            if data["first"] not in ("N", "E", "S", "W"):
+                raise _bad_move("first must be one of N, E, S, W")
+            circle = _exact_int(data, "circle", 1, 9)
+            space = _exact_int(data, "space", 1, SPACES)
+            return Pick(int(artist[1]), circle, data["first"], space)
+        if kind == "score":
+            _check_keys(data, {"colour"})
+            if data["colour"] not in ("Y", "B", "P", "V"):
+                raise _bad_move("colour must be one of Y, B, P, V")
+            return ScoreColour(data["colour"])
+        if kind == "score_tops":
+            _check_keys(data, {"spaces"})
+            spaces = data["spaces"]
+            if not isinstance(spaces, list) or not all(
+                type(space) is int and 1 <= space <= SPACES for space in spaces
+            ):
+                raise _bad_move("spaces must be a list of tower spaces 1-5")
+            return ScoreTops(tuple(spaces))
+        raise _bad_move("type must be pick, score, score_tops or resign")
+
+    def state_to_json(self, state: State) -> JSON:
+        setup = state.setup
+        return {
+            "setup": {
+                "spaces": setup.spaces,
+                "bonuses": list(setup.bonuses),
+                "end_space": setup.end_space,
+            },
+            "stacks": [[stone_name(stone) for stone in stack] for stack in state.stacks],
+            "artists": list(state.artists),
+            "boards": [
+                [[stone_name(stone) for stone in tower] for tower in towers]
+                for towers in state.boards
+            ],
+            "scores": list(state.scores),
+            "mandala": [stone_name(stone) for stone in state.mandala],
+            "set_aside": state.set_aside,
+            "objectives": [
+                [
+                    {"card": c.number, "points": c.points, "kind": c.kind, "args": list(c.args)}
+                    for c in cards
+                ]
+                for cards in state.objectives
+            ],
+            "first_player": state.first_player,
+            "current": state.current,
+            "end_triggered": state.end_triggered,
+            "resigned": list(state.resigned),
+            "objective_points": None
+            if state.objective_points is None
+            else list(state.objective_points),
+        }
+
+    def state_from_json(self, data: JSON) -> State:
+        setup = data["setup"]
+        points = data["objective_points"]
+        return State(
+            Setup(setup["spaces"], tuple(setup["bonuses"]), setup["end_space"]),
+            tuple(tuple(stone_value(s) for s in stack) for stack in data["stacks"]),
+            tuple(data["artists"]),
+            tuple(
+                tuple(tuple(stone_value(s) for s in tower) for tower in towers)
+                for towers in data["boards"]
+            ),
+            tuple(data["scores"]),
+            tuple(stone_value(s) for s in data["mandala"]),
+            data["set_aside"],
+            tuple(
+                tuple(Card(c["card"], c["points"], c["kind"], tuple(c["args"])) for c in cards)
+                for cards in data["objectives"]
+            ),
+            data["first_player"],
+            data["current"],
+            data["end_triggered"],
+            tuple(data["resigned"]),
+            None if points is None else tuple(points),
+        )
+
+
+GAME = MandalaStones()
