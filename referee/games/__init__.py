@@ -9,10 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from referee.engine import Game
+from referee.games import mandala, mandala_stones, maniki, subdivision
 
 AnyGame = Game[Any, Any]
 
-_REGISTERED: tuple[AnyGame, ...] = ()
+_REGISTERED: tuple[AnyGame, ...] = (
+    mandala.GAME,
+    mandala_stones.GAME,
+    maniki.GAME,
+    subdivision.GAME,
+)
 
 _GAMES: dict[str, AnyGame] = {game.name: game for game in _REGISTERED}
 

@@ -1,0 +1,175 @@
+"""Game records: reading, the hash chain, replay and verification."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from referee import games
+from referee.playout import steps
+from referee.record import Header, Record, RecordError, chain, chain_problems, loads
+from referee.replay import ReplayError, replay, verify
+from referee.rng import Rng, commitment
+
+SEED = "record-test-seed"
+
+
+def finished_record(game_name: str = "subdivision", players: int = 2) -> Record:
+    game = games.get(game_name)
+    options = game.load_options({}, players)
+    played = steps(game, players, options, SEED, Rng("chooser"))
+    header = Header(
+        game.name,
+        ("Ann", "Bob", "Cy", "Di")[:players],
+        options,
+        commitment(SEED),
+        game.rules_version,
+        SEED,
+    )
+    moves = [(s.seat, game.notate(s.move), "2026-11-26T00:00:00+00:00") for s in played]
+    return Record(header, chain(header.seed_commitment, moves))
+
+
+def with_entry(record: Record, index: int, **changes: object) -> Record:
+    entries = list(record.entries)
+    entries[index] = entries[index].__class__(**{**entries[index].to_json(), **changes})
+    return Record(record.header, tuple(entries))
+
+
+def test_the_chain_is_sha256_of_prev_hash_and_canonical_entry() -> None:
+    record = finished_record()
+    first, second = record.entries[:2]
+    body = json.dumps(
+        {"created_at": first.created_at, "move": first.move, "seat": first.seat, "seq": 1},
+        separators=(",", ":"),
+    )
+    assert first.prev_hash == commitment(SEED)
+    assert first.hash == hashlib.sha256((commitment(SEED) + body).encode()).hexdigest()
+    assert second.prev_hash == first.hash
+    assert chain_problems(record) == []
+
+
+def test_a_record_reads_back_as_written() -> None:
+    record = finished_record()
+    again = loads(record.dumps())
+    assert again == record
+    assert again.dumps() == record.dumps()
+
+
+def test_replay_reaches_the_same_result_as_live_play() -> None:
+    game = games.get("subdivision")
+    options = game.load_options({}, 2)
+    played = list(steps(game, 2, options, SEED, Rng("chooser")))
+    replayed = replay(loads(finished_record().dumps()))
+    assert game.result(replayed.final) == game.result(played[-1].state)
+    assert len(replayed.states) == len(played) + 1
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("", 0, "empty"),
+        ("not json\n", 1, "not JSON"),
+        ("[1, 2]\n", 1, "JSON object"),
+        ('{"game": "subdivision", "players": ["A", "B"]}\n', 1, "seed_commitment"),
+        ('{"game": "subdivision", "players": [], "seed_commitment": "x"}\n', 1, "players"),
+    ],
+)
+def test_bad_headers_are_reported_with_their_line(text: str, line: int, message: str) -> None:
+    with pytest.raises(RecordError) as error:
+        loads(text)
+    assert error.value.line == line
+    assert message in error.value.message
+
+
+def test_bad_move_lines_are_reported_with_their_file_line() -> None:
+    lines = finished_record().dumps().splitlines()
+    bad_seat = json.loads(lines[3]) | {"seat": True}
+    for broken, message in [
+        ("{oops", "not JSON"),
+        (json.dumps(bad_seat), "'seat' has the wrong type"),
+        (json.dumps(json.loads(lines[3]) | {"seq": 7}), "expected move 3"),
+        (json.dumps({"seq": 3, "seat": 0}), "missing field 'move'"),
+    ]:
+        text = "\n".join([*lines[:3], "", broken, *lines[4:]])
+        with pytest.raises(RecordError) as error:
+            loads(text)
+        assert error.value.line == 5, broken
+        assert message in error.value.message
+
+
+def test_verify_catches_a_changed_move() -> None:
+    record = finished_record()
+    game = games.get("subdivision")
+    state = replay(record, 0).final
+    other = next(m for m in game.legal_moves(state, 0) if game.notate(m) != record.entries[0].move)
+    problems = verify(with_entry(record, 0, move=game.notate(other)))
+    assert any("line 2: hash does not match" in p for p in problems)
+
+
+def test_verify_catches_a_broken_chain() -> None:
+    record = finished_record()
+    problems = verify(with_entry(record, 4, prev_hash="0" * 64))
+    assert problems == ["line 6: prev_hash does not match the line before"]
+    dropped = Record(record.header, record.entries[:3] + record.entries[4:])
+    with pytest.raises(RecordError):
+        loads(dropped.dumps())  # the sequence numbers no longer follow
+
+
+def test_verify_catches_a_seed_that_does_not_match_its_commitment() -> None:
+    record = finished_record()
+    header = Header(
+        **{**record.header.to_json(), "players": record.header.players, "seed": "another seed"}
+    )
+    problems = verify(Record(header, record.entries))
+    assert problems == ["line 1: the seed does not match its commitment"]
+
+
+def test_an_illegal_move_is_reported_with_its_line_and_reason() -> None:
+    record = finished_record()
+    header = record.header
+    moves = [(e.seat, e.move, e.created_at) for e in record.entries]
+    moves[2] = (moves[2][0], moves[0][1], None)  # the cell is already taken
+    with pytest.raises(ReplayError) as error:
+        replay(Record(header, chain(header.seed_commitment, moves)))
+    assert error.value.line == 4
+    assert error.value.code == "illegal_move"
+    assert moves[0][1] in error.value.message
+
+
+def test_a_running_game_has_no_seed_to_replay_with() -> None:
+    record = finished_record()
+    header = Header(**{**record.header.to_json(), "players": record.header.players, "seed": None})
+    running = Record(header, record.entries[:5])
+    with pytest.raises(ReplayError) as error:
+        verify(running)
+    assert error.value.code == "no_seed"
+
+
+def test_records_of_another_rules_version_are_not_replayed() -> None:
+    record = finished_record()
+    future = Header(
+        **{**record.header.to_json(), "players": record.header.players, "rules_version": "999"}
+    )
+    with pytest.raises(ReplayError) as error:
+        replay(Record(future, record.entries))
+    assert error.value.code == "unsupported_rules_version"
+    assert "999" in error.value.message
+    hand_written = Header(
+        **{**record.header.to_json(), "players": record.header.players, "rules_version": None}
+    )
+    assert replay(Record(hand_written, record.entries)).final == replay(record).final
+
+
+def test_unknown_games_and_bad_options_are_refused_on_line_one() -> None:
+    record = finished_record()
+    for changes, code in [
+        ({"game": "chess"}, "unknown_game"),
+        ({"options": {"no_such_option": 1}}, "bad_options"),
+    ]:
+        header = Header(**{**record.header.to_json(), "players": record.header.players, **changes})
+        with pytest.raises(ReplayError) as error:
+            replay(Record(header, record.entries))
+        assert (error.value.line, error.value.code) == (1, code)
