@@ -286,7 +286,7 @@ def decide(submission_id: str, url: str | None = None) -> Submission | None:
         if submission is None or submission.status != PENDING:
             return submission
         game = session.exec(
-            select(Game).where(Game.id == submission.game_id).with_for_update()
+            select(Game).where(Game.id == submission.game_id).with_for_update(key_share=True)
         ).one()
         # Read again under the lock: another worker may have decided it meanwhile.
         submission = session.exec(

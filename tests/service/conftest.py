@@ -1,0 +1,215 @@
+"""Real servers for the service tests: PostgreSQL, Redis, `referee serve`, `referee worker`.
+
+Each test module gets a fresh PostgreSQL database and its own Celery queue
+on the machine's Redis, so modules never see each other's games or tasks.
+The API and the worker are separate processes started here, talked to over
+HTTP and through the broker: nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+import requests
+
+PG_ADMIN = os.environ.get("REFEREE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS = os.environ.get("REFEREE_TEST_REDIS", "redis://127.0.0.1:6379/0")
+REFEREE = str(Path(sys.executable).with_name("referee"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def base_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(extra)
+    return env
+
+
+@dataclass
+class Process:
+    """A child process with its output in a file, stopped at the end of its fixture."""
+
+    args: list[str]
+    env: dict[str, str]
+    log: Path
+    proc: subprocess.Popen[bytes] | None = field(default=None)
+
+    def start(self) -> Process:
+        handle = self.log.open("ab")
+        self.proc = subprocess.Popen(self.args, env=self.env, stdout=handle, stderr=handle)
+        return self
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@dataclass
+class Service:
+    """A running referee: its base URL, database and the processes behind it."""
+
+    url: str
+    database_url: str
+    env: dict[str, str]
+    tmp: Path
+    server: Process
+    workers: list[Process] = field(default_factory=list)
+
+    def start_worker(self) -> Process:
+        name = f"w{len(self.workers)}-{uuid.uuid4().hex[:6]}@%h"
+        args = [REFEREE, "worker", "--pool", "solo", "--loglevel", "INFO", "-n", name]
+        log = self.tmp / f"worker{len(self.workers)}.log"
+        worker = Process(args, self.env, log).start()
+        self.workers.append(worker)
+        return worker
+
+    def stop(self) -> None:
+        for worker in self.workers:
+            worker.stop()
+        self.server.stop()
+
+
+def start_server(env: dict[str, str], tmp: Path) -> tuple[str, Process]:
+    port = free_port()
+    server = Process([REFEREE, "serve", "--port", str(port)], env, tmp / "server.log").start()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url + "/v1/rules", timeout=2).ok:
+                return url, server
+        except requests.ConnectionError:
+            pass
+        assert server.proc is not None and server.proc.poll() is None, server.output()
+        time.sleep(0.2)
+    raise AssertionError("the server did not start:\n" + server.output())
+
+
+@pytest.fixture(scope="module")
+def pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh PostgreSQL database for one test module; dropped afterwards."""
+    name = f"referee_{request.module.__name__.rsplit('.', 1)[-1]}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = PG_ADMIN.rsplit("/", 1)[0] + "/" + name
+    yield url
+    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def pg_service(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """API server + one worker process, on PostgreSQL and Redis."""
+    tmp = tmp_path_factory.mktemp("pg")
+    env = base_env(
+        DATABASE_URL=pg_database,
+        REDIS_URL=REDIS,
+        REFEREE_QUEUE=f"referee-test-{uuid.uuid4().hex[:8]}",
+        REFEREE_SWEEP_EVERY="1",
+        REFEREE_SWEEP_AFTER="2",
+    )
+    url, server = start_server(env, tmp)
+    service = Service(url, pg_database, env, tmp, server)
+    service.start_worker()
+    yield service
+    service.stop()
+
+
+@pytest.fixture(scope="module")
+def embedded_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """The embedded default: `referee serve` alone, SQLite file, tasks in-process."""
+    tmp = tmp_path_factory.mktemp("embedded")
+    database = f"sqlite:///{tmp / 'referee.sqlite3'}"
+    env = base_env(DATABASE_URL=database)
+    url, server = start_server(env, tmp)
+    service = Service(url, database, env, tmp, server)
+    yield service
+    service.stop()
+
+
+class Client:
+    """A referee client speaking only HTTP, as any player's program would."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.http = requests.Session()
+
+    @staticmethod
+    def auth(token: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"} if token else {}
+
+    def get(self, path: str, token: str | None = None, **params: Any) -> requests.Response:
+        return self.http.get(self.url + path, headers=self.auth(token), params=params, timeout=60)
+
+    def post(
+        self, path: str, body: Any, token: str | None = None, headers: dict[str, str] | None = None
+    ) -> requests.Response:
+        return self.http.post(
+            self.url + path,
+            json=body,
+            headers={**self.auth(token), **(headers or {})},
+            timeout=60,
+        )
+
+    def create(self, game: str, players: int, **options: Any) -> dict[str, Any]:
+        body = {"game": game, "players": [{"name": f"p{i}"} for i in range(players)]}
+        if options:
+            body["options"] = options
+        answer = self.post("/v1/games", body)
+        assert answer.status_code == 201, answer.text
+        created: dict[str, Any] = answer.json()
+        return created
+
+    def move(
+        self, game_id: str, token: str, body: dict[str, Any], wait: float = 20, **headers: str
+    ) -> requests.Response:
+        return self.http.post(
+            f"{self.url}/v1/games/{game_id}/moves",
+            params={"wait": wait},
+            json=body,
+            headers={**self.auth(token), **headers},
+            timeout=60,
+        )
+
+    def wait_decided(self, submission_id: str, token: str, seconds: float = 30) -> dict[str, Any]:
+        deadline = time.monotonic() + seconds
+        while True:
+            found: dict[str, Any] = self.get(f"/v1/submissions/{submission_id}", token).json()[
+                "submission"
+            ]
+            if found["status"] != "pending" or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)

@@ -1,0 +1,163 @@
+"""Races, retries and a killed worker, on PostgreSQL + Redis + real worker processes.
+
+After each, the game's log must still be one unbroken hash chain holding
+each decided move exactly once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import psycopg
+import pytest
+import requests
+
+from referee.record import chain_problems, loads
+from referee.store import ops
+from referee.store.tables import ACCEPTED
+from tests.service.conftest import Client, Service
+
+
+@pytest.fixture(scope="module")
+def service(pg_service: Service) -> Service:
+    return pg_service
+
+
+def chain_holds(client: Client, game_id: str) -> list[dict[str, Any]]:
+    """The log's chain verifies (served and recomputed here); returns the log."""
+    record = loads(client.get(f"/v1/games/{game_id}/log.jsonl").text)
+    assert chain_problems(record) == []
+    assert client.get(f"/v1/games/{game_id}/verify").json()["chain_valid"] is True
+    moves: list[dict[str, Any]] = client.get(f"/v1/games/{game_id}/moves").json()["moves"]
+    assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1))
+    return moves
+
+
+def test_fifty_submissions_for_one_turn_accept_exactly_one(service: Service) -> None:
+    client = Client(service.url)
+    created = client.create("subdivision", 2)
+    game_id, token = created["id"], created["seats"][0]["token"]
+    legal = client.get(f"/v1/games/{game_id}/legal-moves", token).json()["moves"]
+    barrier = threading.Barrier(50)
+
+    def submit(n: int) -> requests.Response:
+        body: dict[str, Any] = {"move": legal[n % len(legal)]["move"]}
+        if n % 2:
+            body["expected_version"] = 0
+        session = requests.Session()
+        barrier.wait()
+        return session.post(
+            f"{service.url}/v1/games/{game_id}/moves",
+            json=body,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=60,
+        )
+
+    with ThreadPoolExecutor(50) as pool:
+        answers = list(pool.map(submit, range(50)))
+    recorded = [a.json()["submission"]["id"] for a in answers if a.status_code == 202]
+    for answer in answers:
+        if answer.status_code != 202:
+            assert answer.status_code == 409, answer.text
+            assert answer.json()["code"] in ("not_your_turn", "stale_version")
+    decided = [client.wait_decided(sid, token) for sid in recorded]
+    accepted = [d for d in decided if d["status"] == "accepted"]
+    assert len(accepted) == 1, decided
+    assert accepted[0]["seq"] == 1
+    for refused in (d for d in decided if d["status"] == "rejected"):
+        assert refused["code"] in ("not_your_turn", "stale_version")
+    moves = chain_holds(client, game_id)
+    assert len(moves) == 1 and moves[0]["seat"] == 0
+
+
+def test_the_same_idempotency_key_twice_gives_one_move(service: Service) -> None:
+    client = Client(service.url)
+    created = client.create("subdivision", 2)
+    game_id, token = created["id"], created["seats"][0]["token"]
+    move = client.get(f"/v1/games/{game_id}/legal-moves", token).json()["moves"][0]["move"]
+    first = client.move(game_id, token, {"move": move}, wait=20, **{"Idempotency-Key": "k-1"})
+    assert first.status_code == 201, first.text
+    again = client.move(game_id, token, {"move": move}, wait=20, **{"Idempotency-Key": "k-1"})
+    assert again.status_code == 201, again.text
+    assert again.json() == first.json()
+    other = client.move(
+        game_id, token, {"notation": "resign"}, wait=20, **{"Idempotency-Key": "k-1"}
+    )
+    assert other.status_code == 409 and other.json()["code"] == "idempotency_conflict"
+    # Two copies of one request racing: still one submission, one move.
+    key = {"Idempotency-Key": "k-2"}
+    seat1 = created["seats"][1]["token"]
+    move1 = client.get(f"/v1/games/{game_id}/legal-moves", seat1).json()["moves"][0]["move"]
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(
+            pool.map(lambda _: client.move(game_id, seat1, {"move": move1}, **key), range(8))
+        )
+    assert {a.status_code for a in answers} == {201}
+    assert len({a.json()["submission"]["id"] for a in answers}) == 1
+    moves = chain_holds(client, game_id)
+    assert [m["seat"] for m in moves] == [0, 1]
+
+
+def test_deciding_twice_or_in_parallel_decides_once(service: Service) -> None:
+    client = Client(service.url)
+    created = client.create("subdivision", 2)
+    game_id, token = created["id"], created["seats"][0]["token"]
+    move = client.get(f"/v1/games/{game_id}/legal-moves", token).json()["moves"][0]["move"]
+    answer = client.move(game_id, token, {"move": move}, wait=20)
+    submission = answer.json()["submission"]
+    # The task run again (a redelivered late ack, a sweep): nothing changes.
+    with ThreadPoolExecutor(4) as pool:
+        results = list(
+            pool.map(lambda _: ops.decide(submission["id"], service.database_url), range(4))
+        )
+    assert {r.status for r in results if r is not None} == {ACCEPTED}
+    assert len(chain_holds(client, game_id)) == 1
+
+
+def test_a_worker_killed_mid_task_still_decides_exactly_once(service: Service) -> None:
+    client = Client(service.url)
+    created = client.create("subdivision", 2)
+    game_id, token = created["id"], created["seats"][0]["token"]
+    move = client.get(f"/v1/games/{game_id}/legal-moves", token).json()["moves"][0]["move"]
+    with psycopg.connect(service.database_url) as blocker:
+        # Hold the game's lock so the worker stops inside its transaction.
+        blocker.execute("SELECT id FROM game WHERE id = %s FOR NO KEY UPDATE", [game_id])
+        answer = client.move(game_id, token, {"move": move}, wait=0)
+        assert answer.status_code == 202
+        submission_id = answer.json()["submission"]["id"]
+        waiting = wait_for_lock_waiter(blocker)
+        assert waiting, "the worker never reached the game's lock"
+        for worker in service.workers:
+            worker.kill()
+        blocker.rollback()
+    assert (
+        client.get(f"/v1/submissions/{submission_id}", token).json()["submission"]["status"]
+        == "pending"
+    )
+    service.start_worker()
+    decided = client.wait_decided(submission_id, token, seconds=60)
+    assert decided["status"] == "accepted" and decided["seq"] == 1
+    moves = chain_holds(client, game_id)
+    assert len(moves) == 1
+    # Later moves still go through the new worker.
+    seat1 = created["seats"][1]["token"]
+    move1 = client.get(f"/v1/games/{game_id}/legal-moves", seat1).json()["moves"][0]["move"]
+    assert client.move(game_id, seat1, {"move": move1}).status_code == 201
+    assert len(chain_holds(client, game_id)) == 2
+
+
+def wait_for_lock_waiter(connection: psycopg.Connection[Any], seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(connection.info.dsn, autocommit=True) as watcher:
+        while time.monotonic() < deadline:
+            row = watcher.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).fetchone()
+            if row and row[0]:
+                return True
+            time.sleep(0.05)
+    return False
