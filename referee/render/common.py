@@ -1,0 +1,71 @@
+"""What the pictures and the text boards of every game share: names and widths."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+# A text board fits any mail client's plain-text view.
+TEXT_WIDTH = 72
+
+COLOUR_NAMES = {
+    "r": "red",
+    "y": "yellow",
+    "g": "green",
+    "b": "blue",
+    "p": "purple",
+    "o": "orange",
+    "k": "black",
+    "w": "white",
+}
+
+# Bidirectional overrides and isolates: in a name they could reorder the board around it.
+_BIDI_CONTROLS = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def _shown(char: str) -> bool:
+    return char not in _BIDI_CONTROLS and unicodedata.category(char) not in ("Cc", "Cs", "Co", "Cn")
+
+
+def seat_name(names: Sequence[str] | None, seat: int) -> str:
+    """The seat's player name, or `Seat N` (seats count from 0, as in the API).
+
+    Control characters are dropped and spaces collapsed: a name is one line
+    of plain text wherever it is shown.
+    """
+    if names is not None and seat < len(names):
+        name = " ".join("".join(c if _shown(c) else " " for c in names[seat]).split())
+        if name:
+            return name
+    return f"Seat {seat}"
+
+
+def _width(char: str) -> int:
+    """Columns a character takes in a monospace font (East Asian wide ones take 2)."""
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def clip(text: str, width: int) -> str:
+    """`text` cut to `width` columns, an ellipsis marking the cut."""
+    if sum(_width(c) for c in text) <= width:
+        return text
+    kept, used = [], 0
+    for char in text:
+        if used + _width(char) > width - 1:
+            break
+        kept.append(char)
+        used += _width(char)
+    return "".join(kept) + "…"
+
+
+def column(text: str, width: int) -> str:
+    """`text` clipped and padded to exactly `width` columns, for a table."""
+    text = clip(text, width)
+    return text + " " * (width - sum(_width(c) for c in text))
+
+
+def board_text(lines: Sequence[str]) -> str:
+    """The lines of a text board, none wider than `TEXT_WIDTH`, trailing spaces cut."""
+    return "\n".join(clip(line.rstrip(), TEXT_WIDTH) for line in lines) + "\n"

@@ -1,0 +1,277 @@
+"""The building blocks every board picture is drawn with.
+
+`Canvas` writes SVG elements as text, escaping every attribute and every
+piece of text, so a player's name can never break the markup. Numbers are
+written rounded to two decimals: the same view always gives the same bytes.
+The shared drawings (a pyramid seen from above, a seat's label) live here so
+that the games' pictures look like one family.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from html import escape as _html_escape
+
+Attrs = Mapping[str, str | int | float | None]
+
+FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+INK = "#2b2b2b"
+MUTED = "#6b6b6b"
+PAPER = "#fbf8f1"
+LINE = "#c9c2b4"
+
+# Seat colours where a game has none of its own (pawns, labels, Subdivision).
+SEAT_COLOURS = ("#d7263d", "#1b6fd6", "#f2b705", "#2a9d4b", "#8e44ad", "#f07b16")
+# Pyramid colours of the games that name them by letter.
+PYRAMID_COLOURS = {
+    "r": "#d7263d",
+    "y": "#f2c12e",
+    "g": "#2a9d4b",
+    "b": "#1b6fd6",
+    "p": "#8e44ad",
+    "o": "#f07b16",
+    "k": "#2b2b2b",
+    "w": "#f1f1ee",
+}
+
+
+# Characters XML 1.0 forbids even when escaped: a name holding one must not break the file.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def escape(text: str, quote: bool = True) -> str:
+    """`text` safe inside an SVG element or attribute."""
+    return _html_escape(_NOT_XML.sub("", text), quote=quote)
+
+
+def number(value: float) -> str:
+    """A coordinate as short, stable text (`12`, `12.5`, `-0.33`)."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _attributes(attrs: Attrs) -> str:
+    parts = []
+    for key, value in attrs.items():
+        if value is None:
+            continue
+        text = number(value) if isinstance(value, float) else str(value)
+        parts.append(f' {key}="{escape(text, quote=True)}"')
+    return "".join(parts)
+
+
+def shade(colour: str, amount: float) -> str:
+    """`colour` (`#rrggbb`) mixed towards white (amount > 0) or black (< 0)."""
+    channels = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    target = 255 if amount > 0 else 0
+    mixed = [round(c + (target - c) * abs(amount)) for c in channels]
+    return "#" + "".join(f"{c:02x}" for c in mixed)
+
+
+def spiral(count: int, start: float, spacing: float, turn_gap: float) -> list[tuple[float, float]]:
+    """`count` points (radius, angle) on an Archimedean spiral, from the inside out.
+
+    The first is at radius `start`, angle 0; each next one is `spacing` further
+    along the curve, and each turn lies `turn_gap` outside the one before.
+    """
+    growth = turn_gap / (2 * math.pi)
+    points: list[tuple[float, float]] = []
+    angle, travelled, next_point = 0.0, 0.0, 0.0
+    while len(points) < count:
+        radius = start + growth * angle
+        if travelled >= next_point:
+            points.append((radius, angle))
+            next_point += spacing
+        # Small steps along the curve measure its length closely enough.
+        step = 0.01
+        travelled += step * math.hypot(radius, growth)
+        angle += step
+    return points
+
+
+class Canvas:
+    """An SVG picture under construction: add elements, then `finish`."""
+
+    def __init__(self, width: float, height: float, title: str) -> None:
+        self.width = width
+        self.height = height
+        self._parts = [
+            f'<svg xmlns="http://www.w3.org/2000/svg"{_attributes(self._size_attrs())}'
+            f' font-family="{escape(FONT, quote=True)}">',
+            f"<title>{escape(title, quote=False)}</title>",
+        ]
+        self.rect(0, 0, width, height, fill=PAPER)
+
+    def _size_attrs(self) -> Attrs:
+        w, h = number(self.width), number(self.height)
+        return {"viewBox": f"0 0 {w} {h}", "width": w, "height": h, "role": "img"}
+
+    def element(self, name: str, attrs: Attrs, content: str | None = None) -> None:
+        if content is None:
+            self._parts.append(f"<{name}{_attributes(attrs)}/>")
+        else:
+            self._parts.append(
+                f"<{name}{_attributes(attrs)}>{escape(content, quote=False)}</{name}>"
+            )
+
+    def open(self, attrs: Attrs) -> None:
+        """Start a group; `close` ends it."""
+        self._parts.append(f"<g{_attributes(attrs)}>")
+
+    def close(self) -> None:
+        self._parts.append("</g>")
+
+    def rect(
+        self,
+        x: float,
+        y: float,
+        width: float,
+        height: float,
+        fill: str,
+        stroke: str | None = None,
+        stroke_width: float = 1.0,
+        rx: float = 0.0,
+        **extra: str | int | float | None,
+    ) -> None:
+        attrs: dict[str, str | int | float | None] = {
+            "x": float(x),
+            "y": float(y),
+            "width": float(width),
+            "height": float(height),
+            "rx": float(rx) if rx else None,
+            "fill": fill,
+            "stroke": stroke,
+            "stroke-width": float(stroke_width) if stroke else None,
+        }
+        attrs.update(extra)
+        self.element("rect", attrs)
+
+    def circle(
+        self,
+        cx: float,
+        cy: float,
+        r: float,
+        fill: str,
+        stroke: str | None = None,
+        stroke_width: float = 1.0,
+        **extra: str | int | float | None,
+    ) -> None:
+        attrs: dict[str, str | int | float | None] = {
+            "cx": float(cx),
+            "cy": float(cy),
+            "r": float(r),
+            "fill": fill,
+            "stroke": stroke,
+            "stroke-width": float(stroke_width) if stroke else None,
+        }
+        attrs.update(extra)
+        self.element("circle", attrs)
+
+    def line(
+        self, x1: float, y1: float, x2: float, y2: float, stroke: str, width: float = 1.0
+    ) -> None:
+        self.element(
+            "line",
+            {
+                "x1": float(x1),
+                "y1": float(y1),
+                "x2": float(x2),
+                "y2": float(y2),
+                "stroke": stroke,
+                "stroke-width": float(width),
+            },
+        )
+
+    def polygon(
+        self,
+        points: Sequence[tuple[float, float]],
+        fill: str,
+        stroke: str | None = None,
+        stroke_width: float = 1.0,
+        **extra: str | int | float | None,
+    ) -> None:
+        attrs: dict[str, str | int | float | None] = {
+            "points": " ".join(f"{number(x)},{number(y)}" for x, y in points),
+            "fill": fill,
+            "stroke": stroke,
+            "stroke-width": float(stroke_width) if stroke else None,
+            "stroke-linejoin": "round" if stroke else None,
+        }
+        attrs.update(extra)
+        self.element("polygon", attrs)
+
+    def path(self, d: str, fill: str, stroke: str | None = None, stroke_width: float = 1.0) -> None:
+        self.element(
+            "path",
+            {
+                "d": d,
+                "fill": fill,
+                "stroke": stroke,
+                "stroke-width": float(stroke_width) if stroke else None,
+                "stroke-linecap": "round" if stroke else None,
+            },
+        )
+
+    def text(
+        self,
+        x: float,
+        y: float,
+        content: str,
+        size: float = 14.0,
+        anchor: str = "start",
+        fill: str = INK,
+        bold: bool = False,
+        **extra: str | int | float | None,
+    ) -> None:
+        attrs: dict[str, str | int | float | None] = {
+            "x": float(x),
+            "y": float(y),
+            "font-size": float(size),
+            "text-anchor": None if anchor == "start" else anchor,
+            "font-weight": "bold" if bold else None,
+            "fill": fill,
+        }
+        attrs.update(extra)
+        self.element("text", attrs, content)
+
+    def finish(self) -> str:
+        return "\n".join([*self._parts, "</svg>"]) + "\n"
+
+
+def pyramid(
+    canvas: Canvas,
+    cx: float,
+    cy: float,
+    side: float,
+    colour: str,
+    data: Attrs,
+) -> None:
+    """A pyramid seen from above: four faces lit from the top left.
+
+    The group carries `class="pyramid"` and `data`, so that a picture's
+    pyramids can be found and counted.
+    """
+    h = side / 2
+    corners = [(cx - h, cy - h), (cx + h, cy - h), (cx + h, cy + h), (cx - h, cy + h)]
+    apex = (cx, cy)
+    edge = shade(colour, -0.45)
+    canvas.open({"class": "pyramid", **data})
+    for (a, b), light in zip(
+        zip(corners, [*corners[1:], corners[0]], strict=True), (0.35, 0.0, -0.25, 0.15), strict=True
+    ):
+        canvas.polygon([a, b, apex], fill=shade(colour, light))
+    canvas.polygon(corners, fill="none", stroke=edge, stroke_width=max(side / 40, 0.8))
+    canvas.line(corners[0][0], corners[0][1], corners[2][0], corners[2][1], edge, side / 60)
+    canvas.line(corners[1][0], corners[1][1], corners[3][0], corners[3][1], edge, side / 60)
+    canvas.close()
+
+
+def seat_token(canvas: Canvas, cx: float, cy: float, r: float, seat: int, data: Attrs) -> None:
+    """A round token in the seat's colour with its number: pawns and labels."""
+    colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+    canvas.open(data)
+    canvas.circle(cx, cy, r, fill="#ffffff", stroke=colour, stroke_width=r / 3)
+    canvas.text(cx, cy + r * 0.42, str(seat), size=r * 1.2, anchor="middle", bold=True)
+    canvas.close()
