@@ -30,7 +30,7 @@ from api.schemas import (
 )
 from referee import games
 from referee.engine import BadOptions, IllegalMove, Resign
-from referee.queue import DECIDE, enqueue
+from referee.queue import DECIDE, decided_signal, enqueue
 from referee.record import chain_problems
 from referee.replay import SEALED_NOTATION, envelope, replay
 from referee.rng import commitment
@@ -221,16 +221,19 @@ def submission_json(submission: Submission, seat: int | None) -> dict[str, Any]:
 
 
 def _wait(submission: Submission, seconds: float) -> Submission:
+    """The submission once decided, or as it is after `seconds`."""
     deadline = time.monotonic() + seconds
-    pause = 0.002
-    while submission.status == PENDING and time.monotonic() < deadline:
-        time.sleep(min(pause, max(deadline - time.monotonic(), 0)))
-        pause = min(pause * 1.5, 0.05)
-        with session() as db:
-            fresh = db.get(Submission, submission.id)
-        if fresh is not None:
-            submission = fresh
-    return submission
+    with decided_signal(submission.id) as heard:
+        while True:
+            with session() as db:
+                fresh = db.get(Submission, submission.id)
+            submission = fresh or submission
+            left = deadline - time.monotonic()
+            if submission.status != PENDING or left <= 0:
+                return submission
+            # Look again now and then even unannounced: a decision made
+            # outside a worker task (a direct `decide`) announces nothing.
+            heard(min(left, 0.5))
 
 
 def _answer(submission: Submission, wait: float | None) -> tuple[dict[str, Any], int]:

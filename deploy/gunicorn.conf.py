@@ -9,9 +9,10 @@ import os
 
 bind = os.environ.get("REFEREE_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2))
-threads = int(os.environ.get("REFEREE_THREADS", "4"))
+# Threads, not processes, for concurrency: a `?wait=` request mostly sleeps.
+threads = int(os.environ.get("REFEREE_THREADS", "16"))
 worker_class = "gthread"
-timeout = 60
 # `?wait=` holds a request open for up to 30 s.
+timeout = 60
 graceful_timeout = 35
-accesslog = "-"
+accesslog = os.environ.get("REFEREE_ACCESS_LOG", "-") or None

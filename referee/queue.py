@@ -14,8 +14,11 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import redis
 from celery import Celery
 
 DECIDE = "referee.decide"
@@ -59,6 +62,44 @@ def enqueue(name: str, *args: Any) -> None:
         app.tasks[name].apply(args=args)
     else:
         app.send_task(name, args=args)
+
+
+_redis: list[redis.Redis] = []
+
+
+def _client() -> redis.Redis:
+    if not _redis:
+        _redis.append(redis.Redis.from_url(os.environ["REDIS_URL"]))
+    return _redis[0]
+
+
+def _channel(submission_id: str) -> str:
+    return f"referee:decided:{submission_id}"
+
+
+def announce_decided(submission_id: str) -> None:
+    """Tell whoever waits on this submission (`?wait=`) that it has been decided."""
+    if not eager():
+        _client().publish(_channel(submission_id), b"1")
+
+
+@contextmanager
+def decided_signal(submission_id: str) -> Iterator[Callable[[float], bool]]:
+    """Listen for `announce_decided` of one submission; yields `wait(seconds) -> heard`.
+
+    Subscribe before reading the submission's status, so an announcement
+    made in between is not missed. In the embedded default decisions are
+    made before the request goes on, so `wait` only sleeps.
+    """
+    if eager():
+        yield lambda seconds: threading.Event().wait(seconds)
+        return
+    pubsub = _client().pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    pubsub.subscribe(_channel(submission_id))
+    try:
+        yield lambda seconds: pubsub.get_message(timeout=seconds) is not None
+    finally:
+        pubsub.close()
 
 
 def sweep_every() -> float:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
-from referee.queue import DECIDE, NOOP, SWEEP, app, enqueue, sweep_after
+from referee.queue import DECIDE, NOOP, SWEEP, announce_decided, app, enqueue, sweep_after
 from referee.store import ops
 from referee.store.db import transaction
 
@@ -24,6 +24,8 @@ def decide(submission_id: str) -> None:
     decided = ops.decide(submission_id)
     if decided is None:
         _log.warning("submission %s does not exist", submission_id)
+    else:
+        announce_decided(submission_id)
 
 
 @app.task(name=SWEEP)

@@ -61,7 +61,7 @@ def engine(url: str | None = None) -> Engine:
             created = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
             _sqlite_setup(created)
         else:
-            created = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+            created = create_engine(url, pool_size=10, max_overflow=20)
         _engines[url] = created
     return _engines[url]
 

@@ -89,6 +89,7 @@ def create_game(
         seed_commitment=commitment(seed),
         status="active",
         version=0,
+        head_hash=commitment(seed),
         to_act=[],
         created_at=stamp,
         updated_at=stamp,
@@ -282,19 +283,13 @@ def pending_before(session: Session, before: str, limit: int = 500) -> list[str]
 def decide(submission_id: str, url: str | None = None) -> Submission | None:
     """Decide one submission, exactly once; None when there is no such submission."""
     with transaction(url) as session:
-        submission = session.get(Submission, submission_id)
-        if submission is None or submission.status != PENDING:
-            return submission
+        owner = select(Submission.game_id).where(Submission.id == submission_id)
         game = session.exec(
-            select(Game).where(Game.id == submission.game_id).with_for_update(key_share=True)
-        ).one()
-        # Read again under the lock: another worker may have decided it meanwhile.
-        submission = session.exec(
-            select(Submission)
-            .where(Submission.id == submission_id)
-            .execution_options(populate_existing=True)
-        ).one()
-        if submission.status != PENDING:
+            select(Game).where(Game.id == owner.scalar_subquery()).with_for_update(key_share=True)
+        ).first()
+        # Read under the game's lock: another worker may have decided it already.
+        submission = session.get(Submission, submission_id)
+        if game is None or submission is None or submission.status != PENDING:
             return submission
         rules = rules_of(game)
         stamp = now()
@@ -341,10 +336,7 @@ def _advance(
     for seat, move, after in forced_moves(rules, state):
         moves.append((seat, move, None))
         state = after
-    last = session.exec(
-        select(Move.hash).where(Move.game_id == game.id).order_by(col(Move.seq).desc()).limit(1)
-    ).first()
-    prev = last or game.seed_commitment
+    prev = game.head_hash
     before_to_act = set(game.to_act)
     for seat, move, submission_id in moves:
         game.version += 1
@@ -364,6 +356,7 @@ def _advance(
             )
         )
         prev = digest
+    game.head_hash = prev
     result = rules.result(state)
     game.to_act = sorted(rules.actors(state))
     game.updated_at = stamp

@@ -28,6 +28,8 @@ class Game(SQLModel, table=True):
     seed_commitment: str = Field(max_length=64)
     status: str = Field(max_length=10, index=True)
     version: int = 0
+    # The hash of the last logged move (the seed commitment before any).
+    head_hash: str = Field(max_length=64)
     to_act: list[int] = Field(sa_column=Column(JSON, nullable=False))
     result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     created_at: str = Field(max_length=40, index=True)

@@ -113,8 +113,10 @@ def start_server(env: dict[str, str], tmp: Path) -> tuple[str, Process]:
                 return url, server
         except requests.ConnectionError:
             pass
-        assert server.proc is not None and server.proc.poll() is None, server.output()
+        if server.proc is None or server.proc.poll() is not None:
+            break
         time.sleep(0.2)
+    server.kill()
     raise AssertionError("the server did not start:\n" + server.output())
 
 

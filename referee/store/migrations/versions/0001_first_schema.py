@@ -27,6 +27,7 @@ def upgrade() -> None:
         sa.Column("seed_commitment", sa.String(length=64), nullable=False),
         sa.Column("status", sa.String(length=10), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("head_hash", sa.String(length=64), nullable=False),
         sa.Column("to_act", sa.JSON(), nullable=False),
         sa.Column("result", sa.JSON(), nullable=True),
         sa.Column("created_at", sa.String(length=40), nullable=False),

@@ -1,0 +1,342 @@
+"""The service's speed: accepted moves per second and submit-to-decided latency.
+
+Starts its own stack on this machine: a fresh PostgreSQL database, gunicorn
+(deploy/gunicorn.conf.py) and one `referee worker`, on the machine's Redis.
+Beside the real move path it measures the floor in the same run: a bare
+endpoint of the same server that inserts one row and enqueues a no-op task.
+
+Two measurements of each:
+- saturation: closed-loop clients sending as fast as they get answers, for
+  the highest throughput;
+- a fixed offered load (default 100 requests/s, open loop), for latency.
+
+A move is sent with `?wait=` so its answer comes once the worker decided it:
+the time to that answer is submit-to-decided. The players are Subdivision
+games with their parks given as options, so the client knows the start
+and picks its moves locally, adding no reads to the server's load.
+
+Usage: uv run python bench/service.py [--seconds 8] [--rate 100] [--clients 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import redis
+import requests
+
+from referee import games
+from referee.rng import Rng
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+PG_ADMIN = os.environ.get("REFEREE_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS = os.environ.get("REFEREE_BENCH_REDIS", "redis://127.0.0.1:6379/0")
+OPTIONS = {"parks": "cells", "cells": ["a1", "c3", "f6", "d2", "b5", "e4"]}
+RULES = games.get("subdivision")
+
+
+@dataclass
+class Game:
+    """A game the client follows locally (its start is fixed by the options)."""
+
+    id: str
+    tokens: list[str]
+    state: Any
+    rng: Rng
+
+    def next_move(self) -> tuple[str, dict[str, Any], Any]:
+        seat = min(RULES.actors(self.state))
+        move = RULES.random_move(self.state, seat, self.rng)
+        return self.tokens[seat], RULES.move_to_json(move), RULES.play(self.state, seat, move)
+
+
+@dataclass
+class Stack:
+    url: str
+    database: str
+    queue: str
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def drain(self) -> None:
+        """Wait until the worker has taken every task, so runs do not queue behind each other."""
+        broker = redis.Redis.from_url(REDIS)
+        deadline = time.monotonic() + 120
+        while broker.llen(self.queue) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+
+    def server_side(self) -> str:
+        """Created-to-decided as the database saw it, for the moves."""
+        url = PG_ADMIN.rsplit("/", 1)[0] + "/" + self.database
+        with psycopg.connect(url) as connection:
+            row = connection.execute(
+                "SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY"
+                " extract(epoch FROM decided_at::timestamptz - created_at::timestamptz))"
+                " FROM submission WHERE decided_at IS NOT NULL"
+            ).fetchone()
+        if row is None or row[0] is None:
+            return "no decided submissions"
+        p50, p99 = (value * 1000 for value in row[0])
+        return f"created to decided, in the database: p50 {p50:.1f} ms, p99 {p99:.1f} ms"
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_stack(web_workers: int, pool: str, concurrency: int) -> Stack:
+    name = f"referee_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    port = free_port()
+    queue_name = f"referee-bench-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": PG_ADMIN.rsplit("/", 1)[0] + "/" + name,
+        "REDIS_URL": REDIS,
+        "REFEREE_QUEUE": queue_name,
+        "REFEREE_BENCH_FLOOR": "1",
+        "REFEREE_BIND": f"127.0.0.1:{port}",
+        "WEB_CONCURRENCY": str(web_workers),
+        "REFEREE_ACCESS_LOG": "",
+    }
+    stack = Stack(f"http://127.0.0.1:{port}", name, queue_name)
+    logs = Path(os.environ.get("TMPDIR", "/tmp")) / name
+    logs.mkdir()
+    subprocess.run([BIN / "referee", "db", "upgrade"], env=env, check=True, capture_output=True)
+    commands = [
+        [
+            BIN / "gunicorn",
+            "-c",
+            ROOT / "deploy/gunicorn.conf.py",
+            "api.wsgi:app",
+        ],
+        [
+            BIN / "referee",
+            "worker",
+            "--pool",
+            pool,
+            "--concurrency",
+            str(concurrency),
+            "--loglevel",
+            "WARNING",
+        ],
+    ]
+    for n, command in enumerate(commands):
+        out = (logs / f"{n}.log").open("wb")
+        stack.processes.append(subprocess.Popen(command, env=env, cwd=ROOT, stdout=out, stderr=out))
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(stack.url + "/v1/rules", timeout=5).ok:
+                    return stack
+            except requests.RequestException:
+                time.sleep(0.2)
+    except BaseException:
+        stack.stop()
+        raise
+    stack.stop()
+    raise SystemExit(f"the server did not start; see {logs}")
+
+
+def new_games(url: str, count: int) -> queue.Queue[Game]:
+    ready: queue.Queue[Game] = queue.Queue()
+    http = requests.Session()
+    for n in range(count):
+        body = {
+            "game": "subdivision",
+            "players": [{"name": "a"}, {"name": "b"}],
+            "options": OPTIONS,
+        }
+        created = http.post(url + "/v1/games", json=body, timeout=30).json()
+        options = RULES.load_options(OPTIONS, 2)
+        state = RULES.start(2, options, Rng("parks are given"))
+        tokens = [seat["token"] for seat in created["seats"]]
+        ready.put(Game(created["id"], tokens, state, Rng(f"bench-{n}")))
+    return ready
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    ok: int = 0
+    failed: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, seconds: float, good: bool) -> None:
+        with self.lock:
+            if good:
+                self.ok += 1
+                self.latencies.append(seconds)
+            else:
+                self.failed += 1
+
+    def line(self, name: str, elapsed: float) -> str:
+        if not self.latencies:
+            return f"{name:34} nothing succeeded ({self.failed} failed)"
+        ordered = sorted(self.latencies)
+        p50 = statistics.median(ordered) * 1000
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
+        return (
+            f"{name:34} {self.ok / elapsed:7.1f}/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+            f"  ({self.ok} ok, {self.failed} failed)"
+        )
+
+
+def move_sender(
+    url: str, games_ready: queue.Queue[Game]
+) -> Callable[[requests.Session, Tally], None]:
+    def send(http: requests.Session, tally: Tally) -> None:
+        game = games_ready.get()
+        token, move, after = game.next_move()
+        start = time.perf_counter()
+        answer = http.post(
+            f"{url}/v1/games/{game.id}/moves?wait=10",
+            json={"move": move},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=30,
+        )
+        tally.add(time.perf_counter() - start, answer.status_code == 201)
+        if answer.status_code == 201:
+            game.state = after
+        if RULES.result(game.state) is None:
+            games_ready.put(game)
+
+    return send
+
+
+def floor_sender(url: str, game_id: str) -> Callable[[requests.Session, Tally], None]:
+    def send(http: requests.Session, tally: Tally) -> None:
+        start = time.perf_counter()
+        answer = http.post(f"{url}/bench/floor/{game_id}", timeout=30)
+        tally.add(time.perf_counter() - start, answer.status_code == 202)
+
+    return send
+
+
+def saturate(
+    send: Callable[[requests.Session, Tally], None], clients: int, seconds: float
+) -> tuple[Tally, float]:
+    tally = Tally()
+    stop = time.monotonic() + seconds
+
+    def loop() -> None:
+        http = requests.Session()
+        while time.monotonic() < stop:
+            send(http, tally)
+
+    threads = [threading.Thread(target=loop) for _ in range(clients)]
+    begin = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return tally, time.monotonic() - begin
+
+
+def offered(
+    send: Callable[[requests.Session, Tally], None], rate: float, seconds: float
+) -> tuple[Tally, float]:
+    """Open loop: one request every 1/rate seconds, whatever the answers' pace."""
+    tally = Tally()
+    ticks: queue.Queue[float | None] = queue.Queue()
+    local = threading.local()
+
+    def work() -> None:
+        while ticks.get() is not None:
+            if not hasattr(local, "http"):
+                local.http = requests.Session()
+            send(local.http, tally)
+
+    pool = [threading.Thread(target=work) for _ in range(48)]
+    for thread in pool:
+        thread.start()
+    begin = time.monotonic()
+    count = int(rate * seconds)
+    for n in range(count):
+        delay = begin + n / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        ticks.put(time.monotonic())
+    for _ in pool:
+        ticks.put(None)
+    for thread in pool:
+        thread.join()
+    return tally, time.monotonic() - begin
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=8)
+    parser.add_argument("--rate", type=float, default=100)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=8, help="worker pool size")
+    parser.add_argument("--pool", default="threads", choices=["prefork", "solo", "threads"])
+    args = parser.parse_args()
+    stack = start_stack(args.web_workers, args.pool, args.concurrency)
+    try:
+        games_ready = new_games(stack.url, 300)
+        floor_game = games_ready.queue[0].id
+        print(
+            f"stack: gunicorn x{args.web_workers}, one worker ({args.pool} x{args.concurrency}),"
+            " PostgreSQL, Redis"
+        )
+        moves = move_sender(stack.url, games_ready)
+        floor = floor_sender(stack.url, floor_game)
+        saturate(floor, 4, 1)  # warm up both paths
+        saturate(moves, 4, 1)
+        stack.drain()
+        runs: list[tuple[str, Callable[[], tuple[Tally, float]]]] = [
+            ("floor, saturated", lambda: saturate(floor, args.clients, args.seconds)),
+            ("moves, saturated", lambda: saturate(moves, args.clients, args.seconds)),
+            (f"floor, offered {args.rate:g}/s", lambda: offered(floor, args.rate, args.seconds)),
+            (f"moves, offered {args.rate:g}/s", lambda: offered(moves, args.rate, args.seconds)),
+        ]
+        rows = []
+        for name, run in runs:
+            stack.drain()
+            rows.append((name, *run()))
+        for name, tally, elapsed in rows:
+            print(tally.line(name, elapsed))
+        floor_rate = rows[0][1].ok / rows[0][2]
+        move_rate = rows[1][1].ok / rows[1][2]
+        print(f"moves/floor throughput: {move_rate / floor_rate:.0%} (goal: at least 50%)")
+        print(stack.server_side())
+    finally:
+        stack.stop()
+
+
+if __name__ == "__main__":
+    main()
