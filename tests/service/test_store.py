@@ -1,0 +1,94 @@
+"""The store on PostgreSQL: snapshots are only a cache, and reading the head stays cheap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import delete, event
+from sqlmodel import Session
+
+from referee import games
+from referee.replay import new_state
+from referee.rng import Rng
+from referee.store import db, ops
+from referee.store.tables import Game, Snapshot
+
+RULES = games.get("subdivision")
+
+
+@pytest.fixture(scope="module")
+def url(pg_database: str) -> Iterator[str]:
+    db.upgrade(pg_database)
+    yield pg_database
+    db.dispose()
+
+
+def played_game(url: str, moves: int) -> str:
+    """A game with `moves` random moves decided through `ops.decide`."""
+    with db.transaction(url) as session:
+        created = ops.create_game(
+            session, RULES, [("a", None), ("b", None)], RULES.load_options({}, 2)
+        )
+    game_id, seed = created.game.id, created.game.seed
+    state = new_state(RULES, seed, 2, created.game.options)
+    chooser = Rng("store")
+    for _ in range(moves):
+        seat = min(RULES.actors(state))
+        move = RULES.random_move(state, seat, chooser)
+        with Session(db.engine(url), expire_on_commit=False) as session:
+            submission, _ = ops.submit(
+                session, game_id, seat, RULES.move_to_json(move), "-", None, None
+            )
+        decided = ops.decide(submission.id, url)
+        assert decided is not None and decided.status == "accepted", decided
+        state = RULES.play(state, seat, move)
+    return game_id
+
+
+def states(url: str, game_id: str) -> list[Any]:
+    with Session(db.engine(url)) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        return [
+            RULES.state_to_json(ops.state_at(session, game, n)) for n in range(game.version + 1)
+        ]
+
+
+def test_dropping_every_snapshot_changes_no_answer(url: str) -> None:
+    game_id = played_game(url, 20)
+    before = states(url, game_id)
+    with db.transaction(url) as session:
+        session.exec(delete(Snapshot).where(Snapshot.game_id == game_id))  # type: ignore[call-overload]
+    assert states(url, game_id) == before
+    with Session(db.engine(url)) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        assert ops.chain_holds(session, game) == []
+
+
+def head_cost(url: str, game_id: str) -> tuple[int, int]:
+    """Statements run and rows read to get the state at the head."""
+    statements, rows = [0], [0]
+
+    def count(_conn: Any, cursor: Any, *_args: Any) -> None:
+        statements[0] += 1
+        rows[0] += max(cursor.rowcount, 0)
+
+    bind = db.engine(url)
+    event.listen(bind, "after_cursor_execute", count)
+    try:
+        with Session(bind) as session:
+            game = session.get(Game, game_id)
+            assert game is not None
+            statements[0] = rows[0] = 0
+            ops.state_at(session, game, game.version)
+    finally:
+        event.remove(bind, "after_cursor_execute", count)
+    return statements[0], rows[0]
+
+
+def test_the_head_costs_the_same_whatever_the_log_length(url: str) -> None:
+    short, long = played_game(url, 2), played_game(url, 24)
+    assert head_cost(url, short) == head_cost(url, long) == (1, 1)
