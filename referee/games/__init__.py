@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from referee.engine import Game
-from referee.games import mandala, mandala_stones, maniki, subdivision
+from referee.games import ice_palace, mandala, mandala_stones, maniki, subdivision
 
 AnyGame = Game[Any, Any]
 
 _REGISTERED: tuple[AnyGame, ...] = (
+    ice_palace.GAME,
     mandala.GAME,
     mandala_stones.GAME,
     maniki.GAME,

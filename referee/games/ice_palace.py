@@ -1,0 +1,764 @@
+"""Ice Palace: win rounds in the yard, then build the yard into the palace.
+
+Geoff Hanna's game as `/work/shared/rules/ice_palace.md` states it. A
+pyramid is a two-letter string, size then colour (`Lr`, `Sk`, `Mw`); a
+stack is a tuple of pyramids, bottom first; the yard and the palace are
+tuples of `(x, y, stack)` sorted by cell. The pool is kept per size as a
+string of colour letters in draw order (the front is drawn first). The
+exact maximum of a build comes from `ice_palace_solver`.
+
+RULINGS (where the rules file is silent):
+
+- Setup order: the first player is found by shuffling the whole pool once
+  (sizes S, M, L; within a size the colours in seat order, then black,
+  then white) and reading it from the front until a player colour shows;
+  then each size's part of the pool is shuffled on its own. Only player
+  colours of seated players are in the game.
+- Refills (and the first hands) are dealt seat by seat from the marker
+  holder on; each seat takes its smalls, then mediums, then larges, from
+  the front of that size's pool. The game ends before any draw when some
+  size's pool holds fewer pyramids than the seats still playing need.
+- A seat with no legal placement is asked nothing: `forced_move` gives
+  its pass, which the driver records like any other.
+- A build with nothing to place (the yard held only black and white, or
+  no yard pyramid fits the palace) is recorded by the referee itself as
+  `build` (`forced_move`).
+- `build auto` stays `build auto` in the log; `play` replaces it with the
+  plan the solver gives for that position, which is computed when the
+  round ends and kept in the state (`build_plan`), so replay is exact.
+  Changing the solver's choice of plan changes history: it needs a new
+  rules version.
+- `legal_moves` of the builder gives one maximal plan and `build auto`
+  (the plans themselves are too many to list).
+- A palace plan's first pyramid on an empty palace must go to `0,0`.
+- Resigning: the seat's hand leaves the game (it counts in
+  `out_of_game`), it draws no more, and from then on each of its turns in
+  the yard is a pass that the referee makes without asking or logging
+  it. So the round still ends after as many passes in a row as there are
+  seats. If the seat resigns on its own turn, that turn is its pass; if it
+  was about to lead, the marker and the lead go on to the next seat still
+  playing. If the round's last placer has resigned (before or while
+  building), nobody builds: the yard's pyramids leave the game, and the
+  round ends as after a build (marker on, refills). A resigned seat's
+  colour keeps scoring for it in the palace, but it ranks after every seat
+  still playing; when one seat is left the game ends with that seat the
+  winner.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeAlias
+
+import marshmallow
+
+from referee.engine import JSON, Game, IllegalMove, Resign, Result, not_your_turn, rank
+from referee.games import ice_palace_solver
+from referee.rng import Rng
+
+SIZES = "SML"
+PLAYER_COLOURS = "rygbpo"
+BLACK = "k"
+WHITE = "w"
+ALL_COLOURS = PLAYER_COLOURS + BLACK + WHITE
+STASH_PER_SIZE = 5
+HAND_PER_SIZE = 2
+NOBODY = -1
+
+YARD = "yard"
+BUILD = "build"
+
+Stack: TypeAlias = tuple[str, ...]
+Board: TypeAlias = tuple[tuple[int, int, Stack], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A pyramid from the hand into the yard, or (inside a `Build`) into the palace."""
+
+    pyramid: str
+    x: int
+    y: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Placing nothing this turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """The builder's whole palace plan, in order; `auto` asks for the referee's own."""
+
+    steps: tuple[Place, ...] = ()
+    auto: bool = False
+
+
+Move: TypeAlias = Place | Pass | Build | Resign
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """An Ice Palace position.
+
+    `turn` is the seat to place or pass in the yard, or the builder while
+    `phase` is `build`; `NOBODY` once the game is over. `build_max` and
+    `build_plan` are the solver's answer for the current build (0 and ()
+    in the yard).
+    """
+
+    colours: str
+    hands: tuple[tuple[str, ...], ...]
+    pool: tuple[str, str, str]
+    yard: Board
+    palace: Board
+    marker: int
+    turn: int
+    phase: str
+    passes: int
+    last_placer: int
+    build_max: int
+    build_plan: tuple[Place, ...]
+    out_of_game: int
+    resigned: tuple[int, ...]
+
+
+class IcePalaceOptions(marshmallow.Schema):
+    """Ice Palace has no variants; any option given is refused as unknown."""
+
+
+# -- pyramids and boards ------------------------------------------------------
+
+
+_SIZE_OF = {size: number for number, size in enumerate(SIZES, 1)}
+
+
+def _size(pyramid: str) -> int:
+    return _SIZE_OF[pyramid[0]]
+
+
+def _matches(colour: str, top: str) -> bool:
+    """The yard's founding match: black matches nothing, white every other colour."""
+    if colour == BLACK or top == BLACK:
+        return False
+    return top in (colour, WHITE) or colour == WHITE
+
+
+def _as_dict(board: Board) -> dict[tuple[int, int], Stack]:
+    return {(x, y): stack for x, y, stack in board}
+
+
+def _as_board(cells: dict[tuple[int, int], Stack]) -> Board:
+    return tuple((x, y, cells[x, y]) for x, y in sorted(cells))
+
+
+def _neighbours(x: int, y: int) -> tuple[tuple[int, int], ...]:
+    return ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+
+
+def _yard_cells(hand: Iterable[str], board: Board) -> dict[str, list[tuple[int, int]]]:
+    """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted."""
+    if not board:
+        return {pyramid: [(0, 0)] for pyramid in hand}
+    occupied = {(x, y) for x, y, _ in board}
+    spots: dict[tuple[int, int], str] = {}
+    for x, y, stack in board:
+        colour = stack[-1][1]
+        for near in _neighbours(x, y):
+            if near not in occupied:
+                spots[near] = spots.get(near, "") + colour
+    cells: dict[str, list[tuple[int, int]]] = {}
+    for pyramid in hand:
+        if pyramid in cells:
+            continue
+        size = _SIZE_OF[pyramid[0]]
+        colour = pyramid[1]
+        found = [(x, y) for x, y, stack in board if _SIZE_OF[stack[-1][0]] < size]
+        if colour == WHITE:
+            found.extend(spot for spot, tops in spots.items() if any(t != BLACK for t in tops))
+        elif colour != BLACK:
+            found.extend(spot for spot, tops in spots.items() if colour in tops or WHITE in tops)
+        cells[pyramid] = sorted(found)
+    return cells
+
+
+def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
+    """Why the yard code refuses `pyramid` at `cell` ("" when it allows it)."""
+    where = f"{pyramid}@{cell[0]},{cell[1]}"
+    if not yard:
+        return "" if cell == (0, 0) else f"{where}: the lead goes at 0,0"
+    stack = yard.get(cell)
+    if stack is not None:
+        if _size(stack[-1]) < _size(pyramid):
+            return ""
+        return (
+            f"{where}: it cannot cover the {stack[-1]} there; only a strictly larger "
+            "pyramid covers (nothing covers a large)"
+        )
+    tops = [yard[near][-1][1] for near in _neighbours(*cell) if near in yard]
+    if not tops:
+        return f"{where}: a new stack must be next to a yard stack"
+    if any(_matches(pyramid[1], top) for top in tops):
+        return ""
+    return (
+        f"{where}: no neighbouring top matches its colour (same colour; white matches "
+        "every colour but black; black matches nothing)"
+    )
+
+
+def _palace_refusal(
+    pyramid: str, cell: tuple[int, int], palace: dict[tuple[int, int], Stack]
+) -> str:
+    """Why the palace code refuses `pyramid` at `cell` ("" when it allows it)."""
+    where = f"{pyramid}@{cell[0]},{cell[1]}"
+    if not palace:
+        return "" if cell == (0, 0) else f"{where}: the first pyramid of the palace goes at 0,0"
+    stack = palace.get(cell)
+    if stack is not None:
+        if _size(stack[-1]) > _size(pyramid):
+            return ""
+        return (
+            f"{where}: it cannot cover the {stack[-1]} there; in the palace only a strictly "
+            "smaller pyramid covers (nothing covers a small)"
+        )
+    if any(near in palace and palace[near][-1][1] == pyramid[1] for near in _neighbours(*cell)):
+        return ""
+    return f"{where}: a new palace stack needs a neighbouring top of exactly its colour"
+
+
+def _build_input(
+    state: State,
+) -> tuple[dict[tuple[int, int], ice_palace_solver.Piece], list[ice_palace_solver.Piece]]:
+    """The palace tops and the yard's pyramids that may be built (not black, not white)."""
+    tops = {(x, y): (_size(stack[-1]), stack[-1][1]) for x, y, stack in state.palace}
+    pieces = [
+        (_size(p), p[1]) for _, _, stack in state.yard for p in stack if p[1] not in (BLACK, WHITE)
+    ]
+    return tops, pieces
+
+
+def _places(plan: ice_palace_solver.Plan) -> tuple[Place, ...]:
+    return tuple(Place(SIZES[size - 1] + colour, x, y) for size, colour, x, y in plan.steps)
+
+
+def _size_counts(pyramids: Iterable[str]) -> dict[str, int]:
+    counts = dict.fromkeys(SIZES, 0)
+    for pyramid in pyramids:
+        counts[pyramid[0]] += 1
+    return counts
+
+
+# -- notation -------------------------------------------------------------------
+
+_PYRAMID = r"(?:([sml])\s*([rygbpokw])|([rygbpokw])\s*([sml]))"
+_PLACE = re.compile(
+    _PYRAMID + r"\s*@\s*\(?\s*([+-]?\d{1,9})\s*,\s*([+-]?\d{1,9})\s*\)?", re.IGNORECASE
+)
+_SEPARATORS = re.compile(r"[\s,;:]*")
+_EXPECTED = (
+    "expected a placement like `Mw@1,0` (size S/M/L, colour r/y/g/b/p/o/k/w, then @x,y), "
+    "`pass`, `build` followed by placements (`build Lr@0,1 Mg@0,1`), `build auto`, or `resign`"
+)
+
+
+def _pyramid_of(match: re.Match[str]) -> str:
+    size = match.group(1) or match.group(4)
+    colour = match.group(2) or match.group(3)
+    return size.upper() + colour.lower()
+
+
+def _place_of(match: re.Match[str]) -> Place:
+    return Place(_pyramid_of(match), int(match.group(5)), int(match.group(6)))
+
+
+def _notate_place(place: Place) -> str:
+    return f"{place.pyramid}@{place.x},{place.y}"
+
+
+def _valid_pyramid(value: str) -> bool:
+    return len(value) == 2 and value[0] in SIZES and value[1] in ALL_COLOURS
+
+
+def _place_from_json(data: Any) -> Place:
+    if not isinstance(data, dict):
+        raise IllegalMove("bad_move", "a placement is an object {pyramid, x, y}")
+    pyramid, x, y = data.get("pyramid"), data.get("x"), data.get("y")
+    if not (isinstance(pyramid, str) and _valid_pyramid(pyramid)):
+        raise IllegalMove(
+            "bad_move", "`pyramid` must be size S/M/L then colour r/y/g/b/p/o/k/w, like `Mw`"
+        )
+    if (
+        not (isinstance(x, int) and isinstance(y, int))
+        or isinstance(x, bool)
+        or isinstance(y, bool)
+    ):
+        raise IllegalMove("bad_move", "`x` and `y` must be integers")
+    return Place(pyramid, x, y)
+
+
+def _place_to_json(place: Place) -> JSON:
+    return {"pyramid": place.pyramid, "x": place.x, "y": place.y}
+
+
+def _board_to_json(board: Board) -> list[Any]:
+    return [[x, y, list(stack)] for x, y, stack in board]
+
+
+def _board_from_json(data: Any) -> Board:
+    return tuple((int(x), int(y), tuple(stack)) for x, y, stack in data)
+
+
+def _board_view(board: Board) -> dict[str, list[str]]:
+    return {f"{x},{y}": list(stack) for x, y, stack in board}
+
+
+class IcePalace(Game[State, Move]):
+    name: ClassVar[str] = "ice_palace"
+    title: ClassVar[str] = "Ice Palace"
+    rules_version: ClassVar[str] = "1"
+    players: ClassVar[tuple[int, ...]] = (3, 4, 5, 6)
+    options_schema: ClassVar[type[marshmallow.Schema]] = IcePalaceOptions
+    lists_every_move: ClassVar[bool] = False
+    notation_help: ClassVar[str] = (
+        "In the yard, place a pyramid of your hand as size, colour, @x,y: `Mw@1,0` "
+        "(the lead goes at `0,0`), or `pass`. The round's builder sends the whole "
+        "palace plan, in order, on one line: `build Lr@0,1 Mg@0,1 Sg@2,0`; it must "
+        "place as many pyramids as possible. `build auto` takes the referee's own "
+        "maximal plan. `resign` leaves the game."
+    )
+
+    # -- the rules -------------------------------------------------------
+
+    def start(self, players: int, options: JSON, rng: Rng) -> State:
+        colours = PLAYER_COLOURS[:players]
+        # Each size's part of the pool: the stashes less each hand's one of that size.
+        part = [c for c in colours for _ in range(STASH_PER_SIZE - 1)]
+        part += [BLACK] * STASH_PER_SIZE + [WHITE] * STASH_PER_SIZE
+        parts = [list(part) for _ in SIZES]
+        everything = [size + c for size, part in zip(SIZES, parts, strict=True) for c in part]
+        first = next(p for p in rng.shuffled(everything) if p[1] in colours)
+        marker = colours.index(first[1])
+        for part in parts:
+            rng.shuffle(part)
+        hands = tuple(tuple(size + c for size in SIZES) for c in colours)
+        pool = ("".join(parts[0]), "".join(parts[1]), "".join(parts[2]))
+        state = State(
+            colours=colours,
+            hands=hands,
+            pool=pool,
+            yard=(),
+            palace=(),
+            marker=marker,
+            turn=marker,
+            phase=YARD,
+            passes=0,
+            last_placer=NOBODY,
+            build_max=0,
+            build_plan=(),
+            out_of_game=0,
+            resigned=(),
+        )
+        hands_after, pool_after = _deal(state, marker)
+        return _replace(state, hands=hands_after, pool=pool_after)
+
+    def actors(self, state: State) -> frozenset[int]:
+        return frozenset() if state.turn == NOBODY else frozenset((state.turn,))
+
+    def forced_move(self, state: State) -> tuple[int, Move] | None:
+        if state.turn == NOBODY:
+            return None
+        if state.phase == BUILD:
+            return (state.turn, Build()) if state.build_max == 0 else None
+        if state.yard and not any(_yard_cells(state.hands[state.turn], state.yard).values()):
+            return state.turn, Pass()
+        return None
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        if seat != state.turn or state.turn == NOBODY:
+            return []
+        if state.phase == BUILD:
+            return [Build(state.build_plan), Build(auto=True)]
+        moves: list[Move] = list(self._placements(state, seat))
+        if state.yard:
+            moves.append(Pass())
+        return moves
+
+    def random_move(self, state: State, seat: int, rng: Rng) -> Move:
+        if seat != state.turn or state.turn == NOBODY:
+            raise not_your_turn()
+        if state.phase == BUILD:
+            if rng.below(4) == 0:
+                return Build(auto=True)
+            # A random plan when it is maximal: palaces then grow in every
+            # shape, as players grow them, not only in the solver's lines.
+            tops, pieces = _build_input(state)
+            plan = ice_palace_solver.random_plan(tops, pieces, rng)
+            if plan.count == state.build_max:
+                return Build(_places(plan))
+            return Build(state.build_plan)
+        return rng.choice(self.legal_moves(state, seat))
+
+    def _placements(self, state: State, seat: int) -> list[Place]:
+        cells = _yard_cells(state.hands[seat], state.yard)
+        return [Place(pyramid, x, y) for pyramid in sorted(cells) for x, y in cells[pyramid]]
+
+    def play(self, state: State, seat: int, move: Move) -> State:
+        if state.turn == NOBODY:
+            raise IllegalMove("game_over", "the game is over")
+        if isinstance(move, Resign):
+            return self._resign(state, seat)
+        if seat != state.turn:
+            raise not_your_turn()
+        if state.phase == BUILD:
+            if not isinstance(move, Build):
+                raise IllegalMove(
+                    "illegal_move",
+                    "the round is over and you build: send your palace plan "
+                    "(`build Lr@0,1 ...`) or `build auto`",
+                )
+            return self._build(state, move)
+        if isinstance(move, Build):
+            raise IllegalMove(
+                "illegal_move", "the round is still on: place a pyramid in the yard or pass"
+            )
+        if isinstance(move, Pass):
+            if not state.yard:
+                raise IllegalMove(
+                    "illegal_move", "the lead cannot pass: place a pyramid of your hand at 0,0"
+                )
+            return self._next_turn(state, seat, state.passes + 1)
+        return self._place(state, seat, move)
+
+    def _place(self, state: State, seat: int, move: Place) -> State:
+        hand = list(state.hands[seat])
+        if move.pyramid not in hand:
+            raise IllegalMove("illegal_move", f"you have no {move.pyramid} in your hand")
+        yard = _as_dict(state.yard)
+        cell = (move.x, move.y)
+        refusal = _yard_refusal(move.pyramid, cell, yard)
+        if refusal:
+            raise IllegalMove("illegal_move", refusal)
+        hand.remove(move.pyramid)
+        yard[cell] = (*yard.get(cell, ()), move.pyramid)
+        placed = _replace(
+            state,
+            hands=_with(state.hands, seat, tuple(hand)),
+            yard=_as_board(yard),
+            last_placer=seat,
+        )
+        return self._next_turn(placed, seat, 0)
+
+    def _next_turn(self, state: State, seat: int, passes: int) -> State:
+        """The turn goes round; resigned seats pass on their own; enough passes end the round."""
+        players = len(state.colours)
+        while passes < players:
+            seat = (seat + 1) % players
+            if seat not in state.resigned:
+                return _replace(state, turn=seat, passes=passes)
+            passes += 1
+        return self._end_round(_replace(state, passes=passes))
+
+    def _end_round(self, state: State) -> State:
+        builder = state.last_placer
+        pyramids = sum(len(stack) for _, _, stack in state.yard)
+        tops, pieces = _build_input(state)
+        out = state.out_of_game + pyramids - len(pieces)
+        if builder in state.resigned:
+            return self._after_build(state, state.palace, out + len(pieces))
+        plan = ice_palace_solver.solve(tops, pieces)
+        return _replace(
+            state,
+            phase=BUILD,
+            turn=builder,
+            build_max=plan.count,
+            build_plan=_places(plan),
+            out_of_game=out,
+        )
+
+    def _build(self, state: State, move: Build) -> State:
+        steps = state.build_plan if move.auto else move.steps
+        left = Counter(p for _, _, stack in state.yard for p in stack if p[1] not in (BLACK, WHITE))
+        palace = _as_dict(state.palace)
+        for number, step in enumerate(steps, 1):
+            if left[step.pyramid] == 0:
+                raise IllegalMove(
+                    "illegal_move",
+                    f"step {number}, {_notate_place(step)}: the yard has no {step.pyramid} "
+                    "left to build with (black and white ones have left the game)",
+                )
+            refusal = _palace_refusal(step.pyramid, (step.x, step.y), palace)
+            if refusal:
+                raise IllegalMove("illegal_move", f"step {number}, {refusal}")
+            left[step.pyramid] -= 1
+            cell = (step.x, step.y)
+            palace[cell] = (*palace.get(cell, ()), step.pyramid)
+        if len(steps) != state.build_max:
+            raise IllegalMove(
+                "illegal_move",
+                f"this plan places {len(steps)} pyramids, but {state.build_max} can be "
+                f"placed: your plan must place {state.build_max}",
+            )
+        out = state.out_of_game + sum(left.values())
+        return self._after_build(state, _as_board(palace), out)
+
+    def _after_build(self, state: State, palace: Board, out_of_game: int) -> State:
+        """The marker moves on; refills, unless the pool cannot refill every hand."""
+        marker = _next_playing(state, state.marker)
+        cleared = _replace(
+            state,
+            yard=(),
+            palace=palace,
+            marker=marker,
+            turn=marker,
+            phase=YARD,
+            passes=0,
+            last_placer=NOBODY,
+            build_max=0,
+            build_plan=(),
+            out_of_game=out_of_game,
+        )
+        need = dict.fromkeys(SIZES, 0)
+        for seat, hand in enumerate(state.hands):
+            if seat not in state.resigned:
+                for size, count in _size_counts(hand).items():
+                    need[size] += HAND_PER_SIZE - count
+        if any(need[size] > len(part) for size, part in zip(SIZES, state.pool, strict=True)):
+            return _replace(cleared, turn=NOBODY)
+        hands, pool = _deal(cleared, marker)
+        return _replace(cleared, hands=hands, pool=pool)
+
+    def _resign(self, state: State, seat: int) -> State:
+        players = len(state.colours)
+        if not 0 <= seat < players:
+            raise not_your_turn()
+        if seat in state.resigned:
+            raise IllegalMove("illegal_move", "you have already resigned")
+        resigned = tuple(sorted((*state.resigned, seat)))
+        state = _replace(
+            state,
+            resigned=resigned,
+            hands=_with(state.hands, seat, ()),
+            out_of_game=state.out_of_game + len(state.hands[seat]),
+        )
+        if players - len(resigned) == 1:
+            return _replace(state, turn=NOBODY)
+        if seat != state.turn:
+            return state
+        if state.phase == BUILD:
+            # Black and white left the game when the round ended.
+            coloured = sum(p[1] not in (BLACK, WHITE) for _, _, stack in state.yard for p in stack)
+            return self._after_build(state, state.palace, state.out_of_game + coloured)
+        if not state.yard:
+            lead = _next_playing(state, seat)
+            return _replace(state, marker=lead, turn=lead)
+        return self._next_turn(state, seat, state.passes + 1)
+
+    def view(self, state: State, seat: int | None) -> JSON:
+        building = state.phase == BUILD and state.turn != NOBODY
+        return {
+            "colours": list(state.colours),
+            "marker": state.marker,
+            "phase": state.phase,
+            "turn": None if state.turn == NOBODY else state.turn,
+            "hands": [
+                list(hand) if owner == seat else _size_counts(hand)
+                for owner, hand in enumerate(state.hands)
+            ],
+            "pool": {size: len(part) for size, part in zip(SIZES, state.pool, strict=True)},
+            "yard": _board_view(state.yard),
+            "palace": _board_view(state.palace),
+            "last_placer": None if state.last_placer == NOBODY else state.last_placer,
+            "passes": state.passes,
+            "builder": state.turn if building else None,
+            "build_max": state.build_max if building else None,
+            "out_of_game": state.out_of_game,
+            "resigned": list(state.resigned),
+            "scores": list(_scores(state)),
+        }
+
+    def result(self, state: State) -> Result | None:
+        if state.turn != NOBODY:
+            return None
+        return rank(_scores(state), state.resigned)
+
+    # -- notation and JSON ------------------------------------------------
+
+    def parse(self, text: str, options: JSON | None = None) -> Move:
+        words = text.strip()
+        lowered = words.lower()
+        if lowered == "resign":
+            return Resign()
+        if lowered == "pass":
+            return Pass()
+        if lowered.startswith("build"):
+            rest = words[len("build") :]
+            if rest.strip().lower() == "auto":
+                return Build(auto=True)
+            return Build(tuple(_parse_places(rest)))
+        match = _PLACE.fullmatch(words)
+        if match is None:
+            raise IllegalMove("bad_notation", f"cannot read {_shorten(words)!r}: {_EXPECTED}")
+        return _place_of(match)
+
+    def notate(self, move: Move) -> str:
+        if isinstance(move, Resign):
+            return "resign"
+        if isinstance(move, Pass):
+            return "pass"
+        if isinstance(move, Place):
+            return _notate_place(move)
+        if move.auto:
+            return "build auto"
+        return " ".join(["build", *(_notate_place(step) for step in move.steps)])
+
+    def move_to_json(self, move: Move) -> JSON:
+        if isinstance(move, Resign):
+            return {"type": "resign"}
+        if isinstance(move, Pass):
+            return {"type": "pass"}
+        if isinstance(move, Place):
+            return {"type": "place", **_place_to_json(move)}
+        return {
+            "type": "build",
+            "auto": move.auto,
+            "plan": [_place_to_json(step) for step in move.steps],
+        }
+
+    def move_from_json(self, data: Any) -> Move:
+        if not isinstance(data, dict):
+            raise IllegalMove("bad_move", "a move is a JSON object with a `type`")
+        kind = data.get("type")
+        if kind == "resign":
+            return Resign()
+        if kind == "pass":
+            return Pass()
+        if kind == "place":
+            return _place_from_json(data)
+        if kind == "build":
+            auto = data.get("auto", False)
+            plan = data.get("plan", [])
+            if not isinstance(auto, bool):
+                raise IllegalMove("bad_move", "`auto` must be true or false")
+            if not isinstance(plan, list):
+                raise IllegalMove("bad_move", "`plan` must be a list of placements")
+            if auto and plan:
+                raise IllegalMove("bad_move", "`build auto` takes no plan")
+            return Build(tuple(_place_from_json(step) for step in plan), auto)
+        raise IllegalMove("bad_move", "`type` must be one of `place`, `pass`, `build`, `resign`")
+
+    def state_to_json(self, state: State) -> JSON:
+        return {
+            "colours": state.colours,
+            "hands": [list(hand) for hand in state.hands],
+            "pool": list(state.pool),
+            "yard": _board_to_json(state.yard),
+            "palace": _board_to_json(state.palace),
+            "marker": state.marker,
+            "turn": state.turn,
+            "phase": state.phase,
+            "passes": state.passes,
+            "last_placer": state.last_placer,
+            "build_max": state.build_max,
+            "build_plan": [_place_to_json(step) for step in state.build_plan],
+            "out_of_game": state.out_of_game,
+            "resigned": list(state.resigned),
+        }
+
+    def state_from_json(self, data: JSON) -> State:
+        small, medium, large = data["pool"]
+        return State(
+            colours=data["colours"],
+            hands=tuple(tuple(hand) for hand in data["hands"]),
+            pool=(small, medium, large),
+            yard=_board_from_json(data["yard"]),
+            palace=_board_from_json(data["palace"]),
+            marker=data["marker"],
+            turn=data["turn"],
+            phase=data["phase"],
+            passes=data["passes"],
+            last_placer=data["last_placer"],
+            build_max=data["build_max"],
+            build_plan=tuple(_place_from_json(step) for step in data["build_plan"]),
+            out_of_game=data["out_of_game"],
+            resigned=tuple(data["resigned"]),
+        )
+
+
+# -- helpers that build states ----------------------------------------------------
+
+
+def _replace(state: State, **changes: Any) -> State:
+    fields = {name: getattr(state, name) for name in State.__slots__}
+    fields.update(changes)
+    return State(**fields)
+
+
+def _with(
+    hands: tuple[tuple[str, ...], ...], seat: int, hand: tuple[str, ...]
+) -> tuple[tuple[str, ...], ...]:
+    return (*hands[:seat], hand, *hands[seat + 1 :])
+
+
+def _next_playing(state: State, seat: int) -> int:
+    players = len(state.colours)
+    for step in range(1, players + 1):
+        candidate = (seat + step) % players
+        if candidate not in state.resigned:
+            return candidate
+    return seat
+
+
+def _deal(state: State, first: int) -> tuple[tuple[tuple[str, ...], ...], tuple[str, str, str]]:
+    """Every seat still playing refills to two of each size, from `first` on in seat order."""
+    players = len(state.colours)
+    hands = [list(hand) for hand in state.hands]
+    pool = list(state.pool)
+    for step in range(players):
+        seat = (first + step) % players
+        if seat in state.resigned:
+            continue
+        counts = _size_counts(hands[seat])
+        for index, size in enumerate(SIZES):
+            need = HAND_PER_SIZE - counts[size]
+            hands[seat].extend(size + colour for colour in pool[index][:need])
+            pool[index] = pool[index][need:]
+    small, medium, large = pool
+    return tuple(tuple(sorted(hand, key=_hand_order)) for hand in hands), (small, medium, large)
+
+
+def _hand_order(pyramid: str) -> tuple[int, int]:
+    return SIZES.index(pyramid[0]), ALL_COLOURS.index(pyramid[1])
+
+
+def _scores(state: State) -> tuple[int, ...]:
+    scores = [0] * len(state.colours)
+    for _, _, stack in state.palace:
+        scores[state.colours.index(stack[-1][1])] += len(stack)
+    return tuple(scores)
+
+
+def _parse_places(text: str) -> list[Place]:
+    places: list[Place] = []
+    position = 0
+    for match in _PLACE.finditer(text):
+        if not _SEPARATORS.fullmatch(text, position, match.start()):
+            break
+        places.append(_place_of(match))
+        position = match.end()
+    if not _SEPARATORS.fullmatch(text, position):
+        raise IllegalMove(
+            "bad_notation",
+            f"cannot read the plan at {_shorten(text[position:].strip())!r}: a plan is "
+            "placements separated by spaces, like `build Lr@0,1 Mg@0,1 Sg@2,0`",
+        )
+    return places
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+GAME = IcePalace()

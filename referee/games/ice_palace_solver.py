@@ -1,0 +1,816 @@
+"""The exact palace-building solver of Ice Palace: the most pyramids a builder can place.
+
+The problem. A palace is a set of stacks on a square grid; only each stack's
+top pyramid (size, colour) matters. The builder places yard pyramids one at
+a time: **cover** a stack whose top is strictly larger (colours free), or
+**found** a new stack on an empty cell orthogonally next to a stack whose
+top has exactly the same colour; the first pyramid of an empty palace goes
+to `0,0`. We want the largest number of yard pyramids placeable, and a plan
+(an ordered list of placements) that reaches it.
+
+How it is solved exactly, and fast:
+
+1. *Covers need no geometry.* A cover onto a stack that has no empty
+   neighbour (a *closed* stack) can never matter to a founding, so it can
+   be moved to the end of any plan. So can a cover onto an *open* stack
+   unless a later founding of the covering colour uses it: covering is
+   then a *recolouring* that lets a new colour found next to it. Every
+   plan thus reshapes into foundings and recolourings, then a final block
+   of covers, whose best size is a formula: with `m` mediums and `s`
+   smalls left over and `A` large tops and `B` medium tops in the palace,
+   `min(m, A) + min(s, A + B)` (a medium put on a large still takes a
+   small).
+
+2. *An upper bound that is a game of its own.* Forget the grid: say a
+   stack stays open forever once it is open now, and every new stack is
+   open. In that relaxation founding is always good (it adds a top and
+   removes nothing), so every pyramid of a colour that has an open top is
+   founded at once; what is left are *locked* colours, which open only
+   when one of their mediums or smalls covers an open top (an *unlock*).
+   Only the counts of open and closed large and medium tops matter then,
+   and the locked colours, so the best sequence of unlocks is a tiny
+   memoised search (`_unlocks`). It bounds the real answer from above
+   from any position, which makes it the pruning bound of step 4.
+
+3. *A plan in the real grid.* A greedy builder plays the relaxation's
+   choices on the real palace: found everything it can (each on the cell
+   that keeps the most room and closes no stack), take the unlock the
+   relaxation values most, repeat, then the final covers. When it reaches
+   the bound, the bound is the answer (the common case by far).
+
+4. *Exact search where they differ.* Walls (stacks with no room, cells
+   walled in by others) can make the bound too high. Then a depth-first
+   search over real positions (foundings on each candidate cell and useful
+   recolourings, the final block by the formula) asks "can `t` more be
+   placed?" for `t` from the bound down to the greedy count. Positions are
+   memoised by what was placed where (so orders that reach the same
+   position are searched once; pyramids of one size and colour are counted,
+   never told apart), and every position is cut by the bound of step 2.
+
+Pyramids that can never be placed drop out on their own: a large of a
+colour the relaxation can never open is never founded, and leftovers only
+ever appear in the final covers.
+
+Everything here is deterministic (no set of strings is iterated, ties are
+broken by cell order): `build auto` is replayed from the log by calling
+this solver again, so the plan it returns for a position must never
+change within one rules version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from referee.rng import Rng
+
+SMALL, MEDIUM, LARGE = 1, 2, 3
+
+Cell = tuple[int, int]
+Piece = tuple[int, str]
+"""A pyramid as (size, colour letter): size 1 small, 2 medium, 3 large."""
+Step = tuple[int, str, int, int]
+"""A placement: size, colour letter, x, y."""
+
+# A cell is one int, x * _WIDE + y, so that neighbours are +-1 and +-_WIDE.
+# A whole game holds at most 120 pyramids, far inside the half width.
+_WIDE = 1 << 16
+_HALF = _WIDE >> 1
+_NEAR = (1, -1, _WIDE, -_WIDE)
+_ORIGIN = 0
+# A top (size, colour index) is one int: size * 8 + colour.
+_SHIFT = 3
+_COLOUR_MASK = 7
+_NO_NEED = 1 << 30
+# The best a cell next to a stack can be: it closes no stack, is open to the
+# outside and has three empty neighbours (the fourth is that stack).
+_ROOMIEST = (0, 1, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The most pyramids that can be placed, and one order of placements reaching it."""
+
+    count: int
+    steps: tuple[Step, ...]
+
+
+def solve(tops: Mapping[Cell, Piece], pieces: Iterable[Piece]) -> Plan:
+    """The exact maximum number of `pieces` placeable on a palace with these stack tops.
+
+    `tops` maps each palace cell to the pyramid on top of its stack; `pieces`
+    is the yard (a multiset; black and white already gone). Colours are
+    compared exactly, so any letters work.
+    """
+    search, letters = _prepare(tops, pieces, None)
+    return _plan(*search.run(), letters)
+
+
+def random_plan(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng) -> Plan:
+    """A plan by the greedy builder founding on cells drawn at random: no promise
+    that it is maximal (compare with `solve`), but palaces grow as players grow
+    them, not in the solver's straight lines."""
+    search, letters = _prepare(tops, pieces, rng)
+    return _plan(*search.greedy(), letters)
+
+
+def _prepare(
+    tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng | None
+) -> tuple[_Search, list[str]]:
+    pieces = list(pieces)
+    letters = sorted({colour for _, colour in pieces} | {colour for _, colour in tops.values()})
+    if len(letters) > _COLOUR_MASK + 1:
+        raise ValueError("the solver handles at most 8 colours")
+    index = {letter: i for i, letter in enumerate(letters)}
+    # Sorted, so that the plan never depends on the order the caller built `tops` in.
+    cells = {
+        _cell(x, y): (size << _SHIFT) | index[colour]
+        for (x, y), (size, colour) in sorted(tops.items())
+    }
+    return _Search(
+        cells, [(size << _SHIFT) | index[colour] for size, colour in pieces], rng
+    ), letters
+
+
+def _plan(count: int, codes: list[tuple[int, int]], letters: list[str]) -> Plan:
+    steps = tuple(
+        (code >> _SHIFT, letters[code & _COLOUR_MASK], *_xy(cell)) for code, cell in codes
+    )
+    return Plan(count, steps)
+
+
+def _cell(x: int, y: int) -> int:
+    if not (-_HALF < x < _HALF and -_HALF < y < _HALF):
+        raise ValueError(f"cell {x},{y} is too far out")
+    return x * _WIDE + y
+
+
+def _xy(cell: int) -> tuple[int, int]:
+    y = (cell + _HALF) % _WIDE - _HALF
+    return (cell - y) // _WIDE, y
+
+
+def final_covers(smalls: int, mediums: int, large_tops: int, medium_tops: int) -> int:
+    """How many leftover pyramids covers alone can place (larges cover nothing)."""
+    return min(mediums, large_tops) + min(smalls, large_tops + medium_tops)
+
+
+@lru_cache(maxsize=1 << 16)
+def _unlocks(
+    open_l: int,
+    open_m: int,
+    closed_l: int,
+    closed_m: int,
+    locked: tuple[tuple[int, int, int], ...],
+) -> int:
+    """The relaxation's best count of placements among the locked colours.
+
+    `locked` holds (smalls, mediums, larges) per colour that has no open top,
+    sorted (colours are interchangeable here). Unlocking a colour covers an
+    open top with one of its mediums (onto a large) or smalls (onto a
+    medium when there is one: a large top is worth at least a medium one),
+    then founds the rest of that colour; the covered top stays open.
+    """
+    smalls = sum(group[0] for group in locked)
+    mediums = sum(group[1] for group in locked)
+    best = final_covers(smalls, mediums, open_l + closed_l, open_m + closed_m)
+    everything = smalls + mediums + sum(group[2] for group in locked)
+    for i, (s, m, la) in enumerate(locked):
+        total = s + m + la
+        # One pyramid alone gains nothing from opening its colour: a final
+        # cover places it as well, and may use a closed top.
+        if total < 2 or best == everything:
+            continue
+        rest = locked[:i] + locked[i + 1 :]
+        if m and open_l:
+            gain = total + _unlocks(open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
+            best = max(best, gain)
+        if not s:
+            continue
+        if open_m:
+            gain = total + _unlocks(open_l + la, open_m - 1 + m, closed_l, closed_m, rest)
+            best = max(best, gain)
+        if open_l:
+            gain = total + _unlocks(open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
+            best = max(best, gain)
+            # A medium of another locked colour can go under the small first.
+            for j, (sj, mj, lj) in enumerate(rest):
+                if mj:
+                    less = (*rest[:j], (sj, mj - 1, lj), *rest[j + 1 :])
+                    gain = (
+                        total
+                        + 1
+                        + _unlocks(
+                            open_l - 1 + la, open_m + m, closed_l, closed_m, tuple(sorted(less))
+                        )
+                    )
+                    best = max(best, gain)
+    return best
+
+
+Group = tuple[int, int, int, int]
+"""A colour without an outside-open top: (status, smalls, mediums, larges); status 1
+when it has a top open only into holes, 0 when it has no open top."""
+
+
+@lru_cache(maxsize=1 << 16)
+def _unlocks_holes(
+    tokens: tuple[int, int, int, int, int, int],
+    room: int,
+    groups: tuple[Group, ...],
+) -> int:
+    """`_unlocks` when some tops are open only into holes (walled-in empty cells).
+
+    `tokens` counts large and medium tops: open to the outside, open only
+    into holes, closed. `room` is the number of hole cells. A colour with an
+    outside-open top founds everything (as in `_unlocks`); a colour open
+    only into holes founds one pyramid per hole cell at most, and opens
+    further colours into the holes only. Holes are pooled into one, which
+    only loosens the bound.
+    """
+    open_l, open_m, hole_l, hole_m, closed_l, closed_m = tokens
+    smalls = sum(group[1] for group in groups)
+    mediums = sum(group[2] for group in groups)
+    best = final_covers(smalls, mediums, open_l + hole_l + closed_l, open_m + hole_m + closed_m)
+    everything = smalls + mediums + sum(group[3] for group in groups)
+
+    def go(o_l: int, o_m: int, h_l: int, h_m: int, left: int, rest: Iterable[Group]) -> int:
+        kept = tuple(sorted(group for group in rest if sum(group[1:])))
+        return _unlocks_holes((o_l, o_m, h_l, h_m, closed_l, closed_m), left, kept)
+
+    for i, (status, s, m, la) in enumerate(groups):
+        if best == everything:
+            break
+        rest = groups[:i] + groups[i + 1 :]
+        total = s + m + la
+        fillers = [
+            (*rest[:j], (sj, ss, sm - 1, sl), *rest[j + 1 :])
+            for j, (sj, ss, sm, sl) in enumerate(rest)
+            if sm
+        ]
+        if status and room:
+            # Found its largest pyramid in a hole: a cell holds one pyramid
+            # whatever its size, a large can only ever be founded, and a
+            # larger top takes more covers.
+            if la:
+                grown = (*rest, (1, s, m, la - 1))
+                best = max(best, 1 + go(open_l, open_m, hole_l + 1, hole_m, room - 1, grown))
+            elif m:
+                grown = (*rest, (1, s, m - 1, la))
+                best = max(best, 1 + go(open_l, open_m, hole_l, hole_m + 1, room - 1, grown))
+            else:
+                grown = (*rest, (1, s - 1, m, la))
+                best = max(best, 1 + go(open_l, open_m, hole_l, hole_m, room - 1, grown))
+        if total < 2:
+            continue
+        # Open it to the outside, then found all of it there.
+        if m and open_l:
+            best = max(best, total + go(open_l - 1 + la, open_m + m, hole_l, hole_m, room, rest))
+        if s and open_m:
+            best = max(best, total + go(open_l + la, open_m - 1 + m, hole_l, hole_m, room, rest))
+        if s and open_l:
+            best = max(best, total + go(open_l - 1 + la, open_m + m, hole_l, hole_m, room, rest))
+            for less in fillers:
+                gain = total + 1 + go(open_l - 1 + la, open_m + m, hole_l, hole_m, room, less)
+                best = max(best, gain)
+        if status or not room:
+            continue
+        # Open it into the holes only: its pyramids then found there one by one.
+        if m and hole_l:
+            grown = (*rest, (1, s, m - 1, la))
+            best = max(best, 1 + go(open_l, open_m, hole_l - 1, hole_m + 1, room, grown))
+        if s and hole_m:
+            grown = (*rest, (1, s - 1, m, la))
+            best = max(best, 1 + go(open_l, open_m, hole_l, hole_m - 1, room, grown))
+        if s and hole_l:
+            grown = (*rest, (1, s - 1, m, la))
+            best = max(best, 1 + go(open_l, open_m, hole_l - 1, hole_m, room, grown))
+            for less in fillers:
+                grown = (*less, (1, s - 1, m, la))
+                best = max(best, 2 + go(open_l, open_m, hole_l - 1, hole_m, room, grown))
+    return best
+
+
+class _Search:
+    """One solve: the palace as mutable dicts with undo, the yard as counts by top code."""
+
+    def __init__(self, tops: dict[int, int], pieces: list[int], rng: Rng | None) -> None:
+        self.tops = tops
+        self.rng = rng
+        self.counts = [0] * (4 << _SHIFT)
+        for code in pieces:
+            self.counts[code] += 1
+        self.colours = sorted({code & _COLOUR_MASK for code in pieces})
+        # Placed so far in the search, in order: (code, cell), and the tops
+        # each placement replaced (None: it founded a new stack).
+        self.trail: list[tuple[int, int]] = []
+        self.undo: list[int | None] = []
+        self.changed: dict[int, int] = {}
+        self.fail: dict[tuple[frozenset[tuple[int, int]], tuple[int, ...]], int] = {}
+        self.outside: set[int] = set()
+        self.frame = (0, 0, 0, 0)
+
+    # -- the two bounds --------------------------------------------------
+
+    def colour_counts(self, colour: int) -> tuple[int, int, int]:
+        counts = self.counts
+        return (
+            counts[(SMALL << _SHIFT) | colour],
+            counts[(MEDIUM << _SHIFT) | colour],
+            counts[(LARGE << _SHIFT) | colour],
+        )
+
+    def remaining(self) -> int:
+        return sum(self.counts)
+
+    def bound(self) -> int:
+        """The relaxation's count from the current position (an upper bound)."""
+        tops = self.tops
+        if not tops:
+            return self.empty_bound()
+        open_l = open_m = closed_l = closed_m = 0
+        open_colours = 0
+        for cell, code in tops.items():
+            size = code >> _SHIFT
+            is_open = (
+                cell + 1 not in tops
+                or cell - 1 not in tops
+                or cell + _WIDE not in tops
+                or cell - _WIDE not in tops
+            )
+            if is_open:
+                open_colours |= 1 << (code & _COLOUR_MASK)
+                if size == LARGE:
+                    open_l += 1
+                elif size == MEDIUM:
+                    open_m += 1
+            elif size == LARGE:
+                closed_l += 1
+            elif size == MEDIUM:
+                closed_m += 1
+        return self.relaxed(open_colours, open_l, open_m, closed_l, closed_m)
+
+    def relaxed(
+        self, open_colours: int, open_l: int, open_m: int, closed_l: int, closed_m: int
+    ) -> int:
+        placed = 0
+        locked: list[tuple[int, int, int]] = []
+        for colour in self.colours:
+            group = self.colour_counts(colour)
+            total = sum(group)
+            if not total:
+                continue
+            if open_colours >> colour & 1:
+                placed += total
+                open_m += group[1]
+                open_l += group[2]
+            else:
+                locked.append(group)
+        if not locked:
+            return placed
+        return placed + _unlocks(open_l, open_m, closed_l, closed_m, tuple(sorted(locked)))
+
+    def flood_outside(self) -> tuple[set[int], tuple[int, int, int, int]]:
+        """The empty cells of the frame around the palace that reach its border, and
+        that frame (low x, high x, low y, high y); every other empty cell in the
+        frame is walled in."""
+        xs = [_xy(cell) for cell in self.tops]
+        low_x = min(x for x, _ in xs) - 1
+        high_x = max(x for x, _ in xs) + 1
+        low_y = min(y for _, y in xs) - 1
+        high_y = max(y for _, y in xs) + 1
+        tops = self.tops
+        start = _cell(low_x, low_y)
+        outside = {start}
+        todo = [start]
+        while todo:
+            cell = todo.pop()
+            for step in _NEAR:
+                near = cell + step
+                if near in outside or near in tops:
+                    continue
+                x, y = _xy(near)
+                if low_x <= x <= high_x and low_y <= y <= high_y:
+                    outside.add(near)
+                    todo.append(near)
+        return outside, (low_x, high_x, low_y, high_y)
+
+    def is_outside(self, cell: int) -> bool:
+        """Whether an empty cell is open to the outside, as of the last `flood_outside`."""
+        if cell in self.outside:
+            return True
+        x, y = _xy(cell)
+        low_x, high_x, low_y, high_y = self.frame
+        return not (low_x <= x <= high_x and low_y <= y <= high_y)
+
+    def hole_bound(self) -> int:
+        """The relaxation told which empty cells are walled in (an upper bound, at most
+        `bound()`): founding into those holes is limited to one pyramid a cell."""
+        tops = self.tops
+        if not tops:
+            return self.empty_bound()
+        outside, (low_x, high_x, low_y, high_y) = self.flood_outside()
+        area = (high_x - low_x + 1) * (high_y - low_y + 1)
+        room = area - len(outside) - len(tops)
+        if not room:
+            return self.bound()
+        counts = [0] * 6
+        outside_colours = hole_colours = 0
+        for cell, code in tops.items():
+            size = code >> _SHIFT
+            reach = 0
+            for step in _NEAR:
+                near = cell + step
+                if near in outside:
+                    reach = 2
+                    break
+                if near not in tops:
+                    reach = 1
+            bit = 1 << (code & _COLOUR_MASK)
+            if reach == 2:
+                outside_colours |= bit
+                kind = 0
+            elif reach == 1:
+                hole_colours |= bit
+                kind = 2
+            else:
+                kind = 4
+            if size == LARGE:
+                counts[kind] += 1
+            elif size == MEDIUM:
+                counts[kind + 1] += 1
+        placed = 0
+        groups: list[Group] = []
+        for colour in self.colours:
+            s, m, la = self.colour_counts(colour)
+            if not s + m + la:
+                continue
+            if outside_colours >> colour & 1:
+                placed += s + m + la
+                counts[0] += la
+                counts[1] += m
+            else:
+                groups.append((hole_colours >> colour & 1, s, m, la))
+        if not groups:
+            return placed
+        tokens = (counts[0], counts[1], counts[2], counts[3], counts[4], counts[5])
+        return placed + _unlocks_holes(tokens, room, tuple(sorted(groups)))
+
+    def empty_bound(self) -> int:
+        best = 0
+        counts = self.counts
+        for code, n in enumerate(counts):
+            if not n:
+                continue
+            counts[code] -= 1
+            size = code >> _SHIFT
+            value = 1 + self.relaxed(
+                1 << (code & _COLOUR_MASK), int(size == LARGE), int(size == MEDIUM), 0, 0
+            )
+            counts[code] += 1
+            best = max(best, value)
+        return best
+
+    def final_block(self) -> int:
+        """How many of the pyramids left the final block of covers places."""
+        large_tops = medium_tops = 0
+        for code in self.tops.values():
+            size = code >> _SHIFT
+            if size == LARGE:
+                large_tops += 1
+            elif size == MEDIUM:
+                medium_tops += 1
+        counts = self.counts
+        smalls = sum(counts[(SMALL << _SHIFT) | c] for c in self.colours)
+        mediums = sum(counts[(MEDIUM << _SHIFT) | c] for c in self.colours)
+        return final_covers(smalls, mediums, large_tops, medium_tops)
+
+    # -- placing and taking back -----------------------------------------
+
+    def place(self, code: int, cell: int) -> None:
+        self.counts[code] -= 1
+        before = self.tops.get(cell)
+        self.undo.append(before)
+        self.tops[cell] = code
+        self.changed[cell] = code
+        self.trail.append((code, cell))
+
+    def take_back(self) -> None:
+        code, cell = self.trail.pop()
+        before = self.undo.pop()
+        self.counts[code] += 1
+        if before is None:
+            del self.tops[cell]
+            del self.changed[cell]
+        else:
+            self.tops[cell] = before
+            # The cell was changed before this cover only if an earlier
+            # placement in the trail touched it.
+            if any(c == cell for _, c in self.trail):
+                self.changed[cell] = before
+            else:
+                del self.changed[cell]
+
+    def final_steps(self) -> list[tuple[int, int]]:
+        """Covers placing `final_block()` pyramids: mediums on larges, then smalls."""
+        counts = list(self.counts)
+        large = sorted(cell for cell, code in self.tops.items() if code >> _SHIFT == LARGE)
+        medium = sorted(cell for cell, code in self.tops.items() if code >> _SHIFT == MEDIUM)
+        steps: list[tuple[int, int]] = []
+        mediums = [
+            (MEDIUM << _SHIFT) | c
+            for c in self.colours
+            for _ in range(counts[(MEDIUM << _SHIFT) | c])
+        ]
+        smalls = [
+            (SMALL << _SHIFT) | c
+            for c in self.colours
+            for _ in range(counts[(SMALL << _SHIFT) | c])
+        ]
+        covered = large[: len(mediums)]
+        steps.extend(zip(mediums, covered, strict=False))
+        targets = large + medium
+        steps.extend(zip(smalls, sorted(targets), strict=False))
+        return steps
+
+    # -- the greedy plan ---------------------------------------------------
+
+    def run(self) -> tuple[int, list[tuple[int, int]]]:
+        total = self.remaining()
+        if not total:
+            return 0, []
+        upper = self.bound()
+        count, steps = self.greedy()
+        if count < upper:
+            upper = self.hole_bound()
+        if count >= upper:
+            return count, steps
+        for target in range(upper, count, -1):
+            if self.feasible(target):
+                return target, self.found
+        return count, steps
+
+    def greedy(self) -> tuple[int, list[tuple[int, int]]]:
+        """A real plan following the relaxation's choices; restores the position after."""
+        depth = len(self.trail)
+        if not self.remaining():
+            return 0, []
+        if not self.tops:
+            self.place(self.best_first(), _ORIGIN)
+        while True:
+            self.outside, self.frame = self.flood_outside()
+            self.found_all()
+            if not self.best_unlock():
+                break
+        steps = list(self.trail[depth:]) + self.final_steps()
+        while len(self.trail) > depth:
+            self.take_back()
+        return len(steps), steps
+
+    def best_first(self) -> int:
+        best_code, best_value = -1, -1
+        counts = self.counts
+        for code, n in enumerate(counts):
+            if not n:
+                continue
+            counts[code] -= 1
+            self.tops[_ORIGIN] = code
+            value = self.bound()
+            del self.tops[_ORIGIN]
+            counts[code] += 1
+            if value > best_value:
+                best_code, best_value = code, value
+        return best_code
+
+    def found_all(self) -> None:
+        """Found every pyramid that can be founded.
+
+        Each colour grows a chain from its best cell on, smalls first, so
+        that its larges end up at the open end, where a later recolouring
+        wants them. Extending the chain from its last stack keeps this
+        linear in the number of pyramids.
+        """
+        counts = self.counts
+        progress = True
+        while progress:
+            progress = False
+            for colour in self.colours:
+                head: int | None = None
+                for size in (SMALL, MEDIUM, LARGE):
+                    code = (size << _SHIFT) | colour
+                    while counts[code]:
+                        if self.rng is not None:
+                            cell = self.random_cell(colour)
+                        else:
+                            cell = None if head is None else self.extend(head)
+                            if cell is None:
+                                cell = self.best_cell(colour)
+                        if cell is None:
+                            break
+                        self.place(code, cell)
+                        head = cell
+                        progress = True
+
+    def spot_key(self, spot: int) -> tuple[int, int, int, int]:
+        """How good an empty cell is to found on: closes no stack, is open to the
+        outside (not walled in), keeps room."""
+        tops = self.tops
+        free = 0
+        closes = 0
+        for step in _NEAR:
+            near = spot + step
+            if near not in tops:
+                free += 1
+            elif all(near + step2 in tops or near + step2 == spot for step2 in _NEAR):
+                closes += 1
+        return (-closes, int(self.is_outside(spot)), free, -spot)
+
+    def extend(self, head: int) -> int | None:
+        """The best empty cell next to the chain's last stack, if it closes nothing
+        and leaves room to go on."""
+        best: tuple[int, int, int, int] | None = None
+        best_cell = None
+        for step in _NEAR:
+            spot = head + step
+            if spot in self.tops:
+                continue
+            key = self.spot_key(spot)
+            if key[0] == 0 and key[1] and key[2] >= 2 and (best is None or key > best):
+                best, best_cell = key, spot
+        return best_cell
+
+    def random_cell(self, colour: int) -> int | None:
+        tops = self.tops
+        spots = sorted(
+            {
+                cell + step
+                for cell, code in tops.items()
+                if code & _COLOUR_MASK == colour
+                for step in _NEAR
+                if cell + step not in tops
+            }
+        )
+        return self.rng.choice(spots) if self.rng is not None and spots else None
+
+    def best_cell(self, colour: int) -> int | None:
+        """The empty cell next to a top of `colour` that keeps the most room."""
+        tops = self.tops
+        best: tuple[int, int, int, int] | None = None
+        best_cell = None
+        for cell, code in tops.items():
+            if code & _COLOUR_MASK != colour:
+                continue
+            for step in _NEAR:
+                spot = cell + step
+                if spot in tops:
+                    continue
+                key = self.spot_key(spot)
+                if best is None or key > best:
+                    best, best_cell = key, spot
+                    if key[:3] == _ROOMIEST:
+                        return spot
+        return best_cell
+
+    def best_unlock(self) -> bool:
+        """Take the recolouring the relaxation values most, if it is worth as much as stopping."""
+        stop = self.bound()
+        best_value = -1
+        best_move: tuple[tuple[int, int], ...] = ()
+        for move in self.recolourings(greedy=True):
+            for code, cell in move:
+                self.place(code, cell)
+            value = len(move) + self.bound()
+            for _ in move:
+                self.take_back()
+            if value > best_value:
+                best_value, best_move = value, move
+        if not best_move or best_value < stop:
+            return False
+        for code, cell in best_move:
+            self.place(code, cell)
+        return True
+
+    def recolourings(self, greedy: bool) -> list[tuple[tuple[int, int], ...]]:
+        """The covers worth making before the final block: they give an open stack a new
+        colour, of which a pyramid is left to found next to it.
+
+        A small may go onto a medium put there just before (of a colour not
+        its own): that medium could not go on the large after the small.
+        `greedy` keeps, per kind of move, only the target the greedy plan
+        would pick; otherwise every open stack is tried.
+        """
+        tops = self.tops
+        counts = self.counts
+        moves: list[tuple[tuple[int, int], ...]] = []
+        open_cells = [cell for cell in sorted(tops) if self.is_open(cell)]
+        if greedy:
+            open_colours = {tops[cell] & _COLOUR_MASK for cell in open_cells}
+            targets = {size: self.best_target(size) for size in (SMALL, MEDIUM)}
+        for colour in self.colours:
+            if sum(self.colour_counts(colour)) < 2:
+                continue
+            if greedy and colour in open_colours:
+                continue
+            for size in (MEDIUM, SMALL):
+                code = (size << _SHIFT) | colour
+                if not counts[code]:
+                    continue
+                cells = open_cells
+                if greedy:
+                    target = targets[size]
+                    cells = [] if target is None else [target]
+                for cell in cells:
+                    top = tops[cell]
+                    if top >> _SHIFT <= size or top & _COLOUR_MASK == colour:
+                        continue
+                    moves.append(((code, cell),))
+                if size != SMALL:
+                    continue
+                for cell in open_cells:
+                    top = tops[cell]
+                    if top >> _SHIFT != LARGE or top & _COLOUR_MASK == colour:
+                        continue
+                    for filler in self.colours:
+                        under = (MEDIUM << _SHIFT) | filler
+                        if filler != colour and counts[under]:
+                            moves.append(((under, cell), (code, cell)))
+                    if greedy:
+                        break
+        return moves
+
+    def is_open(self, cell: int) -> bool:
+        tops = self.tops
+        return any(cell + step not in tops for step in _NEAR)
+
+    def best_target(self, size: int) -> int | None:
+        """The open stack to recolour with a pyramid of `size`: one open to the outside,
+        then the smallest top that takes it, then the one with the most room."""
+        best: tuple[int, int, int, int] | None = None
+        best_cell = None
+        tops = self.tops
+        for cell, code in tops.items():
+            top = code >> _SHIFT
+            if top <= size:
+                continue
+            empty = [cell + step for step in _NEAR if cell + step not in tops]
+            if not empty:
+                continue
+            out = int(any(self.is_outside(near) for near in empty))
+            key = (out, -top, len(empty), -cell)
+            if best is None or key > best:
+                best, best_cell = key, cell
+        return best_cell
+
+    # -- the exact search --------------------------------------------------
+
+    def feasible(self, need: int) -> bool:
+        """Can `need` more pyramids be placed from here? Sets `self.found` when so."""
+        if self.final_block() >= need:
+            self.found = list(self.trail) + self.final_steps()
+            return True
+        key = (frozenset(self.changed.items()), tuple(self.counts))
+        if self.fail.get(key, _NO_NEED) <= need:
+            return False
+        upper = self.bound()
+        if upper >= need:
+            upper = self.hole_bound()
+        if upper < need:
+            self.fail[key] = upper + 1
+            return False
+        for move in self.moves():
+            for code, cell in move:
+                self.place(code, cell)
+            ok = self.feasible(need - len(move))
+            for _ in move:
+                self.take_back()
+            if ok:
+                return True
+        self.fail[key] = min(self.fail.get(key, _NO_NEED), need)
+        return False
+
+    def moves(self) -> list[tuple[tuple[int, int], ...]]:
+        """Foundings on every candidate cell, then recolourings of open stacks."""
+        tops = self.tops
+        counts = self.counts
+        if not tops:
+            return [((code, _ORIGIN),) for code in range(len(counts)) if counts[code]]
+        moves: list[tuple[tuple[int, int], ...]] = []
+        spots: dict[int, int] = {}
+        for cell, code in tops.items():
+            bit = 1 << (code & _COLOUR_MASK)
+            for step in _NEAR:
+                spot = cell + step
+                if spot not in tops:
+                    spots[spot] = spots.get(spot, 0) | bit
+        for spot in sorted(spots):
+            mask = spots[spot]
+            for colour in self.colours:
+                if not mask >> colour & 1:
+                    continue
+                for size in (LARGE, MEDIUM, SMALL):
+                    code = (size << _SHIFT) | colour
+                    if counts[code]:
+                        moves.append(((code, spot),))
+        moves.extend(self.recolourings(greedy=False))
+        return moves

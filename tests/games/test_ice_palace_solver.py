@@ -1,0 +1,269 @@
+"""The palace-building solver against a plain exhaustive search, and hand-made cases.
+
+The reference below tries every pyramid left on every cell the palace code
+allows, in every order (positions reached twice are searched once), so it
+is exact by construction; it is only fast enough for small cases. The
+solver must give the same number on thousands of random small palaces,
+and a plan that the palace code accepts step by step and that places
+that many.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+from referee.games import ice_palace_solver
+from referee.games.ice_palace_solver import Cell, Piece, final_covers, random_plan, solve
+from referee.rng import Rng
+
+NEAR = ((1, 0), (-1, 0), (0, 1), (0, -1))
+L, M, S = 3, 2, 1
+
+Tops = dict[Cell, Piece]
+
+
+def exhaustive(tops: Tops, pieces: list[Piece]) -> int:
+    """The most of `pieces` the palace code can place, by trying everything."""
+    if tops:
+        # A colour no top shows and no small or medium brings can never
+        # appear on a top, so its pyramids can never be founded (and a
+        # large covers nothing): they are left out, which spares the
+        # search every way of placing the others around them.
+        shown = {c for _, c in tops.values()} | {c for s, c in pieces if s < L}
+        pieces = [(s, c) for s, c in pieces if c in shown]
+    kinds = sorted(set(pieces))
+    memo: dict[tuple[frozenset[tuple[Cell, Piece]], tuple[int, ...]], int] = {}
+
+    def go(board: Tops, counts: tuple[int, ...], left: int) -> int:
+        key = (frozenset(board.items()), counts)
+        if key in memo:
+            return memo[key]
+        best = 0
+        for i, (size, colour) in enumerate(kinds):
+            if not counts[i] or best == left:
+                continue
+            targets: set[Cell] = set() if board else {(0, 0)}
+            for (x, y), (top, top_colour) in board.items():
+                if top > size:
+                    targets.add((x, y))
+                if top_colour == colour:
+                    targets.update(
+                        (x + dx, y + dy) for dx, dy in NEAR if (x + dx, y + dy) not in board
+                    )
+            fewer = (*counts[:i], counts[i] - 1, *counts[i + 1 :])
+            for cell in targets:
+                after = dict(board)
+                after[cell] = (size, colour)
+                best = max(best, 1 + go(after, fewer, left - 1))
+                if best == left:
+                    break
+        memo[key] = best
+        return best
+
+    return go(dict(tops), tuple(pieces.count(kind) for kind in kinds), len(pieces))
+
+
+def check_plan(
+    tops: Tops, pieces: list[Piece], steps: tuple[tuple[int, str, int, int], ...]
+) -> None:
+    """Every step is a yard pyramid placed by the palace code."""
+    board = dict(tops)
+    left = list(pieces)
+    for size, colour, x, y in steps:
+        left.remove((size, colour))
+        if not board:
+            assert (x, y) == (0, 0)
+        elif (x, y) in board:
+            assert board[x, y][0] > size, f"{size}{colour}@{x},{y} covers a top not larger"
+        else:
+            assert any(board.get((x + dx, y + dy), (0, ""))[1] == colour for dx, dy in NEAR), (
+                f"{size}{colour}@{x},{y} founds next to no top of its colour"
+            )
+        board[x, y] = (size, colour)
+
+
+# -- random small cases ------------------------------------------------------------
+
+
+def open_grid(rng: random.Random) -> tuple[Tops, list[Piece]]:
+    """Stacks scattered in a small box, not always touching."""
+    colours = "rygb"[: rng.randint(1, 4)]
+    cells = [(x, y) for x in range(rng.randint(1, 4)) for y in range(rng.randint(1, 4))]
+    chosen = rng.sample(cells, rng.randint(0, min(8, len(cells))))
+    return _fill(rng, chosen, colours)
+
+
+def walled(rng: random.Random) -> tuple[Tops, list[Piece]]:
+    """A box nearly full: empty cells walled in, stacks with no room."""
+    colours = "rygb"[: rng.randint(1, 3)]
+    cells = [(x, y) for x in range(rng.randint(2, 4)) for y in range(rng.randint(2, 3))]
+    chosen = rng.sample(cells, min(8, len(cells) - rng.randint(0, 2)))
+    return _fill(rng, chosen, colours)
+
+
+def grown(rng: random.Random) -> tuple[Tops, list[Piece]]:
+    """A connected palace grown cell by cell, as the palace code grows one."""
+    colours = "rygb"[: rng.randint(1, 4)]
+    chosen = [(0, 0)]
+    size = rng.randint(1, 8)
+    while len(chosen) < size:
+        x, y = rng.choice(chosen)
+        dx, dy = rng.choice(NEAR)
+        if (x + dx, y + dy) not in chosen:
+            chosen.append((x + dx, y + dy))
+    return _fill(rng, chosen, colours)
+
+
+def _fill(rng: random.Random, cells: list[Cell], colours: str) -> tuple[Tops, list[Piece]]:
+    tops = {cell: (rng.randint(1, 3), rng.choice(colours)) for cell in cells}
+    pieces = [(rng.randint(1, 3), rng.choice(colours)) for _ in range(rng.randint(0, 7))]
+    return tops, pieces
+
+
+Generator = Callable[[random.Random], tuple[Tops, list[Piece]]]
+GENERATORS: list[tuple[Generator, int]] = [(open_grid, 1500), (walled, 1500), (grown, 1500)]
+
+
+@pytest.mark.parametrize(("generate", "cases"), GENERATORS, ids=[g.__name__ for g, _ in GENERATORS])
+def test_the_solver_equals_exhaustive_search(generate: Generator, cases: int) -> None:
+    rng = random.Random(generate.__name__)
+    for _ in range(cases):
+        tops, pieces = generate(rng)
+        plan = solve(tops, pieces)
+        assert plan.count == exhaustive(tops, pieces), (tops, pieces)
+        assert len(plan.steps) == plan.count
+        check_plan(tops, pieces, plan.steps)
+
+
+@pytest.mark.parametrize(("generate", "cases"), GENERATORS, ids=[g.__name__ for g, _ in GENERATORS])
+def test_bounds_greedy_and_exact_search_each_hold_alone(generate: Generator, cases: int) -> None:
+    """The pieces the solver combines, each checked on its own: both bounds are at
+    least the truth, the greedy plan at most (and legal), and the exact search
+    alone (with no greedy plan to stop early) finds the truth."""
+    rng = random.Random("parts " + generate.__name__)
+    for _ in range(cases // 3):
+        tops, pieces = generate(rng)
+        truth = exhaustive(tops, pieces)
+        search, letters = ice_palace_solver._prepare(tops, pieces, None)
+        assert search.bound() >= truth
+        assert search.hole_bound() >= truth
+        count, codes = search.greedy()
+        assert count <= truth
+        check_plan(tops, pieces, ice_palace_solver._plan(count, codes, letters).steps)
+        target = search.bound()
+        while target > 0 and not search.feasible(target):
+            target -= 1
+        assert target == truth, (tops, pieces)
+        if target:
+            check_plan(tops, pieces, ice_palace_solver._plan(target, search.found, letters).steps)
+
+
+# -- hand-made cases ------------------------------------------------------------------
+
+
+def test_the_first_pyramid_of_an_empty_palace_goes_to_the_origin() -> None:
+    plan = solve({}, [(L, "r")])
+    assert plan.count == 1
+    assert plan.steps == ((L, "r", 0, 0),)
+
+
+def test_a_medium_under_a_small_that_recolours() -> None:
+    # Ly at 0,0; Mr covers it and Sb covers Mr, so blue can found its second
+    # small. Every other use of the four places at most three: a small on
+    # the large spoils the medium, and red has nothing to found.
+    pieces = [(S, "g"), (M, "r"), (L, "y"), (S, "b"), (S, "b")]
+    assert solve({}, pieces).count == 4 == exhaustive({}, pieces)
+
+
+def test_a_cover_must_come_before_the_founding_it_allows() -> None:
+    # Red has no top: covering the yellow large with the red medium first lets
+    # both red larges found next to it. Covering last would place only it.
+    tops = {(0, 0): (L, "y")}
+    pieces = [(L, "r"), (M, "r"), (L, "r")]
+    plan = solve(tops, pieces)
+    assert plan.count == 3
+    assert plan.steps[0] == (M, "r", 0, 0)
+
+
+def test_larges_cover_nothing_and_nothing_covers_a_small() -> None:
+    tops = {(0, 0): (S, "r"), (1, 0): (S, "g")}
+    assert solve(tops, [(M, "b"), (L, "y"), (S, "b")]).count == 0
+    assert solve(tops, [(L, "r"), (S, "g")]).count == 2
+
+
+def test_the_palace_needs_exactly_the_same_colour() -> None:
+    tops = {(0, 0): (L, "r")}
+    assert solve(tops, [(L, "g")]).count == 0
+    assert solve(tops, [(L, "r")]).count == 1
+    # The medium can cover, but founding needs the colour: only one medium goes.
+    assert solve(tops, [(M, "g"), (M, "y")]).count == 1
+
+
+def test_a_walled_in_cell_takes_one_pyramid() -> None:
+    # A 5x5 block with its centre empty; the only red top touches only that
+    # hole. Three red larges: one fits, the others can go nowhere (a large
+    # covers nothing), however the greens and blues are built around.
+    tops = {(x, y): (L, "g" if (x + y) % 2 else "b") for x in range(5) for y in range(5)}
+    del tops[2, 2]
+    tops[2, 1] = (L, "r")
+    pieces = [(L, "r")] * 3 + [(L, "g")] * 4 + [(S, "b")] * 4
+    plan = solve(tops, pieces)
+    assert plan.count == len(pieces) - 2
+    check_plan(tops, pieces, plan.steps)
+
+
+def test_two_colours_contest_one_cell() -> None:
+    # Red and green stacks both touch only the corridor cell 2,1 (blue
+    # larges all around): whichever founds there shuts the other out for good.
+    tops = {(x, y): (L, "b") for x in range(5) for y in range(3)}
+    del tops[2, 1], tops[2, 2]
+    tops[1, 1] = (L, "r")
+    tops[3, 1] = (L, "g")
+    pieces = [(L, "r"), (L, "r"), (L, "g"), (L, "g"), (L, "b")]
+    plan = solve(tops, pieces)
+    assert plan.count == 3
+    check_plan(tops, pieces, plan.steps)
+
+
+def test_final_covers_formula() -> None:
+    # Mediums need a large; smalls take a large or a medium (a large with a
+    # medium on it still takes a small).
+    assert final_covers(smalls=3, mediums=2, large_tops=2, medium_tops=0) == 4
+    assert final_covers(smalls=0, mediums=5, large_tops=2, medium_tops=9) == 2
+    assert final_covers(smalls=5, mediums=0, large_tops=1, medium_tops=2) == 3
+
+
+def test_the_plan_does_not_depend_on_the_order_tops_are_given() -> None:
+    rng = random.Random(5)
+    for _ in range(50):
+        tops, pieces = grown(rng)
+        backwards = dict(reversed(list(tops.items())))
+        assert solve(tops, pieces) == solve(backwards, pieces) == solve(tops, pieces)
+
+
+def test_random_plans_are_legal_and_never_beat_the_solver() -> None:
+    rng = random.Random(6)
+    for i in range(300):
+        tops, pieces = grown(rng)
+        plan = random_plan(tops, pieces, Rng(str(i)))
+        check_plan(tops, pieces, plan.steps)
+        assert len(plan.steps) == plan.count <= solve(tops, pieces).count
+
+
+def test_a_full_yard_on_a_large_palace_is_solved_quickly() -> None:
+    rng = random.Random(7)
+    tops: Tops = {}
+    cells = [(0, 0)]
+    while len(cells) < 80:
+        x, y = rng.choice(cells)
+        dx, dy = rng.choice(NEAR)
+        if (x + dx, y + dy) not in cells:
+            cells.append((x + dx, y + dy))
+    tops = {cell: (rng.randint(1, 3), rng.choice("rygbpo")) for cell in cells}
+    pieces = [(rng.randint(1, 3), rng.choice("rygbpo")) for _ in range(36)]
+    plan = solve(tops, pieces)
+    check_plan(tops, pieces, plan.steps)
+    assert plan.count == len(plan.steps) <= 36
