@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any
 
 from flask import Response, request, url_for
@@ -30,7 +32,7 @@ from api.schemas import (
 )
 from referee import games
 from referee.engine import BadOptions, IllegalMove, Resign
-from referee.queue import DECIDE, decided_signal, enqueue
+from referee.queue import DECIDE, decided_signal, eager, enqueue
 from referee.record import chain_problems
 from referee.replay import SEALED_NOTATION, envelope, replay
 from referee.rng import commitment
@@ -220,27 +222,31 @@ def submission_json(submission: Submission, seat: int | None) -> dict[str, Any]:
     }
 
 
-def _wait(submission: Submission, seconds: float) -> Submission:
-    """The submission once decided, or as it is after `seconds`."""
+def _wait(
+    submission: Submission, seconds: float, heard: Callable[[float], bool], pending: bool
+) -> Submission:
+    """The submission once decided, or as it is after `seconds`.
+
+    `pending` says the submission is known to be undecided (just recorded,
+    its task not run here), which saves reading it before the first wait.
+    """
     deadline = time.monotonic() + seconds
-    with decided_signal(submission.id) as heard:
-        while True:
+    while True:
+        if not pending:
             with session() as db:
-                fresh = db.get(Submission, submission.id)
-            submission = fresh or submission
-            left = deadline - time.monotonic()
-            if submission.status != PENDING or left <= 0:
-                return submission
-            # Look again now and then even unannounced: a decision made
-            # outside a worker task (a direct `decide`) announces nothing.
-            heard(min(left, 0.5))
+                submission = db.get(Submission, submission.id) or submission
+        pending = False
+        left = deadline - time.monotonic()
+        if submission.status != PENDING or left <= 0:
+            return submission
+        # Look again now and then even unannounced: a decision made outside
+        # a worker task (a direct `decide`) announces nothing.
+        heard(min(left, 0.5))
 
 
-def _answer(submission: Submission, wait: float | None) -> tuple[dict[str, Any], int]:
-    if wait is not None:
-        submission = _wait(submission, wait)
+def _answer(submission: Submission, waited: bool) -> tuple[dict[str, Any], int]:
     body = {"submission": submission_json(submission, submission.seat)}
-    if wait is None or submission.status == PENDING:
+    if not waited or submission.status == PENDING:
         return body, 202
     if submission.status == "accepted":
         return body, 201
@@ -289,13 +295,18 @@ def submit(game_id: str, move: Any, expected: int | None, wait: float | None) ->
             "idempotency_conflict",
             "this Idempotency-Key was used for another request",
         )
-    if fresh:
-        try:
-            enqueue(DECIDE, submission.id)
-        except Exception:
-            # The sweep enqueues it again once the broker is back.
-            _log.exception("could not enqueue submission %s", submission.id)
-    return _answer(submission, wait)
+    with ExitStack() as stack:
+        # Listen before enqueueing, so that no announcement comes too early.
+        heard = None if wait is None else stack.enter_context(decided_signal(submission.id))
+        if fresh:
+            try:
+                enqueue(DECIDE, submission.id)
+            except Exception:
+                # The sweep enqueues it again once the broker is back.
+                _log.exception("could not enqueue submission %s", submission.id)
+        if heard is not None and wait is not None:
+            submission = _wait(submission, wait, heard, pending=fresh and not eager())
+    return _answer(submission, wait is not None)
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])

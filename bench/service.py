@@ -73,6 +73,11 @@ class Stack:
     queue: str
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
+    def cpu(self) -> list[float]:
+        """CPU seconds used so far by each process tree (gunicorn, the worker)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        return [sum(_cpu_ticks(pid) for pid in _tree(p.pid)) / tick for p in self.processes]
+
     def drain(self) -> None:
         """Wait until the worker has taken every task, so runs do not queue behind each other."""
         broker = redis.Redis.from_url(REDIS)
@@ -106,6 +111,26 @@ class Stack:
                 process.kill()
         with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+
+
+def _tree(pid: int) -> list[int]:
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            found.extend(_tree(int(child)))
+    return found
+
+
+def _cpu_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
 
 
 def free_port() -> int:
@@ -296,6 +321,13 @@ def offered(
     return tally, time.monotonic() - begin
 
 
+def _cpu_line(used: list[float], done: int) -> str:
+    if not done:
+        return ""
+    api, worker = (1000 * seconds / done for seconds in used)
+    return f"  cpu/req: api {api:.1f} ms, worker {worker:.1f} ms"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=8)
@@ -327,9 +359,12 @@ def main() -> None:
         rows = []
         for name, run in runs:
             stack.drain()
-            rows.append((name, *run()))
-        for name, tally, elapsed in rows:
-            print(tally.line(name, elapsed))
+            before = stack.cpu()
+            tally, elapsed = run()
+            stack.drain()
+            used = [after - was for after, was in zip(stack.cpu(), before, strict=True)]
+            print(tally.line(name, elapsed) + _cpu_line(used, tally.ok))
+            rows.append((name, tally, elapsed))
         floor_rate = rows[0][1].ok / rows[0][2]
         move_rate = rows[1][1].ok / rows[1][2]
         print(f"moves/floor throughput: {move_rate / floor_rate:.0%} (goal: at least 50%)")
