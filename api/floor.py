@@ -10,8 +10,7 @@ from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
 from referee.queue import NOOP, enqueue
-from referee.store import db
-from referee.store.tables import Outbox
+from referee.store import db, ops
 
 blp = Blueprint("floor", __name__, url_prefix="/bench")
 
@@ -19,9 +18,6 @@ blp = Blueprint("floor", __name__, url_prefix="/bench")
 @blp.route("/floor/<game_id>", methods=["POST"])
 def floor(game_id: str) -> ResponseReturnValue:
     with db.transaction() as session:
-        row = Outbox(game_id=game_id, kind="bench", payload={}, created_at=db.now(), sent_at="-")
-        session.add(row)
-        session.flush()
-        row_id = row.id
+        row_id = ops.bench_row(session, game_id)
     enqueue(NOOP, row_id)
     return jsonify({"id": row_id}), 202

@@ -34,7 +34,7 @@ from referee import games
 from referee.engine import BadOptions, IllegalMove, Resign
 from referee.queue import DECIDE, decided_signal, eager, enqueue
 from referee.record import chain_problems
-from referee.replay import SEALED_NOTATION, envelope, replay
+from referee.replay import SEALED_NOTATION, ReplayError, envelope, replay
 from referee.rng import commitment
 from referee.store import ops
 from referee.store.db import engine, transaction
@@ -407,7 +407,7 @@ def verify(game_id: str) -> dict[str, Any]:
         matches = rules.state_to_json(replayed) == rules.state_to_json(stored)
         if not matches:
             problems.append("replaying the log does not give the stored state")
-    except Exception as error:
+    except ReplayError as error:
         matches = False
         problems.append(f"the log does not replay: {error}")
     over = game.status == "over"

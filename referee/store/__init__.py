@@ -1,0 +1,1 @@
+"""The database layer: tables, migrations, and the only code that writes them (`ops`)."""
