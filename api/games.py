@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -45,6 +46,8 @@ blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their m
 _log = logging.getLogger(__name__)
 
 MAX_KEY = 200
+ID = re.compile(r"[0-9a-f]{32}")
+KEY = re.compile(r"[\x20-\x7e]{1,200}")
 SEAT: list[dict[str, list[str]]] = [{"seat": []}, {}]
 
 
@@ -52,8 +55,13 @@ def session() -> Session:
     return Session(engine(), expire_on_commit=False)
 
 
+def well_formed(identifier: str) -> bool:
+    """Ids are 32 hex digits; anything else is looked up nowhere."""
+    return ID.fullmatch(identifier) is not None
+
+
 def find(db: Session, game_id: str) -> Game:
-    game = db.get(Game, game_id) if len(game_id) <= 32 else None
+    game = db.get(Game, game_id) if well_formed(game_id) else None
     if game is None:
         raise Problem(404, "not_found", "there is no game with this id")
     return game
@@ -201,8 +209,9 @@ def legal_moves(game_id: str) -> dict[str, Any]:
 
 def _key() -> str | None:
     key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= MAX_KEY:
-        raise Problem(400, "bad_request", f"Idempotency-Key holds 1 to {MAX_KEY} characters")
+    if key is not None and KEY.fullmatch(key) is None:
+        detail = f"Idempotency-Key holds 1 to {MAX_KEY} printable ASCII characters"
+        raise Problem(400, "bad_request", detail)
     return key
 
 
@@ -259,12 +268,21 @@ def _answer(submission: Submission, waited: bool) -> tuple[dict[str, Any], int]:
     )
 
 
-def submit(game_id: str, move: Any, expected: int | None, wait: float | None) -> Any:
-    """Shape-check a move, record it as pending and enqueue it; the worker decides."""
+def submit(
+    game_id: str,
+    move: Any,
+    expected: int | None,
+    wait: float | None,
+    seat_of: Callable[[Session, str], int] = auth.seat,
+) -> Any:
+    """Shape-check a move, record it as pending and enqueue it; the worker decides.
+
+    `seat_of` says who is asking: the bearer token here, the seat cookie on game pages.
+    """
     key = _key()
     with session() as db:
         game = find(db, game_id)
-        seat = auth.seat(db, game.id)
+        seat = seat_of(db, game.id)
         rules = ops.rules_of(game)
         try:
             parsed = (

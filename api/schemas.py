@@ -23,8 +23,12 @@ class ProblemSchema(Schema):
     submission = fields.Nested(lambda: SubmissionSchema())
 
 
+# No control characters (PostgreSQL refuses NUL in text) in anything stored or looked up.
+PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="control characters are not allowed")
+
+
 class PlayerIn(Strict):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=100), PRINTABLE])
     email = fields.Email(load_default=None, allow_none=True, validate=validate.Length(max=254))
 
 
@@ -88,8 +92,8 @@ class GameOut(Schema):
 
 class GameListArgs(Strict):
     status = fields.String(validate=validate.OneOf(("active", "over")))
-    game = fields.String(validate=validate.Length(min=1, max=40))
-    cursor = fields.String(validate=validate.Length(min=1, max=40))
+    game = fields.String(validate=validate.Regexp(r"^[a-z_]{1,40}$"))
+    cursor = fields.String(validate=validate.Regexp(r"^[0-9T:.+\-]{1,40}$"))
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
 
 
@@ -136,7 +140,7 @@ class LegalMovesOut(Schema):
 
 class MoveIn(Strict):
     move = fields.Dict(metadata={"description": "the move as JSON, an object with a `type`"})
-    notation = fields.String(validate=validate.Length(min=1, max=400))
+    notation = fields.String(validate=[validate.Length(min=1, max=400), PRINTABLE])
     expected_version = fields.Integer(validate=validate.Range(min=0, max=10_000_000))
 
 

@@ -8,7 +8,7 @@ from flask_smorest import Blueprint
 
 from api import auth
 from api.errors import Problem
-from api.games import session, submission_json
+from api.games import session, submission_json, well_formed
 from api.schemas import SubmissionOut
 from referee.store.tables import Submission
 
@@ -26,7 +26,7 @@ def show(submission_id: str) -> dict[str, Any]:
     Only the submitting seat sees the move itself.
     """
     with session() as db:
-        found = db.get(Submission, submission_id) if len(submission_id) <= 32 else None
+        found = db.get(Submission, submission_id) if well_formed(submission_id) else None
         if found is None:
             raise Problem(404, "not_found", "there is no submission with this id")
         seat = auth.viewer(db, found.game_id)

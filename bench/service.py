@@ -204,7 +204,10 @@ def new_games(url: str, count: int) -> queue.Queue[Game]:
             "players": [{"name": "a"}, {"name": "b"}],
             "options": OPTIONS,
         }
-        created = http.post(url + "/v1/games", json=body, timeout=30).json()
+        answer = http.post(url + "/v1/games", json=body, timeout=30)
+        if answer.status_code != 201:
+            raise SystemExit(f"creating a game failed: {answer.status_code} {answer.text}")
+        created = answer.json()
         options = RULES.load_options(OPTIONS, 2)
         state = RULES.start(2, options, Rng("parks are given"))
         tokens = [seat["token"] for seat in created["seats"]]

@@ -161,3 +161,20 @@ def wait_for_lock_waiter(connection: psycopg.Connection[Any], seconds: float = 3
                 return True
             time.sleep(0.05)
     return False
+
+
+def test_text_postgresql_cannot_store_gets_a_4xx_not_a_500(service: Service) -> None:
+    client = Client(service.url)
+    created = client.create("maniki", 2)
+    game_id, token = created["id"], created["seats"][0]["token"]
+    answers = [
+        client.post("/v1/games", {"game": "maniki", "players": [{"name": "a\x00"}, {"name": "b"}]}),
+        client.get("/v1/games/abc\x00def"),
+        client.get(f"/v1/submissions/{'0' * 31}\x00"),
+        client.get("/v1/games", game="ma\x00niki"),
+        client.get("/v1/games", cursor="2026\x00"),
+        client.move(game_id, token, {"notation": "KI\x00"}),
+    ]
+    for answer in answers:
+        assert 400 <= answer.status_code < 500, answer.text
+        assert answer.headers["Content-Type"] == "application/problem+json"
