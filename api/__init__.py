@@ -13,6 +13,7 @@ from typing import Any
 from flask import Flask
 from flask_smorest import Api
 from flask_smorest.spec import prepare_response
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
 from api import errors
@@ -70,5 +71,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.register_blueprint(floor.blp)
     app.register_error_handler(HTTPException, errors.from_http)
     app.register_error_handler(errors.Problem, errors.from_problem)
+    app.register_error_handler(OperationalError, errors.from_database_down)
     app.register_error_handler(Exception, errors.from_anything)
     return app

@@ -33,6 +33,7 @@ _CODES = {
     422: "bad_request",
     429: "too_many_requests",
     500: "internal_error",
+    503: "unavailable",
 }
 
 
@@ -81,6 +82,14 @@ def from_http(error: HTTPException) -> Response:
     response = problem(status, code, str(detail))
     if status == 405 and error.get_response().headers.get("Allow"):
         response.headers["Allow"] = error.get_response().headers["Allow"]
+    return response
+
+
+def from_database_down(error: Exception) -> Response:
+    """The database could not be reached (down, or out of connections): try again soon."""
+    _log.error("database unavailable: %s", error)
+    response = problem(503, "unavailable", "the referee cannot reach its database; try again soon")
+    response.headers["Retry-After"] = "5"
     return response
 
 

@@ -232,3 +232,11 @@ def test_the_openapi_document_holds_for_generated_requests(app: Flask, case: Any
             status_code_conformance,
         ]
     )
+
+
+def test_a_database_out_of_reach_is_a_503_not_a_500(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", "postgresql://postgres@127.0.0.1:9/nowhere")
+    answer = refused(client.get("/v1/games"), 503, "unavailable")
+    assert "nowhere" not in json.dumps(answer)
