@@ -26,26 +26,36 @@ How it is solved exactly, and fast:
    open. In that relaxation founding is always good (it adds a top and
    removes nothing), so every pyramid of a colour that has an open top is
    founded at once; what is left are *locked* colours, which open only
-   when one of their mediums or smalls covers an open top (an *unlock*).
-   Only the counts of open and closed large and medium tops matter then,
-   and the locked colours, so the best sequence of unlocks is a tiny
-   memoised search (`_unlocks`). It bounds the real answer from above
-   from any position, which makes it the pruning bound of step 4.
+   when one of their mediums or smalls covers an open top (an *unlock*;
+   a medium of another colour may go under that small first). Only the
+   counts of open and closed large and medium tops matter then, and the
+   locked colours, so the best sequence of unlocks is a tiny memoised
+   search (`_unlocks`). It bounds the real answer from above from any
+   position. Two refinements keep it tight where walls matter:
+   - colours that would found from tops they already have must each fill
+     a different empty cell first; when two share their only cell, one
+     of them counts as locked (`founder_sets`, a small matching);
+   - empty cells walled in by stacks (holes) hold one pyramid each: a
+     colour open only into holes founds at most that many (`hole_bound`,
+     `_unlocks_holes`, computed only when the first bound is not met).
 
 3. *A plan in the real grid.* A greedy builder plays the relaxation's
    choices on the real palace: found everything it can (each on the cell
-   that keeps the most room and closes no stack), take the unlock the
-   relaxation values most, repeat, then the final covers. When it reaches
-   the bound, the bound is the answer (the common case by far).
+   that closes no stack, is open to the outside and keeps the most room),
+   take the unlock the relaxation values most, repeat, then the final
+   covers. When it reaches the bound, the bound is the answer (the common
+   case by far).
 
-4. *Exact search where they differ.* Walls (stacks with no room, cells
-   walled in by others) can make the bound too high. Then a depth-first
-   search over real positions (foundings on each candidate cell and useful
-   recolourings, the final block by the formula) asks "can `t` more be
-   placed?" for `t` from the bound down to the greedy count. Positions are
-   memoised by what was placed where (so orders that reach the same
-   position are searched once; pyramids of one size and colour are counted,
-   never told apart), and every position is cut by the bound of step 2.
+4. *Exact search where they differ.* Walls can still make the bound too
+   high. Then a depth-first search over real positions (foundings on each
+   candidate cell and useful recolourings, the final block by the formula)
+   asks "can `t` more be placed?" for `t` from the bound down to the
+   greedy count. Positions are memoised by what was placed where (so
+   orders that reach the same position are searched once; pyramids of one
+   size and colour are counted, never told apart), and every position is
+   cut by the bounds of step 2. The search is exact and finite, but it is
+   exponential in the worst case: a position whose bounds stay too high
+   while many pyramids can go on many cells is slow to refute.
 
 Pyramids that can never be placed drop out on their own: a large of a
 colour the relaxation can never open is never founded, and leftovers only
@@ -62,6 +72,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations
 
 from referee.rng import Rng
 
@@ -210,86 +221,116 @@ def _unlocks(
 
 
 Group = tuple[int, int, int, int]
-"""A colour without an outside-open top: (status, smalls, mediums, larges); status 1
-when it has a top open only into holes, 0 when it has no open top."""
+"""A colour without an outside-open top: (holes, smalls, mediums, larges), where
+`holes` has bit h set when the colour has a top open into hole h."""
+Hole = tuple[int, int, int]
+"""A hole (walled-in empty cells): (cells left, large tops, medium tops open into it)."""
 
 
 @lru_cache(maxsize=1 << 16)
 def _unlocks_holes(
-    tokens: tuple[int, int, int, int, int, int],
-    room: int,
+    open_l: int,
+    open_m: int,
+    closed: tuple[int, int],
+    holes: tuple[Hole, ...],
     groups: tuple[Group, ...],
 ) -> int:
-    """`_unlocks` when some tops are open only into holes (walled-in empty cells).
+    """`_unlocks` when some tops are open only into holes.
 
-    `tokens` counts large and medium tops: open to the outside, open only
-    into holes, closed. `room` is the number of hole cells. A colour with an
-    outside-open top founds everything (as in `_unlocks`); a colour open
-    only into holes founds one pyramid per hole cell at most, and opens
-    further colours into the holes only. Holes are pooled into one, which
-    only loosens the bound.
+    Tops open to the outside and closed ones are counted as there. A
+    colour with an outside-open top founds everything (as in `_unlocks`);
+    a colour open only into some holes founds there, one pyramid a cell
+    (its largest first: a large can only ever be founded, and a larger top
+    takes more covers), and recolouring a top open into a hole opens a
+    colour into that hole only.
     """
-    open_l, open_m, hole_l, hole_m, closed_l, closed_m = tokens
+    closed_l, closed_m = closed
     smalls = sum(group[1] for group in groups)
     mediums = sum(group[2] for group in groups)
-    best = final_covers(smalls, mediums, open_l + hole_l + closed_l, open_m + hole_m + closed_m)
+    large_tops = open_l + closed_l + sum(hole[1] for hole in holes)
+    medium_tops = open_m + closed_m + sum(hole[2] for hole in holes)
+    best = final_covers(smalls, mediums, large_tops, medium_tops)
     everything = smalls + mediums + sum(group[3] for group in groups)
 
-    def go(o_l: int, o_m: int, h_l: int, h_m: int, left: int, rest: Iterable[Group]) -> int:
+    def go(o_l: int, o_m: int, changed: tuple[int, Hole] | None, rest: Iterable[Group]) -> int:
+        after = holes
+        if changed is not None:
+            index, hole = changed
+            after = (*holes[:index], hole, *holes[index + 1 :])
         kept = tuple(sorted(group for group in rest if sum(group[1:])))
-        return _unlocks_holes((o_l, o_m, h_l, h_m, closed_l, closed_m), left, kept)
+        return _unlocks_holes(o_l, o_m, closed, after, kept)
 
-    for i, (status, s, m, la) in enumerate(groups):
+    for i, (mask, s, m, la) in enumerate(groups):
         if best == everything:
             break
         rest = groups[:i] + groups[i + 1 :]
         total = s + m + la
         fillers = [
-            (*rest[:j], (sj, ss, sm - 1, sl), *rest[j + 1 :])
-            for j, (sj, ss, sm, sl) in enumerate(rest)
-            if sm
+            (*rest[:j], (mj, sj, nj - 1, lj), *rest[j + 1 :])
+            for j, (mj, sj, nj, lj) in enumerate(rest)
+            if nj
         ]
-        if status and room:
-            # Found its largest pyramid in a hole: a cell holds one pyramid
-            # whatever its size, a large can only ever be founded, and a
-            # larger top takes more covers.
+        for h, (room, hole_l, hole_m) in enumerate(holes):
+            if not mask >> h & 1 or not room:
+                continue
+            # Found its largest pyramid in this hole.
             if la:
-                grown = (*rest, (1, s, m, la - 1))
-                best = max(best, 1 + go(open_l, open_m, hole_l + 1, hole_m, room - 1, grown))
+                grown, hole = (mask, s, m, la - 1), (room - 1, hole_l + 1, hole_m)
             elif m:
-                grown = (*rest, (1, s, m - 1, la))
-                best = max(best, 1 + go(open_l, open_m, hole_l, hole_m + 1, room - 1, grown))
+                grown, hole = (mask, s, m - 1, la), (room - 1, hole_l, hole_m + 1)
             else:
-                grown = (*rest, (1, s - 1, m, la))
-                best = max(best, 1 + go(open_l, open_m, hole_l, hole_m, room - 1, grown))
+                grown, hole = (mask, s - 1, m, la), (room - 1, hole_l, hole_m)
+            best = max(best, 1 + go(open_l, open_m, (h, hole), (*rest, grown)))
         if total < 2:
             continue
         # Open it to the outside, then found all of it there.
         if m and open_l:
-            best = max(best, total + go(open_l - 1 + la, open_m + m, hole_l, hole_m, room, rest))
+            best = max(best, total + go(open_l - 1 + la, open_m + m, None, rest))
         if s and open_m:
-            best = max(best, total + go(open_l + la, open_m - 1 + m, hole_l, hole_m, room, rest))
+            best = max(best, total + go(open_l + la, open_m - 1 + m, None, rest))
         if s and open_l:
-            best = max(best, total + go(open_l - 1 + la, open_m + m, hole_l, hole_m, room, rest))
+            best = max(best, total + go(open_l - 1 + la, open_m + m, None, rest))
             for less in fillers:
-                gain = total + 1 + go(open_l - 1 + la, open_m + m, hole_l, hole_m, room, less)
-                best = max(best, gain)
-        if status or not room:
-            continue
-        # Open it into the holes only: its pyramids then found there one by one.
-        if m and hole_l:
-            grown = (*rest, (1, s, m - 1, la))
-            best = max(best, 1 + go(open_l, open_m, hole_l - 1, hole_m + 1, room, grown))
-        if s and hole_m:
-            grown = (*rest, (1, s - 1, m, la))
-            best = max(best, 1 + go(open_l, open_m, hole_l, hole_m - 1, room, grown))
-        if s and hole_l:
-            grown = (*rest, (1, s - 1, m, la))
-            best = max(best, 1 + go(open_l, open_m, hole_l - 1, hole_m, room, grown))
-            for less in fillers:
-                grown = (*less, (1, s - 1, m, la))
-                best = max(best, 2 + go(open_l, open_m, hole_l - 1, hole_m, room, grown))
+                best = max(best, total + 1 + go(open_l - 1 + la, open_m + m, None, less))
+        # Open it into a hole, where its pyramids then found one by one.
+        for h, (room, hole_l, hole_m) in enumerate(holes):
+            if mask >> h & 1 or not room:
+                continue
+            bit = 1 << h
+            if m and hole_l:
+                hole = (room, hole_l - 1, hole_m + 1)
+                best = max(
+                    best, 1 + go(open_l, open_m, (h, hole), (*rest, (mask | bit, s, m - 1, la)))
+                )
+            if s and hole_m:
+                hole = (room, hole_l, hole_m - 1)
+                best = max(
+                    best, 1 + go(open_l, open_m, (h, hole), (*rest, (mask | bit, s - 1, m, la)))
+                )
+            if s and hole_l:
+                hole = (room, hole_l - 1, hole_m)
+                grown = (mask | bit, s - 1, m, la)
+                best = max(best, 1 + go(open_l, open_m, (h, hole), (*rest, grown)))
+                for less in fillers:
+                    best = max(best, 2 + go(open_l, open_m, (h, hole), (*less, grown)))
     return best
+
+
+def _matchable(choices: list[set[int]]) -> bool:
+    """Whether each set can be given a cell of its own (augmenting paths)."""
+    owner: dict[int, int] = {}
+
+    def claim(index: int, seen: set[int]) -> bool:
+        for cell in sorted(choices[index]):
+            if cell in seen:
+                continue
+            seen.add(cell)
+            if cell not in owner or claim(owner[cell], seen):
+                owner[cell] = index
+                return True
+        return False
+
+    return all(claim(index, set()) for index in range(len(choices)))
 
 
 class _Search:
@@ -349,7 +390,44 @@ class _Search:
                 closed_l += 1
             elif size == MEDIUM:
                 closed_m += 1
-        return self.relaxed(open_colours, open_l, open_m, closed_l, closed_m)
+        best = -1
+        for founders in self.founder_sets(open_colours):
+            best = max(best, self.relaxed(founders, open_l, open_m, closed_l, closed_m))
+        return best
+
+    def founder_sets(self, open_colours: int) -> list[int]:
+        """The largest sets of open colours that can all found from the tops they have.
+
+        The first founding of a colour from a top it already has fills one
+        of the empty cells next to such a top, and two colours never fill
+        the same cell: so the colours that found that way need distinct
+        cells (a matching). Where two colours share their only cell, one of
+        them can found only after an unlock, like a colour with no open top.
+        Usually every open colour has cells enough and this is one set.
+        """
+        wanting = [
+            colour
+            for colour in self.colours
+            if open_colours >> colour & 1 and sum(self.colour_counts(colour))
+        ]
+        tops = self.tops
+        ports: dict[int, set[int]] = {colour: set() for colour in wanting}
+        for cell, code in tops.items():
+            colour = code & _COLOUR_MASK
+            if colour in ports:
+                ports[colour].update(cell + step for step in _NEAR if cell + step not in tops)
+        if all(len(cells) >= len(wanting) for cells in ports.values()):
+            return [open_colours]
+        others = open_colours & ~sum(1 << colour for colour in wanting)
+        sets: list[int] = []
+        for size in range(len(wanting), 0, -1):
+            for chosen in combinations(wanting, size):
+                mask = sum(1 << colour for colour in chosen)
+                if any(mask & ~done == 0 for done in sets):
+                    continue
+                if _matchable([ports[colour] for colour in chosen]):
+                    sets.append(mask)
+        return [others | mask for mask in sets] or [others]
 
     def relaxed(
         self, open_colours: int, open_l: int, open_m: int, closed_l: int, closed_m: int
@@ -405,41 +483,46 @@ class _Search:
         return not (low_x <= x <= high_x and low_y <= y <= high_y)
 
     def hole_bound(self) -> int:
-        """The relaxation told which empty cells are walled in (an upper bound, at most
-        `bound()`): founding into those holes is limited to one pyramid a cell."""
+        """The relaxation told which empty cells are walled in (an upper bound, often
+        below `bound()`): founding into a hole is limited to one pyramid a cell."""
         tops = self.tops
         if not tops:
             return self.empty_bound()
-        outside, (low_x, high_x, low_y, high_y) = self.flood_outside()
-        area = (high_x - low_x + 1) * (high_y - low_y + 1)
-        room = area - len(outside) - len(tops)
-        if not room:
-            return self.bound()
-        counts = [0] * 6
-        outside_colours = hole_colours = 0
+        outside = self.flood_outside()[0]
+        # A stack with no outside neighbour but some empty one is open into
+        # holes. One open into two holes is counted as open to the outside:
+        # that only loosens the bound, and it is rare.
+        hole_of: dict[int, int] = {}
+        holes: list[list[int]] = []
+        home: dict[int, int] = {}
+        for cell in tops:
+            empty = [cell + step for step in _NEAR if cell + step not in tops]
+            if not empty or any(near in outside for near in empty):
+                continue
+            found = {self.hole_index(near, outside, hole_of, holes) for near in empty}
+            if len(found) == 1:
+                home[cell] = found.pop()
+        used = sorted(set(home.values()))
+        number = {h: i for i, h in enumerate(used)}
+        counts = [[0, 0] for _ in used]
+        open_l = open_m = closed_l = closed_m = 0
+        outside_colours = 0
+        masks: dict[int, int] = {}
         for cell, code in tops.items():
             size = code >> _SHIFT
-            reach = 0
-            for step in _NEAR:
-                near = cell + step
-                if near in outside:
-                    reach = 2
-                    break
-                if near not in tops:
-                    reach = 1
-            bit = 1 << (code & _COLOUR_MASK)
-            if reach == 2:
-                outside_colours |= bit
-                kind = 0
-            elif reach == 1:
-                hole_colours |= bit
-                kind = 2
+            colour = code & _COLOUR_MASK
+            if cell in home:
+                h = number[home[cell]]
+                masks[colour] = masks.get(colour, 0) | 1 << h
+                if size > SMALL:
+                    counts[h][LARGE - size] += 1
+            elif any(cell + step not in tops for step in _NEAR):
+                outside_colours |= 1 << colour
+                open_l += size == LARGE
+                open_m += size == MEDIUM
             else:
-                kind = 4
-            if size == LARGE:
-                counts[kind] += 1
-            elif size == MEDIUM:
-                counts[kind + 1] += 1
+                closed_l += size == LARGE
+                closed_m += size == MEDIUM
         placed = 0
         groups: list[Group] = []
         for colour in self.colours:
@@ -448,14 +531,37 @@ class _Search:
                 continue
             if outside_colours >> colour & 1:
                 placed += s + m + la
-                counts[0] += la
-                counts[1] += m
+                open_l += la
+                open_m += m
             else:
-                groups.append((hole_colours >> colour & 1, s, m, la))
+                groups.append((masks.get(colour, 0), s, m, la))
         if not groups:
             return placed
-        tokens = (counts[0], counts[1], counts[2], counts[3], counts[4], counts[5])
-        return placed + _unlocks_holes(tokens, room, tuple(sorted(groups)))
+        holes_now = tuple((len(holes[h]), *counts[number[h]]) for h in used)
+        return placed + _unlocks_holes(
+            open_l, open_m, (closed_l, closed_m), holes_now, tuple(sorted(groups))
+        )
+
+    def hole_index(
+        self, cell: int, outside: set[int], hole_of: dict[int, int], holes: list[list[int]]
+    ) -> int:
+        """The number of the hole holding the empty `cell` (filled in on first sight)."""
+        if cell in hole_of:
+            return hole_of[cell]
+        number = len(holes)
+        cells = [cell]
+        hole_of[cell] = number
+        todo = [cell]
+        while todo:
+            here = todo.pop()
+            for step in _NEAR:
+                near = here + step
+                if near not in hole_of and near not in self.tops and near not in outside:
+                    hole_of[near] = number
+                    cells.append(near)
+                    todo.append(near)
+        holes.append(cells)
+        return number
 
     def empty_bound(self) -> int:
         best = 0
@@ -543,7 +649,7 @@ class _Search:
         upper = self.bound()
         count, steps = self.greedy()
         if count < upper:
-            upper = self.hole_bound()
+            upper = min(upper, self.hole_bound())
         if count >= upper:
             return count, steps
         for target in range(upper, count, -1):
@@ -774,7 +880,7 @@ class _Search:
             return False
         upper = self.bound()
         if upper >= need:
-            upper = self.hole_bound()
+            upper = min(upper, self.hole_bound())
         if upper < need:
             self.fail[key] = upper + 1
             return False
