@@ -39,10 +39,10 @@ RULINGS (where the rules file is silent):
   was about to lead, the marker and the lead go on to the next seat still
   playing. If the round's last placer has resigned (before or while
   building), nobody builds: the yard's pyramids leave the game, and the
-  round ends as after a build (marker on, refills). A resigned seat's
-  colour keeps scoring for it in the palace, but it ranks after every seat
-  still playing; when one seat is left the game ends with that seat the
-  winner.
+  round ends as after a build (marker on, refills). The marker and the
+  lead skip resigned seats. A resigned seat's colour keeps scoring for it
+  in the palace, but it ranks after every seat still playing; when one
+  seat is left the game ends with that seat the winner.
 """
 
 from __future__ import annotations
@@ -335,10 +335,10 @@ class IcePalace(Game[State, Move]):
     def start(self, players: int, options: JSON, rng: Rng) -> State:
         colours = PLAYER_COLOURS[:players]
         # Each size's part of the pool: the stashes less each hand's one of that size.
-        part = [c for c in colours for _ in range(STASH_PER_SIZE - 1)]
-        part += [BLACK] * STASH_PER_SIZE + [WHITE] * STASH_PER_SIZE
-        parts = [list(part) for _ in SIZES]
-        everything = [size + c for size, part in zip(SIZES, parts, strict=True) for c in part]
+        one_size = [c for c in colours for _ in range(STASH_PER_SIZE - 1)]
+        one_size += [BLACK] * STASH_PER_SIZE + [WHITE] * STASH_PER_SIZE
+        parts = [list(one_size) for _ in SIZES]
+        everything = [size + c for size in SIZES for c in one_size]
         first = next(p for p in rng.shuffled(everything) if p[1] in colours)
         marker = colours.index(first[1])
         for part in parts:

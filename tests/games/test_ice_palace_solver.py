@@ -213,6 +213,9 @@ def test_a_walled_in_cell_takes_one_pyramid() -> None:
     plan = solve(tops, pieces)
     assert plan.count == len(pieces) - 2
     check_plan(tops, pieces, plan.steps)
+    # The hole-aware bound sees it at once (no search over the greens and blues).
+    search, _ = ice_palace_solver._prepare(tops, pieces, None)
+    assert search.bound() == len(pieces) and search.hole_bound() == plan.count
 
 
 def test_two_colours_contest_one_cell() -> None:
@@ -226,6 +229,9 @@ def test_two_colours_contest_one_cell() -> None:
     plan = solve(tops, pieces)
     assert plan.count == 3
     check_plan(tops, pieces, plan.steps)
+    # The bound already knows only one of the two can found from where it stands.
+    search, _ = ice_palace_solver._prepare(tops, pieces, None)
+    assert search.bound() == 3
 
 
 def test_final_covers_formula() -> None:
