@@ -10,7 +10,11 @@ that many.
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -273,3 +277,31 @@ def test_a_full_yard_on_a_large_palace_is_solved_quickly() -> None:
     plan = solve(tops, pieces)
     check_plan(tops, pieces, plan.steps)
     assert plan.count == len(plan.steps) <= 36
+
+
+PLANS_SCRIPT = """
+import json, random
+from tests.games.test_ice_palace_solver import grown, walled
+from referee.games.ice_palace_solver import solve
+rng = random.Random(11)
+cases = [(grown if i % 2 else walled)(rng) for i in range(60)]
+print(json.dumps([solve(tops, pieces).steps for tops, pieces in cases]))
+"""
+
+
+def test_plans_do_not_depend_on_the_python_hash_seed() -> None:
+    # `build auto` is replayed by solving again, maybe in another process:
+    # the plan must come out the same whatever order sets of strings have.
+    plans = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [sys.executable, "-c", PLANS_SCRIPT],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        plans.append(json.loads(done.stdout))
+    assert plans[0] == plans[1]
+    assert any(plans[0])
