@@ -30,6 +30,8 @@ from api.schemas import (
     SubmissionOut,
     VerifyOut,
     WaitArgs,
+    WebhookIn,
+    WebhookOut,
 )
 from referee import games
 from referee.engine import BadOptions, IllegalMove, Resign
@@ -37,7 +39,7 @@ from referee.queue import DECIDE, decided_signal, eager, enqueue
 from referee.record import chain_problems
 from referee.replay import SEALED_NOTATION, ReplayError, envelope, replay
 from referee.rng import commitment
-from referee.store import ops
+from referee.store import mailbox, ops
 from referee.store.db import engine, transaction
 from referee.store.tables import PENDING, Game, Submission
 
@@ -99,8 +101,17 @@ def create(body: dict[str, Any]) -> dict[str, Any]:
         raise Problem(
             422, "bad_options", "the options are not valid", errors=error.errors
         ) from None
+    try:
+        deadline = None if body["deadline"] is None else mailbox.parse_deadline(body["deadline"])
+    except ValueError as error:
+        raise Problem(422, "bad_request", str(error), errors={"deadline": [str(error)]}) from None
     with transaction() as db:
         created = ops.create_game(db, rules, [(p["name"], p["email"]) for p in players], options)
+        if deadline is not None:
+            # Service options, not the rules': kept on the game row, out of `options`.
+            created.game.deadline_seconds = deadline
+            created.game.on_timeout = body["on_timeout"]
+            db.add(created.game)
     game = created.game
     return {
         "id": game.id,
@@ -157,12 +168,24 @@ def summary(game_id: str) -> dict[str, Any]:
         "seats": [{"seat": s.seat, "name": s.name} for s in seats],
         "to_act": game.to_act,
         "version": game.version,
-        "deadlines": None,
+        "deadlines": deadlines(game),
         "result": game.result,
         "seed_commitment": game.seed_commitment,
         "seed": game.seed if over else None,
         "created_at": game.created_at,
         "links": links(game.id),
+    }
+
+
+def deadlines(game: Game) -> dict[str, Any] | None:
+    """The turn's time limit, when it runs out and what happens then (None: no limit)."""
+    due = mailbox.due_at(game)
+    if game.deadline_seconds is None:
+        return None
+    return {
+        "seconds": game.deadline_seconds,
+        "on_timeout": game.on_timeout,
+        "due_at": None if due is None else mailbox.stamp(due),
     }
 
 
@@ -361,6 +384,43 @@ def play(body: dict[str, Any], args: dict[str, Any], game_id: str) -> Any:
 def resign(args: dict[str, Any], game_id: str) -> Any:
     """Leave the game: the caller's seat resigns."""
     return submit(game_id, {"type": "resign"}, None, args.get("wait"))
+
+
+@blp.route("/games/<game_id>/webhook", methods=["PUT"])
+@blp.arguments(WebhookIn)
+@blp.response(200, WebhookOut)
+@blp.alt_response(401, description="no or a bad token")
+@blp.alt_response(404, description="no such game")
+@blp.doc(security=[{"seat": []}])
+def set_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Have the caller's notifications POSTed to `url` as signed JSON, besides any mail."""
+    return _webhook(game_id, body["url"])
+
+
+@blp.route("/games/<game_id>/webhook", methods=["DELETE"])
+@blp.response(200, WebhookOut)
+@blp.alt_response(401, description="no or a bad token")
+@blp.alt_response(404, description="no such game")
+@blp.doc(security=[{"seat": []}])
+def drop_webhook(game_id: str) -> dict[str, Any]:
+    """Stop POSTing the caller's notifications."""
+    return _webhook(game_id, None)
+
+
+def _webhook(game_id: str, url: str | None) -> dict[str, Any]:
+    with transaction() as db:
+        game = find(db, game_id)
+        seat = auth.seat(db, game.id)
+        row = ops.seats(db, game.id)[seat]
+        row.webhook_url = url
+        db.add(row)
+    key = mailbox.webhook_secret(mailbox.server_secret(), game.id, seat)
+    return {
+        "url": url,
+        "secret": key,
+        "signature": "X-Referee-Signature: sha256=<hex HMAC-SHA256(secret, "
+        "X-Referee-Timestamp + '.' + body)>",
+    }
 
 
 @blp.route("/games/<game_id>/moves", methods=["GET"])

@@ -38,6 +38,37 @@ class NewGameIn(Strict):
         fields.Nested(PlayerIn), required=True, validate=validate.Length(min=1, max=12)
     )
     options = fields.Dict(keys=fields.String(), load_default=dict)
+    deadline = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=20),
+        metadata={"description": "time per turn, e.g. `72h`, `90m`, `2d` (default: none)"},
+    )
+    on_timeout = fields.String(
+        load_default="random",
+        validate=validate.OneOf(("pass", "random", "forfeit")),
+        metadata={"description": "what the referee plays for a seat out of time"},
+    )
+
+
+class WebhookIn(Strict):
+    url = fields.Url(
+        required=True,
+        schemes={"http", "https"},
+        require_tld=False,
+        validate=validate.Length(max=2000),
+    )
+
+
+class WebhookOut(Schema):
+    url = fields.String(allow_none=True, required=True)
+    secret = fields.String(
+        required=True,
+        metadata={"description": "the HMAC-SHA256 key deliveries are signed with"},
+    )
+    signature = fields.String(
+        required=True, metadata={"description": "how to check a delivery's signature"}
+    )
 
 
 class SeatTokenOut(Schema):

@@ -251,3 +251,21 @@ def upgrade() -> None:
 
     store.upgrade()
     click.echo(f"{store.database_url()}: up to date")
+
+
+@main.command("mail-in")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=2525, show_default=True)
+def mail_in(host: str, port: int) -> None:
+    """Take replies to turn mails over SMTP (aiosmtpd) and submit their moves.
+
+    Point the MX of the reply domain (REFEREE_MAIL_DOMAIN) here; the moves go
+    to the workers like REST moves (REDIS_URL), or are decided in this
+    process in the embedded default.
+    """
+    from referee.store import db as store
+    from workers import inbound
+
+    store.upgrade()
+    click.echo(f"referee mail-in: smtp://{host}:{port}  (database {store.database_url()})")
+    inbound.serve(host, port)

@@ -24,13 +24,15 @@ from celery import Celery
 DECIDE = "referee.decide"
 SWEEP = "referee.sweep"
 NOOP = "referee.noop"
+DELIVER = "referee.deliver"
+DEADLINES = "referee.deadlines"
 
 _log = logging.getLogger(__name__)
 
 
 def make_app() -> Celery:
     broker = os.environ.get("REDIS_URL")
-    app = Celery("referee", include=["workers.tasks"])
+    app = Celery("referee", include=["workers.tasks", "workers.notify"])
     app.conf.update(
         broker_url=broker or "memory://",
         task_always_eager=not broker,
@@ -112,13 +114,20 @@ def sweep_after() -> float:
 
 
 def start_sweeper() -> threading.Thread:
-    """A daemon thread that enqueues the sweep task every `REFEREE_SWEEP_EVERY` seconds."""
+    """A daemon thread that enqueues the sweeps every `REFEREE_SWEEP_EVERY` seconds.
+
+    Like Celery beat, but inside the worker (or `referee serve` alone): the
+    sweeps for pending submissions, due outbox rows and deadlines are all
+    idempotent, so a sweeper per worker does no harm. Deadlines live in the
+    database; nothing waits on the broker with a long ETA.
+    """
     stop = threading.Event()
 
     def loop() -> None:
         while not stop.wait(sweep_every()):
             try:
-                enqueue(SWEEP)
+                for task in (SWEEP, DELIVER, DEADLINES):
+                    enqueue(task)
             except Exception:
                 _log.exception("the sweep could not be enqueued; trying again later")
 

@@ -12,7 +12,17 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
-from referee.queue import DECIDE, NOOP, SWEEP, announce_decided, app, enqueue, sweep_after
+from referee.queue import (
+    DECIDE,
+    DELIVER,
+    NOOP,
+    SWEEP,
+    announce_decided,
+    app,
+    eager,
+    enqueue,
+    sweep_after,
+)
 from referee.store import ops
 from referee.store.db import transaction
 
@@ -26,6 +36,10 @@ def decide(submission_id: str) -> None:
         _log.warning("submission %s does not exist", submission_id)
     else:
         announce_decided(submission_id)
+        if not eager():
+            # Mail the news now rather than at the next sweep; in the embedded
+            # default the sweeper thread sends it, not the request's thread.
+            enqueue(DELIVER)
 
 
 @app.task(name=SWEEP)

@@ -31,8 +31,10 @@ from referee.rng import commitment, new_seed
 from referee.store.db import now, transaction
 from referee.store.tables import (
     ACCEPTED,
+    MAIL,
     PENDING,
     REJECTED,
+    REST,
     Game,
     Move,
     Outbox,
@@ -223,6 +225,7 @@ def submit(
     body_hash: str,
     idempotency_key: str | None,
     expected_version: int | None,
+    source: str = REST,
 ) -> tuple[Submission, bool]:
     """Record a pending submission; `(submission, False)` when the key was seen already.
 
@@ -243,6 +246,7 @@ def submit(
         request_hash=body_hash,
         status=PENDING,
         created_at=now(),
+        source=source,
     )
     session.add(submission)
     try:
@@ -313,13 +317,29 @@ def decide(submission_id: str, url: str | None = None) -> Submission | None:
             submission.reason = refused.reason
             submission.decided_at = stamp
             session.add(submission)
+            _answer_by_mail(session, submission, stamp)
             return submission
         submission.status = ACCEPTED
         submission.seq = game.version + 1
         submission.decided_at = stamp
         session.add(submission)
+        _answer_by_mail(session, submission, stamp)
         _advance(session, game, rules, after, [(submission.seat, move, submission.id)], stamp)
         return submission
+
+
+def _answer_by_mail(session: Session, submission: Submission, stamp: str) -> None:
+    """A move that came by mail is answered by mail, accepted or refused."""
+    if submission.source == MAIL:
+        session.add(
+            Outbox(
+                game_id=submission.game_id,
+                kind="answer",
+                seat=submission.seat,
+                payload={"submission": submission.id},
+                created_at=stamp,
+            )
+        )
 
 
 def _advance(
@@ -336,7 +356,6 @@ def _advance(
         moves.append((seat, move, None))
         state = after
     prev = game.head_hash
-    before_to_act = set(game.to_act)
     for seat, move, submission_id in moves:
         game.version += 1
         notation = rules.notate(move)
@@ -376,17 +395,18 @@ def _advance(
                 )
             )
         return
+    # Every seat that must act after a change hears of it, even one that
+    # already could: a MaNiKi card won by another seat is a new card for all.
     for seat in game.to_act:
-        if seat not in before_to_act:
-            session.add(
-                Outbox(
-                    game_id=game.id,
-                    kind="your_turn",
-                    seat=seat,
-                    payload={"version": game.version},
-                    created_at=stamp,
-                )
+        session.add(
+            Outbox(
+                game_id=game.id,
+                kind="your_turn",
+                seat=seat,
+                payload={"version": game.version},
+                created_at=stamp,
             )
+        )
 
 
 def list_games(

@@ -17,6 +17,12 @@ from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
+# Where a submission came from: the REST API, a mail reply, or the referee
+# itself when a seat's time ran out (the `random`, `pass` and `forfeit` policies).
+REST, MAIL, TIMEOUT = "rest", "mail", "timeout"
+# An outbox row's delivery: pending (due at `next_attempt_at`), sending (claimed
+# by a worker until `lease_until`), sent, or failed (given up after retries).
+SENDING, SENT, FAILED = "sending", "sent", "failed"
 
 
 class Game(SQLModel, table=True):
@@ -34,6 +40,14 @@ class Game(SQLModel, table=True):
     result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     created_at: str = Field(max_length=40, index=True)
     updated_at: str = Field(max_length=40)
+    # Service options common to every game (not the rules' options): the time
+    # a seat has for each turn, and what the referee does when it runs out.
+    deadline_seconds: int | None = None
+    on_timeout: str | None = Field(default=None, max_length=10)
+    # The version whose reminder was sent and whose timeout was applied, so
+    # that the sweep does each once per turn.
+    reminded_version: int | None = None
+    timed_out_version: int | None = None
 
 
 class Seat(SQLModel, table=True):
@@ -45,6 +59,7 @@ class Seat(SQLModel, table=True):
     name: str = Field(max_length=100)
     email: str | None = Field(default=None, max_length=254)
     token_hash: str = Field(max_length=64)
+    webhook_url: str | None = Field(default=None, max_length=2000)
 
 
 class Move(SQLModel, table=True):
@@ -81,6 +96,7 @@ class Submission(SQLModel, table=True):
     seq: int | None = None
     created_at: str = Field(max_length=40)
     decided_at: str | None = Field(default=None, max_length=40)
+    source: str = Field(default=REST, max_length=10)
 
 
 class Snapshot(SQLModel, table=True):
@@ -97,3 +113,31 @@ class Outbox(SQLModel, table=True):
     payload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     created_at: str = Field(max_length=40)
     sent_at: str | None = Field(default=None, max_length=40, index=True)
+    status: str = Field(default=PENDING, max_length=10)
+    attempts: int = 0
+    next_attempt_at: str = Field(default="", max_length=40)
+    lease_until: str | None = Field(default=None, max_length=40)
+    # When the mail and the webhook went out (or were found to have nowhere to
+    # go): each channel is done once, whatever happens to the other.
+    mail_at: str | None = Field(default=None, max_length=40)
+    hook_at: str | None = Field(default=None, max_length=40)
+    error: str | None = Field(default=None, max_length=1000)
+
+    __table_args__ = (Index("ix_outbox_status_due", "status", "next_attempt_at"),)
+
+
+class Inbound(SQLModel, table=True):
+    """A mail reply taken in, by its Message-ID: a second copy does nothing."""
+
+    message_key: str = Field(primary_key=True, max_length=64)
+    game_id: str | None = Field(default=None, max_length=32)
+    seat: int | None = None
+    received_at: str = Field(max_length=40)
+    outcome: str = Field(max_length=40)
+
+
+class Setting(SQLModel, table=True):
+    """Server-wide values kept in the database (the mail secret when none is configured)."""
+
+    key: str = Field(primary_key=True, max_length=40)
+    value: str = Field(max_length=200)

@@ -1,0 +1,168 @@
+"""Real SMTP for the mail tests: a mailbox server (aiosmtpd) the referee sends to,
+and the referee's own `referee mail-in` listener the players reply to.
+
+The service fixtures of `tests/service/conftest.py` (fresh PostgreSQL
+database, Redis queue, `referee serve`, `referee worker`) are reused; the
+worker here is configured to send over SMTP to the mailbox server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import smtplib
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from tests.service.conftest import (
+    REDIS,
+    REFEREE,
+    Process,
+    Service,
+    base_env,
+    free_port,
+    pg_database,
+    start_server,
+)
+
+__all__ = ["pg_database"]
+
+DOMAIN = "referee.test"
+
+
+@dataclass
+class Received:
+    raw: bytes
+    mail: EmailMessage
+    rcpt: list[str]
+
+
+class Mailbox:
+    """The players' mail server: keeps every message it accepts, can be down or slow."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.messages: list[Received] = []
+        self.lock = threading.Lock()
+        self.stall = 0.0
+        self.stalled = threading.Event()
+        self.controller: Controller | None = None
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        if self.stall:
+            self.stalled.set()
+            await asyncio.sleep(self.stall)
+            # The client went away while we stalled: no 250 was given, so the
+            # message is not ours to deliver.
+            if server.transport is None or server.transport.is_closing():
+                return "421 4.4.2 connection lost"
+        raw = envelope.original_content or b""
+        mail = BytesParser(policy=policy.default).parsebytes(raw)
+        assert isinstance(mail, EmailMessage)
+        with self.lock:
+            self.messages.append(Received(raw, mail, list(envelope.rcpt_tos)))
+        return "250 2.0.0 OK"
+
+    def start(self) -> None:
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+        self.controller.start()
+
+    def stop(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller = None
+
+    def to(self, address: str) -> list[Received]:
+        with self.lock:
+            return [m for m in self.messages if address in m.rcpt]
+
+    def wait_for(self, address: str, count: int, seconds: float = 30) -> list[Received]:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            found = self.to(address)
+            if len(found) >= count:
+                return found
+            time.sleep(0.02)
+        raise AssertionError(f"{address}: {len(self.to(address))} mails, expected {count}")
+
+
+@dataclass
+class MailService:
+    service: Service
+    mailbox: Mailbox
+    inbound_port: int
+    inbound: Process
+    players: list[str] = field(default_factory=list)
+
+    def reply(self, to: str, message: EmailMessage | bytes, sender: str) -> None:
+        """Send a reply to the referee's listener, as the player's mail program would."""
+        with smtplib.SMTP("127.0.0.1", self.inbound_port, timeout=30) as client:
+            if isinstance(message, EmailMessage):
+                client.send_message(message, from_addr=sender, to_addrs=[to])
+            else:
+                client.sendmail(sender, [to], message)
+
+
+def wait_port(port: int, proc: Process, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with smtplib.SMTP("127.0.0.1", port, timeout=2) as client:
+                client.noop()
+                return
+        except OSError:
+            if proc.proc is not None and proc.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+    raise AssertionError("the listener did not start:\n" + proc.output())
+
+
+def mail_env(database: str, smtp_port: int, **extra: str) -> dict[str, str]:
+    return base_env(
+        DATABASE_URL=database,
+        REDIS_URL=REDIS,
+        REFEREE_QUEUE=f"referee-mail-{uuid.uuid4().hex[:8]}",
+        REFEREE_SWEEP_EVERY="1",
+        REFEREE_SWEEP_AFTER="2",
+        SMTP_URL=f"smtp://127.0.0.1:{smtp_port}",
+        REFEREE_MAIL_DOMAIN=DOMAIN,
+        REFEREE_SECRET=uuid.uuid4().hex,
+        REFEREE_MAIL_BACKOFF="0.3",
+        REFEREE_MAIL_BACKOFF_MAX="1.5",
+        REFEREE_MAIL_LEASE="4",
+        REFEREE_MAIL_MAX_BYTES="2000000",
+        **extra,
+    )
+
+
+@pytest.fixture(scope="module")
+def mail_service(
+    pg_database: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MailService]:
+    """API, a worker, `referee mail-in` and the players' mail server, all real."""
+    tmp = tmp_path_factory.mktemp("mail")
+    mailbox = Mailbox(free_port())
+    mailbox.start()
+    env = mail_env(pg_database, mailbox.port)
+    url, server = start_server(env, tmp)
+    service = Service(url, pg_database, env, tmp, server)
+    service.start_worker()
+    port = free_port()
+    inbound = Process(
+        [REFEREE, "mail-in", "--port", str(port)], env, Path(tmp / "mail-in.log")
+    ).start()
+    wait_port(port, inbound)
+    yield MailService(service, mailbox, port, inbound)
+    inbound.stop()
+    service.stop()
+    mailbox.stop()

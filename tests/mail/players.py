@@ -1,0 +1,105 @@
+"""Players who know only their mail: they read turn mails and answer them by mail."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from email.message import EmailMessage
+from typing import Any
+
+from tests.mail.conftest import MailService, Received
+from tests.service.test_games_http import solve
+
+
+def address(game: str, seat: int) -> str:
+    return f"{game}-p{seat}@players.test"
+
+
+def text_of(mail: EmailMessage) -> str:
+    part = mail.get_body(preferencelist=("plain",))
+    assert part is not None
+    content = part.get_content()
+    assert isinstance(content, str)
+    return content
+
+
+def html_of(mail: EmailMessage) -> str:
+    part = mail.get_body(preferencelist=("html",))
+    assert part is not None
+    content = part.get_content()
+    assert isinstance(content, str)
+    return content
+
+
+def state_of(mail: EmailMessage) -> dict[str, Any]:
+    for part in mail.iter_attachments():
+        if part.get_filename() == "state.json":
+            found: dict[str, Any] = json.loads(part.get_content())
+            return found
+    raise AssertionError("no state.json in the mail")
+
+
+def listed_moves(text: str) -> list[str]:
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        if re.match(r"^(Your legal moves|Moves to start from)", line):
+            moves = []
+            for move in lines[number + 1 :]:
+                if not move.startswith("  "):
+                    break
+                moves.append(move.strip())
+            return moves
+    return []
+
+
+def answer(
+    original: Received, body: str, sender: str, message_id: str | None = None
+) -> EmailMessage:
+    """A reply as a mail program writes it: the answer on top, the original quoted below."""
+    reply = EmailMessage()
+    reply["From"] = sender
+    reply["To"] = str(original.mail["Reply-To"])
+    reply["Subject"] = "Re: " + str(original.mail["Subject"])
+    reply["In-Reply-To"] = str(original.mail["Message-ID"])
+    if message_id is not None:
+        reply["Message-ID"] = message_id
+    quoted = "\n".join("> " + line for line in text_of(original.mail).splitlines())
+    reply.set_content(f"{body}\n\nOn Monday, Referee wrote:\n{quoted}\n\n-- \nsent by a test\n")
+    return reply
+
+
+def choose(game: str, mail: EmailMessage, turn: int) -> str:
+    """A move from what the mail shows: a listed move, or the solved MaNiKi card."""
+    if game == "maniki":
+        view = state_of(mail)["state"]
+        return " ".join(solve(view["position"], view["target"]))
+    moves = listed_moves(text_of(mail))
+    assert moves, text_of(mail)
+    return moves[turn * 7 % len(moves)]
+
+
+def reply_to(env: MailService, mail: Received, body: str, sender: str) -> None:
+    env.reply(str(mail.mail["Reply-To"]), answer(mail, body, sender), sender)
+
+
+def kind(mail: Received) -> str:
+    return str(mail.mail["X-Referee-Kind"])
+
+
+def version(mail: Received) -> int:
+    return int(str(mail.mail["X-Referee-Version"]))
+
+
+def wait_mail(
+    env: MailService, to: str, wanted: str, at: int | None = None, after: int = 0
+) -> Received:
+    """The first mail of kind `wanted` (at version `at`) to `to`, beyond the first `after`."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for mail in env.mailbox.to(to)[after:]:
+            if kind(mail) == wanted and (at is None or version(mail) == at):
+                return mail
+        time.sleep(0.02)
+    kinds = [(kind(m), version(m)) for m in env.mailbox.to(to)]
+    raise AssertionError(f"no {wanted} mail at {at} for {to}; got {kinds}")

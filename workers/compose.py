@@ -1,0 +1,257 @@
+"""Every message the referee sends, built for one recipient from one outbox row.
+
+A message shows only what `view(state, seat)` shows that seat: the board
+(as monospace text, as a picture and as the state envelope in JSON), the
+last moves with those of an undecided sealed round hidden, and the hash of
+the last move the seat may see. Building a row's message again gives the
+same message (same Message-ID, Date and body), so a retry after a crash is
+a copy a mail client recognises, never a different message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from sqlmodel import Session, col, select
+
+from referee.engine import JSON
+from referee.render import render_png, render_text
+from referee.replay import SEALED_NOTATION, envelope
+from referee.store import mailbox, ops
+from referee.store.tables import TIMEOUT, Game, Move, Outbox, Seat, Submission
+
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
+LAST_MOVES = 8
+MAX_LISTED = 40
+
+_text = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(_TEMPLATES),
+    autoescape=False,
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_html = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(_TEMPLATES),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def domain() -> str:
+    return os.environ.get("REFEREE_MAIL_DOMAIN", "referee.localhost")
+
+
+def sender() -> Address:
+    return Address("Referee", addr_spec=os.environ.get("REFEREE_MAIL_FROM", f"referee@{domain()}"))
+
+
+def public_url() -> str:
+    return os.environ.get("REFEREE_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+
+
+def reply_address(secret: bytes, game_id: str, seat: int) -> str:
+    return f"play+{mailbox.reply_token(secret, game_id, seat)}@{domain()}"
+
+
+def message_id(row: Outbox) -> str:
+    """Stable for a row: every attempt to send it carries the same Message-ID."""
+    return f"<referee.{row.id}.{row.game_id}@{domain()}>"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """One row's message to one seat: the mail (None: the seat has no address) and its JSON."""
+
+    mail: EmailMessage | None
+    data: JSON
+
+
+def _subject(kind: str, title: str, game_id: str, context: dict[str, Any]) -> str:
+    short = game_id[:8]
+    subjects = {
+        "invitation": f"[{title}] You are invited to game {short}",
+        "your_turn": f"[{title}] Your move (move {context['version'] + 1}) in game {short}",
+        "reminder": f"[{title}] Reminder: your move in game {short} is due",
+        "answer": f"[{title}] Your move in game {short}: {context.get('status', '')}",
+        "game_over": f"[{title}] Game {short} is over",
+        "help": f"[{title}] How to play game {short} by mail",
+        "board": f"[{title}] The board of game {short}",
+        "refused": f"[{title}] Your reply to game {short} was not understood",
+    }
+    return subjects.get(kind, f"[{title}] Game {short}")
+
+
+def _last_moves(session: Session, game: Game, version: int, first_sealed: int) -> list[str]:
+    rows = list(
+        session.exec(
+            select(Move)
+            .where(Move.game_id == game.id, Move.seq <= version, Move.seq > version - LAST_MOVES)
+            .order_by(col(Move.seq))
+        )
+    )
+    timed_out = {
+        sub.id
+        for sub in session.exec(
+            select(Submission).where(
+                col(Submission.id).in_([r.submission_id for r in rows if r.submission_id]),
+                Submission.source == TIMEOUT,
+            )
+        )
+    }
+    lines = []
+    for row in rows:
+        shown = SEALED_NOTATION if row.seq >= first_sealed else row.notation
+        note = "  (played by the referee: time ran out)" if row.submission_id in timed_out else ""
+        note = note or ("  (recorded by the referee)" if row.submission_id is None else "")
+        lines.append(f"{row.seq}. seat {row.seat}: {shown}{note}")
+    return lines
+
+
+def _head(session: Session, game: Game, upto: int) -> tuple[int, str]:
+    """The last move a seat may see now and its hash (the seed commitment before any)."""
+    if upto <= 0:
+        return 0, game.seed_commitment
+    row = session.exec(select(Move).where(Move.game_id == game.id, Move.seq == upto)).first()
+    assert row is not None
+    return upto, row.hash
+
+
+def build(session: Session, row: Outbox, secret: bytes) -> Notice:
+    """The message of outbox row `row`, as its seat may see it."""
+    game = session.get(Game, row.game_id)
+    assert game is not None and row.seat is not None
+    seats = ops.seats(session, game.id)
+    seat: Seat = seats[row.seat]
+    names = [s.name for s in seats]
+    rules = ops.rules_of(game)
+    payload = row.payload
+    over_now = row.kind == "game_over"
+    version = game.version if over_now else int(payload.get("version", game.version))
+    if row.kind in ("invitation", "answer", "help", "refused"):
+        version = min(version, game.version)
+    state = ops.state_at(session, game, version)
+    first_sealed = version - rules.hidden_tail(state) + 1
+    head_seq, head_hash = _head(session, game, first_sealed - 1)
+    view = envelope(rules, state, version, row.seat)
+    context: dict[str, Any] = {
+        "kind": row.kind,
+        "title": rules.title,
+        "game_id": game.id,
+        "name": seat.name,
+        "seat": row.seat,
+        "names": names,
+        "version": version,
+        "link": f"{public_url()}/v1/games/{game.id}",
+        "head_seq": head_seq,
+        "head_hash": head_hash,
+        "seed_commitment": game.seed_commitment,
+        "board": render_text(game.name, view["state"], names),
+        "last_moves": _last_moves(session, game, version, first_sealed),
+        "to_act": [f"seat {s} ({names[s]})" for s in view["to_act"]],
+        "notation_help": rules.notation_help,
+        "reply_to": reply_address(secret, game.id, row.seat),
+        "deadline": None,
+        "result": None,
+        "seed": None,
+        "legal": [],
+        "legal_more": 0,
+        "lists_every_move": rules.lists_every_move,
+        "status": None,
+        "reason": None,
+        "move": None,
+        "due_at": payload.get("due_at"),
+        "problem": payload.get("reason"),
+    }
+    due = mailbox.due_at(game) if version == game.version else None
+    if game.deadline_seconds is not None:
+        context["deadline"] = {
+            "hours": round(game.deadline_seconds / 3600, 2),
+            "policy": game.on_timeout or "random",
+            "due_at": None if due is None else mailbox.stamp(due),
+        }
+    if row.seat in view["to_act"] and row.kind in ("your_turn", "reminder", "board"):
+        legal = [rules.notate(m) for m in rules.legal_moves(state, row.seat)]
+        context["legal"] = legal[:MAX_LISTED]
+        context["legal_more"] = max(len(legal) - MAX_LISTED, 0)
+    if row.kind == "answer":
+        submission = session.get(Submission, payload["submission"])
+        assert submission is not None
+        context["status"] = submission.status
+        context["reason"] = submission.reason
+        context["move"] = rules.notate(rules.move_from_json(submission.move))
+    if over_now:
+        context["result"] = _result_lines(game, names)
+        context["seed"] = game.seed
+    text = _text.get_template("mail.txt.j2").render(context)
+    data = {
+        "id": message_id(row),
+        "kind": row.kind,
+        "game_id": game.id,
+        "game": game.name,
+        "seat": row.seat,
+        "version": version,
+        "head_seq": head_seq,
+        "head_hash": head_hash,
+        "envelope": view,
+        "last_moves": context["last_moves"],
+        "legal_moves": context["legal"],
+        "result": game.result if over_now else None,
+        "seed": game.seed if over_now else None,
+        "text": text,
+    }
+    if not seat.email:
+        return Notice(None, data)
+    mail = EmailMessage()
+    mail["Subject"] = _subject(row.kind, rules.title, game.id, context)
+    mail["From"] = sender()
+    mail["To"] = Address(seat.name, addr_spec=seat.email)
+    mail["Reply-To"] = context["reply_to"]
+    mail["Message-ID"] = message_id(row)
+    mail["Date"] = format_datetime(datetime.fromisoformat(row.created_at))
+    thread = f"<referee.game.{game.id}@{domain()}>"
+    mail["References"] = thread
+    mail["In-Reply-To"] = thread
+    mail["X-Referee-Game"] = game.id
+    mail["X-Referee-Seat"] = str(row.seat)
+    mail["X-Referee-Version"] = str(version)
+    mail["X-Referee-Kind"] = row.kind
+    mail["X-Referee-Head"] = f"{head_seq} {head_hash}"
+    mail.set_content(text)
+    picture = row.kind in ("invitation", "your_turn", "reminder", "board", "game_over")
+    cid = f"board.{row.id}@{domain()}" if picture else None
+    html = _html.get_template("mail.html.j2").render({**context, "cid": cid})
+    mail.add_alternative(html, subtype="html")
+    if cid is not None:
+        html_part = mail.get_payload()[1]  # type: ignore[index]
+        assert isinstance(html_part, EmailMessage)
+        png = render_png(game.name, view["state"], names)
+        html_part.add_related(png, "image", "png", cid=f"<{cid}>", filename="board.png")
+    mail.add_attachment(
+        json.dumps(view, sort_keys=True, indent=1).encode("utf-8"),
+        "application",
+        "json",
+        filename="state.json",
+    )
+    return Notice(mail, data)
+
+
+def _result_lines(game: Game, names: list[str]) -> list[str]:
+    assert game.result is not None
+    winners = set(game.result["winners"])
+    return [
+        f"seat {s} ({names[s]}): {score}" + ("  winner" if s in winners else "")
+        for s, score in enumerate(game.result["scores"])
+    ]

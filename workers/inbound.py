@@ -1,0 +1,273 @@
+"""The inbound SMTP listener (`referee mail-in`): replies to turn mails become submissions.
+
+A reply is addressed to `play+<token>@<domain>`; the token (see
+`referee.store.mailbox.reply_token`) names the game and the seat and is
+checked with the server's secret. What cannot come from the seat is refused
+inside the SMTP conversation, so the sending server bounces it to its own
+user and the referee never mails a stranger: a forged or unknown token at
+RCPT (550), a From that is not the seat's address at DATA (550), a message
+over `REFEREE_MAIL_MAX_BYTES` (552). A reply that does come from the seat is
+answered by mail: its move is submitted like any REST move (the worker
+decides it and mails the answer), `help` and `board` are answered at once,
+and a first line that is no move gets a mail saying why. A second copy of
+a message (same Message-ID) is taken and does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import signal
+import threading
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import getaddresses
+from html.parser import HTMLParser
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
+from sqlalchemy.exc import IntegrityError
+
+from referee.engine import IllegalMove, Resign
+from referee.queue import DECIDE, DELIVER, enqueue
+from referee.store import mailbox, ops
+from referee.store.db import now, transaction
+from referee.store.tables import MAIL, Game, Inbound, Outbox
+
+MAX_LINE = 400
+_ADDRESS = re.compile(r"^play\+([a-z0-9]+)@", re.IGNORECASE)
+_ATTRIBUTION = re.compile(r"(wrote|writes|a écrit|schrieb|escribió)\s*:\s*$", re.IGNORECASE)
+_FORWARD = re.compile(r"^-{2,}\s*(original message|forwarded message)", re.IGNORECASE)
+COMMANDS = ("help", "board", "resign")
+
+
+# -- reading a reply -------------------------------------------------------------
+
+
+class _HtmlText(HTMLParser):
+    """HTML to text lines, with blockquotes quoted by `>` as a text mail would be."""
+
+    BLOCKS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "pre", "blockquote"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = [""]
+        self.depth = 0
+        self.skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("style", "script", "head", "title"):
+            self.skip += 1
+        if tag in self.BLOCKS:
+            self.lines.append("")
+        if tag == "blockquote":
+            self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "script", "head", "title"):
+            self.skip = max(self.skip - 1, 0)
+        if tag == "blockquote":
+            self.depth = max(self.depth - 1, 0)
+        if tag in self.BLOCKS:
+            self.lines.append("")
+
+    def handle_data(self, data: str) -> None:
+        if self.skip:
+            return
+        for number, piece in enumerate(data.split("\n")):
+            if number:
+                self.lines.append("")
+            if not self.lines[-1] and self.depth and piece.strip():
+                self.lines[-1] = "> " * self.depth
+            self.lines[-1] += piece
+
+
+def html_text(html: str) -> str:
+    parser = _HtmlText()
+    parser.feed(html)
+    parser.close()
+    return "\n".join(line.replace("\xa0", " ") for line in parser.lines)
+
+
+def body_text(message: EmailMessage) -> str:
+    """The reply's own text: its plain part, else its HTML part as text; attachments ignored."""
+    part = message.get_body(preferencelist=("plain", "html"))
+    if part is None:
+        return ""
+    try:
+        content = part.get_content()
+    except (LookupError, ValueError):
+        return ""
+    if not isinstance(content, str):
+        return ""
+    return html_text(content) if part.get_content_type() == "text/html" else content
+
+
+def first_line(text: str) -> str | None:
+    """The first line that is not quoted, blank, an attribution or below a signature."""
+    lines = text.splitlines()
+    for number, raw in enumerate(lines):
+        line = raw.strip()
+        if raw.rstrip() == "--" or _FORWARD.match(line) or line.startswith("_____"):
+            return None
+        if not line or line.startswith(">"):
+            continue
+        if _ATTRIBUTION.search(line) and _quoted_next(lines, number):
+            continue
+        return line[:MAX_LINE]
+    return None
+
+
+def _quoted_next(lines: list[str], number: int) -> bool:
+    for raw in lines[number + 1 :]:
+        if raw.strip():
+            return raw.lstrip().startswith(">")
+    return False
+
+
+def message_key(message: EmailMessage, raw: bytes) -> str:
+    """What names a message across copies: its Message-ID, or its bytes when it has none."""
+    found = str(message.get("Message-ID", "")).strip()
+    return hashlib.sha256(found.encode() if found else raw).hexdigest()
+
+
+def sender_of(message: EmailMessage) -> str:
+    found = getaddresses([str(message.get("From", ""))])
+    return found[0][1].strip().lower() if len(found) == 1 else ""
+
+
+def check_sender() -> bool:
+    return os.environ.get("REFEREE_MAIL_CHECK_SENDER", "1") != "0"
+
+
+# -- taking a reply in -------------------------------------------------------------
+
+
+def take(raw: bytes, token: str, url: str | None = None) -> str:
+    """Take one reply for the seat `token` names; returns the SMTP answer."""
+    named = mailbox.read_token(mailbox.server_secret(url), token)
+    if named is None:
+        return "550 5.1.1 this reply address is not valid"
+    game_id, seat = named
+    message = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(message, EmailMessage)
+    key = message_key(message, raw)
+    line = first_line(body_text(message))
+    submission = None
+    with transaction(url) as session:
+        game = session.get(Game, game_id)
+        seats = ops.seats(session, game_id) if game is not None else []
+        if game is None or seat >= len(seats):
+            return "550 5.1.1 this reply address is not valid"
+        address = (seats[seat].email or "").lower()
+        if check_sender() and (not address or sender_of(message) != address):
+            return "550 5.7.1 this address takes replies only from the seat's own mail address"
+        inbound = Inbound(
+            message_key=key, game_id=game_id, seat=seat, received_at=now(), outcome=""
+        )
+        session.add(inbound)
+        try:
+            session.flush()
+        except IntegrityError:
+            session.rollback()
+            return "250 2.0.0 this message was taken already"
+        rules = ops.rules_of(game)
+        reply = Outbox(game_id=game.id, kind="refused", seat=seat, payload={}, created_at=now())
+        word = (line or "").lower()
+        if line is None:
+            reply.payload = {"reason": "no move was found in your reply"}
+        elif word in ("help", "board"):
+            reply.kind, reply.payload = word, {"version": game.version}
+        else:
+            try:
+                move = Resign() if word == "resign" else rules.parse(line, game.options)
+            except IllegalMove as refused:
+                reply.payload = {"reason": f"{line!r}: {refused.reason}"}
+            else:
+                inbound.outcome = "submitted"
+                move_json = rules.move_to_json(move)
+                body = {"move": move_json, "expected_version": None}
+                submission, _fresh = ops.submit(
+                    session,
+                    game_id,
+                    seat,
+                    move_json,
+                    ops.request_hash(body),
+                    f"mail:{key}",
+                    None,
+                    source=MAIL,
+                )
+        if submission is None:
+            inbound.outcome = reply.kind
+            session.add(inbound)
+            session.add(reply)
+    # The worker decides the move and mails the answer; other answers go now.
+    if submission is not None:
+        enqueue(DECIDE, submission.id)
+    else:
+        enqueue(DELIVER)
+    return "250 2.0.0 taken"
+
+
+# -- the listener ---------------------------------------------------------------
+
+
+class Handler:
+    """aiosmtpd's handler: checks addresses at RCPT, takes the reply at DATA."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url
+
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        found = _ADDRESS.match(address)
+        if found is None or len(envelope.rcpt_tos) >= 1:
+            return "550 5.1.1 send one reply to one play+ address"
+        secret = await asyncio.get_running_loop().run_in_executor(
+            None, mailbox.server_secret, self.url
+        )
+        if mailbox.read_token(secret, found.group(1)) is None:
+            return "550 5.1.1 this reply address is not valid"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        found = _ADDRESS.match(envelope.rcpt_tos[0])
+        assert found is not None
+        raw = envelope.original_content or b""
+        return await asyncio.get_running_loop().run_in_executor(
+            None, take, raw, found.group(1), self.url
+        )
+
+
+def max_bytes() -> int:
+    return int(os.environ.get("REFEREE_MAIL_MAX_BYTES", str(10 * 1024 * 1024)))
+
+
+def serve(host: str, port: int) -> None:
+    """Listen until SIGTERM or SIGINT."""
+    controller = Controller(
+        Handler(),
+        hostname=host,
+        port=port,
+        data_size_limit=max_bytes(),
+        server_hostname=os.environ.get("REFEREE_MAIL_DOMAIN", "referee.localhost"),
+        ready_timeout=30,
+    )
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_args: stop.set())
+    controller.start()
+    try:
+        stop.wait()
+    finally:
+        controller.stop()

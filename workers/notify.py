@@ -1,0 +1,109 @@
+"""Sending the outbox, and the deadline sweep, as Celery tasks.
+
+`deliver` claims due outbox rows (see `referee.store.mailbox`), builds each
+message for its seat, sends it and marks each channel done at once. A
+refused or unreachable server puts the row back with exponential backoff
+(`REFEREE_MAIL_BACKOFF` seconds, doubling, at most `REFEREE_MAIL_BACKOFF_MAX`);
+a worker that dies mid-send leaves its rows claimed until their lease
+(`REFEREE_MAIL_LEASE` seconds) runs out, when another worker sends them.
+
+At most once, honestly: SMTP has no idempotency. If a worker dies after
+the server said 250 but before the row was marked, the message goes out
+again after the lease, with the same Message-ID (mail clients and many
+servers drop such a copy). Nothing else sends a message twice.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from datetime import UTC, datetime
+
+from sqlmodel import Session
+
+from referee.queue import DEADLINES, DELIVER, app
+from referee.store import mailbox, ops
+from referee.store.db import engine
+from referee.store.tables import Outbox
+from workers import compose, transport
+
+_log = logging.getLogger(__name__)
+
+
+def _setting(name: str, default: float) -> float:
+    return float(os.environ.get(name, default))
+
+
+def _backoff(attempts: int) -> float:
+    base = _setting("REFEREE_MAIL_BACKOFF", 30)
+    return float(min(base * 2 ** max(attempts - 1, 0), _setting("REFEREE_MAIL_BACKOFF_MAX", 3600)))
+
+
+def deliver_due(moment: datetime | None = None, url: str | None = None) -> int:
+    """Send every due row (in batches); returns how many rows were finished."""
+    finished = 0
+    sender = transport.transport()
+    secret = mailbox.server_secret(url)
+    try:
+        while True:
+            moment = datetime.now(UTC) if moment is None else moment
+            lease = _setting("REFEREE_MAIL_LEASE", 120)
+            claimed = mailbox.claim_due(moment, lease, url=url)
+            if not claimed:
+                return finished
+            for row_id in claimed:
+                finished += _deliver_one(row_id, sender, secret, url)
+            moment = None
+    finally:
+        sender.close()
+
+
+def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes, url: str | None) -> int:
+    with Session(engine(url)) as session:
+        row = session.get(Outbox, row_id)
+        assert row is not None and row.id is not None
+        seat = None if row.seat is None else ops.seats(session, row.game_id)[row.seat]
+        if seat is None or not (seat.email or seat.webhook_url):
+            # Nowhere to send it: done without building anything.
+            mailbox.channel_done(row_id, "mail", "hook", url=url)
+            return 1
+        try:
+            notice = compose.build(session, row, secret)
+        except Exception:
+            _log.exception("outbox row %s cannot be built", row_id)
+            mailbox.retry_later(row_id, "cannot be built", datetime.now(UTC), 3600, 1, url)
+            return 0
+    try:
+        if row.mail_at is None:
+            if notice.mail is not None:
+                sender.send(notice.mail)
+            mailbox.channel_done(row_id, "mail", url=url)
+        if row.hook_at is None:
+            if seat.webhook_url:
+                body = json.dumps(notice.data, sort_keys=True).encode("utf-8")
+                key = mailbox.webhook_secret(secret, row.game_id, seat.seat)
+                transport.post_webhook(seat.webhook_url, key, compose.message_id(row), body)
+            mailbox.channel_done(row_id, "hook", url=url)
+    except Exception as error:
+        wait = _backoff(row.attempts)
+        _log.warning("outbox row %s not delivered (%s); again in %.1fs", row_id, error, wait)
+        give_up = int(_setting("REFEREE_MAIL_ATTEMPTS", 25))
+        mailbox.retry_later(row_id, repr(error), datetime.now(UTC), wait, give_up, url)
+        return 0
+    return 1
+
+
+@app.task(name=DELIVER)
+def deliver() -> int:
+    return deliver_due()
+
+
+@app.task(name=DEADLINES)
+def deadlines(at: str | None = None) -> dict[str, list[str]]:
+    """Reminders and timeouts due at `at` (ISO 8601; default: now), then send what they wrote."""
+    moment = datetime.fromisoformat(at) if at else datetime.now(UTC)
+    swept = mailbox.sweep_deadlines(moment)
+    if swept.reminded or swept.timed_out:
+        deliver_due()
+    return {"reminded": swept.reminded, "timed_out": swept.timed_out}

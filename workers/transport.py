@@ -1,0 +1,121 @@
+"""Where messages go: an SMTP server (`SMTP_URL`), `.eml` files, and webhooks.
+
+`SMTP_URL` is `smtp://[user:password@]host[:port]` (`smtps://` for TLS from
+the start, `smtp+starttls://` to upgrade); without it every message is
+written as a `.eml` file to `REFEREE_MAIL_DIR` (default `./mail-out`),
+which is the embedded default. Files are named by Message-ID, so writing a
+message again replaces it instead of making a second one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import smtplib
+import time
+import urllib.request
+from email.message import EmailMessage
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+TIMEOUT = 20.0
+
+
+class Transport:
+    """Sends mail; may keep one SMTP connection across several messages."""
+
+    def send(self, mail: EmailMessage) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Let go of any connection."""
+
+
+class FileTransport(Transport):
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def send(self, mail: EmailMessage) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = hashlib.sha256(str(mail["Message-ID"]).encode()).hexdigest()[:32] + ".eml"
+        partial = self.folder / (name + ".part")
+        partial.write_bytes(bytes(mail))
+        partial.replace(self.folder / name)
+
+
+class SmtpTransport(Transport):
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.tls = parts.scheme == "smtps"
+        self.starttls = parts.scheme == "smtp+starttls"
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or (465 if self.tls else 25)
+        self.user = unquote(parts.username) if parts.username else None
+        self.password = unquote(parts.password) if parts.password else None
+        self.connection: smtplib.SMTP | None = None
+
+    def _connect(self) -> smtplib.SMTP:
+        if self.connection is None:
+            kind = smtplib.SMTP_SSL if self.tls else smtplib.SMTP
+            connection = kind(self.host, self.port, timeout=TIMEOUT)
+            if self.starttls:
+                connection.starttls()
+            if self.user is not None:
+                connection.login(self.user, self.password or "")
+            self.connection = connection
+        return self.connection
+
+    def send(self, mail: EmailMessage) -> None:
+        try:
+            refused = self._connect().send_message(mail)
+        except (smtplib.SMTPException, OSError):
+            self.close()
+            raise
+        if refused:
+            raise smtplib.SMTPRecipientsRefused(refused)
+
+    def close(self) -> None:
+        if self.connection is not None:
+            try:
+                self.connection.quit()
+            except (smtplib.SMTPException, OSError):
+                self.connection.close()
+            self.connection = None
+
+
+def transport() -> Transport:
+    url = os.environ.get("SMTP_URL")
+    if url:
+        return SmtpTransport(url)
+    return FileTransport(Path(os.environ.get("REFEREE_MAIL_DIR", "mail-out")))
+
+
+SIGNATURE_HEADER = "X-Referee-Signature"
+TIMESTAMP_HEADER = "X-Referee-Timestamp"
+
+
+def sign(key: str, timestamp: str, body: bytes) -> str:
+    """`sha256=` and the hex HMAC-SHA256 of `timestamp.body`, keyed by the webhook secret."""
+    digest = hmac.new(key.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return "sha256=" + digest.hexdigest()
+
+
+def post_webhook(url: str, key: str, delivery: str, body: bytes) -> None:
+    """POST one notification; anything but a 2xx answer raises (and is retried)."""
+    timestamp = str(int(time.time()))
+    request = urllib.request.Request(
+        url,
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "User-Agent": "referee-webhook/1",
+            "X-Referee-Delivery": delivery,
+            TIMESTAMP_HEADER: timestamp,
+            SIGNATURE_HEADER: sign(key, timestamp, body),
+        },
+    )
+    with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
+        if not 200 <= answer.status < 300:
+            raise OSError(f"the webhook answered {answer.status}")
