@@ -41,7 +41,7 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The referee's Flask app; `config` overrides settings (tests use it)."""
-    from api import floor, games, rules, submissions
+    from api import boards, floor, games, rules, submissions, web
 
     app = Flask("referee")
     app.config.update(
@@ -67,6 +67,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(rules.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(submissions.blp)
+    api.register_blueprint(boards.blp)
+    app.register_blueprint(web.bp)
+    web.install_log_redaction()
     if app.config["REFEREE_BENCH_FLOOR"]:
         app.register_blueprint(floor.blp)
     app.register_error_handler(HTTPException, errors.from_http)

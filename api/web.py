@@ -1,0 +1,591 @@
+"""Game pages for people: a lobby, a game page, and the personal link of each seat.
+
+Server-rendered HTML that works without JavaScript (a small script only
+refreshes a page when the game moves on, and fills the move field).
+
+The personal link `/g/<id>/seat/<token>` carries the seat's secret once:
+its answer stores the token in an HttpOnly, SameSite=Strict cookie scoped to
+`/g/<id>` and sends the browser on to the clean game URL. The token never
+appears in a page, a script or a later URL; that one answer is sent with
+`Referrer-Policy: no-referrer` (other pages with `same-origin`, so nothing
+leaves the site), and the access logs of the development server and
+gunicorn show the link with its token cut out (`redact`).
+That hop is a tiny page with a meta refresh, not a 303: a browser does
+not send a Strict cookie on a redirect that began on another site (a
+mail reader), so the first game page would otherwise show a spectator's view.
+
+Forms are protected against cross-site requests twice: cookies are
+SameSite=Strict, and each form carries a per-browser token that must
+equal the `csrf` cookie (a double-submit token, which needs no server
+secret and so works across gunicorn processes).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import re
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    g,
+    make_response,
+    render_template,
+    request,
+    url_for,
+)
+from marshmallow import ValidationError
+from sqlmodel import Session
+from werkzeug.exceptions import HTTPException
+
+from api import games as api_games
+from api.errors import Problem
+from api.rules import describe
+from api.schemas import PlayerIn
+from referee import games, render
+from referee.engine import BadOptions
+from referee.games import AnyGame
+from referee.replay import SEALED_NOTATION, envelope
+from referee.store import ops
+from referee.store.db import transaction
+from referee.store.tables import Game, Submission
+
+bp = Blueprint(
+    "web",
+    __name__,
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/assets",
+)
+
+JSONish = dict[str, Any]
+
+CSRF_COOKIE = "csrf"
+SEAT_COOKIE = "seat"
+SEAT_COOKIE_DAYS = 180
+# How long a form waits for the referee's answer before showing "recorded".
+WAIT = 10.0
+MAX_NOTATION = 400
+LOBBY_GAMES = 50
+# Legal moves offered as buttons up to this many; beyond it, only the text field is quick.
+MOVE_BUTTONS = 400
+
+CSP = (
+    "default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+_SEAT_PATH = re.compile(r"(/seat/)[^/\s?\"']+")
+
+
+def redact(text: str) -> str:
+    """`text` with the token of any personal link cut out."""
+    return _SEAT_PATH.sub(r"\1<token>", text)
+
+
+class RedactSeatLinks(logging.Filter):
+    """Cuts seat tokens out of access log lines (werkzeug's and gunicorn's)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.args, Mapping):
+            record.args = {
+                k: redact(v) if isinstance(v, str) else v for k, v in record.args.items()
+            }
+        return True
+
+
+def install_log_redaction() -> None:
+    for name in ("werkzeug", "gunicorn.access"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactSeatLinks) for f in logger.filters):
+            logger.addFilter(RedactSeatLinks())
+
+
+# -- cookies and CSRF --------------------------------------------------------
+
+
+def csrf_token() -> str:
+    """This browser's form token (made on first use, set as a cookie after the request)."""
+    token = getattr(g, "csrf", None)
+    if token is None:
+        given = request.cookies.get(CSRF_COOKIE, "")
+        token = given if 20 <= len(given) <= 100 else secrets.token_urlsafe(24)
+        g.csrf = token
+    return str(token)
+
+
+def check_csrf() -> None:
+    origin = request.headers.get("Origin")
+    if origin is not None and origin.rstrip("/") != request.host_url.rstrip("/"):
+        raise Problem(403, "forbidden", "This form was sent from another site.")
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    given = request.form.get("csrf", "")
+    if not cookie or not hmac.compare_digest(cookie.encode(), given.encode()):
+        raise Problem(
+            403,
+            "forbidden",
+            "This form has expired or was not sent from this site: reload the page and try again.",
+        )
+
+
+def _seat_cookie_path(game_id: str) -> str:
+    return url_for("web.game", game_id=game_id)
+
+
+def cookie_seat(db: Session, game_id: str) -> int | None:
+    """The seat whose token this browser holds for this game, if any."""
+    token = request.cookies.get(SEAT_COOKIE)
+    if not token or len(token) > 200:
+        return None
+    return ops.seat_of_token(db, game_id, token)
+
+
+def cookie_seat_needed(db: Session, game_id: str) -> int:
+    seat = cookie_seat(db, game_id)
+    if seat is None:
+        raise Problem(
+            401,
+            "unauthorized",
+            "This browser holds no seat of this game: open your personal link first.",
+        )
+    return seat
+
+
+@bp.after_request
+def _headers(response: Response) -> Response:
+    token = getattr(g, "csrf", None)
+    if token is not None and request.cookies.get(CSRF_COOKIE) != token:
+        response.set_cookie(
+            CSRF_COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure
+        )
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    # The personal link's own page sends no referrer at all; other pages send it
+    # only to this site (no-referrer everywhere would make forms' Origin "null").
+    policy = "no-referrer" if request.endpoint == "web.seat" else "same-origin"
+    response.headers["Referrer-Policy"] = policy
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["X-Frame-Options"] = "DENY"
+    if request.endpoint != "web.static":
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.app_context_processor
+def _template_globals() -> dict[str, Any]:
+    return {"csrf_token": csrf_token}
+
+
+@bp.errorhandler(Problem)
+def _problem_page(error: Problem) -> tuple[str, int]:
+    return render_template("web/error.html", status=error.status, detail=error.detail), error.status
+
+
+@bp.errorhandler(HTTPException)
+def _http_page(error: HTTPException) -> tuple[str, int]:
+    status = error.code or 500
+    return render_template("web/error.html", status=status, detail=error.description), status
+
+
+# -- the lobby -----------------------------------------------------------------
+
+
+@bp.get("/")
+def lobby() -> str:
+    with api_games.session() as db:
+        found = ops.list_games(db, None, None, None, LOBBY_GAMES)
+        rows = [
+            {
+                "game": game,
+                "title": _title(game.name),
+                "names": [seat.name for seat in ops.seats(db, game.id)],
+            }
+            for game in found
+        ]
+    return render_template(
+        "web/lobby.html", rules=[describe(r) for r in games.all_games()], rows=rows
+    )
+
+
+def _title(name: str) -> str:
+    try:
+        return games.get(name).title
+    except KeyError:
+        return name
+
+
+def _rules(name: str) -> AnyGame:
+    try:
+        return games.get(name)
+    except KeyError:
+        raise Problem(404, "not_found", f"There is no game called {name!r} here.") from None
+
+
+@bp.get("/new/<name>")
+def new_game(name: str) -> str:
+    rules = _rules(name)
+    return render_template("web/new.html", **_form_context(rules, {}, {}))
+
+
+def _widget(spec: JSONish) -> str:
+    """How an option is asked for: a box, a choice, a number, JSON, or text."""
+    if spec["type"] == "boolean":
+        return "checkbox"
+    if spec.get("enum"):
+        return "select"
+    if spec["type"] == "integer":
+        return "number"
+    if isinstance(spec["default"], dict | list) or spec["type"] in ("array", "object"):
+        return "json"
+    return "text"
+
+
+def _shown(spec: JSONish) -> str:
+    """An option's default as its field shows it."""
+    default = spec["default"]
+    if _widget(spec) == "json":
+        return json.dumps(default, indent=1, sort_keys=True)
+    return "" if default is None else str(default)
+
+
+def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, str]) -> JSONish:
+    described = describe(rules)
+    options = [
+        {
+            "name": name,
+            "key": f"opt-{name}",
+            "label": name.replace("_", " ").capitalize(),
+            "widget": _widget(spec),
+            "default": _shown(spec),
+            "checked": (f"opt-{name}" in values) if values else bool(spec["default"]),
+            "spec": spec,
+        }
+        for name, spec in described["options"].items()
+    ]
+    return {
+        "rules": described,
+        "options": options,
+        "seats": max(rules.players),
+        "values": values,
+        "errors": errors,
+        "needs_key": bool(_api_key()),
+    }
+
+
+def _api_key() -> str | None:
+    key = current_app.config.get("REFEREE_API_KEY")
+    return str(key) if key else None
+
+
+def _read_players(form: Mapping[str, str], seats: int, errors: dict[str, str]) -> list[JSONish]:
+    players: list[JSONish] = []
+    for n in range(seats):
+        name = form.get(f"name-{n}", "").strip()
+        email = form.get(f"email-{n}", "").strip()
+        if not name:
+            if email:
+                errors[f"name-{n}"] = "Give this player a name (or clear the mail address)."
+            continue
+        try:
+            players.append(PlayerIn().load({"name": name, "email": email or None}))
+        except ValidationError as error:
+            found = error.messages if isinstance(error.messages, dict) else {"name": error.messages}
+            for field, messages in found.items():
+                errors[f"{field}-{n}"] = " ".join(map(str, messages))
+    return players
+
+
+def _read_options(form: Mapping[str, str], described: JSONish, errors: dict[str, str]) -> JSONish:
+    options: JSONish = {}
+    for name, spec in described["options"].items():
+        key = f"opt-{name}"
+        if spec["type"] == "boolean":
+            options[name] = key in form
+            continue
+        if key not in form:
+            continue  # the option's default applies
+        raw = form.get(key, "").strip()
+        widget = _widget(spec)
+        if widget == "number":
+            try:
+                options[name] = int(raw)
+            except ValueError:
+                errors[key] = f"{name}: give a whole number."
+        elif widget == "json":
+            try:
+                options[name] = json.loads(raw)
+            except ValueError as error:
+                errors[key] = f"{name} is not valid JSON: {error}"
+        else:
+            options[name] = raw
+    return options
+
+
+def _said(field: str, messages: Any) -> str:
+    """Marshmallow's messages (nested for lists and objects) as one sentence."""
+    if isinstance(messages, dict):
+        return " ".join(_said(f"{field}[{key}]", inner) for key, inner in messages.items())
+    if isinstance(messages, list | tuple):
+        text = " ".join(str(m) for m in messages)
+    else:
+        text = str(messages)
+    return text if field.startswith("_") else f"{field}: {text}"
+
+
+@bp.post("/new/<name>")
+def create_game(name: str) -> tuple[str, int]:
+    check_csrf()
+    rules = _rules(name)
+    described = describe(rules)
+    form = request.form
+    errors: dict[str, str] = {}
+    key = _api_key()
+    given = form.get("api_key", "")
+    if key and not hmac.compare_digest(given.encode(), key.encode()):
+        errors["api_key"] = "This server needs its API key to create games."
+    players = _read_players(form, max(rules.players), errors)
+    options = _read_options(form, described, errors)
+    counts = ", ".join(map(str, rules.players))
+    if len(players) not in rules.players and "players" not in errors:
+        errors["players"] = (
+            f"{rules.title} is played by {counts} players; you named {len(players)}."
+        )
+    if not errors:
+        try:
+            options = rules.load_options(options, len(players))
+        except BadOptions as error:
+            for field, messages in error.errors.items():
+                target = "players" if field == "_players" else f"opt-{field}"
+                errors[target] = _said(field, messages)
+    if errors:
+        values = {k: v for k, v in form.items() if k not in ("csrf", "api_key")}
+        return render_template("web/new.html", **_form_context(rules, values, errors)), 422
+    with transaction() as db:
+        created = ops.create_game(db, rules, [(p["name"], p["email"]) for p in players], options)
+    game_id = created.game.id
+    links = [
+        {
+            "seat": n,
+            "name": p["name"],
+            "link": url_for(".seat", game_id=game_id, token=token, _external=True),
+        }
+        for n, (p, token) in enumerate(zip(players, created.tokens, strict=True))
+    ]
+    page = render_template("web/created.html", rules=described, game_id=game_id, links=links)
+    return page, 201
+
+
+# -- a seat's personal link ------------------------------------------------------
+
+
+@bp.get("/g/<game_id>/seat/<token>")
+def seat(game_id: str, token: str) -> Response:
+    with api_games.session() as db:
+        game = api_games.find(db, game_id)
+        number = ops.seat_of_token(db, game.id, token) if len(token) <= 200 else None
+        name = next((s.name for s in ops.seats(db, game.id) if s.seat == number), None)
+    if number is None:
+        raise Problem(404, "not_found", "This personal link is not a seat of this game.")
+    target = url_for(".game", game_id=game.id)
+    response = make_response(render_template("web/opening.html", target=target, name=name))
+    response.set_cookie(
+        SEAT_COOKIE,
+        token,
+        max_age=SEAT_COOKIE_DAYS * 24 * 3600,
+        path=_seat_cookie_path(game.id),
+        httponly=True,
+        samesite="Strict",
+        secure=request.is_secure,
+    )
+    return response
+
+
+@bp.post("/g/<game_id>/leave")
+def leave(game_id: str) -> Response:
+    check_csrf()
+    response = make_response("", 303)
+    response.headers["Location"] = url_for(".game", game_id=game_id)
+    response.delete_cookie(SEAT_COOKIE, path=_seat_cookie_path(game_id))
+    return response
+
+
+# -- the game page ---------------------------------------------------------------
+
+
+def _at(game: Game) -> int:
+    raw = request.args.get("at")
+    if raw is None or raw == "":
+        return game.version
+    if not raw.isdigit() or int(raw) > game.version:
+        raise Problem(
+            400, "bad_request", f"'at' is a move number from 0 to {game.version}, not {raw[:20]!r}."
+        )
+    return int(raw)
+
+
+def _scores(view: JSONish, players: int) -> tuple[str, list[Any]]:
+    for key, label in (("scores", "Score"), ("cards_won", "Cards")):
+        value = view.get(key)
+        if isinstance(value, list) and len(value) == players:
+            return label, value
+    return "", [None] * players
+
+
+def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
+    with api_games.session() as db:
+        game = api_games.find(db, game_id)
+        seat = cookie_seat(db, game.id)
+        at = _at(game)
+        rules = ops.rules_of(game)
+        seats = ops.seats(db, game.id)
+        state = ops.state_at(db, game, at)
+        head = state if at == game.version else ops.state_at(db, game, game.version)
+        first_sealed = ops.sealed_from(game, head)
+        rows = ops.log(db, game.id)
+        answer = _answer(db, game, seat, rules)
+    names = [s.name for s in seats]
+    env = envelope(rules, state, at, seat)
+    view = env["state"]
+    label, scores = _scores(view, len(seats))
+    result = env["result"]
+    if result is not None:
+        label, scores = "Score", result["scores"]
+    resigned = set(view.get("resigned") or [])
+    latest = at == game.version
+    acting = seat is not None and latest and game.status == "active" and seat in game.to_act
+    moves = (
+        [rules.notate(m) for m in rules.legal_moves(head, seat)]
+        if acting and seat is not None
+        else []
+    )
+    log = [
+        {
+            "seq": row.seq,
+            "seat": row.seat,
+            "name": names[row.seat] if 0 <= row.seat < len(names) else f"Seat {row.seat}",
+            "notation": SEALED_NOTATION if row.seq >= first_sealed else row.notation,
+            "sealed": row.seq >= first_sealed,
+            "at": row.created_at[:16].replace("T", " "),
+        }
+        for row in rows
+    ]
+    players = [
+        {
+            "seat": s.seat,
+            "name": s.name,
+            "score": scores[s.seat] if s.seat < len(scores) else None,
+            "to_act": s.seat in env["to_act"],
+            "resigned": s.seat in resigned,
+            "winner": result is not None and s.seat in result["winners"],
+            "you": s.seat == seat,
+        }
+        for s in seats
+    ]
+    return {
+        "game": game,
+        "title": rules.title,
+        "notation_help": rules.notation_help,
+        "seat": seat,
+        "seat_name": names[seat] if seat is not None else None,
+        "at": at,
+        "latest": latest,
+        "version": game.version,
+        "env": env,
+        "svg": render.render_svg(game.name, view, names),
+        "text_board": render.render_text(game.name, view, names),
+        "score_label": label,
+        "players": players,
+        "to_act_names": [names[n] for n in env["to_act"] if n < len(names)],
+        "log": log,
+        "acting": acting,
+        "moves": moves[:MOVE_BUTTONS],
+        "complete": rules.lists_every_move and len(moves) <= MOVE_BUTTONS,
+        "answer": answer,
+        "message": message,
+        "typed": typed,
+        "seed": game.seed if game.status == "over" else None,
+    }
+
+
+def _answer(db: Session, game: Game, seat: int | None, rules: AnyGame) -> JSONish | None:
+    """The referee's answer to this seat's submission named in `?sub=`."""
+    wanted = request.args.get("sub", "")
+    if seat is None or not wanted or len(wanted) > 32:
+        return None
+    found = db.get(Submission, wanted)
+    if found is None or found.game_id != game.id or found.seat != seat:
+        return None
+    try:
+        notation = rules.notate(rules.move_from_json(found.move))
+    except Exception:  # an old submission of another rules version: say nothing of its move
+        notation = ""
+    return {"status": found.status, "reason": found.reason, "seq": found.seq, "notation": notation}
+
+
+@bp.get("/g/<game_id>")
+def game(game_id: str) -> str:
+    return render_template("web/game.html", **game_context(game_id))
+
+
+def _submitted(game_id: str, move: Any, expected: int | None) -> Response | tuple[str, int]:
+    typed = move if isinstance(move, str) else ""
+    try:
+        body, _status = api_games.submit(game_id, move, expected, WAIT, cookie_seat_needed)
+    except Problem as refused:
+        if refused.status == 404:
+            raise
+        made = refused.extra.get("submission")
+        if isinstance(made, dict) and "id" in made:
+            return _to_answer(game_id, made["id"])
+        page = render_template(
+            "web/game.html", **game_context(game_id, message=refused.detail, typed=typed)
+        )
+        return page, refused.status
+    return _to_answer(game_id, body["submission"]["id"])
+
+
+def _to_answer(game_id: str, submission_id: str) -> Response:
+    response = make_response("", 303)
+    response.headers["Location"] = url_for(".game", game_id=game_id, sub=submission_id)
+    return response
+
+
+@bp.post("/g/<game_id>/move")
+def move(game_id: str) -> Response | tuple[str, int]:
+    check_csrf()
+    notation = request.form.get("notation", "").strip()
+    raw_expected = request.form.get("expected_version", "")
+    problem = None
+    if not notation:
+        problem = "Type a move, or choose one of the legal moves."
+    elif len(notation) > MAX_NOTATION:
+        problem = f"A move is at most {MAX_NOTATION} characters long."
+    elif raw_expected and not raw_expected.isdigit():
+        problem = "This form is damaged: reload the page and try again."
+    if problem is not None:
+        page = render_template(
+            "web/game.html", **game_context(game_id, message=problem, typed=notation[:MAX_NOTATION])
+        )
+        return page, 422
+    return _submitted(game_id, notation, int(raw_expected) if raw_expected else None)
+
+
+@bp.post("/g/<game_id>/resign")
+def resign(game_id: str) -> Response | tuple[str, int]:
+    check_csrf()
+    if request.form.get("confirm") != "yes":
+        page = render_template(
+            "web/game.html",
+            **game_context(game_id, message="Tick the box to confirm that you resign."),
+        )
+        return page, 422
+    return _submitted(game_id, {"type": "resign"}, None)

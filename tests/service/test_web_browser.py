@@ -1,0 +1,206 @@
+"""The game pages in a real headless Chromium, against a real `referee serve`.
+
+Debian's Chromium (`/usr/bin/chromium`, installed by `.ci/run`), driven by
+Playwright; Playwright never downloads a browser of its own here. A missing
+Chromium fails these tests: it does not skip them.
+
+One whole Mandala game is created in the lobby and played to its end
+through the pages, each seat in its own browser profile (one of them with
+JavaScript off), each opening its personal link from another site as a
+mail reader would; then the history is stepped through backwards. The
+spectator's page source is checked for the seed while the game runs, and
+an Ice Palace game's spectator page for the players' hands. Screenshots go
+to `var/artifacts/web/` (not committed).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from tests.service.conftest import Service, base_env, start_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "var" / "artifacts" / "web"
+GAME_URL = re.compile(r".*/g/[0-9a-f]{32}$")
+MAX_MOVES = 200
+
+
+@pytest.fixture(scope="module")
+def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """The embedded default (`referee serve` alone, SQLite, moves decided in-process).
+
+    Its sweeper (pending submissions, mail, deadlines) is slowed down: mail is
+    tested in tests/mail, and a sweep holding SQLite's one write lock in the
+    middle of a page would only make these timings vary.
+    """
+    tmp = tmp_path_factory.mktemp("web")
+    env = base_env(DATABASE_URL=f"sqlite:///{tmp / 'referee.sqlite3'}", REFEREE_SWEEP_EVERY="3600")
+    url, server = start_server(env, tmp)
+    service = Service(url, env["DATABASE_URL"], env, tmp, server)
+    yield service
+    service.stop()
+
+
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    assert CHROMIUM.exists(), "Debian's chromium is not installed: .ci/run installs it"
+    # Playwright starts every browser on a fresh, empty profile directory of its own.
+    launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS, timeout=60_000)
+    yield launched
+    launched.close()
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def new_page(browser: Browser, phone: bool = False, script: bool = True) -> Page:
+    size = {"width": 390, "height": 844} if phone else {"width": 1280, "height": 900}
+    context: BrowserContext = browser.new_context(viewport=size, java_script_enabled=script)
+    context.set_default_timeout(15_000)
+    return context.new_page()
+
+
+def open_from_mail(page: Page, link: str) -> None:
+    """Follow a personal link from another site, as a click in a mail reader does."""
+    page.set_content(f'<a id="go" href="{link}">your turn</a>')
+    page.click("#go")
+    page.wait_for_url(GAME_URL)
+
+
+def create_in_lobby(page: Page, url: str, game: str, names: list[str]) -> list[str]:
+    """Create a game through the lobby's form; the personal links it shows once."""
+    page.goto(url + "/")
+    page.click(f"a.button[href='/new/{game}']")
+    for n, name in enumerate(names):
+        page.fill(f"#name-{n}", name)
+    page.click("text=Create the game")
+    assert page.locator("h1").inner_text().endswith("is ready")
+    return [page.input_value(f"#link-{n}") for n in range(len(names))]
+
+
+def test_a_whole_game_through_the_pages(
+    web_service: Service, browser: Browser, artifacts: Path
+) -> None:
+    url = web_service.url
+    host = new_page(browser)
+    host.goto(url + "/")
+    host.screenshot(path=artifacts / "lobby.png", full_page=True)
+    host.click("a.button[href='/new/mandala']")
+    host.screenshot(path=artifacts / "new-game.png", full_page=True)
+    host.fill("#name-0", "Ann")
+    host.fill("#name-1", "Bob")
+    host.fill("#email-1", "bob@example.org")
+    host.click("text=Create the game")
+    host.screenshot(path=artifacts / "created.png", full_page=True)
+    links = [host.input_value(f"#link-{n}") for n in range(2)]
+    host.click("#game-link")
+    host.wait_for_url(GAME_URL)
+    game_url = host.url
+    game_id = game_url.rsplit("/", 1)[1]
+    assert all(link.startswith(f"{url}/g/{game_id}/seat/") for link in links)
+    assert "You are watching" in host.inner_text("#status")
+
+    # Bob plays on a phone without JavaScript; the page needs none.
+    seats = [new_page(browser), new_page(browser, phone=True, script=False)]
+    for name, page, link in zip(("Ann", "Bob"), seats, links, strict=True):
+        open_from_mail(page, link)
+        assert page.url == game_url  # the token is gone from the address
+        assert f"You are {name}" in page.inner_text("#status")
+        assert link.rsplit("/", 1)[1] not in page.content()
+
+    spectator_sources = []
+    choose = random.Random(7)
+    for played in range(MAX_MOVES):
+        spectator_sources.append(host.content())
+        summary = requests.get(f"{url}/v1/games/{game_id}", timeout=10).json()
+        if summary["status"] == "over":
+            break
+        (seat,) = summary["to_act"]
+        page = seats[seat]
+        page.goto(game_url)
+        buttons = page.locator("button.move")
+        assert buttons.count() > 0, page.content()
+        if played == 0:
+            page.screenshot(path=artifacts / "seat-to-move.png", full_page=True)
+        buttons.nth(choose.randrange(buttons.count())).click()
+        page.wait_for_url(re.compile(r".*\?sub=[0-9a-f]+$"))
+        assert "was accepted as move" in page.inner_text("#answer")
+        if played == 0:
+            page.screenshot(path=artifacts / "seat-answer.png", full_page=True)
+        host.goto(game_url)
+    else:
+        pytest.fail(f"the game did not end in {MAX_MOVES} moves")
+
+    host.goto(game_url)
+    total = played
+    assert total > 0
+    assert "finished" in host.inner_text("#status")
+    seed = host.inner_text("#seed")
+    assert len(seed) >= 16
+    for source in spectator_sources[:-1]:
+        assert seed not in source
+    host.screenshot(path=artifacts / "spectator-over.png", full_page=True)
+    seats[1].goto(game_url)
+    seats[1].screenshot(path=artifacts / "seat-phone-over.png", full_page=True)
+
+    # Step back through the whole history, one move at a time.
+    for at in range(total - 1, -1, -1):
+        host.click("#prev")
+        host.wait_for_url(re.compile(rf".*\?at={at}$"))
+        where = host.inner_text("#where")
+        assert where == (
+            f"After move {at} of {total}" if at else f"Start, before move 1 of {total}"
+        )
+        assert host.locator("ol.log li[aria-current=step]").count() == 1
+        if at == total // 2:
+            host.screenshot(path=artifacts / "history.png", full_page=True)
+    host.click("#next")
+    assert host.inner_text("#where") == f"After move 1 of {total}"
+    host.click("#latest")
+    assert host.url == game_url
+
+
+def test_the_spectator_never_sees_a_hand(
+    web_service: Service, browser: Browser, artifacts: Path
+) -> None:
+    host = new_page(browser)
+    links = create_in_lobby(host, web_service.url, "ice_palace", ["Ann", "Bob", "Cy"])
+    ann = new_page(browser)
+    open_from_mail(ann, links[0])
+    hand = re.search(
+        r"hand: ([A-Z][a-z](?: [A-Z][a-z])*)", ann.text_content("pre.text-board") or ""
+    )
+    assert hand is not None and 'data-place="hand"' in ann.content()
+    ann.screenshot(path=artifacts / "ice-palace-seat.png", full_page=True)
+    host.goto(ann.url)
+    source = host.content()
+    assert "You are watching" in host.inner_text("#status")
+    assert hand.group(0) not in source and 'data-place="hand"' not in source
+    assert "(hidden)" in source
+    host.screenshot(path=artifacts / "ice-palace-spectator.png", full_page=True)

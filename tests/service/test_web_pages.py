@@ -1,0 +1,516 @@
+"""The game pages through Flask's test client: every page and form, bad input, secrets.
+
+The app runs in-process on the embedded default (a SQLite file, moves
+decided eagerly). Each browser is its own test client with its own
+cookies. A spectator's page is checked for what the rules hide: Ice
+Palace hands, Mandala Stones objectives, sealed MaNiKi answers, the seed
+before the end.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator
+from html import unescape
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlmodel import Session
+from werkzeug.test import TestResponse
+
+from api import create_app, web
+from referee import games, queue
+from referee.games import AnyGame
+from referee.store import db, ops
+from referee.store.tables import Game
+
+HOST = "http://localhost"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'referee.sqlite3'}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATABASE_URL", url)
+        patch.setitem(queue.app.conf, "task_always_eager", True)
+        db.upgrade()
+        yield create_app()
+
+
+def browser(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def csrf_of(page: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert found is not None, page
+    return found.group(1)
+
+
+def message(page: str) -> str:
+    """The text of the page's alerts."""
+    found = re.findall(r'<(p|div)[^>]*role="alert"[^>]*>(.*?)</\1>', page, re.S)
+    return unescape(" ".join(re.sub(r"<[^>]+>", " ", text) for _, text in found))
+
+
+def create(
+    app: Flask, game: str, names: list[str], **fields: str
+) -> tuple[FlaskClient, TestResponse]:
+    host = browser(app)
+    token = csrf_of(host.get(f"/new/{game}").get_data(as_text=True))
+    form = {"csrf": token, **{f"name-{n}": name for n, name in enumerate(names)}, **fields}
+    return host, host.post(f"/new/{game}", data=form)
+
+
+def links_of(page: str) -> list[str]:
+    return re.findall(r'value="(http://localhost/g/[0-9a-f]{32}/seat/[^"]+)"', page)
+
+
+def new_game(
+    app: Flask, game: str, names: list[str], **fields: str
+) -> tuple[str, FlaskClient, list[FlaskClient]]:
+    """A game created in the lobby: its id, a spectator, and one browser per seat."""
+    host, answer = create(app, game, names, **fields)
+    assert answer.status_code == 201, message(answer.get_data(as_text=True))
+    links = links_of(answer.get_data(as_text=True))
+    assert len(links) == len(names)
+    seats = []
+    for link in links:
+        seat = browser(app)
+        assert seat.get(link.removeprefix(HOST)).status_code == 200
+        seats.append(seat)
+    return links[0].split("/")[4], host, seats
+
+
+def page(client: FlaskClient, game_id: str, **args: Any) -> str:
+    answer = client.get(f"/g/{game_id}", query_string=args)
+    assert answer.status_code == 200
+    return answer.get_data(as_text=True)
+
+
+def play(client: FlaskClient, game_id: str, notation: str, **extra: str) -> TestResponse:
+    # A spectator's game page has no form: this browser's token is on any page with one.
+    token = csrf_of(client.get("/new/mandala").get_data(as_text=True))
+    form = {"csrf": token, "notation": notation, **extra}
+    return client.post(f"/g/{game_id}/move", data=form)
+
+
+def stored(game_id: str) -> tuple[Game, AnyGame, Any]:
+    with Session(db.engine()) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        return game, ops.rules_of(game), ops.state_at(session, game, game.version)
+
+
+# -- the lobby and creating games --------------------------------------------------
+
+
+def test_the_lobby_offers_every_game_and_lists_games(app: Flask) -> None:
+    game_id, _, _ = new_game(app, "subdivision", ["Ann", "Bob"])
+    lobby = browser(app).get("/")
+    text = lobby.get_data(as_text=True)
+    assert lobby.status_code == 200 and lobby.mimetype == "text/html"
+    for rules in games.all_games():
+        assert f'href="/new/{rules.name}"' in text and rules.title in text
+    assert f'href="/g/{game_id}"' in text and "Ann, Bob" in text
+
+
+@pytest.mark.parametrize("rules", games.all_games(), ids=games.names())
+def test_the_new_game_form_shows_every_option_with_its_default(app: Flask, rules: AnyGame) -> None:
+    text = browser(app).get(f"/new/{rules.name}").get_data(as_text=True)
+    assert f"New {rules.title} game" in text
+    for n in range(max(rules.players)):
+        assert f'<label for="name-{n}">' in text and f'<label for="email-{n}">' in text
+    defaults = rules.load_options({}, rules.players[0])
+    for name, default in defaults.items():
+        key = f"opt-{name}"
+        assert f'name="{key}"' in text
+        if isinstance(default, bool):
+            checked = re.search(rf'name="{key}" value="on" checked', text) is not None
+            assert checked == default, name
+        elif isinstance(default, dict | list):
+            shown = re.search(rf'<textarea id="{key}"[^>]*>(.*?)</textarea>', text, re.S)
+            assert shown is not None and json.loads(unescape(shown.group(1))) == default, name
+        elif re.search(rf'<select id="{key}"', text):
+            assert re.search(rf'<option value="{re.escape(str(default))}" selected>', text), name
+        else:
+            assert re.search(rf'name="{key}"[^>]*value="{re.escape(str(default))}"', text), name
+    # The defaults as the form shows them make a game.
+    form = re.findall(r'<(?:input|textarea|select)[^>]*name="(opt-[^"]+)"', text)
+    assert sorted(set(form)) == sorted(f"opt-{name}" for name in defaults)
+
+
+def test_creating_shows_each_personal_link_once(app: Flask) -> None:
+    host, answer = create(app, "mandala", ["Ann", "Bob"], **{"email-1": "bob@example.org"})
+    text = answer.get_data(as_text=True)
+    assert answer.status_code == 201
+    assert answer.headers["Cache-Control"] == "no-store"
+    links = links_of(text)
+    assert len(links) == 2 and len(set(links)) == 2
+    game_id = links[0].split("/")[4]
+    for link in links:
+        assert link.rsplit("/", 1)[1] not in page(host, game_id)
+        assert link.rsplit("/", 1)[1] not in browser(app).get("/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("game", "fields", "expected"),
+    [
+        ("mandala", {}, "played by 2, 3, 4, 5 players; you named 0"),
+        ("mandala", {"name-0": "Ann"}, "you named 1"),
+        ("mandala", {"name-0": "Ann", "email-1": "b@example.org"}, "Give this player a name"),
+        ("mandala", {"name-0": "Ann", "name-1": "Bob", "email-1": "not mail"}, "email"),
+        ("mandala", {"name-0": "A" * 101, "name-1": "Bob"}, "Length must be between"),
+        ("subdivision", {"name-0": "A", "name-1": "B", "opt-parks": "lots"}, "Must be one of"),
+        (
+            "subdivision",
+            {"name-0": "A", "name-1": "B", "opt-parks": "players", "opt-three_house": "on"},
+            "cannot be shared evenly",
+        ),
+        (
+            "mandala_stones",
+            {"name-0": "A", "name-1": "B", "opt-objectives": "maybe"},
+            "not valid JSON",
+        ),
+        ("mandala_stones", {"name-0": "A", "name-1": "B", "opt-objectives": '"on"'}, "objectives"),
+        (
+            "subdivision",
+            {"name-0": "A", "name-1": "B", "opt-cells": "[[99, 99]]"},
+            "cells[0]: Not a valid",
+        ),
+    ],
+)
+def test_bad_new_game_forms_say_what_is_wrong(
+    app: Flask, game: str, fields: dict[str, str], expected: str
+) -> None:
+    host = browser(app)
+    token = csrf_of(host.get(f"/new/{game}").get_data(as_text=True))
+    with Session(db.engine()) as session:
+        before = len(ops.list_games(session, None, None, None, 1000))
+    answer = host.post(f"/new/{game}", data={"csrf": token, **fields})
+    assert answer.status_code == 422
+    assert expected.lower() in message(answer.get_data(as_text=True)).lower()
+    with Session(db.engine()) as session:
+        assert len(ops.list_games(session, None, None, None, 1000)) == before
+    # What was typed stays in the form.
+    for key, value in fields.items():
+        if key.startswith(("name-", "email-")):
+            assert f'value="{value}"' in answer.get_data(as_text=True)
+
+
+def test_unchecked_boxes_and_chosen_options_reach_the_game(app: Flask) -> None:
+    game_id, _, _ = new_game(
+        app, "subdivision", ["A", "B", "C"], **{"opt-three_house": "on", "opt-parks": "players"}
+    )
+    game, _, _ = stored(game_id)
+    assert game.options["three_house"] is True and game.options["parks"] == "players"
+    assert game.options["private_parks"] is False
+
+
+def test_an_unknown_game_is_a_page_not_a_500(app: Flask) -> None:
+    answer = browser(app).get("/new/chess")
+    assert answer.status_code == 404 and answer.mimetype == "text/html"
+    assert "no game called 'chess'" in message(answer.get_data(as_text=True))
+
+
+def test_the_api_key_guards_the_lobby_too(app: Flask) -> None:
+    app.config["REFEREE_API_KEY"] = "sesame"
+    try:
+        host = browser(app)
+        form = host.get("/new/mandala").get_data(as_text=True)
+        assert 'name="api_key"' in form
+        base = {"csrf": csrf_of(form), "name-0": "A", "name-1": "B"}
+        refused = host.post("/new/mandala", data={**base, "api_key": "guess"})
+        assert refused.status_code == 422 and "API key" in message(refused.get_data(as_text=True))
+        assert host.post("/new/mandala", data={**base, "api_key": "sesame"}).status_code == 201
+    finally:
+        app.config["REFEREE_API_KEY"] = None
+
+
+# -- CSRF -----------------------------------------------------------------------------
+
+
+def test_forms_without_the_browsers_token_are_refused(app: Flask) -> None:
+    host = browser(app)
+    token = csrf_of(host.get("/new/mandala").get_data(as_text=True))
+    fields = {"name-0": "A", "name-1": "B"}
+    for form, headers in [
+        (fields, {}),
+        ({**fields, "csrf": "x" * 32}, {}),
+        ({**fields, "csrf": token}, {"Origin": "https://evil.example"}),
+    ]:
+        answer = host.post("/new/mandala", data=form, headers=headers)
+        assert answer.status_code == 403 and answer.mimetype == "text/html"
+    stranger = browser(app)  # has no csrf cookie at all
+    answer = stranger.post("/new/mandala", data={**fields, "csrf": token})
+    assert answer.status_code == 403
+    same = host.post("/new/mandala", data={**fields, "csrf": token}, headers={"Origin": HOST})
+    assert same.status_code == 201
+
+
+def test_cookies_are_strict_and_pages_carry_safe_headers(app: Flask) -> None:
+    _, answer = create(app, "mandala", ["Ann", "Bob"])
+    link = links_of(answer.get_data(as_text=True))[0].removeprefix(HOST)
+    game_id = link.split("/")[2]
+    seat = browser(app)
+    opened = seat.get(link)
+    text = opened.get_data(as_text=True)
+    assert opened.status_code == 200
+    assert f'content="0;url=/g/{game_id}"' in text and f'href="/g/{game_id}"' in text
+    assert link.rsplit("/", 1)[1] not in text
+    assert opened.headers["Referrer-Policy"] == "no-referrer"
+    (cookie,) = [c for c in opened.headers.getlist("Set-Cookie") if c.startswith("seat=")]
+    for part in ("HttpOnly", "SameSite=Strict", f"Path=/g/{game_id}"):
+        assert part in cookie
+    shown = seat.get(f"/g/{game_id}")
+    assert shown.headers["Cache-Control"] == "no-store"
+    assert "script-src 'self'" in shown.headers["Content-Security-Policy"]
+    (csrf_cookie,) = [c for c in shown.headers.getlist("Set-Cookie") if c.startswith("csrf=")]
+    assert "HttpOnly" in csrf_cookie and "SameSite=Strict" in csrf_cookie
+    body = shown.get_data(as_text=True)
+    # Nothing is loaded from elsewhere: no fonts, CDNs or outside scripts.
+    for address in re.findall(r'(?:src|href)="([^"]+)"', body):
+        assert address.startswith(("/", "#")), address
+    assert "You are <strong>Ann</strong>" in body
+
+
+def test_a_wrong_personal_link_sets_nothing(app: Flask) -> None:
+    game_id, _, _ = new_game(app, "mandala", ["Ann", "Bob"])
+    for token in ("nope", "x" * 300):
+        answer = browser(app).get(f"/g/{game_id}/seat/{token}")
+        assert answer.status_code == 404 and answer.mimetype == "text/html"
+        assert not answer.headers.getlist("Set-Cookie")
+    assert browser(app).get(f"/g/{'0' * 32}/seat/abc").status_code == 404
+
+
+def test_leaving_forgets_the_seat(app: Flask) -> None:
+    game_id, _, (ann, _) = new_game(app, "mandala", ["Ann", "Bob"])
+    token = csrf_of(page(ann, game_id))
+    answer = ann.post(f"/g/{game_id}/leave", data={"csrf": token})
+    assert answer.status_code == 303
+    assert "You are watching" in page(ann, game_id)
+
+
+# -- playing --------------------------------------------------------------------------
+
+
+def acting(seats: list[FlaskClient], game_id: str) -> tuple[int, FlaskClient]:
+    _, rules, state = stored(game_id)
+    (seat,) = rules.actors(state)
+    return seat, seats[seat]
+
+
+def test_a_seat_sees_its_legal_moves_and_the_referees_answer(app: Flask) -> None:
+    game_id, host, seats = new_game(app, "subdivision", ["Ann", "Bob"])
+    number, seat = acting(seats, game_id)
+    _, rules, state = stored(game_id)
+    text = page(seat, game_id)
+    legal = [rules.notate(m) for m in rules.legal_moves(state, number)]
+    buttons = re.findall(r'name="notation" value="([^"]+)" class="move"', text)
+    assert buttons == legal and "Your turn" in text
+    assert 'name="notation"' not in page(host, game_id)
+    assert 'name="notation"' not in page(seats[1 - number], game_id)
+    answer = play(seat, game_id, legal[0], expected_version="0")
+    assert answer.status_code == 303
+    shown = seat.get(answer.headers["Location"]).get_data(as_text=True)
+    assert f"<code>{legal[0]}</code> was accepted as move 1" in shown
+    # Another browser following that address learns nothing about the submission.
+    assert 'id="answer"' not in host.get(answer.headers["Location"]).get_data(as_text=True)
+    assert 'id="answer"' not in seats[1 - number].get(answer.headers["Location"]).get_data(
+        as_text=True
+    )
+    assert f"<code>{legal[0]}</code>" in page(host, game_id)  # the log
+
+
+@pytest.mark.parametrize(
+    ("notation", "extra", "status", "expected"),
+    [
+        ("", {}, 422, "Type a move"),
+        ("x" * 401, {}, 422, "at most 400"),
+        ("zzz", {}, 422, "expected a size and a cell"),
+        ("VALID", {"expected_version": "7"}, 409, "not 7"),
+        ("VALID", {"expected_version": "-1"}, 422, "damaged"),
+    ],
+)
+def test_bad_moves_get_a_clear_message(
+    app: Flask, notation: str, extra: dict[str, str], status: int, expected: str
+) -> None:
+    game_id, _, seats = new_game(app, "subdivision", ["Ann", "Bob"])
+    number, seat = acting(seats, game_id)
+    _, rules, state = stored(game_id)
+    if notation == "VALID":
+        notation = rules.notate(rules.legal_moves(state, number)[0])
+    answer = play(seat, game_id, notation, **extra)
+    text = answer.get_data(as_text=True)
+    assert answer.status_code == status and expected in message(text)
+    assert "Your move" in text  # the form is back, with what was typed
+    assert stored(game_id)[0].version == 0
+
+
+def test_moves_out_of_turn_and_without_a_seat_are_refused(app: Flask) -> None:
+    game_id, host, seats = new_game(app, "subdivision", ["Ann", "Bob"])
+    number, _ = acting(seats, game_id)
+    _, rules, state = stored(game_id)
+    move = rules.notate(rules.legal_moves(state, number)[0])
+    answer = play(seats[1 - number], game_id, move)
+    assert answer.status_code == 409 and "not your turn" in message(answer.get_data(as_text=True))
+    answer = play(host, game_id, move)
+    assert answer.status_code == 401
+    assert "open your personal link" in message(answer.get_data(as_text=True))
+    assert browser(app).post(f"/g/{'f' * 32}/move", data={}).status_code == 403
+
+
+def test_an_illegal_move_is_refused_with_the_rules_reason(app: Flask) -> None:
+    game_id, _, seats = new_game(app, "mandala", ["Ann", "Bob"])
+    _, seat = acting(seats, game_id)
+    answer = play(seat, game_id, "take 0")
+    if answer.status_code == 303:  # index 0 happened to be legal: take it again
+        answer = play(seat, game_id, "take 0")
+    text = answer.get_data(as_text=True)
+    if answer.status_code == 303:
+        text = seat.get(answer.headers["Location"]).get_data(as_text=True)
+    assert "refused" in message(text) or "not your turn" in message(text)
+
+
+def test_resigning_needs_the_box_ticked_and_then_ends_a_two_seat_game(app: Flask) -> None:
+    game_id, host, (ann, bob) = new_game(app, "mandala", ["Ann", "Bob"])
+    before = page(host, game_id)
+    game, _, _ = stored(game_id)
+    assert game.seed not in before and 'id="seed"' not in before
+    unticked = ann.post(f"/g/{game_id}/resign", data={"csrf": csrf_of(page(ann, game_id))})
+    assert unticked.status_code == 422 and "Tick the box" in message(unticked.get_data(True))
+    ticked = ann.post(
+        f"/g/{game_id}/resign", data={"csrf": csrf_of(page(ann, game_id)), "confirm": "yes"}
+    )
+    assert ticked.status_code == 303
+    over = page(host, game_id)
+    assert "finished" in over and "Won by <strong>Bob</strong>" in over
+    assert f'id="seed">{game.seed}<' in over
+    assert "Resign" not in page(bob, game_id)
+
+
+def test_history_steps_back_and_forth(app: Flask) -> None:
+    game_id, host, seats = new_game(app, "subdivision", ["Ann", "Bob"])
+    for _ in range(3):
+        number, seat = acting(seats, game_id)
+        _, rules, state = stored(game_id)
+        assert play(seat, game_id, rules.notate(rules.legal_moves(state, number)[0])).status_code
+    for at in range(4):
+        text = page(host, game_id, at=at)
+        where = re.search(r'id="where">([^<]+)<', text)
+        assert where is not None
+        assert where.group(1) == (f"After move {at} of 3" if at else "Start, before move 1 of 3")
+        assert ('id="prev"' in text) == (at > 0) and ('id="next"' in text) == (at < 3)
+        assert text.count('aria-current="step"') == 1
+    assert "looking back in history" in page(host, game_id, at=1)
+    number, seat = acting(seats, game_id)
+    assert 'name="notation"' not in page(seat, game_id, at=1)
+    for bad in ("abc", "-1", "4", "9" * 30):
+        answer = host.get(f"/g/{game_id}", query_string={"at": bad})
+        assert answer.status_code == 400 and answer.mimetype == "text/html"
+        assert "move number from 0 to 3" in message(answer.get_data(as_text=True))
+
+
+def test_unknown_games_are_pages(app: Flask) -> None:
+    for path in (f"/g/{'0' * 32}", "/g/" + "x" * 40, f"/g/{'0' * 32}/seat/t"):
+        answer = browser(app).get(path)
+        assert answer.status_code == 404 and answer.mimetype == "text/html"
+
+
+# -- what a spectator never sees ----------------------------------------------------
+
+
+def test_a_spectator_never_sees_an_ice_palace_hand(app: Flask) -> None:
+    game_id, host, seats = new_game(app, "ice_palace", ["Ann", "Bob", "Cy"])
+    _, rules, state = stored(game_id)
+    watched = page(host, game_id)
+    assert 'data-place="hand"' not in watched and "(hidden)" in watched
+    for number, seat in enumerate(seats):
+        hand = rules.view(state, number)["hands"][number]
+        shown = "hand: " + " ".join(hand)
+        assert shown in page(seat, game_id)
+        assert shown not in watched
+        for other in seats:
+            if other is not seat:
+                assert shown not in page(other, game_id)
+
+
+def test_a_spectator_never_sees_mandala_stones_objectives(app: Flask) -> None:
+    game_id, host, seats = new_game(app, "mandala_stones", ["Ann", "Bob", "Cy"])
+    _, rules, state = stored(game_id)
+    watched = page(host, game_id)
+    assert 'class="objective-card' not in watched and "objective-back" in watched
+    for number, seat in enumerate(seats):
+        cards = rules.view(state, number)["objectives"][number]
+        assert cards, "the default options deal objectives"
+        shown = "objectives: " + ", ".join(map(str, cards))
+        assert shown in page(seat, game_id) and shown not in watched
+
+
+def test_sealed_maniki_answers_stay_sealed(app: Flask) -> None:
+    game_id, host, (ann, bob, cy) = new_game(
+        app, "maniki", ["Ann", "Bob", "Cy"], **{"opt-mode": "sealed"}
+    )
+    answer = play(bob, game_id, "KI LO")
+    assert answer.status_code == 303
+    assert "<code>KI LO</code>" in bob.get(answer.headers["Location"]).get_data(as_text=True)
+    for viewer in (host, ann, cy):
+        text = page(viewer, game_id)
+        assert "KI LO" not in text and "<em>sealed</em>" in text
+        assert "answered (sealed)" in text
+
+
+# -- the picture endpoint and the logs --------------------------------------------------
+
+
+def test_board_svg_is_the_callers_view(app: Flask) -> None:
+    api = browser(app)
+    created = api.post(
+        "/v1/games", json={"game": "ice_palace", "players": [{"name": n} for n in "ABC"]}
+    ).get_json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    watched = api.get(f"/v1/games/{game_id}/board.svg")
+    assert watched.status_code == 200 and watched.mimetype == "image/svg+xml"
+    assert b'data-place="hand"' not in watched.data
+    mine = api.get(
+        f"/v1/games/{game_id}/board.svg?at=0", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert mine.status_code == 200 and b'data-place="hand"' in mine.data
+    for path, headers, status in [
+        (f"/v1/games/{game_id}/board.svg?at=1", {}, 404),
+        (f"/v1/games/{game_id}/board.svg?at=x", {}, 422),
+        (f"/v1/games/{game_id}/board.svg", {"Authorization": "Bearer nope"}, 401),
+        (f"/v1/games/{'0' * 32}/board.svg", {}, 404),
+    ]:
+        answer = api.get(path, headers=headers)
+        assert answer.status_code == status and answer.mimetype == "application/problem+json"
+
+
+def test_access_logs_show_personal_links_without_their_token() -> None:
+    record = logging.LogRecord(
+        "werkzeug",
+        logging.INFO,
+        __file__,
+        1,
+        '"%s" %s',
+        ("GET /g/abc/seat/s3cr3t HTTP/1.1", 200),
+        None,
+    )
+    web.RedactSeatLinks().filter(record)
+    assert record.getMessage() == '"GET /g/abc/seat/<token> HTTP/1.1" 200'
+    atoms = {
+        "r": "GET /g/abc/seat/s3cr3t?x=1 HTTP/1.1",
+        "f": "http://h/g/abc/seat/s3cr3t",
+        "s": 200,
+    }
+    record = logging.LogRecord(
+        "gunicorn.access", logging.INFO, __file__, 1, "%(r)s %(f)s", (), None
+    )
+    record.args = atoms
+    web.RedactSeatLinks().filter(record)
+    assert "s3cr3t" not in record.getMessage()
+    assert logging.getLogger("werkzeug").filters and logging.getLogger("gunicorn.access").filters
