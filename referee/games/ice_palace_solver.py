@@ -348,11 +348,15 @@ class _Search:
         self.trail: list[tuple[int, int]] = []
         self.undo: list[int | None] = []
         self.changed: dict[int, int] = {}
+        # Positions known to fail: the smallest number of placements proven
+        # out of reach from there.
         self.fail: dict[tuple[frozenset[tuple[int, int]], tuple[int, ...]], int] = {}
+        self.found: list[tuple[int, int]] = []
+        # The outside as of the greedy plan's last look (`flood_outside`).
         self.outside: set[int] = set()
         self.frame = (0, 0, 0, 0)
 
-    # -- the two bounds --------------------------------------------------
+    # -- the bounds -------------------------------------------------------
 
     def colour_counts(self, colour: int) -> tuple[int, int, int]:
         counts = self.counts
