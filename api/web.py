@@ -52,7 +52,7 @@ from referee import games, render
 from referee.engine import BadOptions
 from referee.games import AnyGame
 from referee.replay import SEALED_NOTATION, envelope
-from referee.store import ops
+from referee.store import mailbox, ops
 from referee.store.db import transaction
 from referee.store.tables import Game, Submission
 
@@ -65,6 +65,13 @@ bp = Blueprint(
 )
 
 JSONish = dict[str, Any]
+
+# What the referee plays for a seat out of time, as the pages say it.
+ON_TIMEOUT = {
+    "random": "the referee plays a random legal move for them",
+    "pass": "the referee passes for them",
+    "forfeit": "they forfeit the game",
+}
 
 CSRF_COOKIE = "csrf"
 SEAT_COOKIE = "seat"
@@ -278,6 +285,7 @@ def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, s
         "values": values,
         "errors": errors,
         "needs_key": bool(_api_key()),
+        "on_timeout": ON_TIMEOUT,
     }
 
 
@@ -366,11 +374,24 @@ def create_game(name: str) -> tuple[str, int]:
             for field, messages in error.errors.items():
                 target = "players" if field == "_players" else f"opt-{field}"
                 errors[target] = _said(field, messages)
+    deadline = None
+    if form.get("deadline", "").strip():
+        try:
+            deadline = mailbox.parse_deadline(form["deadline"])
+        except ValueError as error:
+            errors["deadline"] = f"Time per turn: {error}"
+    on_timeout = form.get("on_timeout", "random")
+    if on_timeout not in ON_TIMEOUT:
+        errors["on_timeout"] = "Choose what happens when time runs out."
     if errors:
         values = {k: v for k, v in form.items() if k not in ("csrf", "api_key")}
         return render_template("web/new.html", **_form_context(rules, values, errors)), 422
     with transaction() as db:
         created = ops.create_game(db, rules, [(p["name"], p["email"]) for p in players], options)
+        if deadline is not None:
+            created.game.deadline_seconds = deadline
+            created.game.on_timeout = on_timeout
+            db.add(created.game)
     game_id = created.game.id
     links = [
         {
@@ -513,6 +534,22 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "message": message,
         "typed": typed,
         "seed": game.seed if game.status == "over" else None,
+        "deadline": _deadline(game),
+    }
+
+
+def _deadline(game: Game) -> JSONish | None:
+    """The turn's time limit, for the page (None: the game has none)."""
+    due = mailbox.due_at(game)
+    if game.deadline_seconds is None:
+        return None
+    hours = game.deadline_seconds / 3600
+    per_turn = f"{hours:g} hours" if hours >= 1 else f"{game.deadline_seconds // 60} minutes"
+    return {
+        "per_turn": per_turn,
+        "due": None if due is None else mailbox.stamp(due),
+        "due_text": None if due is None else due.strftime("%Y-%m-%d %H:%M UTC"),
+        "then": ON_TIMEOUT.get(game.on_timeout or "", game.on_timeout),
     }
 
 

@@ -46,9 +46,10 @@ MAX_MOVES = 200
 def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     """The embedded default (`referee serve` alone, SQLite, moves decided in-process).
 
-    Its sweeper (pending submissions, mail, deadlines) is slowed down: mail is
-    tested in tests/mail, and a sweep holding SQLite's one write lock in the
-    middle of a page would only make these timings vary.
+    Its sweeper (pending submissions, mail, deadlines) runs hourly here: a mail
+    delivery sweep in the embedded default can hold SQLite's write lock while
+    it waits for that same lock (workers/notify.py, `_deliver_one`), freezing
+    the server for the 30 s busy timeout. Mail is tested in tests/mail.
     """
     tmp = tmp_path_factory.mktemp("web")
     env = base_env(DATABASE_URL=f"sqlite:///{tmp / 'referee.sqlite3'}", REFEREE_SWEEP_EVERY="3600")

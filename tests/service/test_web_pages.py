@@ -514,3 +514,22 @@ def test_access_logs_show_personal_links_without_their_token() -> None:
     web.RedactSeatLinks().filter(record)
     assert "s3cr3t" not in record.getMessage()
     assert logging.getLogger("werkzeug").filters and logging.getLogger("gunicorn.access").filters
+
+
+def test_a_time_per_turn_is_set_in_the_lobby_and_shown_with_its_deadline(app: Flask) -> None:
+    game_id, host, _ = new_game(app, "mandala", ["Ann", "Bob"], deadline="72h", on_timeout="pass")
+    game, _, _ = stored(game_id)
+    assert (game.deadline_seconds, game.on_timeout) == (72 * 3600, "pass")
+    shown = re.search(r'id="deadline">(.*?)</p>', page(host, game_id), re.S)
+    assert shown is not None
+    assert "72 hours" in shown.group(1) and "the referee passes for them" in shown.group(1)
+    untimed, _, _ = new_game(app, "mandala", ["Ann", "Bob"])
+    assert 'id="deadline"' not in page(host, untimed)
+    for fields, expected in [
+        ({"deadline": "soon"}, "Time per turn"),
+        ({"deadline": "1s"}, "Time per turn"),
+        ({"on_timeout": "explode"}, "time runs out"),
+    ]:
+        _, answer = create(app, "mandala", ["Ann", "Bob"], **fields)
+        assert answer.status_code == 422
+        assert expected in message(answer.get_data(as_text=True))
