@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import resvg_py
 
 from referee import games, render
 from referee.engine import JSON, Resign
@@ -348,6 +349,21 @@ def test_pngs_decode_at_the_size_of_the_picture(game: AnyGame) -> None:
     root = parse(render.render_svg(game.name, view, NAMES))
     expected = (round(float(root.get("width", 0))), round(float(root.get("height", 0))))
     assert png_size(render.render_png(game.name, view, NAMES)) == expected
+
+
+def test_png_text_is_drawn_with_the_packaged_font_on_any_machine() -> None:
+    game = games.get("subdivision")
+    view = game.view(game.start(2, game.load_options({}, 2), Rng("font")), None)
+    png = render.render_png(game.name, view, NAMES)
+    # The same picture with no font at all: text would vanish, as on a machine
+    # without the SVG's fonts if the PNG relied on them.
+    fontless = bytes(
+        resvg_py.svg_to_bytes(
+            svg_string=render.render_svg(game.name, view, NAMES), skip_system_fonts=True
+        )
+    )
+    assert png != fontless
+    assert render.render_png(game.name, view, NAMES) == png
 
 
 # -- hidden information -------------------------------------------------------

@@ -16,7 +16,7 @@ from html import escape as _html_escape
 
 Attrs = Mapping[str, str | int | float | None]
 
-FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+FONT = "Noto Sans, DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 INK = "#2b2b2b"
 MUTED = "#6b6b6b"
 PAPER = "#fbf8f1"
