@@ -31,12 +31,12 @@ _log = logging.getLogger(__name__)
 
 @app.task(name=DECIDE)
 def decide(submission_id: str) -> None:
-    decided = ops.decide(submission_id)
-    if decided is None:
+    decided = ops.decision(submission_id)
+    if decided.submission is None:
         _log.warning("submission %s does not exist", submission_id)
     else:
         announce_decided(submission_id)
-        if not eager():
+        if decided.news_due and not eager():
             # Mail the news now rather than at the next sweep; in the embedded
             # default the sweeper thread sends it, not the request's thread.
             enqueue(DELIVER)

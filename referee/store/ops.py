@@ -35,6 +35,7 @@ from referee.store.tables import (
     PENDING,
     REJECTED,
     REST,
+    SENT,
     Game,
     Move,
     Outbox,
@@ -283,8 +284,21 @@ def pending_before(session: Session, before: str, limit: int = 500) -> list[str]
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A submission as `decide` left it, and whether it wrote news that is due to be sent."""
+
+    submission: Submission | None
+    news_due: bool = False
+
+
 def decide(submission_id: str, url: str | None = None) -> Submission | None:
     """Decide one submission, exactly once; None when there is no such submission."""
+    return decision(submission_id, url).submission
+
+
+def decision(submission_id: str, url: str | None = None) -> Decision:
+    """As `decide`, and say whether delivery has work now (the worker sends it at once)."""
     with transaction(url) as session:
         owner = select(Submission.game_id).where(Submission.id == submission_id)
         game = session.exec(
@@ -293,7 +307,7 @@ def decide(submission_id: str, url: str | None = None) -> Submission | None:
         # Read under the game's lock: another worker may have decided it already.
         submission = session.get(Submission, submission_id)
         if game is None or submission is None or submission.status != PENDING:
-            return submission
+            return Decision(submission)
         rules = rules_of(game)
         stamp = now()
         try:
@@ -317,29 +331,31 @@ def decide(submission_id: str, url: str | None = None) -> Submission | None:
             submission.reason = refused.reason
             submission.decided_at = stamp
             session.add(submission)
-            _answer_by_mail(session, submission, stamp)
-            return submission
+            return Decision(submission, _answer_by_mail(session, submission, stamp))
         submission.status = ACCEPTED
         submission.seq = game.version + 1
         submission.decided_at = stamp
         session.add(submission)
-        _answer_by_mail(session, submission, stamp)
-        _advance(session, game, rules, after, [(submission.seat, move, submission.id)], stamp)
-        return submission
+        mailed = _answer_by_mail(session, submission, stamp)
+        played: list[tuple[int, Any, str | None]] = [(submission.seat, move, submission.id)]
+        news = _advance(session, game, rules, after, played, stamp)
+        return Decision(submission, mailed or news)
 
 
-def _answer_by_mail(session: Session, submission: Submission, stamp: str) -> None:
-    """A move that came by mail is answered by mail, accepted or refused."""
-    if submission.source == MAIL:
-        session.add(
-            Outbox(
-                game_id=submission.game_id,
-                kind="answer",
-                seat=submission.seat,
-                payload={"submission": submission.id},
-                created_at=stamp,
-            )
+def _answer_by_mail(session: Session, submission: Submission, stamp: str) -> bool:
+    """A move that came by mail is answered by mail, accepted or refused; True if it was."""
+    if submission.source != MAIL:
+        return False
+    session.add(
+        Outbox(
+            game_id=submission.game_id,
+            kind="answer",
+            seat=submission.seat,
+            payload={"submission": submission.id},
+            created_at=stamp,
         )
+    )
+    return True
 
 
 def _advance(
@@ -349,8 +365,11 @@ def _advance(
     state: Any,
     played: list[tuple[int, Any, str | None]],
     stamp: str,
-) -> None:
-    """Log `played` (already applied to `state`) and the referee's own moves after them."""
+) -> bool:
+    """Log `played` (already applied to `state`) and the referee's own moves after them.
+
+    True when some news written for the seats has somewhere to go.
+    """
     moves = list(played)
     for seat, move, after in forced_moves(rules, state):
         moves.append((seat, move, None))
@@ -383,30 +402,33 @@ def _advance(
         game.result = result.to_json()
     session.add(game)
     session.add(Snapshot(game_id=game.id, version=game.version, state=rules.state_to_json(state)))
+    news: list[tuple[str, int, dict[str, Any]]]
     if result is not None:
-        for seat in range(len(result.scores)):
-            session.add(
-                Outbox(
-                    game_id=game.id,
-                    kind="game_over",
-                    seat=seat,
-                    payload={"result": game.result, "seed": game.seed},
-                    created_at=stamp,
-                )
-            )
-        return
-    # Every seat that must act after a change hears of it, even one that
-    # already could: a MaNiKi card won by another seat is a new card for all.
-    for seat in game.to_act:
-        session.add(
-            Outbox(
-                game_id=game.id,
-                kind="your_turn",
-                seat=seat,
-                payload={"version": game.version},
-                created_at=stamp,
-            )
-        )
+        news = [
+            ("game_over", seat, {"result": game.result, "seed": game.seed})
+            for seat in range(len(result.scores))
+        ]
+    else:
+        # Every seat that must act after a change hears of it, even one that
+        # already could: a MaNiKi card won by another seat is a new card for all.
+        news = [("your_turn", seat, {"version": game.version}) for seat in game.to_act]
+    reachable = _reachable(session, game.id)
+    for kind, seat, payload in news:
+        row = Outbox(game_id=game.id, kind=kind, seat=seat, payload=payload, created_at=stamp)
+        if seat not in reachable:
+            # Nowhere to send it: written down as done, as delivery would mark it.
+            row.status = SENT
+            row.sent_at = row.mail_at = row.hook_at = stamp
+        session.add(row)
+    return any(seat in reachable for _, seat, _ in news)
+
+
+def _reachable(session: Session, game_id: str) -> set[int]:
+    """The seats that news can reach: by mail or by webhook."""
+    rows = session.exec(
+        select(Seat.seat, Seat.email, Seat.webhook_url).where(Seat.game_id == game_id)
+    )
+    return {seat for seat, email, webhook_url in rows if email or webhook_url}
 
 
 def list_games(
