@@ -139,7 +139,8 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_stack(web_workers: int, pool: str, concurrency: int) -> Stack:
+def start_stack(web_workers: int, pool: str, concurrency: int, workers: int = 1) -> Stack:
+    """gunicorn and `workers` worker processes on a fresh database; processes[0] is gunicorn."""
     name = f"referee_bench_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
@@ -166,16 +167,21 @@ def start_stack(web_workers: int, pool: str, concurrency: int) -> Stack:
             ROOT / "deploy/gunicorn.conf.py",
             "api.wsgi:app",
         ],
-        [
-            BIN / "referee",
-            "worker",
-            "--pool",
-            pool,
-            "--concurrency",
-            str(concurrency),
-            "--loglevel",
-            "WARNING",
-        ],
+        *(
+            [
+                BIN / "referee",
+                "worker",
+                "--pool",
+                pool,
+                "--concurrency",
+                str(concurrency),
+                "--loglevel",
+                "WARNING",
+                "-n",
+                f"bench{n}@%h",
+            ]
+            for n in range(workers)
+        ),
     ]
     for n, command in enumerate(commands):
         out = (logs / f"{n}.log").open("wb")

@@ -15,7 +15,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import redis
@@ -97,11 +97,31 @@ def decided_signal(submission_id: str) -> Iterator[Callable[[float], bool]]:
         yield lambda seconds: threading.Event().wait(seconds)
         return
     pubsub = _client().pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
-    pubsub.subscribe(_channel(submission_id))
+    listening = True
     try:
-        yield lambda seconds: pubsub.get_message(timeout=seconds) is not None
+        pubsub.subscribe(_channel(submission_id))
+    except redis.RedisError as error:
+        # Redis out of reach (restarting): the caller reads the database
+        # again after each wait, so waiting without listening only costs time.
+        _log.warning("cannot listen for decisions (%s); polling instead", error)
+        listening = False
+
+    def wait(seconds: float) -> bool:
+        nonlocal listening
+        if listening:
+            try:
+                return pubsub.get_message(timeout=seconds) is not None
+            except redis.RedisError as error:
+                _log.warning("lost the decisions channel (%s); polling instead", error)
+                listening = False
+        threading.Event().wait(seconds)
+        return False
+
+    try:
+        yield wait
     finally:
-        pubsub.close()
+        with suppress(redis.RedisError):
+            pubsub.close()
 
 
 def sweep_every() -> float:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from datetime import UTC, datetime
 
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from referee.queue import DEADLINES, DELIVER, app
@@ -29,6 +31,8 @@ from referee.store.tables import Outbox
 from workers import compose, transport
 
 _log = logging.getLogger(__name__)
+# Tries at marking a sent message (0.2 s, 0.4 s, ... apart) before it counts as unsent.
+_MARK_ATTEMPTS = 5
 
 
 def _setting(name: str, default: float) -> float:
@@ -70,6 +74,12 @@ def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes, url: s
             return 1
         try:
             notice = compose.build(session, row, secret)
+        except OperationalError as error:
+            # The database went away, not a fault of the row: retry it like a refused send.
+            give_up = int(_setting("REFEREE_MAIL_ATTEMPTS", 25))
+            wait = _backoff(row.attempts)
+            mailbox.retry_later(row_id, repr(error), datetime.now(UTC), wait, give_up, url)
+            return 0
         except Exception:
             _log.exception("outbox row %s cannot be built", row_id)
             mailbox.retry_later(row_id, "cannot be built", datetime.now(UTC), 3600, 1, url)
@@ -78,13 +88,13 @@ def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes, url: s
         if row.mail_at is None:
             if notice.mail is not None:
                 sender.send(notice.mail)
-            mailbox.channel_done(row_id, "mail", url=url)
+            _mark_done(row_id, "mail", url)
         if row.hook_at is None:
             if seat.webhook_url:
                 body = json.dumps(notice.data, sort_keys=True).encode("utf-8")
                 key = mailbox.webhook_secret(secret, row.game_id, seat.seat)
                 transport.post_webhook(seat.webhook_url, key, compose.message_id(row), body)
-            mailbox.channel_done(row_id, "hook", url=url)
+            _mark_done(row_id, "hook", url)
     except Exception as error:
         wait = _backoff(row.attempts)
         _log.warning("outbox row %s not delivered (%s); again in %.1fs", row_id, error, wait)
@@ -92,6 +102,20 @@ def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes, url: s
         mailbox.retry_later(row_id, repr(error), datetime.now(UTC), wait, give_up, url)
         return 0
     return 1
+
+
+def _mark_done(row_id: int, channel: str, url: str | None) -> None:
+    """Mark a channel sent, trying a few times: once the server took the message,
+    failing to write that down (a database connection killed) would send it again."""
+    for attempt in range(_MARK_ATTEMPTS):
+        try:
+            mailbox.channel_done(row_id, channel, url=url)
+            return
+        except OperationalError:
+            if attempt == _MARK_ATTEMPTS - 1:
+                raise
+            _log.warning("outbox row %s sent but not marked yet; trying again", row_id)
+            time.sleep(0.2 * (attempt + 1))
 
 
 @app.task(name=DELIVER)

@@ -61,7 +61,10 @@ def engine(url: str | None = None) -> Engine:
             created = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
             _sqlite_setup(created)
         else:
-            created = create_engine(url, pool_size=10, max_overflow=20)
+            # pre_ping: a pooled connection the server dropped (a restart, a
+            # failover, an idle-connection killer) is replaced at checkout
+            # instead of failing the statement that first uses it.
+            created = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
         _engines[url] = created
     return _engines[url]
 

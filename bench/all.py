@@ -1,0 +1,256 @@
+"""Every figure of the referee in one run, printed and written to a JSON file.
+
+    uv run python -m bench.all [--quick] [--json var/bench/figures.json]
+
+1. Rules: per game (fewest seats), random playouts/s and record replay time
+   (bench/games.py).
+2. Service, with 1 and then 2 worker processes behind gunicorn on a fresh
+   PostgreSQL database and the machine's Redis (bench/service.py): the
+   floor (insert a row, enqueue a no-op) and real moves, saturated and at
+   fixed offered loads, with p50/p99 submit-to-decided latency; the memory
+   (RSS) of each worker and of gunicorn afterwards.
+3. Log length: a MaNiKi game whose two seats pass every card never ends,
+   so its log grows as long as wanted. At 10, 100, 1,000 and 10,000 moves:
+   `GET state` (snapshot + tail), `GET state?at=N/2`, `GET verify` (chain
+   and a full replay from the seed on the server) and an offline replay of
+   the record. The moves are decided in this process by the same
+   `ops.decide` the workers run, which is quicker than over HTTP.
+4. wrk against the 2-worker stack (bench/load.py): errors and latency.
+
+`--quick` shortens every run (about 2 minutes) and stops the log at 1,000.
+Figures depend on the machine and on what else runs on it: the JSON keeps
+the machine's core count and load average beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from bench.games import playouts_per_second, replay_ms
+from bench.load import load
+from bench.service import (
+    PG_ADMIN,
+    Stack,
+    Tally,
+    _tree,
+    floor_sender,
+    move_sender,
+    new_games,
+    offered,
+    saturate,
+    start_stack,
+)
+from referee import games
+from referee.replay import replay
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def rules_figures(seconds: float, replays: int) -> list[dict[str, Any]]:
+    rows = []
+    print(f"{'game':16} {'seats':>5} {'playouts/s':>11} {'replay p50 ms':>14} {'moves':>6}")
+    for game in games.all_games():
+        players = min(game.players)
+        per_second, length = playouts_per_second(game, players, seconds)
+        p50, p99, moves = replay_ms(game, players, replays)
+        rows.append(
+            {
+                "game": game.name,
+                "players": players,
+                "playouts_per_second": round(per_second, 1),
+                "moves_per_game": round(length, 1),
+                "replay_ms_p50": round(p50, 3),
+                "replay_ms_p99": round(p99, 3),
+                "replay_moves": moves,
+            }
+        )
+        print(f"{game.name:16} {players:>5} {per_second:>11.1f} {p50:>14.3f} {moves:>6}")
+    return rows
+
+
+def _tally(name: str, tally: Tally, elapsed: float) -> dict[str, Any]:
+    ordered = sorted(tally.latencies)
+    print(tally.line(name, elapsed))
+    if not ordered:
+        return {"run": name, "per_second": 0.0, "ok": 0, "failed": tally.failed}
+    return {
+        "run": name,
+        "per_second": round(tally.ok / elapsed, 1),
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 1),
+        "ok": tally.ok,
+        "failed": tally.failed,
+    }
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children, in MB."""
+    total = 0
+    for member in _tree(pid):
+        try:
+            for line in Path(f"/proc/{member}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return round(total / 1024, 1)
+
+
+def service_figures(
+    stack: Stack, seconds: float, rates: list[float], clients: int
+) -> dict[str, Any]:
+    games_ready = new_games(stack.url, 300)
+    moves = move_sender(stack.url, games_ready)
+    floor = floor_sender(stack.url, games_ready.queue[0].id)
+    saturate(floor, 4, 1)  # warm both paths up
+    saturate(moves, 4, 1)
+    runs: list[tuple[str, Callable[[], tuple[Tally, float]]]] = [
+        ("floor, saturated", lambda: saturate(floor, clients, seconds)),
+        ("moves, saturated", lambda: saturate(moves, clients, seconds)),
+    ]
+    for rate in rates:
+        runs.append((f"floor, offered {rate:g}/s", partial(offered, floor, rate, seconds)))
+        runs.append((f"moves, offered {rate:g}/s", partial(offered, moves, rate, seconds)))
+    rows = []
+    for name, run in runs:
+        stack.drain()
+        tally, elapsed = run()
+        rows.append(_tally(name, tally, elapsed))
+    stack.drain()
+    ratio = rows[1]["per_second"] / rows[0]["per_second"] if rows[0]["per_second"] else 0.0
+    print(f"moves/floor throughput: {ratio:.0%}")
+    memory = {
+        "gunicorn_mb": rss_mb(stack.processes[0].pid),
+        "workers_mb": [rss_mb(p.pid) for p in stack.processes[1:]],
+    }
+    print(f"memory (RSS): gunicorn {memory['gunicorn_mb']} MB, workers {memory['workers_mb']} MB")
+    return {"runs": rows, "moves_over_floor": round(ratio, 3), "memory": memory}
+
+
+def _p50_ms(url: str, count: int) -> float:
+    http = requests.Session()
+    timings = []
+    for _ in range(count):
+        started = time.perf_counter()
+        answer = http.get(url, timeout=60)
+        timings.append(time.perf_counter() - started)
+        answer.raise_for_status()
+    return round(statistics.median(timings) * 1000, 2)
+
+
+def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
+    """GET state and replay cost of one MaNiKi game at each log length."""
+    os.environ["DATABASE_URL"] = PG_ADMIN.rsplit("/", 1)[0] + "/" + stack.database
+    from referee.store import db, ops
+    from referee.store.tables import Game
+
+    created = requests.post(
+        stack.url + "/v1/games",
+        json={"game": "maniki", "players": [{"name": "a"}, {"name": "b"}]},
+        timeout=30,
+    ).json()
+    game_id = created["id"]
+    move = {"type": "pass"}
+    digest = ops.request_hash({"move": move, "expected_version": None})
+    version = 0
+    rows = []
+    print(f"{'moves':>6} {'GET state':>10} {'state?at=N/2':>13} {'GET verify':>11} {'replay':>9}")
+    build_started = time.perf_counter()
+    for length in lengths:
+        while version < length:
+            seat = version % 2
+            with db.transaction() as session:
+                submission, _ = ops.submit(session, game_id, seat, move, digest, None, None)
+            decided = ops.decide(submission.id)
+            assert decided is not None and decided.status == "accepted", decided
+            version += 1
+        state_url = f"{stack.url}/v1/games/{game_id}/state"
+        samples = 30 if length < 10_000 else 10
+        with db.transaction() as session:
+            game = session.get(Game, game_id)
+            assert game is not None
+            record = ops.full_record(session, game)
+        started = time.perf_counter()
+        replay(record)
+        replay_ms = round((time.perf_counter() - started) * 1000, 2)
+        row = {
+            "moves": length,
+            "get_state_ms": _p50_ms(state_url, samples),
+            "get_state_at_half_ms": _p50_ms(f"{state_url}?at={length // 2}", samples),
+            "get_verify_ms": _p50_ms(f"{stack.url}/v1/games/{game_id}/verify", 3),
+            "replay_ms": replay_ms,
+        }
+        rows.append(row)
+        print(
+            f"{length:>6} {row['get_state_ms']:>8} ms {row['get_state_at_half_ms']:>10} ms"
+            f" {row['get_verify_ms']:>8} ms {replay_ms:>6} ms"
+        )
+    building = time.perf_counter() - build_started
+    print(f"(built {version} moves in-process with ops.decide: {version / building:.0f} moves/s)")
+    db.dispose()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short runs, logs up to 1,000")
+    parser.add_argument("--json", dest="json_path", default=str(ROOT / "var/bench/figures.json"))
+    args = parser.parse_args()
+    seconds = 2.0 if args.quick else 8.0
+    rates = [20.0, 50.0] if args.quick else [20.0, 50.0, 100.0]
+    lengths = [10, 100, 1000] if args.quick else [10, 100, 1000, 10_000]
+    figures: dict[str, Any] = {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "quick": args.quick,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_average_at_start": os.getloadavg(),
+        },
+    }
+    print("== rules (bench/games.py)")
+    figures["games"] = rules_figures(0.5 if args.quick else 2.0, 50 if args.quick else 200)
+    figures["service"] = {}
+    for workers in (1, 2):
+        print(f"== service: gunicorn x2, {workers} worker(s) (threads x8), PostgreSQL, Redis")
+        stack = start_stack(2, "threads", 8, workers=workers)
+        try:
+            figures["service"][f"{workers}_workers"] = service_figures(
+                stack, seconds, rates, clients=16
+            )
+            if workers == 2:
+                print("== wrk (bench/load.py) against the same stack")
+                result = load(stack, 3 if args.quick else 8, 8, 64 if args.quick else 160)
+                for line in result.lines():
+                    print(line)
+                figures["wrk"] = {
+                    "moves": result.moves,
+                    "reads": result.reads,
+                    "accepted_in_database": result.accepted_in_database,
+                    "errors": result.errors(),
+                }
+                print("== log length (one MaNiKi game, both seats passing)")
+                figures["log_growth"] = log_growth(stack, lengths)
+        finally:
+            stack.stop()
+    figures["machine"]["load_average_at_end"] = os.getloadavg()
+    path = Path(args.json_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    print(f"figures written to {path}")
+
+
+if __name__ == "__main__":
+    main()

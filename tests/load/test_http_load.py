@@ -1,0 +1,40 @@
+"""A real HTTP load generator (wrk) against gunicorn and two workers on loopback.
+
+Bounded: a few seconds of moves, then of reads, from 8 connections, only to
+127.0.0.1. Every answer must be a success (201 for a move: accepted once
+decided; 200 for a read), and every accepted move must be in the log.
+.ci/run installs wrk (Debian) when it is missing; without it this test fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from bench.load import load
+from bench.service import Stack, start_stack
+
+SECONDS = 4
+THREADS = 8
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    assert shutil.which("wrk") is not None, "wrk is needed (apt-get install wrk; see .ci/run)"
+    started = start_stack(2, "threads", 8, workers=2)
+    yield started
+    started.stop()
+
+
+def test_wrk_load_has_no_errors(stack: Stack) -> None:
+    result = load(stack, SECONDS, THREADS, games_count=48)
+    print("\n" + "\n".join(result.lines()))
+    assert result.errors() == 0, (result.moves, result.reads)
+    assert result.moves["pending"] == result.moves["refused"] == result.moves["failed"] == 0
+    assert result.moves["accepted"] >= 20, "too few moves to say anything"
+    assert result.reads["requests"] >= 100
+    # Moves still in flight when wrk stopped are accepted too, but unseen by it.
+    accepted = result.moves["accepted"]
+    assert accepted <= result.accepted_in_database <= accepted + THREADS
