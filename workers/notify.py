@@ -64,26 +64,33 @@ def deliver_due(moment: datetime | None = None, url: str | None = None) -> int:
 
 
 def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes, url: str | None) -> int:
+    # The reading session is closed before anything is written: on SQLite
+    # every transaction takes the file's one write lock (BEGIN IMMEDIATE), so
+    # a write opened while this session is still open would wait on this
+    # very thread until the busy timeout, freezing the embedded server.
+    notice: compose.Notice | None = None
+    failure: tuple[str, float, int] | None = None
     with Session(engine(url)) as session:
         row = session.get(Outbox, row_id)
         assert row is not None and row.id is not None
         seat = None if row.seat is None else ops.seats(session, row.game_id)[row.seat]
-        if seat is None or not (seat.email or seat.webhook_url):
-            # Nowhere to send it: done without building anything.
-            mailbox.channel_done(row_id, "mail", "hook", url=url)
-            return 1
-        try:
-            notice = compose.build(session, row, secret)
-        except OperationalError as error:
-            # The database went away, not a fault of the row: retry it like a refused send.
-            give_up = int(_setting("REFEREE_MAIL_ATTEMPTS", 25))
-            wait = _backoff(row.attempts)
-            mailbox.retry_later(row_id, repr(error), datetime.now(UTC), wait, give_up, url)
-            return 0
-        except Exception:
-            _log.exception("outbox row %s cannot be built", row_id)
-            mailbox.retry_later(row_id, "cannot be built", datetime.now(UTC), 3600, 1, url)
-            return 0
+        if seat is not None and (seat.email or seat.webhook_url):
+            try:
+                notice = compose.build(session, row, secret)
+            except OperationalError as error:
+                # The database went away, not a fault of the row: retry it like a refused send.
+                give_up = int(_setting("REFEREE_MAIL_ATTEMPTS", 25))
+                failure = (repr(error), _backoff(row.attempts), give_up)
+            except Exception:
+                _log.exception("outbox row %s cannot be built", row_id)
+                failure = ("cannot be built", 3600, 1)
+    if failure is not None:
+        mailbox.retry_later(row_id, failure[0], datetime.now(UTC), failure[1], failure[2], url)
+        return 0
+    if seat is None or notice is None:
+        # Nowhere to send it: done without building anything.
+        mailbox.channel_done(row_id, "mail", "hook", url=url)
+        return 1
     try:
         if row.mail_at is None:
             if notice.mail is not None:
