@@ -14,11 +14,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -114,17 +116,34 @@ def create_game(
             )
         )
     session.flush()
-    _advance(session, game, rules, state, [], stamp)
+    _advance(session, game, rules, state, [], stamp, rounds_before=rules.rounds_decided(state))
     return Created(game, tuple(tokens))
+
+
+# A game's seat tokens never change once it is made, so each process keeps
+# them after the first look: a submission then reads only the game's row.
+_TOKENS_KEPT = 20_000
+_tokens: dict[tuple[str, str], tuple[str, ...]] = {}
+_tokens_lock = threading.Lock()
 
 
 def seat_of_token(session: Session, game_id: str, token: str) -> int | None:
     """The seat whose token this is in this game, compared in constant time."""
     wanted = hash_token(token)
+    key = (str(session.get_bind().engine.url), game_id)
+    hashes = _tokens.get(key)
+    if hashes is None:
+        query = select(Seat.token_hash).where(Seat.game_id == game_id).order_by(col(Seat.seat))
+        hashes = tuple(session.exec(query))
+        if hashes:
+            with _tokens_lock:
+                if len(_tokens) >= _TOKENS_KEPT:
+                    del _tokens[next(iter(_tokens))]
+                _tokens[key] = hashes
     found = None
-    for seat in session.exec(select(Seat).where(Seat.game_id == game_id)):
-        if hmac.compare_digest(seat.token_hash, wanted):
-            found = seat.seat
+    for number, token_hash in enumerate(hashes):
+        if hmac.compare_digest(token_hash, wanted):
+            found = number
     return found
 
 
@@ -249,8 +268,9 @@ def submit(
         created_at=now(),
         source=source,
     )
-    session.add(submission)
+    # A Core INSERT: the ORM's unit of work costs more than the statement here.
     try:
+        session.execute(insert(Submission).values(submission.model_dump()))
         session.commit()
     except IntegrityError:
         # The same key raced in from another request: the first one stands.
@@ -338,7 +358,8 @@ def decision(submission_id: str, url: str | None = None) -> Decision:
         session.add(submission)
         mailed = _answer_by_mail(session, submission, stamp)
         played: list[tuple[int, Any, str | None]] = [(submission.seat, move, submission.id)]
-        news = _advance(session, game, rules, after, played, stamp)
+        before = rules.rounds_decided(state)
+        news = _advance(session, game, rules, after, played, stamp, rounds_before=before)
         return Decision(submission, mailed or news)
 
 
@@ -365,9 +386,13 @@ def _advance(
     state: Any,
     played: list[tuple[int, Any, str | None]],
     stamp: str,
+    *,
+    rounds_before: int,
 ) -> bool:
     """Log `played` (already applied to `state`) and the referee's own moves after them.
 
+    `rounds_before` is `rules.rounds_decided` of the state before `played`:
+    a change that raises it ends a round, which every seat hears of.
     True when some news written for the seats has somewhere to go.
     """
     moves = list(played)
@@ -409,9 +434,14 @@ def _advance(
             for seat in range(len(result.scores))
         ]
     else:
+        news = []
+        if rules.rounds_decided(state) > rounds_before:
+            # Once over, the game-over mail tells the round's end with the rest.
+            everyone = range(len(seats(session, game.id)))
+            news = [("round_over", seat, {"version": game.version}) for seat in everyone]
         # Every seat that must act after a change hears of it, even one that
         # already could: a MaNiKi card won by another seat is a new card for all.
-        news = [("your_turn", seat, {"version": game.version}) for seat in game.to_act]
+        news += [("your_turn", seat, {"version": game.version}) for seat in game.to_act]
     reachable = _reachable(session, game.id)
     for kind, seat, payload in news:
         row = Outbox(game_id=game.id, kind=kind, seat=seat, payload=payload, created_at=stamp)
