@@ -239,6 +239,28 @@ def worker(ctx: click.Context) -> None:
     workers.run(list(ctx.args))
 
 
+@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.pass_context
+def beat(ctx: click.Context) -> None:
+    """Run Celery beat: the one process that sends the periodic sweeps.
+
+    For deployments with REFEREE_SWEEPS=beat (workers then leave the sweeps
+    to it); extra arguments go to Celery (e.g. --schedule FILE).
+    """
+    from referee import queue
+
+    if queue.eager():
+        _fail("set REDIS_URL: without a broker `referee serve` runs the sweeps itself")
+    if queue.sweeps_in_workers():
+        _fail(
+            "set REFEREE_SWEEPS=beat for the workers and this process: "
+            "with the default (worker) every worker sweeps by itself"
+        )
+    import workers
+
+    workers.run_beat(list(ctx.args))
+
+
 @main.group()
 def db() -> None:
     """The database named by DATABASE_URL."""

@@ -26,8 +26,14 @@ SWEEP = "referee.sweep"
 NOOP = "referee.noop"
 DELIVER = "referee.deliver"
 DEADLINES = "referee.deadlines"
+# The periodic sweeps: pending submissions, due mail and webhooks, deadlines.
+SWEEPS = (SWEEP, DELIVER, DEADLINES)
 
 _log = logging.getLogger(__name__)
+
+
+def sweep_every() -> float:
+    return float(os.environ.get("REFEREE_SWEEP_EVERY", "10"))
 
 
 def make_app() -> Celery:
@@ -46,6 +52,8 @@ def make_app() -> Celery:
         broker_connection_retry_on_startup=True,
         broker_transport_options={"visibility_timeout": 300},
         worker_hijack_root_logger=False,
+        # What `referee beat` sends; used only where REFEREE_SWEEPS=beat.
+        beat_schedule={task: {"task": task, "schedule": sweep_every()} for task in SWEEPS},
     )
     return app
 
@@ -124,13 +132,21 @@ def decided_signal(submission_id: str) -> Iterator[Callable[[float], bool]]:
             pubsub.close()
 
 
-def sweep_every() -> float:
-    return float(os.environ.get("REFEREE_SWEEP_EVERY", "10"))
-
-
 def sweep_after() -> float:
     """How old a pending submission must be before the sweep enqueues it again."""
     return float(os.environ.get("REFEREE_SWEEP_AFTER", "30"))
+
+
+def sweeps_in_workers() -> bool:
+    """Whether each worker runs the sweeps itself (`REFEREE_SWEEPS=worker`, the default).
+
+    With `REFEREE_SWEEPS=beat` one `referee beat` process (Celery beat) sends
+    them instead, and workers only run tasks.
+    """
+    mode = os.environ.get("REFEREE_SWEEPS", "worker")
+    if mode not in ("worker", "beat"):
+        raise ValueError(f"REFEREE_SWEEPS must be 'worker' or 'beat', not {mode!r}")
+    return mode == "worker"
 
 
 def start_sweeper() -> threading.Thread:
@@ -146,7 +162,7 @@ def start_sweeper() -> threading.Thread:
     def loop() -> None:
         while not stop.wait(sweep_every()):
             try:
-                for task in (SWEEP, DELIVER, DEADLINES):
+                for task in SWEEPS:
                     enqueue(task)
             except Exception:
                 _log.exception("the sweep could not be enqueued; trying again later")

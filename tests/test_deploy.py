@@ -7,6 +7,7 @@ the compose plugin when it is missing, and without it this test fails.
 from __future__ import annotations
 
 import configparser
+import json
 import os
 import shutil
 import subprocess
@@ -30,7 +31,24 @@ def test_compose_file_validates() -> None:
     )
     assert done.returncode == 0, done.stderr
     services = set(done.stdout.split())
-    assert services == {"db", "redis", "migrate", "web", "worker", "mail-in"}
+    assert services == {"db", "redis", "migrate", "web", "worker", "beat", "mail-in"}
+
+
+def test_compose_workers_leave_the_sweeps_to_beat() -> None:
+    docker = shutil.which("docker")
+    assert docker is not None
+    env = {**os.environ, "REFEREE_SECRET": "a-secret-for-the-check"}
+    done = subprocess.run(
+        [docker, "compose", "-f", str(DEPLOY / "compose.yaml"), "config", "--format", "json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    services = json.loads(done.stdout)["services"]
+    for name in ("worker", "beat", "web"):
+        assert services[name]["environment"]["REFEREE_SWEEPS"] == "beat", name
+    assert services["beat"]["command"][:2] == ["referee", "beat"]
 
 
 def test_compose_refuses_to_run_without_a_secret() -> None:

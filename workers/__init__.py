@@ -6,7 +6,7 @@ from typing import Any
 
 from celery import signals
 
-from referee.queue import app, start_sweeper
+from referee.queue import app, start_sweeper, sweeps_in_workers
 from referee.store import db
 
 
@@ -18,7 +18,8 @@ def _fresh_connections(**_kwargs: Any) -> None:
 
 @signals.worker_ready.connect
 def _sweep(**_kwargs: Any) -> None:
-    start_sweeper()
+    if sweeps_in_workers():
+        start_sweeper()
 
 
 # Deciding a move mostly waits on the database, so threads serve best; the
@@ -32,3 +33,8 @@ def run(argv: list[str]) -> None:
 
     chosen = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
     app.worker_main(["worker", *([] if chosen else DEFAULT_POOL), *argv])
+
+
+def run_beat(argv: list[str]) -> None:
+    """Start Celery beat, which sends the periodic sweeps (`REFEREE_SWEEPS=beat`)."""
+    app.start(["beat", *argv])
