@@ -35,13 +35,13 @@ from api.schemas import (
 )
 from referee import games
 from referee.engine import BadOptions, IllegalMove, Resign
-from referee.queue import DECIDE, decided_signal, eager, enqueue
+from referee.queue import DECIDE, Heard, decided_signal, eager, enqueue
 from referee.record import chain_problems
 from referee.replay import SEALED_NOTATION, ReplayError, envelope, replay
 from referee.rng import commitment
 from referee.store import mailbox, ops
 from referee.store.db import engine, transaction
-from referee.store.tables import PENDING, Game, Submission
+from referee.store.tables import DECISION_FIELDS, PENDING, Game, Submission
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their moves and logs")
 
@@ -254,13 +254,13 @@ def submission_json(submission: Submission, seat: int | None) -> dict[str, Any]:
     }
 
 
-def _wait(
-    submission: Submission, seconds: float, heard: Callable[[float], bool], pending: bool
-) -> Submission:
+def _wait(submission: Submission, seconds: float, heard: Heard, pending: bool) -> Submission:
     """The submission once decided, or as it is after `seconds`.
 
     `pending` says the submission is known to be undecided (just recorded,
     its task not run here), which saves reading it before the first wait.
+    A decision heard from the worker carries the fields it set, so it is
+    answered without reading the submission again.
     """
     deadline = time.monotonic() + seconds
     while True:
@@ -273,7 +273,11 @@ def _wait(
             return submission
         # Look again now and then even unannounced: a decision made outside
         # a worker task (a direct `decide`) announces nothing.
-        heard(min(left, 0.5))
+        decided = heard(min(left, 0.5))
+        if isinstance(decided, dict) and decided.get("status", PENDING) != PENDING:
+            for name in DECISION_FIELDS:
+                setattr(submission, name, decided.get(name))
+            return submission
 
 
 def _answer(submission: Submission, waited: bool) -> tuple[dict[str, Any], int]:

@@ -11,9 +11,11 @@ enqueued (Celery eager mode), which is the embedded default.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -83,53 +85,139 @@ def _client() -> redis.Redis:
     return _redis[0]
 
 
-def _channel(submission_id: str) -> str:
-    return f"referee:decided:{submission_id}"
+DECIDED_CHANNEL = "referee:decided"
 
 
-def announce_decided(submission_id: str) -> None:
-    """Tell whoever waits on this submission (`?wait=`) that it has been decided."""
+def announce_decided(decided: dict[str, Any]) -> None:
+    """Tell whoever waits on a submission (`?wait=`) how it was decided.
+
+    `decided` holds the submission's `id` and the fields a decision sets
+    (status, code, reason, seq, decided_at), so a waiting request can
+    answer without reading the submission again.
+    """
     if not eager():
-        _client().publish(_channel(submission_id), b"1")
+        _client().publish(DECIDED_CHANNEL, json.dumps(decided, separators=(",", ":")))
+
+
+class _Listener:
+    """One subscription to the decisions per process, handing each to the requests awaiting it.
+
+    A subscription per waiting request cost a connection and two round
+    trips each. While Redis is away the thread reconnects every half
+    second; the waiters read the database after each slice of waiting in
+    the meantime, and are woken to read it once more when it is back, as
+    announcements made in the gap are lost.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.waiters: dict[str, list[_Waiter]] = {}
+        self.pid = os.getpid()
+        threading.Thread(target=self.run, name="referee-decided", daemon=True).start()
+
+    def add(self, waiter: _Waiter) -> None:
+        with self.lock:
+            self.waiters.setdefault(waiter.submission_id, []).append(waiter)
+
+    def remove(self, waiter: _Waiter) -> None:
+        with self.lock:
+            found = self.waiters.get(waiter.submission_id, [])
+            if waiter in found:
+                found.remove(waiter)
+            if not found:
+                self.waiters.pop(waiter.submission_id, None)
+
+    def run(self) -> None:
+        while True:
+            try:
+                self.listen()
+            except Exception as error:
+                _log.warning("lost the decisions channel (%s); polling until it is back", error)
+            time.sleep(0.5)
+
+    def listen(self) -> None:
+        pubsub = _client().pubsub()  # type: ignore[no-untyped-call]
+        try:
+            pubsub.subscribe(DECIDED_CHANNEL)
+            while True:
+                message = pubsub.get_message(timeout=30)
+                if message is None:
+                    continue
+                if message["type"] == "subscribe":
+                    self.wake_all()
+                elif message["type"] == "message":
+                    self.dispatch(json.loads(message["data"]))
+        finally:
+            with suppress(redis.RedisError):
+                pubsub.close()
+
+    def dispatch(self, decided: dict[str, Any]) -> None:
+        with self.lock:
+            found = list(self.waiters.get(decided.get("id", ""), ()))
+        for waiter in found:
+            waiter.decided = decided
+            waiter.event.set()
+
+    def wake_all(self) -> None:
+        # (Re)subscribed: what was announced before is lost, so every
+        # waiter reads the database once more.
+        with self.lock:
+            found = [waiter for waiters in self.waiters.values() for waiter in waiters]
+        for waiter in found:
+            waiter.event.set()
+
+
+class _Waiter:
+    __slots__ = ("decided", "event", "submission_id")
+
+    def __init__(self, submission_id: str) -> None:
+        self.submission_id = submission_id
+        self.event = threading.Event()
+        self.decided: dict[str, Any] | None = None
+
+
+_listeners: list[_Listener] = []
+_listeners_lock = threading.Lock()
+
+
+def _listener() -> _Listener:
+    with _listeners_lock:
+        # A forked child (a gunicorn worker) has the list but not the thread.
+        if not _listeners or _listeners[0].pid != os.getpid():
+            _listeners[:] = [_Listener()]
+        return _listeners[0]
+
+
+Heard = Callable[[float], "dict[str, Any] | bool"]
 
 
 @contextmanager
-def decided_signal(submission_id: str) -> Iterator[Callable[[float], bool]]:
-    """Listen for `announce_decided` of one submission; yields `wait(seconds) -> heard`.
+def decided_signal(submission_id: str) -> Iterator[Heard]:
+    """Listen for `announce_decided` of one submission; yields `wait(seconds)`.
 
-    Subscribe before reading the submission's status, so an announcement
-    made in between is not missed. In the embedded default decisions are
-    made before the request goes on, so `wait` only sleeps.
+    `wait` returns the announced decision, True when the caller should read
+    the database (woken without one), or False when `seconds` passed.
+    Listen before enqueueing, so an announcement is not missed. In the
+    embedded default decisions are made before the request goes on, so
+    `wait` only sleeps.
     """
     if eager():
         yield lambda seconds: threading.Event().wait(seconds)
         return
-    pubsub = _client().pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
-    listening = True
-    try:
-        pubsub.subscribe(_channel(submission_id))
-    except redis.RedisError as error:
-        # Redis out of reach (restarting): the caller reads the database
-        # again after each wait, so waiting without listening only costs time.
-        _log.warning("cannot listen for decisions (%s); polling instead", error)
-        listening = False
+    listener = _listener()
+    waiter = _Waiter(submission_id)
+    listener.add(waiter)
 
-    def wait(seconds: float) -> bool:
-        nonlocal listening
-        if listening:
-            try:
-                return pubsub.get_message(timeout=seconds) is not None
-            except redis.RedisError as error:
-                _log.warning("lost the decisions channel (%s); polling instead", error)
-                listening = False
-        threading.Event().wait(seconds)
-        return False
+    def wait(seconds: float) -> dict[str, Any] | bool:
+        if not waiter.event.wait(seconds):
+            return False
+        waiter.event.clear()
+        return waiter.decided or True
 
     try:
         yield wait
     finally:
-        with suppress(redis.RedisError):
-            pubsub.close()
+        listener.remove(waiter)
 
 
 def sweep_after() -> float:

@@ -17,6 +17,8 @@ from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
+# What deciding a submission sets: the worker announces these to a waiting request.
+DECISION_FIELDS = ("status", "code", "reason", "seq", "decided_at")
 # Where a submission came from: the REST API, a mail reply, or the referee
 # itself when a seat's time ran out (the `random`, `pass` and `forfeit` policies).
 REST, MAIL, TIMEOUT = "rest", "mail", "timeout"
