@@ -168,6 +168,15 @@ class Game(ABC, Generic[S, M]):
     def result(self, state: S) -> Result | None:
         """None while the game runs; the final result once it is over."""
 
+    def rounds_decided(self, state: S) -> int:
+        """How many rounds of the game are over in `state`; 0 in games without rounds.
+
+        It never falls as moves are played, so a rise tells the referee that
+        a move (or a move it recorded by itself) ended a round: MaNiKi
+        counts the cards decided, won or not, Ice Palace the builds done.
+        """
+        return 0
+
     def hidden_tail(self, state: S) -> int:
         """How many of the latest logged moves must be shown as `sealed` now.
 

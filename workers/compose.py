@@ -86,6 +86,7 @@ def _subject(kind: str, title: str, game_id: str, context: dict[str, Any]) -> st
         "your_turn": f"[{title}] Your move (move {context['version'] + 1}) in game {short}",
         "reminder": f"[{title}] Reminder: your move in game {short} is due",
         "answer": f"[{title}] Your move in game {short}: {context.get('status', '')}",
+        "round_over": f"[{title}] A round is over in game {short}",
         "game_over": f"[{title}] Game {short} is over",
         "help": f"[{title}] How to play game {short} by mail",
         "board": f"[{title}] The board of game {short}",
@@ -165,6 +166,7 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
         "reply_to": reply_address(secret, game.id, row.seat),
         "deadline": None,
         "result": None,
+        "round": [],
         "seed": None,
         "legal": [],
         "legal_more": 0,
@@ -192,6 +194,8 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
         context["status"] = submission.status
         context["reason"] = submission.reason
         context["move"] = rules.notate(rules.move_from_json(submission.move))
+    if row.kind == "round_over":
+        context["round"] = _round_lines(view["state"], names)
     if over_now:
         context["result"] = _result_lines(game, names)
         context["seed"] = game.seed
@@ -230,7 +234,14 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
     mail["X-Referee-Kind"] = row.kind
     mail["X-Referee-Head"] = f"{head_seq} {head_hash}"
     mail.set_content(text)
-    picture = row.kind in ("invitation", "your_turn", "reminder", "board", "game_over")
+    picture = row.kind in (
+        "invitation",
+        "your_turn",
+        "reminder",
+        "board",
+        "round_over",
+        "game_over",
+    )
     cid = f"board.{row.id}@{domain()}" if picture else None
     html = _html.get_template("mail.html.j2").render({**context, "cid": cid})
     mail.add_alternative(html, subtype="html")
@@ -246,6 +257,22 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
         filename="state.json",
     )
     return Notice(mail, data)
+
+
+def _round_lines(view: JSON, names: list[str]) -> list[str]:
+    """How the round went, from the seat's own view only: the game's account of
+    its last round (MaNiKi's `last_round`) and the scores it shows (Ice Palace)."""
+    lines = []
+    last = view.get("last_round")
+    if isinstance(last, dict):
+        for key, value in last.items():
+            if key == "winner":
+                value = "nobody" if value is None else f"seat {value} ({names[value]})"
+            lines.append(f"{key}: {'-' if value is None else value}")
+    scores = view.get("scores")
+    if isinstance(scores, list):
+        lines += [f"score of seat {s} ({names[s]}): {score}" for s, score in enumerate(scores)]
+    return lines
 
 
 def _result_lines(game: Game, names: list[str]) -> list[str]:

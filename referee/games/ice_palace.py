@@ -107,7 +107,8 @@ class State:
     `turn` is the seat to place or pass in the yard, or the builder while
     `phase` is `build`; `NOBODY` once the game is over. `build_max` and
     `build_plan` are the solver's answer for the current build (0 and ()
-    in the yard).
+    in the yard). `rounds` counts the rounds finished (built, or with
+    nobody to build).
     """
 
     colours: str
@@ -124,6 +125,7 @@ class State:
     build_plan: tuple[Place, ...]
     out_of_game: int
     resigned: tuple[int, ...]
+    rounds: int = 0
 
 
 class IcePalaceOptions(marshmallow.Schema):
@@ -519,6 +521,7 @@ class IcePalace(Game[State, Move]):
             build_max=0,
             build_plan=(),
             out_of_game=out_of_game,
+            rounds=state.rounds + 1,
         )
         need = dict.fromkeys(SIZES, 0)
         for seat, hand in enumerate(state.hands):
@@ -578,6 +581,9 @@ class IcePalace(Game[State, Move]):
             "resigned": list(state.resigned),
             "scores": list(_scores(state)),
         }
+
+    def rounds_decided(self, state: State) -> int:
+        return state.rounds
 
     def result(self, state: State) -> Result | None:
         if state.turn != NOBODY:
@@ -665,6 +671,7 @@ class IcePalace(Game[State, Move]):
             "build_plan": [_place_to_json(step) for step in state.build_plan],
             "out_of_game": state.out_of_game,
             "resigned": list(state.resigned),
+            "rounds": state.rounds,
         }
 
     def state_from_json(self, data: JSON) -> State:
@@ -684,6 +691,8 @@ class IcePalace(Game[State, Move]):
             build_plan=tuple(_place_from_json(step) for step in data["build_plan"]),
             out_of_game=data["out_of_game"],
             resigned=tuple(data["resigned"]),
+            # Snapshots made before the count have none; only its rises are read.
+            rounds=data.get("rounds", 0),
         )
 
 

@@ -230,6 +230,7 @@ class State:
     this card's answers in the order received (race mode keeps only the
     wrong ones and passes: a right one ends the round). `tail` counts the
     moves logged since the first answer of an undecided sealed round.
+    `decided` counts the cards decided so far, won or not.
     """
 
     players: int
@@ -242,6 +243,7 @@ class State:
     tail: int
     resigned: frozenset[int]
     last_round: LastRound | None
+    decided: int = 0
 
 
 class ManikiOptions(marshmallow.Schema):
@@ -358,6 +360,9 @@ class Maniki(Game[State, Move]):
     def hidden_tail(self, state: State) -> int:
         return state.tail
 
+    def rounds_decided(self, state: State) -> int:
+        return state.decided
+
     def view(self, state: State, seat: int | None) -> JSON:
         last = state.last_round
         view: JSON = {
@@ -468,6 +473,7 @@ class Maniki(Game[State, Move]):
                 "orders": _orders_json(last.orders),
                 "shortest": last.shortest,
             },
+            "decided": state.decided,
         }
 
     def state_from_json(self, data: JSON) -> State:
@@ -493,6 +499,8 @@ class Maniki(Game[State, Move]):
                 _orders_from_json(last["orders"]),
                 last["shortest"],
             ),
+            # Snapshots made before the count have none; only its rises are read.
+            decided=data.get("decided", 0),
         )
 
 
@@ -515,6 +523,7 @@ def _settle(state: State, answers: tuple[Answer, ...], resigned: frozenset[int])
             state.tail + 1 if state.sealed and answers and playing > 1 else 0,
             resigned,
             state.last_round,
+            state.decided,
         )
     target = state.deck[0]
     right = [
@@ -539,6 +548,7 @@ def _settle(state: State, answers: tuple[Answer, ...], resigned: frozenset[int])
         0,
         resigned,
         LastRound(target, None, None, _shortest(state)),
+        state.decided + 1,
     )
 
 
@@ -557,6 +567,7 @@ def _win(state: State, seat: int, orders: tuple[str, ...], resigned: frozenset[i
         0,
         resigned,
         LastRound(target, seat, orders, _shortest(state)),
+        state.decided + 1,
     )
 
 

@@ -302,6 +302,7 @@ def _time_out(game_id: str, version: int, moment: datetime, url: str | None) -> 
             return False
         rules = ops.rules_of(game)
         state = ops.state_at(session, game, version)
+        rounds_before = rules.rounds_decided(state)
         game.timed_out_version = version
         played: list[tuple[int, Any, str | None]] = []
         for seat in game.to_act:
@@ -326,7 +327,7 @@ def _time_out(game_id: str, version: int, moment: datetime, url: str | None) -> 
             played.append((seat, move, submission.id))
         if played:
             # Appended like any decided move: one transaction, the game locked.
-            ops._advance(session, game, rules, state, played, at)
+            ops._advance(session, game, rules, state, played, at, rounds_before=rounds_before)
         else:
             session.add(game)
         return bool(played)

@@ -558,3 +558,25 @@ def test_playouts_with_a_resignation_end_without_the_resigned_seat(
     held = sum(len(h) for h in state.hands) + sum(len(p) for p in state.pool)
     built = sum(len(s) for _, _, s in state.palace)
     assert held + built + state.out_of_game == total
+
+
+# -- the rounds decided -------------------------------------------------------------
+
+
+def test_the_rounds_decided_rise_when_a_round_is_built_not_when_the_yard_closes() -> None:
+    state = position(["Sr Lr", "Sy Ly", "Sg Lg"], yard={(0, 0): "Mr"}, turn=1, last_placer=0)
+    assert GAME.rounds_decided(state) == 0
+    state = GAME.play(state, 1, Pass())
+    state = GAME.play(state, 2, Pass())
+    state = GAME.play(state, 0, Pass())
+    assert state.phase == BUILD and GAME.rounds_decided(state) == 0
+    state = GAME.play(state, 0, Build(auto=True))
+    assert state.phase == YARD and GAME.rounds_decided(state) == 1
+    assert GAME.state_from_json(GAME.state_to_json(state)) == state
+
+
+def test_a_forced_build_and_a_resigned_builder_each_finish_a_round() -> None:
+    forced = build_position({(0, 0): "Lr"}, {(0, 0): "Sg"})
+    assert GAME.rounds_decided(run_forced(forced)) == 1
+    resigned = build_position({(0, 0): "Sr Mr Lr"}, {}, builder=0)
+    assert GAME.rounds_decided(GAME.play(resigned, 0, Resign())) == 1

@@ -752,3 +752,30 @@ def test_random_move_is_only_for_seats_in_the_round() -> None:
     with pytest.raises(IllegalMove) as error:
         GAME.random_move(state, 0, Rng("x"))
     assert error.value.code == "not_your_turn"
+
+
+# -- the rounds decided ----------------------------------------------------
+
+
+def test_the_rounds_decided_rise_once_per_card_won_or_not() -> None:
+    state = state_at("EL/B", ("LBE/-", "B/EL", "-/BEL"))
+    assert GAME.rounds_decided(state) == 0
+    state = GAME.play(state, 0, call("MA"))  # wrong: the card is still on
+    assert GAME.rounds_decided(state) == 0
+    state = GAME.play(state, 2, call("MA NI KI"))  # won
+    assert GAME.rounds_decided(state) == 1
+    state = play_all(state, [(1, "pass"), (0, "pass")])
+    assert GAME.rounds_decided(state) == 1
+    state = GAME.play(state, 2, Pass())  # nobody won it
+    assert GAME.rounds_decided(state) == 2
+    assert GAME.view(state, None)["last_round"]["winner"] is None
+    assert GAME.state_from_json(GAME.state_to_json(state)) == state
+
+
+def test_sealed_rounds_count_only_once_decided_and_never_when_resigns_end_the_game() -> None:
+    state = play_all(sealed_state(), [(2, "MA NI KI"), (1, "KI")])
+    assert GAME.rounds_decided(state) == 0
+    state = GAME.play(state, 0, call("KI MA"))
+    assert GAME.rounds_decided(state) == 1
+    state = play_all(state, [(0, "KI"), (1, "resign"), (2, "resign")])
+    assert GAME.result(state) is not None and GAME.rounds_decided(state) == 1

@@ -162,3 +162,8 @@ def test_a_whole_game_by_mail(
     verified = client.get(f"/v1/games/{game_id}/verify").json()
     assert verified["chain_valid"] and verified["replay_matches"]
     assert check_secrets(mail_service, game, players, game_id, created) > players * 4
+    if game == "maniki":
+        # Its rounds were decided by mail: their round-over mails were checked too.
+        for seat in range(players):
+            found = mail_service.mailbox.to(address(game, seat))
+            assert [kind(m) for m in found].count("round_over") >= 1
