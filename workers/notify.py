@@ -53,11 +53,12 @@ def deliver_due(moment: datetime | None = None, url: str | None = None) -> int:
         while True:
             moment = datetime.now(UTC) if moment is None else moment
             lease = _setting("REFEREE_MAIL_LEASE", 120)
-            claimed = mailbox.claim_due(moment, lease, url=url)
-            if not claimed:
+            claim = mailbox.claim_due(moment, lease, url=url)
+            if not claim.ids:
                 return finished
-            for row_id in claimed:
-                finished += _deliver_one(row_id, sender, secret, url)
+            for row_id in claim.ids:
+                if mailbox.hold(row_id, claim, lease, url):
+                    finished += _deliver_one(row_id, sender, secret, url)
             moment = None
     finally:
         sender.close()

@@ -119,9 +119,18 @@ def webhook_secret(secret: bytes, game_id: str, seat: int) -> str:
 # -- delivery ------------------------------------------------------------------
 
 
-def claim_due(moment: datetime, lease: float, limit: int = 20, url: str | None = None) -> list[int]:
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """Rows one worker claimed, and the lease end that marks them as its own."""
+
+    ids: list[int]
+    lease_until: str
+
+
+def claim_due(moment: datetime, lease: float, limit: int = 20, url: str | None = None) -> Claim:
     """Claim due rows for one worker: pending and due, or `sending` with a lapsed lease."""
     at = stamp(moment)
+    until = stamp(moment + timedelta(seconds=lease))
     with transaction(url) as session:
         query = (
             select(Outbox.id)
@@ -142,11 +151,32 @@ def claim_due(moment: datetime, lease: float, limit: int = 20, url: str | None =
                 .where(col(Outbox.id).in_(ids))
                 .values(
                     status=SENDING,
-                    lease_until=stamp(moment + timedelta(seconds=lease)),
+                    lease_until=until,
                     attempts=col(Outbox.attempts) + 1,
                 )
             )
-    return ids
+    return Claim(ids, until)
+
+
+def hold(row_id: int, claim: Claim, lease: float, url: str | None = None) -> bool:
+    """Renew the lease of a claimed row right before sending it, if it is still ours.
+
+    A claim's rows are sent one after the other; a row whose lease ran out
+    meanwhile may have been claimed by another worker (its lease end then
+    differs from ours), and sending it here as well would send it twice.
+    """
+    renewed = stamp(datetime.now(UTC) + timedelta(seconds=lease))
+    with transaction(url) as session:
+        result = session.connection().execute(
+            update(Outbox)
+            .where(
+                (col(Outbox.id) == row_id)
+                & (col(Outbox.status) == SENDING)
+                & (col(Outbox.lease_until) == claim.lease_until)
+            )
+            .values(lease_until=renewed)
+        )
+        return result.rowcount == 1
 
 
 def channel_done(row_id: int, *channels: str, url: str | None = None) -> None:
