@@ -38,7 +38,7 @@ from typing import Any
 
 import requests
 
-from bench.games import playouts_per_second, replay_ms
+from bench.games import figures_of
 from bench.load import load
 from bench.service import (
     PG_ADMIN,
@@ -63,20 +63,12 @@ def rules_figures(seconds: float, replays: int) -> list[dict[str, Any]]:
     print(f"{'game':16} {'seats':>5} {'playouts/s':>11} {'replay p50 ms':>14} {'moves':>6}")
     for game in games.all_games():
         players = min(game.players)
-        per_second, length = playouts_per_second(game, players, seconds)
-        p50, p99, moves = replay_ms(game, players, replays)
-        rows.append(
-            {
-                "game": game.name,
-                "players": players,
-                "playouts_per_second": round(per_second, 1),
-                "moves_per_game": round(length, 1),
-                "replay_ms_p50": round(p50, 3),
-                "replay_ms_p99": round(p99, 3),
-                "replay_moves": moves,
-            }
+        row = figures_of(game, players, seconds, replays)
+        rows.append(row)
+        print(
+            f"{game.name:16} {players:>5} {row['playouts_per_second']:>11.1f} "
+            f"{row['replay_ms_p50']:>14.3f} {row['replay_moves']:>6}"
         )
-        print(f"{game.name:16} {players:>5} {per_second:>11.1f} {p50:>14.3f} {moves:>6}")
     return rows
 
 

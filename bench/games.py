@@ -67,6 +67,21 @@ def replay_ms(game: AnyGame, players: int, runs: int) -> tuple[float, float, int
     return statistics.median(timings), timings[int(len(timings) * 0.99)], len(record.entries)
 
 
+def figures_of(game: AnyGame, players: int, seconds: float, replays: int) -> dict[str, Any]:
+    """Every rules figure of one game at one player count, as written to JSON."""
+    per_second, length = playouts_per_second(game, players, seconds)
+    p50, p99, moves = replay_ms(game, players, replays)
+    return {
+        "game": game.name,
+        "players": players,
+        "playouts_per_second": round(per_second, 1),
+        "moves_per_game": round(length, 1),
+        "replay_ms_p50": round(p50, 3),
+        "replay_ms_p99": round(p99, 3),
+        "replay_moves": moves,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per playout figure")
@@ -79,23 +94,13 @@ def main() -> None:
     print(header + f"{'replay p50 ms':>13} {'p99 ms':>8} {'moves':>6}")
     for game in games.all_games():
         for players in game.players:
-            per_second, length = playouts_per_second(game, players, args.seconds)
-            p50, p99, moves = replay_ms(game, players, args.replays)
-            figures.append(
-                {
-                    "game": game.name,
-                    "players": players,
-                    "playouts_per_second": round(per_second, 1),
-                    "moves_per_game": round(length, 1),
-                    "replay_ms_p50": round(p50, 3),
-                    "replay_ms_p99": round(p99, 3),
-                    "replay_moves": moves,
-                }
-            )
+            row = figures_of(game, players, args.seconds, args.replays)
+            figures.append(row)
             goal = GOALS.get(game.name, "") if players == min(game.players) else ""
             print(
-                f"{game.name:16} {players:>5} {per_second:>11.1f} {length:>10.1f} "
-                f"{p50:>13.3f} {p99:>8.3f} {moves:>6}  {goal}"
+                f"{game.name:16} {players:>5} {row['playouts_per_second']:>11.1f} "
+                f"{row['moves_per_game']:>10.1f} {row['replay_ms_p50']:>13.3f} "
+                f"{row['replay_ms_p99']:>8.3f} {row['replay_moves']:>6}  {goal}"
             )
     if args.json_path:
         with open(args.json_path, "w", encoding="utf-8") as out:
