@@ -15,6 +15,7 @@ import os
 import smtplib
 import time
 import urllib.request
+from abc import ABC, abstractmethod
 from email.message import EmailMessage
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -22,13 +23,14 @@ from urllib.parse import unquote, urlsplit
 TIMEOUT = 20.0
 
 
-class Transport:
+class Transport(ABC):
     """Sends mail; may keep one SMTP connection across several messages."""
 
+    @abstractmethod
     def send(self, mail: EmailMessage) -> None:
-        raise NotImplementedError
+        """Hand one message over for delivery; raises when it was not taken."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (most transports hold no connection)
         """Let go of any connection."""
 
 
