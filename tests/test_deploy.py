@@ -18,33 +18,32 @@ import pytest
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 
 
-def test_compose_file_validates() -> None:
+def compose_config(*args: str, secret: bool = True) -> subprocess.CompletedProcess[str]:
+    """`docker compose config ARGS` on deploy/compose.yaml, with or without REFEREE_SECRET."""
     docker = shutil.which("docker")
     assert docker is not None, "the docker client is needed (see .ci/run)"
-    env = {**os.environ, "REFEREE_SECRET": "a-secret-for-the-check"}
-    done = subprocess.run(
-        [docker, "compose", "-f", str(DEPLOY / "compose.yaml"), "config", "--services"],
+    env = {k: v for k, v in os.environ.items() if k != "REFEREE_SECRET"}
+    if secret:
+        env["REFEREE_SECRET"] = "a-secret-for-the-check"
+    return subprocess.run(
+        [docker, "compose", "-f", str(DEPLOY / "compose.yaml"), "config", *args],
         capture_output=True,
         text=True,
         env=env,
         check=False,
     )
+
+
+def test_compose_file_validates() -> None:
+    done = compose_config("--services")
     assert done.returncode == 0, done.stderr
     services = set(done.stdout.split())
     assert services == {"db", "redis", "migrate", "web", "worker", "beat", "mail-in"}
 
 
 def test_compose_workers_leave_the_sweeps_to_beat() -> None:
-    docker = shutil.which("docker")
-    assert docker is not None
-    env = {**os.environ, "REFEREE_SECRET": "a-secret-for-the-check"}
-    done = subprocess.run(
-        [docker, "compose", "-f", str(DEPLOY / "compose.yaml"), "config", "--format", "json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    done = compose_config("--format", "json")
+    assert done.returncode == 0, done.stderr
     services = json.loads(done.stdout)["services"]
     for name in ("worker", "beat", "web"):
         assert services[name]["environment"]["REFEREE_SWEEPS"] == "beat", name
@@ -52,16 +51,7 @@ def test_compose_workers_leave_the_sweeps_to_beat() -> None:
 
 
 def test_compose_refuses_to_run_without_a_secret() -> None:
-    docker = shutil.which("docker")
-    assert docker is not None
-    env = {k: v for k, v in os.environ.items() if k != "REFEREE_SECRET"}
-    done = subprocess.run(
-        [docker, "compose", "-f", str(DEPLOY / "compose.yaml"), "config", "--quiet"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    done = compose_config("--quiet", secret=False)
     assert done.returncode != 0 and "REFEREE_SECRET" in done.stderr
 
 
