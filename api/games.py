@@ -354,6 +354,14 @@ def submit(
     return _answer(submission, wait is not None)
 
 
+# What OpenAPI says of every submission a seat makes: its token, and an
+# optional Idempotency-Key that makes a retry safe.
+_SEAT_SUBMISSION_DOC: dict[str, Any] = {
+    "security": [{"seat": []}],
+    "parameters": [{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}],
+}
+
+
 @blp.route("/games/<game_id>/moves", methods=["POST"])
 @blp.arguments(MoveIn)
 @blp.arguments(WaitArgs, location="query")
@@ -362,10 +370,7 @@ def submit(
 @blp.alt_response(401, description="no or a bad token")
 @blp.alt_response(404, description="no such game")
 @blp.alt_response(409, description="not your turn, stale version, game over, key reused")
-@blp.doc(
-    security=[{"seat": []}],
-    parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}],
-)
+@blp.doc(**_SEAT_SUBMISSION_DOC)
 def play(body: dict[str, Any], args: dict[str, Any], game_id: str) -> Any:
     """Submit a move (`move` JSON or `notation`); with `?wait=S` answer once decided."""
     if ("move" in body) == ("notation" in body):
@@ -381,10 +386,7 @@ def play(body: dict[str, Any], args: dict[str, Any], game_id: str) -> Any:
 @blp.alt_response(401, description="no or a bad token")
 @blp.alt_response(404, description="no such game")
 @blp.alt_response(409, description="game over, key reused")
-@blp.doc(
-    security=[{"seat": []}],
-    parameters=[{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}],
-)
+@blp.doc(**_SEAT_SUBMISSION_DOC)
 def resign(args: dict[str, Any], game_id: str) -> Any:
     """Leave the game: the caller's seat resigns."""
     return submit(game_id, {"type": "resign"}, None, args.get("wait"))
