@@ -62,10 +62,14 @@ def well_formed(identifier: str) -> bool:
     return ID.fullmatch(identifier) is not None
 
 
+def no_such_game() -> Problem:
+    return Problem(404, "not_found", "there is no game with this id")
+
+
 def find(db: Session, game_id: str) -> Game:
     game = db.get(Game, game_id) if well_formed(game_id) else None
     if game is None:
-        raise Problem(404, "not_found", "there is no game with this id")
+        raise no_such_game()
     return game
 
 
@@ -308,9 +312,11 @@ def submit(
     """
     key = _key()
     with session() as db:
-        game = find(db, game_id)
+        game = ops.turn(db, game_id) if well_formed(game_id) else None
+        if game is None:
+            raise no_such_game()
         seat = seat_of(db, game.id)
-        rules = ops.rules_of(game)
+        rules = games.get(game.name)
         try:
             parsed = (
                 rules.parse(move, game.options)

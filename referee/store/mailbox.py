@@ -333,7 +333,6 @@ def _time_out(game_id: str, version: int, moment: datetime, url: str | None) -> 
         rules = ops.rules_of(game)
         state = ops.state_at(session, game, version)
         rounds_before = rules.rounds_decided(state)
-        game.timed_out_version = version
         played: list[tuple[int, Any, str | None]] = []
         for seat in game.to_act:
             if rules.result(state) is not None or seat not in rules.actors(state):
@@ -357,7 +356,17 @@ def _time_out(game_id: str, version: int, moment: datetime, url: str | None) -> 
             played.append((seat, move, submission.id))
         if played:
             # Appended like any decided move: one transaction, the game locked.
-            ops._advance(session, game, rules, state, played, at, rounds_before=rounds_before)
+            ops.append_moves(
+                session,
+                game,
+                rules,
+                state,
+                played,
+                at,
+                rounds_before=rounds_before,
+                changes={"timed_out_version": version},
+            )
         else:
+            game.timed_out_version = version
             session.add(game)
         return bool(played)

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert
+import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
 from referee import games
 from referee.engine import JSON, IllegalMove
@@ -33,6 +33,7 @@ from referee.rng import commitment, new_seed
 from referee.store.db import now, transaction
 from referee.store.tables import (
     ACCEPTED,
+    DECISION_FIELDS,
     MAIL,
     PENDING,
     REJECTED,
@@ -45,6 +46,20 @@ from referee.store.tables import (
     Snapshot,
     Submission,
 )
+
+
+def _table(model: type[SQLModel]) -> sa.Table:
+    """A model's table, for Core statements where the ORM's unit of work costs too much."""
+    table: sa.Table = model.__table__  # type: ignore[attr-defined]
+    return table
+
+
+_GAME = _table(Game)
+_SUBMISSION = _table(Submission)
+_SEAT = _table(Seat)
+_SNAPSHOT = _table(Snapshot)
+_MOVE = _table(Move)
+_OUTBOX = _table(Outbox)
 
 
 def new_id() -> str:
@@ -98,6 +113,18 @@ def create_game(
         created_at=stamp,
         updated_at=stamp,
     )
+    appended = _append(
+        game,
+        rules,
+        state,
+        [],
+        stamp,
+        rounds_before=rules.rounds_decided(state),
+        seat_count=len(players),
+        reachable=frozenset(number for number, (_, email) in enumerate(players) if email),
+    )
+    for name, value in appended.game.items():
+        setattr(game, name, value)
     session.add(game)
     tokens = []
     for number, (name, email) in enumerate(players):
@@ -116,7 +143,7 @@ def create_game(
             )
         )
     session.flush()
-    _advance(session, game, rules, state, [], stamp, rounds_before=rules.rounds_decided(state))
+    _write(session.connection(), appended)
     return Created(game, tuple(tokens))
 
 
@@ -237,6 +264,30 @@ def chain_holds(session: Session, game: Game) -> list[str]:
 # -- submissions -------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """What the API checks of a game before it records a submission for it."""
+
+    id: str
+    name: str
+    options: JSON
+    status: str
+    version: int
+    to_act: list[int]
+
+
+_TURN = sa.select(*(_GAME.c[name] for name in Turn.__dataclass_fields__)).where(
+    _GAME.c.id == sa.bindparam("game_id")
+)
+_INSERT_SUBMISSION = sa.insert(_SUBMISSION)
+
+
+def turn(session: Session, game_id: str) -> Turn | None:
+    """The game's turn as it stands, read with one Core statement: this runs for every move."""
+    row = session.connection().execute(_TURN, {"game_id": game_id}).first()
+    return None if row is None else Turn(*row)
+
+
 def submit(
     session: Session,
     game_id: str,
@@ -270,7 +321,7 @@ def submit(
     )
     # A Core INSERT: the ORM's unit of work costs more than the statement here.
     try:
-        session.execute(insert(Submission).values(submission.model_dump()))
+        session.connection().execute(_INSERT_SUBMISSION, submission.model_dump())
         session.commit()
     except IntegrityError:
         # The same key raced in from another request: the first one stands.
@@ -317,19 +368,58 @@ def decide(submission_id: str, url: str | None = None) -> Submission | None:
     return decision(submission_id, url).submission
 
 
+# Deciding runs for every move, so it reads in one statement what it needs:
+# the game and the submission, both locked, the state at the game's head (its
+# snapshot, NULL if dropped) and, one row per seat, where news can reach.
+# Locking the submission too matters: when another worker decided it while
+# this one waited for the lock, PostgreSQL re-reads locked rows at their
+# newest version, so the status read here is the one that worker committed.
+_LOCK_FOR_DECISION = (
+    sa.select(
+        _GAME,
+        *(column.label(f"submission_{column.name}") for column in _SUBMISSION.columns),
+        sa.select(_SNAPSHOT.c.state)
+        .where(_SNAPSHOT.c.game_id == _GAME.c.id, _SNAPSHOT.c.version == _GAME.c.version)
+        .scalar_subquery()
+        .label("head_state"),
+        _SEAT.c.seat.label("seat_number"),
+        (_SEAT.c.email.is_not(None) | _SEAT.c.webhook_url.is_not(None)).label("reachable"),
+    )
+    .select_from(_SUBMISSION.join(_GAME, _GAME.c.id == _SUBMISSION.c.game_id))
+    .join(_SEAT, _SEAT.c.game_id == _GAME.c.id)
+    .where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
+    .with_for_update(of=[_GAME, _SUBMISSION], key_share=True)
+)
+# Built once: the columns an UPDATE sets are the names of the parameters
+# it is given (besides the row's id), and an INSERT takes a list of rows.
+_SET_SUBMISSION = sa.update(_SUBMISSION).where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
+_SET_GAME = sa.update(_GAME).where(_GAME.c.id == sa.bindparam("game_id"))
+_INSERT_MOVES = sa.insert(_MOVE)
+_INSERT_SNAPSHOT = sa.insert(_SNAPSHOT)
+_INSERT_OUTBOX = sa.insert(_OUTBOX)
+
+
 def decision(submission_id: str, url: str | None = None) -> Decision:
     """As `decide`, and say whether delivery has work now (the worker sends it at once)."""
     with transaction(url) as session:
-        owner = select(Submission.game_id).where(Submission.id == submission_id)
-        game = session.exec(
-            select(Game).where(Game.id == owner.scalar_subquery()).with_for_update(key_share=True)
-        ).first()
-        # Read under the game's lock: another worker may have decided it already.
-        submission = session.get(Submission, submission_id)
-        if game is None or submission is None or submission.status != PENDING:
+        # Core statements on the session's connection: the ORM's bookkeeping
+        # cost more than the statements on this path, run for every move.
+        connection = session.connection()
+        rows = connection.execute(_LOCK_FOR_DECISION, {"submission_id": submission_id}).all()
+        if not rows:
+            return Decision(session.get(Submission, submission_id))
+        first = rows[0]._mapping
+        submission = Submission(
+            **{column.name: first[f"submission_{column.name}"] for column in _SUBMISSION.columns}
+        )
+        if submission.status != PENDING:
             return Decision(submission)
+        game = Game(**{column.name: first[column.name] for column in _GAME.columns})
+        seat_count = len(rows)
+        reachable = frozenset(row.seat_number for row in rows if row.reachable)
         rules = rules_of(game)
         stamp = now()
+        outbox: list[dict[str, Any]] = []
         try:
             if game.status != "active":
                 raise IllegalMove("game_over", "the game is over")
@@ -342,44 +432,169 @@ def decision(submission_id: str, url: str | None = None) -> Decision:
                     f"the game is at version {game.version}, "
                     f"not {submission.expected_version}: look again and resubmit",
                 )
-            state = state_at(session, game, game.version)
+            if first.head_state is None:
+                state = state_at(session, game, game.version)
+            else:
+                state = rules.state_from_json(first.head_state)
             move = rules.move_from_json(submission.move)
             after = rules.play(state, submission.seat, move)
         except IllegalMove as refused:
             submission.status = REJECTED
             submission.code = refused.code
             submission.reason = refused.reason
-            submission.decided_at = stamp
-            session.add(submission)
-            return Decision(submission, _answer_by_mail(session, submission, stamp))
-        submission.status = ACCEPTED
-        submission.seq = game.version + 1
+        else:
+            submission.status = ACCEPTED
+            submission.seq = game.version + 1
         submission.decided_at = stamp
-        session.add(submission)
-        mailed = _answer_by_mail(session, submission, stamp)
-        played: list[tuple[int, Any, str | None]] = [(submission.seat, move, submission.id)]
-        before = rules.rounds_decided(state)
-        news = _advance(session, game, rules, after, played, stamp, rounds_before=before)
-        return Decision(submission, mailed or news)
-
-
-def _answer_by_mail(session: Session, submission: Submission, stamp: str) -> bool:
-    """A move that came by mail is answered by mail, accepted or refused; True if it was."""
-    if submission.source != MAIL:
-        return False
-    session.add(
-        Outbox(
-            game_id=submission.game_id,
-            kind="answer",
-            seat=submission.seat,
-            payload={"submission": submission.id},
-            created_at=stamp,
+        decided = {name: getattr(submission, name) for name in DECISION_FIELDS}
+        connection.execute(_SET_SUBMISSION, {"submission_id": submission.id, **decided})
+        if submission.source == MAIL:
+            # A move that came by mail is answered by mail, accepted or refused.
+            answer = {"submission": submission.id}
+            outbox.append(_outbox_row(game.id, "answer", submission.seat, answer, stamp))
+        if submission.status != ACCEPTED:
+            if outbox:
+                connection.execute(_INSERT_OUTBOX, outbox)
+            return Decision(submission, bool(outbox))
+        appended = _append(
+            game,
+            rules,
+            after,
+            [(submission.seat, move, submission.id)],
+            stamp,
+            rounds_before=rules.rounds_decided(state),
+            seat_count=seat_count,
+            reachable=reachable,
         )
+        connection.execute(_SET_GAME, {"game_id": game.id, **appended.game})
+        _write(connection, appended, answers=outbox)
+        return Decision(submission, bool(outbox) or appended.news_due)
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """What appending moves to a game's log writes: the rows, and the game's new fields."""
+
+    game: dict[str, Any]
+    moves: list[dict[str, Any]]
+    snapshot: dict[str, Any]
+    news: list[dict[str, Any]]
+    # Some news has somewhere to go (a seat with mail or a webhook).
+    news_due: bool
+
+
+def _append(
+    game: Game,
+    rules: AnyGame,
+    state: Any,
+    played: list[tuple[int, Any, str | None]],
+    stamp: str,
+    *,
+    rounds_before: int,
+    seat_count: int,
+    reachable: frozenset[int],
+) -> Appended:
+    """The log entries for `played` (already applied to `state`) and the referee's own moves.
+
+    `rounds_before` is `rules.rounds_decided` of the state before `played`:
+    a change that raises it ends a round, which every seat hears of. News
+    for a seat in neither `reachable` nor anywhere else is written as sent.
+    """
+    moves = list(played)
+    for seat, move, after in forced_moves(rules, state):
+        moves.append((seat, move, None))
+        state = after
+    version = game.version
+    prev = game.head_hash
+    rows = []
+    for seat, move, submission_id in moves:
+        version += 1
+        notation = rules.notate(move)
+        digest = entry_hash(prev, version, seat, notation, stamp)
+        rows.append(
+            {
+                "game_id": game.id,
+                "seq": version,
+                "seat": seat,
+                "move": rules.move_to_json(move),
+                "notation": notation,
+                "created_at": stamp,
+                "prev_hash": prev,
+                "hash": digest,
+                "submission_id": submission_id,
+            }
+        )
+        prev = digest
+    result = rules.result(state)
+    to_act = sorted(rules.actors(state))
+    changes: dict[str, Any] = {
+        "version": version,
+        "head_hash": prev,
+        "to_act": to_act,
+        "updated_at": stamp,
+        "status": "active" if result is None else "over",
+        "result": None if result is None else result.to_json(),
+    }
+    news: list[tuple[str, int, dict[str, Any]]]
+    if result is not None:
+        news = [
+            ("game_over", seat, {"result": changes["result"], "seed": game.seed})
+            for seat in range(len(result.scores))
+        ]
+    else:
+        news = []
+        if rules.rounds_decided(state) > rounds_before:
+            # Once over, the game-over mail tells the round's end with the rest.
+            news = [("round_over", seat, {"version": version}) for seat in range(seat_count)]
+        # Every seat that must act after a change hears of it, even one that
+        # already could: a MaNiKi card won by another seat is a new card for all.
+        news += [("your_turn", seat, {"version": version}) for seat in to_act]
+    return Appended(
+        game=changes,
+        moves=rows,
+        snapshot={"game_id": game.id, "version": version, "state": rules.state_to_json(state)},
+        news=[
+            _outbox_row(game.id, kind, seat, payload, stamp, sent=seat not in reachable)
+            for kind, seat, payload in news
+        ],
+        news_due=any(seat in reachable for _, seat, _ in news),
     )
-    return True
 
 
-def _advance(
+def _outbox_row(
+    game_id: str, kind: str, seat: int, payload: dict[str, Any], stamp: str, sent: bool = False
+) -> dict[str, Any]:
+    """An outbox row to insert; `sent` for news with nowhere to go, done as delivery would.
+
+    Every row names the same columns, as one INSERT takes them all; the
+    others get their tables' defaults.
+    """
+    done = stamp if sent else None
+    return {
+        "game_id": game_id,
+        "kind": kind,
+        "seat": seat,
+        "payload": payload,
+        "created_at": stamp,
+        "status": SENT if sent else PENDING,
+        "sent_at": done,
+        "mail_at": done,
+        "hook_at": done,
+    }
+
+
+def _write(
+    connection: sa.Connection, appended: Appended, answers: Sequence[dict[str, Any]] = ()
+) -> None:
+    """Insert the rows of `appended`, after outbox rows `answers`; not the game's own row."""
+    if appended.moves:
+        connection.execute(_INSERT_MOVES, appended.moves)
+    connection.execute(_INSERT_SNAPSHOT, appended.snapshot)
+    if answers or appended.news:
+        connection.execute(_INSERT_OUTBOX, [*answers, *appended.news])
+
+
+def append_moves(
     session: Session,
     game: Game,
     rules: AnyGame,
@@ -388,77 +603,28 @@ def _advance(
     stamp: str,
     *,
     rounds_before: int,
+    changes: dict[str, Any] | None = None,
 ) -> bool:
-    """Log `played` (already applied to `state`) and the referee's own moves after them.
+    """Log `played` for a game locked in `session`, as `decide` does; True if news is due.
 
-    `rounds_before` is `rules.rounds_decided` of the state before `played`:
-    a change that raises it ends a round, which every seat hears of.
-    True when some news written for the seats has somewhere to go.
+    `changes` are more of the game's fields to set in the same statement.
     """
-    moves = list(played)
-    for seat, move, after in forced_moves(rules, state):
-        moves.append((seat, move, None))
-        state = after
-    prev = game.head_hash
-    for seat, move, submission_id in moves:
-        game.version += 1
-        notation = rules.notate(move)
-        digest = entry_hash(prev, game.version, seat, notation, stamp)
-        session.add(
-            Move(
-                game_id=game.id,
-                seq=game.version,
-                seat=seat,
-                move=rules.move_to_json(move),
-                notation=notation,
-                created_at=stamp,
-                prev_hash=prev,
-                hash=digest,
-                submission_id=submission_id,
-            )
-        )
-        prev = digest
-    game.head_hash = prev
-    result = rules.result(state)
-    game.to_act = sorted(rules.actors(state))
-    game.updated_at = stamp
-    if result is not None:
-        game.status = "over"
-        game.result = result.to_json()
-    session.add(game)
-    session.add(Snapshot(game_id=game.id, version=game.version, state=rules.state_to_json(state)))
-    news: list[tuple[str, int, dict[str, Any]]]
-    if result is not None:
-        news = [
-            ("game_over", seat, {"result": game.result, "seed": game.seed})
-            for seat in range(len(result.scores))
-        ]
-    else:
-        news = []
-        if rules.rounds_decided(state) > rounds_before:
-            # Once over, the game-over mail tells the round's end with the rest.
-            everyone = range(len(seats(session, game.id)))
-            news = [("round_over", seat, {"version": game.version}) for seat in everyone]
-        # Every seat that must act after a change hears of it, even one that
-        # already could: a MaNiKi card won by another seat is a new card for all.
-        news += [("your_turn", seat, {"version": game.version}) for seat in game.to_act]
-    reachable = _reachable(session, game.id)
-    for kind, seat, payload in news:
-        row = Outbox(game_id=game.id, kind=kind, seat=seat, payload=payload, created_at=stamp)
-        if seat not in reachable:
-            # Nowhere to send it: written down as done, as delivery would mark it.
-            row.status = SENT
-            row.sent_at = row.mail_at = row.hook_at = stamp
-        session.add(row)
-    return any(seat in reachable for _, seat, _ in news)
-
-
-def _reachable(session: Session, game_id: str) -> set[int]:
-    """The seats that news can reach: by mail or by webhook."""
-    rows = session.exec(
-        select(Seat.seat, Seat.email, Seat.webhook_url).where(Seat.game_id == game_id)
+    where_to = sa.select(_SEAT.c.seat, _SEAT.c.email, _SEAT.c.webhook_url)
+    seat_rows = session.execute(where_to.where(_SEAT.c.game_id == game.id)).all()
+    appended = _append(
+        game,
+        rules,
+        state,
+        played,
+        stamp,
+        rounds_before=rounds_before,
+        seat_count=len(seat_rows),
+        reachable=frozenset(seat for seat, email, hook in seat_rows if email or hook),
     )
-    return {seat for seat, email, webhook_url in rows if email or webhook_url}
+    connection = session.connection()
+    connection.execute(_SET_GAME, {"game_id": game.id, **appended.game, **(changes or {})})
+    _write(connection, appended)
+    return appended.news_due
 
 
 def list_games(
@@ -475,8 +641,15 @@ def list_games(
 
 
 def bench_row(session: Session, game_id: str) -> int:
-    """One outbox row marked as sent, for the benchmark's floor; returns its id."""
-    row = Outbox(game_id=game_id, kind="bench", payload={}, created_at=now(), sent_at=now())
+    """One outbox row marked as sent, for the benchmark's floor; returns its id.
+
+    Marked sent so that the delivery sweep leaves it alone: a pending row
+    would cost the worker a claim and a build during the measured runs.
+    """
+    stamp = now()
+    row = Outbox(
+        game_id=game_id, kind="bench", payload={}, created_at=stamp, sent_at=stamp, status=SENT
+    )
     session.add(row)
     session.flush()
     assert row.id is not None
