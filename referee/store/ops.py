@@ -468,7 +468,7 @@ def decision(submission_id: str, url: str | None = None) -> Decision:
         )
         connection.execute(_SET_GAME, {"game_id": game.id, **appended.game})
         _write(connection, appended, answers=outbox)
-        return Decision(submission, bool(outbox) or appended.news_due)
+        return Decision(submission, bool(outbox or appended.news))
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,9 +478,8 @@ class Appended:
     game: dict[str, Any]
     moves: list[dict[str, Any]]
     snapshot: dict[str, Any]
+    # Outbox rows, for seats with mail or a webhook only.
     news: list[dict[str, Any]]
-    # Some news has somewhere to go (a seat with mail or a webhook).
-    news_due: bool
 
 
 def _append(
@@ -497,8 +496,8 @@ def _append(
     """The log entries for `played` (already applied to `state`) and the referee's own moves.
 
     `rounds_before` is `rules.rounds_decided` of the state before `played`:
-    a change that raises it ends a round, which every seat hears of. News
-    for a seat in neither `reachable` nor anywhere else is written as sent.
+    a change that raises it ends a round, which every seat hears of.
+    `reachable` are the seats with mail or a webhook.
     """
     moves = list(played)
     for seat, move, after in forced_moves(rules, state):
@@ -553,34 +552,21 @@ def _append(
         game=changes,
         moves=rows,
         snapshot={"game_id": game.id, "version": version, "state": rules.state_to_json(state)},
+        # News for a seat with neither mail nor a webhook would go nowhere:
+        # it is not written at all.
         news=[
-            _outbox_row(game.id, kind, seat, payload, stamp, sent=seat not in reachable)
+            _outbox_row(game.id, kind, seat, payload, stamp)
             for kind, seat, payload in news
+            if seat in reachable
         ],
-        news_due=any(seat in reachable for _, seat, _ in news),
     )
 
 
 def _outbox_row(
-    game_id: str, kind: str, seat: int, payload: dict[str, Any], stamp: str, sent: bool = False
+    game_id: str, kind: str, seat: int, payload: dict[str, Any], stamp: str
 ) -> dict[str, Any]:
-    """An outbox row to insert; `sent` for news with nowhere to go, done as delivery would.
-
-    Every row names the same columns, as one INSERT takes them all; the
-    others get their tables' defaults.
-    """
-    done = stamp if sent else None
-    return {
-        "game_id": game_id,
-        "kind": kind,
-        "seat": seat,
-        "payload": payload,
-        "created_at": stamp,
-        "status": SENT if sent else PENDING,
-        "sent_at": done,
-        "mail_at": done,
-        "hook_at": done,
-    }
+    """An outbox row to insert, pending; the other columns get their defaults."""
+    return {"game_id": game_id, "kind": kind, "seat": seat, "payload": payload, "created_at": stamp}
 
 
 def _write(
@@ -624,7 +610,7 @@ def append_moves(
     connection = session.connection()
     connection.execute(_SET_GAME, {"game_id": game.id, **appended.game, **(changes or {})})
     _write(connection, appended)
-    return appended.news_due
+    return bool(appended.news)
 
 
 def list_games(

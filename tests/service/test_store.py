@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 from sqlalchemy import delete, event
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from referee import games
-from referee.replay import new_state
+from referee.replay import new_state, replay
 from referee.rng import Rng
 from referee.store import db, ops
-from referee.store.tables import Game, Snapshot
+from referee.store.tables import Game, Outbox, Snapshot
 
 RULES = games.get("subdivision")
 
@@ -25,15 +25,25 @@ def url(pg_database: str) -> Iterator[str]:
     db.dispose()
 
 
-def played_game(url: str, moves: int) -> str:
+def played_game(url: str, moves: int, emails: tuple[str | None, str | None] = (None, None)) -> str:
     """A game with `moves` random moves decided through `ops.decide`."""
     with db.transaction(url) as session:
         created = ops.create_game(
-            session, RULES, [("a", None), ("b", None)], RULES.load_options({}, 2)
+            session, RULES, [("a", emails[0]), ("b", emails[1])], RULES.load_options({}, 2)
         )
-    game_id, seed = created.game.id, created.game.seed
-    state = new_state(RULES, seed, 2, created.game.options)
-    chooser = Rng("store")
+    play_on(url, created.game.id, moves)
+    return created.game.id
+
+
+def play_on(url: str, game_id: str, moves: int) -> None:
+    """Decide `moves` more random moves, chosen from the state replayed locally."""
+    with Session(db.engine(url)) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        state = new_state(RULES, game.seed, 2, game.options)
+        for row in ops.log(session, game_id):
+            state = RULES.play(state, row.seat, RULES.move_from_json(row.move))
+    chooser = Rng(f"store-{game_id}")
     for _ in range(moves):
         seat = min(RULES.actors(state))
         move = RULES.random_move(state, seat, chooser)
@@ -44,7 +54,6 @@ def played_game(url: str, moves: int) -> str:
         decided = ops.decide(submission.id, url)
         assert decided is not None and decided.status == "accepted", decided
         state = RULES.play(state, seat, move)
-    return game_id
 
 
 def states(url: str, game_id: str) -> list[Any]:
@@ -66,6 +75,33 @@ def test_dropping_every_snapshot_changes_no_answer(url: str) -> None:
         game = session.get(Game, game_id)
         assert game is not None
         assert ops.chain_holds(session, game) == []
+
+
+def test_deciding_after_every_snapshot_was_dropped_replays_from_the_seed(url: str) -> None:
+    game_id = played_game(url, 6)
+    with db.transaction(url) as session:
+        session.exec(delete(Snapshot).where(Snapshot.game_id == game_id))  # type: ignore[call-overload]
+    play_on(url, game_id, 4)
+    with Session(db.engine(url)) as session:
+        game = session.get(Game, game_id)
+        assert game is not None and game.version == 10
+        assert ops.chain_holds(session, game) == []
+        replayed = RULES.state_to_json(replay(ops.full_record(session, game)).final)
+        assert RULES.state_to_json(ops.state_at(session, game, 10)) == replayed
+
+
+def test_news_is_written_only_for_seats_it_can_reach(url: str) -> None:
+    game_id = played_game(url, 4, emails=("a@example.org", None))
+    with Session(db.engine(url)) as session:
+        news = session.exec(
+            select(Outbox.seat, Outbox.payload).where(
+                Outbox.game_id == game_id, Outbox.kind == "your_turn"
+            )
+        ).all()
+    # Seat 0 hears of every turn of its own (at the start and after each of
+    # seat 1's moves); seat 1 has no mail and no webhook, so nothing for it.
+    assert sorted(payload["version"] for seat, payload in news if seat == 0) == [0, 2, 4]
+    assert {seat for seat, _ in news} == {0}
 
 
 def head_cost(url: str, game_id: str) -> tuple[int, int]:
