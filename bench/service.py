@@ -343,8 +343,10 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=100)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--web-workers", type=int, default=2)
-    parser.add_argument("--concurrency", type=int, default=8, help="worker pool size")
-    parser.add_argument("--pool", default="threads", choices=["prefork", "solo", "threads"])
+    parser.add_argument(
+        "--concurrency", type=int, default=os.cpu_count() or 1, help="worker pool size"
+    )
+    parser.add_argument("--pool", default="prefork", choices=["prefork", "solo", "threads"])
     args = parser.parse_args()
     stack = start_stack(args.web_workers, args.pool, args.concurrency)
     try:

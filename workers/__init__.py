@@ -22,9 +22,11 @@ def _sweep(**_kwargs: Any) -> None:
         start_sweeper()
 
 
-# Deciding a move mostly waits on the database, so threads serve best; the
-# benchmark measured a thread pool of 8 well ahead of two processes.
-DEFAULT_POOL = ["--pool", "threads", "--concurrency", "8"]
+# One process per core (Celery's prefork default): once deciding became a
+# handful of Core statements, threads spent more on contending for the GIL
+# than on waiting for the database. bench/service.py on 2 cores: 2 processes
+# gave 49% of the floor's throughput, 8 threads 29-33%, 4 processes 39%.
+DEFAULT_POOL = ["--pool", "prefork"]
 
 
 def run(argv: list[str]) -> None:
