@@ -1,12 +1,13 @@
 """Everything that reads or writes a game's rows, through the game contract only.
 
 The worker calls `decide`, the one place a move is ever appended: it locks
-the game, rebuilds the state from the latest snapshot and the log after it,
-plays the submission, appends the move and any moves the referee records by
-itself, marks the submission and writes the outbox rows, all in one
-transaction. A submission that is no longer pending when the lock is held
-is left alone, so running `decide` twice (a late ack redelivered, two
-workers racing, a sweep) decides it exactly once.
+the game, takes the state at its head (kept on its row, or rebuilt from the
+latest snapshot and the log after it), plays the submission, appends the
+move and any moves the referee records by itself, marks the submission and
+writes the outbox rows, all in one transaction. A submission that is no
+longer pending when the lock is held is left alone, so running `decide`
+twice (a late ack redelivered, two workers racing, a sweep) decides it
+exactly once.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, SQLModel, col, select
 
 from referee import games
@@ -178,13 +180,21 @@ def seats(session: Session, game_id: str) -> list[Seat]:
     return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
 
 
-def state_at(session: Session, game: Game, version: int) -> Any:
-    """The state after `version` moves: the nearest snapshot, then the log after it.
+# A snapshot every this many moves bounds the replay of `state?at=N` to
+# fewer moves; the head itself is kept on the game's row.
+SNAPSHOT_EVERY = 16
 
-    Without any snapshot the state is replayed from the seed, so snapshots
-    only save time.
+
+def state_at(session: Session, game: Game, version: int) -> Any:
+    """The state after `version` moves.
+
+    At the head, the state kept on the game's row; elsewhere (or with that
+    dropped) the nearest snapshot and the log after it, or without any
+    snapshot a replay from the seed: both are caches that only save time.
     """
     rules = rules_of(game)
+    if version == game.version and game.state is not None:
+        return rules.state_from_json(game.state)
     snap = session.exec(
         select(Snapshot)
         .where(Snapshot.game_id == game.id, Snapshot.version <= version)
@@ -369,8 +379,8 @@ def decide(submission_id: str, url: str | None = None) -> Submission | None:
 
 
 # Deciding runs for every move, so it reads in one statement what it needs:
-# the game and the submission, both locked, the state at the game's head (its
-# snapshot, NULL if dropped) and, one row per seat, where news can reach.
+# the game (with the state at its head) and the submission, both locked, and,
+# one row per seat, where news can reach.
 # Locking the submission too matters: when another worker decided it while
 # this one waited for the lock, PostgreSQL re-reads locked rows at their
 # newest version, so the status read here is the one that worker committed.
@@ -378,10 +388,6 @@ _LOCK_FOR_DECISION = (
     sa.select(
         _GAME,
         *(column.label(f"submission_{column.name}") for column in _SUBMISSION.columns),
-        sa.select(_SNAPSHOT.c.state)
-        .where(_SNAPSHOT.c.game_id == _GAME.c.id, _SNAPSHOT.c.version == _GAME.c.version)
-        .scalar_subquery()
-        .label("head_state"),
         _SEAT.c.seat.label("seat_number"),
         (_SEAT.c.email.is_not(None) | _SEAT.c.webhook_url.is_not(None)).label("reachable"),
     )
@@ -432,10 +438,7 @@ def decision(submission_id: str, url: str | None = None) -> Decision:
                     f"the game is at version {game.version}, "
                     f"not {submission.expected_version}: look again and resubmit",
                 )
-            if first.head_state is None:
-                state = state_at(session, game, game.version)
-            else:
-                state = rules.state_from_json(first.head_state)
+            state = state_at(session, game, game.version)
             move = rules.move_from_json(submission.move)
             after = rules.play(state, submission.seat, move)
         except IllegalMove as refused:
@@ -477,7 +480,8 @@ class Appended:
 
     game: dict[str, Any]
     moves: list[dict[str, Any]]
-    snapshot: dict[str, Any]
+    # A snapshot row, every SNAPSHOT_EVERY moves.
+    snapshot: dict[str, Any] | None
     # Outbox rows, for seats with mail or a webhook only.
     news: list[dict[str, Any]]
 
@@ -533,6 +537,7 @@ def _append(
         "updated_at": stamp,
         "status": "active" if result is None else "over",
         "result": None if result is None else result.to_json(),
+        "state": rules.state_to_json(state),
     }
     news: list[tuple[str, int, dict[str, Any]]]
     if result is not None:
@@ -551,7 +556,11 @@ def _append(
     return Appended(
         game=changes,
         moves=rows,
-        snapshot={"game_id": game.id, "version": version, "state": rules.state_to_json(state)},
+        snapshot=(
+            {"game_id": game.id, "version": version, "state": changes["state"]}
+            if version // SNAPSHOT_EVERY > game.version // SNAPSHOT_EVERY
+            else None
+        ),
         # News for a seat with neither mail nor a webhook would go nowhere:
         # it is not written at all.
         news=[
@@ -575,7 +584,8 @@ def _write(
     """Insert the rows of `appended`, after outbox rows `answers`; not the game's own row."""
     if appended.moves:
         connection.execute(_INSERT_MOVES, appended.moves)
-    connection.execute(_INSERT_SNAPSHOT, appended.snapshot)
+    if appended.snapshot is not None:
+        connection.execute(_INSERT_SNAPSHOT, appended.snapshot)
     if answers or appended.news:
         connection.execute(_INSERT_OUTBOX, [*answers, *appended.news])
 
@@ -616,7 +626,8 @@ def append_moves(
 def list_games(
     session: Session, status: str | None, name: str | None, before: str | None, limit: int
 ) -> list[Game]:
-    query = select(Game)
+    # Not the head states: a list shows none of them.
+    query = select(Game).options(defer(cast(QueryableAttribute[Any], Game.state)))
     if status is not None:
         query = query.where(Game.status == status)
     if name is not None:

@@ -2,8 +2,9 @@
 
 `move` is append-only: rows are inserted by the worker and never updated or
 deleted, and `(game_id, seq)` is unique so two writers can never both log a
-move at the same place. `snapshot` is a cache of states after some moves:
-dropping every row of it changes no answer, only the time replay takes.
+move at the same place. `snapshot` is a cache of states after some moves,
+and `game.state` of the state at the head: dropping every row of the one and
+every value of the other changes no answer, only the time replay takes.
 Fields that are derived from the log (`version`, `to_act`, `status`,
 `result` on `game`) are written by the worker in the same transaction as the
 moves they follow from, so readers never see them disagree.
@@ -40,6 +41,10 @@ class Game(SQLModel, table=True):
     head_hash: str = Field(max_length=64)
     to_act: list[int] = Field(sa_column=Column(JSON, nullable=False))
     result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    # The state after `version` moves (`state_to_json`): like `snapshot`, a
+    # cache that may be dropped (set to NULL), read and written with the row
+    # that deciding locks anyway.
+    state: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     created_at: str = Field(max_length=40, index=True)
     updated_at: str = Field(max_length=40)
     # Service options common to every game (not the rules' options): the time

@@ -1,4 +1,4 @@
-"""The store on PostgreSQL: snapshots are only a cache, and reading the head stays cheap."""
+"""The store on PostgreSQL: snapshots and head states are only caches, and reads stay cheap."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import delete, event
+from sqlalchemy import delete, event, update
 from sqlmodel import Session, select
 
 from referee import games
@@ -65,11 +65,17 @@ def states(url: str, game_id: str) -> list[Any]:
         ]
 
 
-def test_dropping_every_snapshot_changes_no_answer(url: str) -> None:
-    game_id = played_game(url, 20)
-    before = states(url, game_id)
+def drop_caches(url: str, game_id: str) -> None:
+    """Drop the game's snapshots and the state kept on its row."""
     with db.transaction(url) as session:
         session.exec(delete(Snapshot).where(Snapshot.game_id == game_id))  # type: ignore[call-overload]
+        session.exec(update(Game).where(Game.id == game_id).values(state=None))  # type: ignore[call-overload]
+
+
+def test_dropping_every_snapshot_and_head_state_changes_no_answer(url: str) -> None:
+    game_id = played_game(url, 28)
+    before = states(url, game_id)
+    drop_caches(url, game_id)
     assert states(url, game_id) == before
     with Session(db.engine(url)) as session:
         game = session.get(Game, game_id)
@@ -77,10 +83,9 @@ def test_dropping_every_snapshot_changes_no_answer(url: str) -> None:
         assert ops.chain_holds(session, game) == []
 
 
-def test_deciding_after_every_snapshot_was_dropped_replays_from_the_seed(url: str) -> None:
+def test_deciding_after_the_caches_were_dropped_replays_from_the_seed(url: str) -> None:
     game_id = played_game(url, 6)
-    with db.transaction(url) as session:
-        session.exec(delete(Snapshot).where(Snapshot.game_id == game_id))  # type: ignore[call-overload]
+    drop_caches(url, game_id)
     play_on(url, game_id, 4)
     with Session(db.engine(url)) as session:
         game = session.get(Game, game_id)
@@ -104,8 +109,8 @@ def test_news_is_written_only_for_seats_it_can_reach(url: str) -> None:
     assert {seat for seat, _ in news} == {0}
 
 
-def head_cost(url: str, game_id: str) -> tuple[int, int]:
-    """Statements run and rows read to get the state at the head."""
+def read_cost(url: str, game_id: str, back: int = 0) -> tuple[int, int]:
+    """Statements run and rows read to get the state `back` moves before the head."""
     statements, rows = [0], [0]
 
     def count(_conn: Any, cursor: Any, *_args: Any) -> None:
@@ -119,12 +124,22 @@ def head_cost(url: str, game_id: str) -> tuple[int, int]:
             game = session.get(Game, game_id)
             assert game is not None
             statements[0] = rows[0] = 0
-            ops.state_at(session, game, game.version)
+            ops.state_at(session, game, game.version - back)
     finally:
         event.remove(bind, "after_cursor_execute", count)
     return statements[0], rows[0]
 
 
 def test_the_head_costs_the_same_whatever_the_log_length(url: str) -> None:
-    short, long = played_game(url, 2), played_game(url, 24)
-    assert head_cost(url, short) == head_cost(url, long) == (1, 1)
+    short, long = played_game(url, 2), played_game(url, 28)
+    # The head is on the game's row, which every reader has already read.
+    assert read_cost(url, short) == read_cost(url, long) == (0, 0)
+
+
+def test_an_earlier_state_costs_a_snapshot_and_a_bounded_tail(url: str) -> None:
+    game_id = played_game(url, 28)
+    for back in range(1, 28):
+        statements, rows = read_cost(url, game_id, back)
+        # The nearest snapshot (or, before the first, the seats to start
+        # from the seed), then fewer than SNAPSHOT_EVERY moves of the log.
+        assert statements <= 3 and rows <= ops.SNAPSHOT_EVERY + 1, back
