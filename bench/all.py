@@ -30,9 +30,7 @@ import os
 import platform
 import statistics
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,18 +38,7 @@ import requests
 
 from bench.games import figures_of
 from bench.load import load
-from bench.service import (
-    PG_ADMIN,
-    Stack,
-    Tally,
-    _tree,
-    floor_sender,
-    move_sender,
-    new_games,
-    offered,
-    saturate,
-    start_stack,
-)
+from bench.service import PG_ADMIN, Run, Stack, _tree, compare, start_stack
 from referee import games
 from referee.replay import replay
 
@@ -72,19 +59,17 @@ def rules_figures(seconds: float, replays: int) -> list[dict[str, Any]]:
     return rows
 
 
-def _tally(name: str, tally: Tally, elapsed: float) -> dict[str, Any]:
-    ordered = sorted(tally.latencies)
-    print(tally.line(name, elapsed))
-    if not ordered:
-        return {"run": name, "per_second": 0.0, "ok": 0, "failed": tally.failed}
-    return {
-        "run": name,
-        "per_second": round(tally.ok / elapsed, 1),
-        "p50_ms": round(statistics.median(ordered) * 1000, 1),
-        "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 1),
-        "ok": tally.ok,
-        "failed": tally.failed,
+def _run_figures(run: Run) -> dict[str, Any]:
+    figures: dict[str, Any] = {
+        "run": run.name,
+        "per_second": round(run.per_second, 1),
+        "ok": run.tally.ok,
+        "failed": run.tally.failed,
     }
+    if run.tally.latencies:
+        p50, p99 = run.tally.percentiles_ms()
+        figures["p50_ms"], figures["p99_ms"] = round(p50, 1), round(p99, 1)
+    return figures
 
 
 def rss_mb(pid: int) -> float:
@@ -101,34 +86,20 @@ def rss_mb(pid: int) -> float:
 
 
 def service_figures(
-    stack: Stack, seconds: float, rates: list[float], clients: int
+    stack: Stack, seconds: float, rates: list[float], clients: int, rounds: int
 ) -> dict[str, Any]:
-    games_ready = new_games(stack.url, 300)
-    moves = move_sender(stack.url, games_ready)
-    floor = floor_sender(stack.url, games_ready.queue[0].id)
-    saturate(floor, 4, 1)  # warm both paths up
-    saturate(moves, 4, 1)
-    runs: list[tuple[str, Callable[[], tuple[Tally, float]]]] = [
-        ("floor, saturated", lambda: saturate(floor, clients, seconds)),
-        ("moves, saturated", lambda: saturate(moves, clients, seconds)),
-    ]
-    for rate in rates:
-        runs.append((f"floor, offered {rate:g}/s", partial(offered, floor, rate, seconds)))
-        runs.append((f"moves, offered {rate:g}/s", partial(offered, moves, rate, seconds)))
-    rows = []
-    for name, run in runs:
-        stack.drain()
-        tally, elapsed = run()
-        rows.append(_tally(name, tally, elapsed))
-    stack.drain()
-    ratio = rows[1]["per_second"] / rows[0]["per_second"] if rows[0]["per_second"] else 0.0
-    print(f"moves/floor throughput: {ratio:.0%}")
+    comparison = compare(stack, seconds, rates, clients, rounds)
     memory = {
         "gunicorn_mb": rss_mb(stack.processes[0].pid),
         "workers_mb": [rss_mb(p.pid) for p in stack.processes[1:]],
     }
     print(f"memory (RSS): gunicorn {memory['gunicorn_mb']} MB, workers {memory['workers_mb']} MB")
-    return {"runs": rows, "moves_over_floor": round(ratio, 3), "memory": memory}
+    return {
+        "runs": [_run_figures(run) for run in comparison.runs],
+        "moves_over_floor": round(comparison.ratio, 3),
+        "moves_over_floor_by_round": [round(ratio, 3) for ratio in comparison.ratios],
+        "memory": memory,
+    }
 
 
 def _p50_ms(url: str, count: int) -> float:
@@ -215,12 +186,13 @@ def main() -> None:
     print("== rules (bench/games.py)")
     figures["games"] = rules_figures(0.5 if args.quick else 2.0, 50 if args.quick else 200)
     figures["service"] = {}
+    pool = os.cpu_count() or 1
     for workers in (1, 2):
-        print(f"== service: gunicorn x2, {workers} worker(s) (threads x8), PostgreSQL, Redis")
-        stack = start_stack(2, "threads", 8, workers=workers)
+        print(f"== service: gunicorn x2, {workers} worker(s) (prefork x{pool}), PostgreSQL, Redis")
+        stack = start_stack(2, "prefork", pool, workers=workers)
         try:
             figures["service"][f"{workers}_workers"] = service_figures(
-                stack, seconds, rates, clients=16
+                stack, seconds, rates, clients=16, rounds=1 if args.quick else 3
             )
             if workers == 2:
                 print("== wrk (bench/load.py) against the same stack")

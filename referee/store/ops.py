@@ -379,20 +379,27 @@ def decide(submission_id: str, url: str | None = None) -> Submission | None:
 
 
 # Deciding runs for every move, so it reads in one statement what it needs:
-# the game (with the state at its head) and the submission, both locked, and,
-# one row per seat, where news can reach.
+# the game (with the state at its head) and the submission, both locked, the
+# number of seats, and the seats news can reach (with mail or a webhook).
 # Locking the submission too matters: when another worker decided it while
 # this one waited for the lock, PostgreSQL re-reads locked rows at their
 # newest version, so the status read here is the one that worker committed.
+_SEATS_OF_GAME = _SEAT.c.game_id == _GAME.c.id
 _LOCK_FOR_DECISION = (
     sa.select(
         _GAME,
         *(column.label(f"submission_{column.name}") for column in _SUBMISSION.columns),
-        _SEAT.c.seat.label("seat_number"),
-        (_SEAT.c.email.is_not(None) | _SEAT.c.webhook_url.is_not(None)).label("reachable"),
+        sa.select(sa.func.count())
+        .select_from(_SEAT)
+        .where(_SEATS_OF_GAME)
+        .scalar_subquery()
+        .label("seat_count"),
+        sa.select(sa.func.aggregate_strings(sa.cast(_SEAT.c.seat, sa.String), ","))
+        .where(_SEATS_OF_GAME, _SEAT.c.email.is_not(None) | _SEAT.c.webhook_url.is_not(None))
+        .scalar_subquery()
+        .label("reachable_seats"),
     )
     .select_from(_SUBMISSION.join(_GAME, _GAME.c.id == _SUBMISSION.c.game_id))
-    .join(_SEAT, _SEAT.c.game_id == _GAME.c.id)
     .where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
     .with_for_update(of=[_GAME, _SUBMISSION], key_share=True)
 )
@@ -411,18 +418,19 @@ def decision(submission_id: str, url: str | None = None) -> Decision:
         # Core statements on the session's connection: the ORM's bookkeeping
         # cost more than the statements on this path, run for every move.
         connection = session.connection()
-        rows = connection.execute(_LOCK_FOR_DECISION, {"submission_id": submission_id}).all()
-        if not rows:
-            return Decision(session.get(Submission, submission_id))
-        first = rows[0]._mapping
+        found = connection.execute(_LOCK_FOR_DECISION, {"submission_id": submission_id}).first()
+        if found is None:
+            return Decision(None)
+        first = found._mapping
         submission = Submission(
             **{column.name: first[f"submission_{column.name}"] for column in _SUBMISSION.columns}
         )
         if submission.status != PENDING:
             return Decision(submission)
         game = Game(**{column.name: first[column.name] for column in _GAME.columns})
-        seat_count = len(rows)
-        reachable = frozenset(row.seat_number for row in rows if row.reachable)
+        seat_count = found.seat_count
+        listed = found.reachable_seats
+        reachable = frozenset(int(seat) for seat in listed.split(",")) if listed else frozenset()
         rules = rules_of(game)
         stamp = now()
         outbox: list[dict[str, Any]] = []
