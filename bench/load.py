@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -235,12 +236,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="referee worker processes")
     parser.add_argument("--games", type=int, default=64)
     args = parser.parse_args()
-    stack = start_stack(2, "threads", 8, workers=args.workers)
+    pool = os.cpu_count() or 1
+    stack = start_stack(2, "prefork", pool, workers=args.workers)
     try:
         result = load(stack, args.seconds, args.threads, args.games)
     finally:
         stack.stop()
-    print(f"stack: gunicorn x2, {args.workers} workers (threads x8), PostgreSQL, Redis")
+    print(f"stack: gunicorn x2, {args.workers} workers (prefork x{pool}), PostgreSQL, Redis")
     for line in result.lines():
         print(line)
 

@@ -8,6 +8,7 @@ decided; 200 for a read), and every accepted move must be in the log.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 
@@ -23,7 +24,8 @@ THREADS = 8
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
     assert shutil.which("wrk") is not None, "wrk is needed (apt-get install wrk; see .ci/run)"
-    started = start_stack(2, "threads", 8, workers=2)
+    # The workers' default pool: a process per core.
+    started = start_stack(2, "prefork", os.cpu_count() or 1, workers=2)
     yield started
     started.stop()
 
