@@ -10,6 +10,7 @@ delays a decision.
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 
 from referee.queue import (
@@ -25,7 +26,6 @@ from referee.queue import (
 )
 from referee.store import ops
 from referee.store.db import transaction
-from referee.store.tables import DECISION_FIELDS
 
 _log = logging.getLogger(__name__)
 
@@ -36,9 +36,7 @@ def decide(submission_id: str) -> None:
     if decided.submission is None:
         _log.warning("submission %s does not exist", submission_id)
     else:
-        announce_decided(
-            {"id": submission_id} | decided.submission.model_dump(include=set(DECISION_FIELDS))
-        )
+        announce_decided(asdict(decided.submission))
         if decided.news_due and not eager():
             # Mail the news now rather than at the next sweep; in the embedded
             # default the sweeper thread sends it, not the request's thread.

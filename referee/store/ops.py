@@ -19,7 +19,7 @@ import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -83,7 +83,26 @@ class Created:
     tokens: tuple[str, ...]
 
 
-def rules_of(game: Game) -> AnyGame:
+class GameRow(Protocol):
+    """What reading a game's state and appending to its log need of its row."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+    @property
+    def seed(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def head_hash(self) -> str: ...
+    @property
+    def state(self) -> dict[str, Any] | None: ...
+
+
+def rules_of(game: GameRow) -> AnyGame:
     return games.get(game.name)
 
 
@@ -185,7 +204,7 @@ def seats(session: Session, game_id: str) -> list[Seat]:
 SNAPSHOT_EVERY = 16
 
 
-def state_at(session: Session, game: Game, version: int) -> Any:
+def state_at(session: Session, game: GameRow, version: int) -> Any:
     """The state after `version` moves.
 
     At the head, the state kept on the game's row; elsewhere (or with that
@@ -366,14 +385,26 @@ def pending_before(session: Session, before: str, limit: int = 500) -> list[str]
 
 
 @dataclass(frozen=True, slots=True)
+class Decided:
+    """A submission as `decide` left it: its id and the fields deciding sets."""
+
+    id: str
+    status: str
+    code: str | None
+    reason: str | None
+    seq: int | None
+    decided_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Decision:
     """A submission as `decide` left it, and whether it wrote news that is due to be sent."""
 
-    submission: Submission | None
+    submission: Decided | None
     news_due: bool = False
 
 
-def decide(submission_id: str, url: str | None = None) -> Submission | None:
+def decide(submission_id: str, url: str | None = None) -> Decided | None:
     """Decide one submission, exactly once; None when there is no such submission."""
     return decision(submission_id, url).submission
 
@@ -385,10 +416,27 @@ def decide(submission_id: str, url: str | None = None) -> Submission | None:
 # this one waited for the lock, PostgreSQL re-reads locked rows at their
 # newest version, so the status read here is the one that worker committed.
 _SEATS_OF_GAME = _SEAT.c.game_id == _GAME.c.id
+
+
+@dataclass(frozen=True, slots=True)
+class _Locked:
+    """The game's row as deciding reads it (a `GameRow`)."""
+
+    id: str
+    name: str
+    options: dict[str, Any]
+    seed: str
+    status: str
+    version: int
+    head_hash: str
+    state: dict[str, Any] | None
+
+
+_SUBMISSION_READ = ("id", "seat", "move", "expected_version", "source", *DECISION_FIELDS)
 _LOCK_FOR_DECISION = (
     sa.select(
-        _GAME,
-        *(column.label(f"submission_{column.name}") for column in _SUBMISSION.columns),
+        *(_GAME.c[name] for name in _Locked.__dataclass_fields__),
+        *(_SUBMISSION.c[name].label(f"submission_{name}") for name in _SUBMISSION_READ),
         sa.select(sa.func.count())
         .select_from(_SEAT)
         .where(_SEATS_OF_GAME)
@@ -421,13 +469,10 @@ def decision(submission_id: str, url: str | None = None) -> Decision:
         found = connection.execute(_LOCK_FOR_DECISION, {"submission_id": submission_id}).first()
         if found is None:
             return Decision(None)
-        first = found._mapping
-        submission = Submission(
-            **{column.name: first[f"submission_{column.name}"] for column in _SUBMISSION.columns}
-        )
-        if submission.status != PENDING:
-            return Decision(submission)
-        game = Game(**{column.name: first[column.name] for column in _GAME.columns})
+        submission = {name: found._mapping[f"submission_{name}"] for name in _SUBMISSION_READ}
+        if submission["status"] != PENDING:
+            return Decision(_decided(submission))
+        game = _Locked(*found[: len(_Locked.__dataclass_fields__)])
         seat_count = found.seat_count
         listed = found.reachable_seats
         reachable = frozenset(int(seat) for seat in listed.split(",")) if listed else frozenset()
@@ -437,41 +482,37 @@ def decision(submission_id: str, url: str | None = None) -> Decision:
         try:
             if game.status != "active":
                 raise IllegalMove("game_over", "the game is over")
-            if (
-                submission.expected_version is not None
-                and submission.expected_version != game.version
-            ):
+            expected = submission["expected_version"]
+            if expected is not None and expected != game.version:
                 raise IllegalMove(
                     "stale_version",
                     f"the game is at version {game.version}, "
-                    f"not {submission.expected_version}: look again and resubmit",
+                    f"not {expected}: look again and resubmit",
                 )
             state = state_at(session, game, game.version)
-            move = rules.move_from_json(submission.move)
-            after = rules.play(state, submission.seat, move)
+            move = rules.move_from_json(submission["move"])
+            after = rules.play(state, submission["seat"], move)
         except IllegalMove as refused:
-            submission.status = REJECTED
-            submission.code = refused.code
-            submission.reason = refused.reason
+            decided: dict[str, Any] = {"status": REJECTED}
+            decided |= {"code": refused.code, "reason": refused.reason}
         else:
-            submission.status = ACCEPTED
-            submission.seq = game.version + 1
-        submission.decided_at = stamp
-        decided = {name: getattr(submission, name) for name in DECISION_FIELDS}
-        connection.execute(_SET_SUBMISSION, {"submission_id": submission.id, **decided})
-        if submission.source == MAIL:
+            decided = {"status": ACCEPTED, "seq": game.version + 1}
+        submission |= {"code": None, "reason": None, "seq": None, "decided_at": stamp} | decided
+        fields = {name: submission[name] for name in DECISION_FIELDS}
+        connection.execute(_SET_SUBMISSION, {"submission_id": submission["id"], **fields})
+        if submission["source"] == MAIL:
             # A move that came by mail is answered by mail, accepted or refused.
-            answer = {"submission": submission.id}
-            outbox.append(_outbox_row(game.id, "answer", submission.seat, answer, stamp))
-        if submission.status != ACCEPTED:
+            answer = {"submission": submission["id"]}
+            outbox.append(_outbox_row(game.id, "answer", submission["seat"], answer, stamp))
+        if submission["status"] != ACCEPTED:
             if outbox:
                 connection.execute(_INSERT_OUTBOX, outbox)
-            return Decision(submission, bool(outbox))
+            return Decision(_decided(submission), bool(outbox))
         appended = _append(
             game,
             rules,
             after,
-            [(submission.seat, move, submission.id)],
+            [(submission["seat"], move, submission["id"])],
             stamp,
             rounds_before=rules.rounds_decided(state),
             seat_count=seat_count,
@@ -479,7 +520,11 @@ def decision(submission_id: str, url: str | None = None) -> Decision:
         )
         connection.execute(_SET_GAME, {"game_id": game.id, **appended.game})
         _write(connection, appended, answers=outbox)
-        return Decision(submission, bool(outbox or appended.news))
+        return Decision(_decided(submission), bool(outbox or appended.news))
+
+
+def _decided(submission: dict[str, Any]) -> Decided:
+    return Decided(**{name: submission[name] for name in ("id", *DECISION_FIELDS)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -495,7 +540,7 @@ class Appended:
 
 
 def _append(
-    game: Game,
+    game: GameRow,
     rules: AnyGame,
     state: Any,
     played: list[tuple[int, Any, str | None]],
