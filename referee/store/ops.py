@@ -409,15 +409,6 @@ def decide(submission_id: str, url: str | None = None) -> Decided | None:
     return decision(submission_id, url).submission
 
 
-# Deciding runs for every move, so it reads in one statement what it needs:
-# the game (with the state at its head) and the submission, both locked, the
-# number of seats, and the seats news can reach (with mail or a webhook).
-# Locking the submission too matters: when another worker decided it while
-# this one waited for the lock, PostgreSQL re-reads locked rows at their
-# newest version, so the status read here is the one that worker committed.
-_SEATS_OF_GAME = _SEAT.c.game_id == _GAME.c.id
-
-
 @dataclass(frozen=True, slots=True)
 class _Locked:
     """The game's row as deciding reads it (a `GameRow`)."""
@@ -433,6 +424,13 @@ class _Locked:
 
 
 _SUBMISSION_READ = ("id", "seat", "move", "expected_version", "source", *DECISION_FIELDS)
+_SEATS_OF_GAME = _SEAT.c.game_id == _GAME.c.id
+# Deciding runs for every move, so it reads in one statement what it needs:
+# the game (with the state at its head) and the submission, both locked, the
+# number of seats, and the seats news can reach (with mail or a webhook).
+# Locking the submission too matters: when another worker decided it while
+# this one waited for the lock, PostgreSQL re-reads locked rows at their
+# newest version, so the status read here is the one that worker committed.
 _LOCK_FOR_DECISION = (
     sa.select(
         *(_GAME.c[name] for name in _Locked.__dataclass_fields__),
@@ -497,7 +495,7 @@ def decision(submission_id: str, url: str | None = None) -> Decision:
             decided |= {"code": refused.code, "reason": refused.reason}
         else:
             decided = {"status": ACCEPTED, "seq": game.version + 1}
-        submission |= {"code": None, "reason": None, "seq": None, "decided_at": stamp} | decided
+        submission |= decided | {"decided_at": stamp}
         fields = {name: submission[name] for name in DECISION_FIELDS}
         connection.execute(_SET_SUBMISSION, {"submission_id": submission["id"], **fields})
         if submission["source"] == MAIL:
