@@ -381,8 +381,10 @@ def compare(
     games_ready = new_games(stack.url, 300)
     moves = move_sender(stack.url, games_ready)
     floor = floor_sender(stack.url, games_ready.queue[0].id)
-    saturate(floor, 4, 1)  # warm both paths up
-    saturate(moves, 4, 1)
+    # Warm both paths up, long enough for most games to have been seen by
+    # the server's processes (each keeps the seat tokens of the games it saw).
+    saturate(floor, clients, 1)
+    saturate(moves, clients, 3)
     plan: list[tuple[str, Callable[[], tuple[Tally, float]]]] = []
     for _ in range(rounds):
         plan.append(("floor, saturated", lambda: saturate(floor, clients, seconds)))
