@@ -16,20 +16,21 @@ def address(game: str, seat: int) -> str:
     return f"{game}-p{seat}@players.test"
 
 
-def text_of(mail: EmailMessage) -> str:
-    part = mail.get_body(preferencelist=("plain",))
+def body_of(mail: EmailMessage, subtype: str) -> str:
+    """The mail's text/`subtype` part, decoded."""
+    part = mail.get_body(preferencelist=(subtype,))
     assert part is not None
     content = part.get_content()
     assert isinstance(content, str)
     return content
+
+
+def text_of(mail: EmailMessage) -> str:
+    return body_of(mail, "plain")
 
 
 def html_of(mail: EmailMessage) -> str:
-    part = mail.get_body(preferencelist=("html",))
-    assert part is not None
-    content = part.get_content()
-    assert isinstance(content, str)
-    return content
+    return body_of(mail, "html")
 
 
 def state_of(mail: EmailMessage) -> dict[str, Any]:
