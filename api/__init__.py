@@ -6,7 +6,6 @@ submission and enqueues it; it never decides a move (the worker does).
 
 from __future__ import annotations
 
-import os
 from http import HTTPStatus
 from typing import Any
 
@@ -18,6 +17,8 @@ from werkzeug.exceptions import HTTPException
 
 from api import errors
 from api.schemas import ProblemSchema
+from referee.queue import configure
+from referee.settings import Settings
 
 MAX_BODY = 64 * 1024
 
@@ -39,10 +40,12 @@ class ProblemApi(Api):  # type: ignore[misc]
         return errors.from_http(error)
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """The referee's Flask app; `config` overrides settings (tests use it)."""
+def create_app(chosen: Settings | None = None) -> Flask:
+    """The referee's Flask app; `chosen` (default: the environment's) become the process's."""
     from api import boards, floor, games, rules, submissions, web
 
+    chosen = chosen or Settings.from_environ()
+    configure(chosen)
     app = Flask("referee")
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY,
@@ -51,8 +54,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
-        REFEREE_API_KEY=os.environ.get("REFEREE_API_KEY") or None,
-        REFEREE_BENCH_FLOOR=os.environ.get("REFEREE_BENCH_FLOOR") == "1",
+        REFEREE_API_KEY=chosen.api_key,
         API_SPEC_OPTIONS={
             "components": {
                 "securitySchemes": {
@@ -62,7 +64,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             }
         },
     )
-    app.config.update(config or {})
     api = ProblemApi(app)
     api.register_blueprint(rules.blp)
     api.register_blueprint(games.blp)
@@ -70,7 +71,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(boards.blp)
     app.register_blueprint(web.bp)
     web.install_log_redaction()
-    if app.config["REFEREE_BENCH_FLOOR"]:
+    if chosen.bench_floor:
         app.register_blueprint(floor.blp)
     app.register_error_handler(HTTPException, errors.from_http)
     app.register_error_handler(errors.Problem, errors.from_problem)

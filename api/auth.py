@@ -8,7 +8,7 @@ from flask import current_app, request
 from sqlmodel import Session
 
 from api.errors import Problem
-from referee.store import ops
+from referee.store import keys
 
 MAX_TOKEN = 200
 
@@ -30,7 +30,7 @@ def viewer(session: Session, game_id: str) -> int | None:
     token = bearer()
     if token is None:
         return None
-    seat = ops.seat_of_token(session, game_id, token)
+    seat = keys.seat_of_token(session, game_id, token)
     if seat is None:
         raise Problem(401, "unauthorized", "this token is not a seat of this game")
     return seat

@@ -14,7 +14,7 @@ from api.errors import Problem
 from api.games import SEAT, find, session
 from api.schemas import StateArgs
 from referee import render
-from referee.store import ops
+from referee.store import reads
 
 blp = Blueprint("boards", __name__, url_prefix="/v1", description="Pictures of the board")
 
@@ -32,9 +32,9 @@ def board_svg(
             at = game.version
         if at > game.version:
             raise Problem(404, "not_found", f"the log holds {game.version} moves, not {at}")
-        rules = ops.rules_of(game)
-        state = ops.state_at(db, game, at)
-        names = [s.name for s in ops.seats(db, game.id)]
+        rules = reads.rules_of(game)
+        state = reads.state_at(db, game, at)
+        names = [s.name for s in reads.seats(db, game.id)]
     return render.render_svg(game.name, rules.view(state, seat), names)
 
 

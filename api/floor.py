@@ -10,7 +10,7 @@ from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
 from referee.queue import NOOP, enqueue
-from referee.store import db, ops
+from referee.store import db, delivery
 
 blp = Blueprint("floor", __name__, url_prefix="/bench")
 
@@ -18,6 +18,6 @@ blp = Blueprint("floor", __name__, url_prefix="/bench")
 @blp.route("/floor/<game_id>", methods=["POST"])
 def floor(game_id: str) -> ResponseReturnValue:
     with db.transaction() as session:
-        row_id = ops.bench_row(session, game_id)
+        row_id = delivery.bench_row(session, game_id)
     enqueue(NOOP, row_id)
     return jsonify({"id": row_id}), 202

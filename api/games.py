@@ -39,9 +39,17 @@ from referee.queue import DECIDE, Heard, decided_signal, eager, enqueue
 from referee.record import chain_problems
 from referee.replay import SEALED_NOTATION, ReplayError, envelope, replay
 from referee.rng import commitment
-from referee.store import mailbox, ops
+from referee.store import clock, creation, deadlines, keys, reads, records, submissions
 from referee.store.db import engine, transaction
-from referee.store.tables import DECISION_FIELDS, PENDING, Game, Submission
+from referee.store.tables import (
+    DECISION_FIELDS,
+    Game,
+    GameStatus,
+    Source,
+    Submission,
+    SubmissionStatus,
+    TimeoutPolicy,
+)
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their moves and logs")
 
@@ -106,16 +114,18 @@ def create(body: dict[str, Any]) -> dict[str, Any]:
             422, "bad_options", "the options are not valid", errors=error.errors
         ) from None
     try:
-        deadline = None if body["deadline"] is None else mailbox.parse_deadline(body["deadline"])
+        deadline = None if body["deadline"] is None else deadlines.parse_deadline(body["deadline"])
     except ValueError as error:
         raise Problem(422, "bad_request", str(error), errors={"deadline": [str(error)]}) from None
     with transaction() as db:
-        created = ops.create_game(db, rules, [(p["name"], p["email"]) for p in players], options)
-        if deadline is not None:
-            # Service options, not the rules': kept on the game row, out of `options`.
-            created.game.deadline_seconds = deadline
-            created.game.on_timeout = body["on_timeout"]
-            db.add(created.game)
+        created = creation.create_game(
+            db,
+            rules,
+            [(p["name"], p["email"]) for p in players],
+            options,
+            deadline_seconds=deadline,
+            on_timeout=TimeoutPolicy(body["on_timeout"]),
+        )
     game = created.game
     return {
         "id": game.id,
@@ -138,7 +148,9 @@ def index(args: dict[str, Any]) -> dict[str, Any]:
     """Games, newest first; pass `next_cursor` back as `cursor` for the next page."""
     limit = args["limit"]
     with session() as db:
-        found = ops.list_games(db, args.get("status"), args.get("game"), args.get("cursor"), limit)
+        found = reads.list_games(
+            db, args.get("status"), args.get("game"), args.get("cursor"), limit
+        )
     return {
         "games": [
             {
@@ -161,8 +173,8 @@ def summary(game_id: str) -> dict[str, Any]:
     """The game: seats, who acts, version, and the result and seed once over."""
     with session() as db:
         game = find(db, game_id)
-        seats = ops.seats(db, game.id)
-    over = game.status == "over"
+        seats = reads.seats(db, game.id)
+    over = game.status == GameStatus.OVER
     return {
         "id": game.id,
         "game": game.name,
@@ -172,7 +184,7 @@ def summary(game_id: str) -> dict[str, Any]:
         "seats": [{"seat": s.seat, "name": s.name} for s in seats],
         "to_act": game.to_act,
         "version": game.version,
-        "deadlines": deadlines(game),
+        "deadlines": turn_deadline(game),
         "result": game.result,
         "seed_commitment": game.seed_commitment,
         "seed": game.seed if over else None,
@@ -181,15 +193,15 @@ def summary(game_id: str) -> dict[str, Any]:
     }
 
 
-def deadlines(game: Game) -> dict[str, Any] | None:
+def turn_deadline(game: Game) -> dict[str, Any] | None:
     """The turn's time limit, when it runs out and what happens then (None: no limit)."""
-    due = mailbox.due_at(game)
+    due = deadlines.due_at(game)
     if game.deadline_seconds is None:
         return None
     return {
         "seconds": game.deadline_seconds,
         "on_timeout": game.on_timeout,
-        "due_at": None if due is None else mailbox.stamp(due),
+        "due_at": None if due is None else clock.stamp(due),
     }
 
 
@@ -207,8 +219,8 @@ def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
         at = args.get("at", game.version)
         if at > game.version:
             raise Problem(404, "not_found", f"the log holds {game.version} moves, not {at}")
-        rules = ops.rules_of(game)
-        return envelope(rules, ops.state_at(db, game, at), at, seat)
+        rules = reads.rules_of(game)
+        return envelope(rules, reads.state_at(db, game, at), at, seat)
 
 
 @blp.route("/games/<game_id>/legal-moves", methods=["GET"])
@@ -221,8 +233,8 @@ def legal_moves(game_id: str) -> dict[str, Any]:
     with session() as db:
         game = find(db, game_id)
         seat = auth.seat(db, game.id)
-        rules = ops.rules_of(game)
-        now = ops.state_at(db, game, game.version)
+        rules = reads.rules_of(game)
+        now = reads.state_at(db, game, game.version)
     return {
         "seat": seat,
         "version": game.version,
@@ -273,12 +285,15 @@ def _wait(submission: Submission, seconds: float, heard: Heard, pending: bool) -
                 submission = db.get(Submission, submission.id) or submission
         pending = False
         left = deadline - time.monotonic()
-        if submission.status != PENDING or left <= 0:
+        if submission.status != SubmissionStatus.PENDING or left <= 0:
             return submission
         # Look again now and then even unannounced: a decision made outside
         # a worker task (a direct `decide`) announces nothing.
         decided = heard(min(left, 0.5))
-        if isinstance(decided, dict) and decided.get("status", PENDING) != PENDING:
+        if (
+            isinstance(decided, dict)
+            and decided.get("status", SubmissionStatus.PENDING) != SubmissionStatus.PENDING
+        ):
             for name in DECISION_FIELDS:
                 setattr(submission, name, decided.get(name))
             return submission
@@ -286,9 +301,9 @@ def _wait(submission: Submission, seconds: float, heard: Heard, pending: bool) -
 
 def _answer(submission: Submission, waited: bool) -> tuple[dict[str, Any], int]:
     body = {"submission": submission_json(submission, submission.seat)}
-    if not waited or submission.status == PENDING:
+    if not waited or submission.status == SubmissionStatus.PENDING:
         return body, 202
-    if submission.status == "accepted":
+    if submission.status == SubmissionStatus.ACCEPTED:
         return body, 201
     raise Problem(
         422,
@@ -312,7 +327,7 @@ def submit(
     """
     key = _key()
     with session() as db:
-        game = ops.turn(db, game_id) if well_formed(game_id) else None
+        game = reads.turn(db, game_id) if well_formed(game_id) else None
         if game is None:
             raise no_such_game()
         seat = seat_of(db, game.id)
@@ -326,11 +341,10 @@ def submit(
         except IllegalMove as refused:
             raise Problem(422, refused.code, refused.reason, reason=refused.reason) from None
         move_json = rules.move_to_json(parsed)
-        body = {"move": move_json, "expected_version": expected}
-        body_hash = ops.request_hash(body)
-        earlier = ops.find_by_key(db, game.id, seat, key) if key is not None else None
+        body_hash = submissions.request_hash(move_json, expected)
+        earlier = submissions.find_by_key(db, game.id, seat, key) if key is not None else None
         if earlier is None:
-            if game.status != "active":
+            if game.status != GameStatus.ACTIVE:
                 raise Problem(409, "game_over", "the game is over", reason="the game is over")
             if expected is not None and expected != game.version:
                 detail = f"the game is at version {game.version}, not {expected}"
@@ -339,7 +353,18 @@ def submit(
                 raise Problem(
                     409, "not_your_turn", "it is not your turn", reason="it is not your turn"
                 )
-        submission, fresh = ops.submit(db, game.id, seat, move_json, body_hash, key, expected)
+        submission, fresh = submissions.record(
+            db,
+            game.id,
+            seat,
+            move_json,
+            source=Source.REST,
+            seen_version=game.version if expected is None else expected,
+            expected_version=expected,
+            idempotency_key=key,
+        )
+        # The submission must exist before it is enqueued.
+        db.commit()
     if not fresh and submission.request_hash != body_hash:
         raise Problem(
             409,
@@ -423,10 +448,8 @@ def _webhook(game_id: str, url: str | None) -> dict[str, Any]:
     with transaction() as db:
         game = find(db, game_id)
         seat = auth.seat(db, game.id)
-        row = ops.seats(db, game.id)[seat]
-        row.webhook_url = url
-        db.add(row)
-    key = mailbox.webhook_secret(mailbox.server_secret(), game.id, seat)
+        creation.set_webhook(db, game.id, seat, url)
+    key = keys.webhook_secret(keys.server_secret(), game.id, seat)
     return {
         "url": url,
         "secret": key,
@@ -443,9 +466,9 @@ def moves(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The log after move `after`; moves of an undecided sealed round show as `sealed`."""
     with session() as db:
         game = find(db, game_id)
-        head = ops.state_at(db, game, game.version)
-        first_sealed = ops.sealed_from(game, head)
-        rows = ops.log(db, game.id, args["after"], args["limit"])
+        head = reads.state_at(db, game, game.version)
+        first_sealed = records.sealed_from(game, head)
+        rows = reads.log(db, game.id, args["after"], args["limit"])
     entries = [
         {
             "seq": row.seq,
@@ -475,8 +498,8 @@ def log_jsonl(game_id: str) -> Response:
     """The game record for `referee verify`: the seed only once the game is over."""
     with session() as db:
         game = find(db, game_id)
-        head = ops.state_at(db, game, game.version)
-        text = ops.record(db, game, head).dumps()
+        head = reads.state_at(db, game, game.version)
+        text = records.record(db, game, head).dumps()
     return Response(text, mimetype="application/x-ndjson")
 
 
@@ -487,9 +510,9 @@ def verify(game_id: str) -> dict[str, Any]:
     """Does the chain hold, and does replaying the log give the stored state?"""
     with session() as db:
         game = find(db, game_id)
-        full = ops.full_record(db, game)
-        stored = ops.state_at(db, game, game.version)
-    rules = ops.rules_of(game)
+        full = records.full_record(db, game)
+        stored = reads.state_at(db, game, game.version)
+    rules = reads.rules_of(game)
     chain = chain_problems(full)
     problems = list(chain)
     try:
@@ -500,7 +523,7 @@ def verify(game_id: str) -> dict[str, Any]:
     except ReplayError as error:
         matches = False
         problems.append(f"the log does not replay: {error}")
-    over = game.status == "over"
+    over = game.status == GameStatus.OVER
     return {
         "chain_valid": not chain,
         "replay_matches": matches,

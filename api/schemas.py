@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from referee.store.tables import TimeoutPolicy
+
 
 class Strict(Schema):
     class Meta:
@@ -45,8 +47,8 @@ class NewGameIn(Strict):
         metadata={"description": "time per turn, e.g. `72h`, `90m`, `2d` (default: none)"},
     )
     on_timeout = fields.String(
-        load_default="random",
-        validate=validate.OneOf(("pass", "random", "forfeit")),
+        load_default=TimeoutPolicy.RANDOM.value,
+        validate=validate.OneOf([policy.value for policy in TimeoutPolicy]),
         metadata={"description": "what the referee plays for a seat out of time"},
     )
 

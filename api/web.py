@@ -52,9 +52,9 @@ from referee import games, render
 from referee.engine import BadOptions
 from referee.games import AnyGame
 from referee.replay import SEALED_NOTATION, envelope
-from referee.store import mailbox, ops
+from referee.store import clock, creation, deadlines, keys, reads, records
 from referee.store.db import transaction
-from referee.store.tables import Game, Submission
+from referee.store.tables import Game, Submission, TimeoutPolicy
 
 bp = Blueprint(
     "web",
@@ -67,10 +67,10 @@ bp = Blueprint(
 JSONish = dict[str, Any]
 
 # What the referee plays for a seat out of time, as the pages say it.
-ON_TIMEOUT = {
-    "random": "the referee plays a random legal move for them",
-    "pass": "the referee passes for them",
-    "forfeit": "they forfeit the game",
+ON_TIMEOUT: dict[str, str] = {
+    TimeoutPolicy.RANDOM: "the referee plays a random legal move for them",
+    TimeoutPolicy.PASS: "the referee passes for them",
+    TimeoutPolicy.FORFEIT: "they forfeit the game",
 }
 
 CSRF_COOKIE = "csrf"
@@ -154,7 +154,7 @@ def cookie_seat(db: Session, game_id: str) -> int | None:
     token = request.cookies.get(SEAT_COOKIE)
     if not token or len(token) > 200:
         return None
-    return ops.seat_of_token(db, game_id, token)
+    return keys.seat_of_token(db, game_id, token)
 
 
 def cookie_seat_needed(db: Session, game_id: str) -> int:
@@ -209,12 +209,12 @@ def _http_page(error: HTTPException) -> tuple[str, int]:
 @bp.get("/")
 def lobby() -> str:
     with api_games.session() as db:
-        found = ops.list_games(db, None, None, None, LOBBY_GAMES)
+        found = reads.list_games(db, None, None, None, LOBBY_GAMES)
         rows = [
             {
                 "game": game,
                 "title": _title(game.name),
-                "names": [seat.name for seat in ops.seats(db, game.id)],
+                "names": [seat.name for seat in reads.seats(db, game.id)],
             }
             for game in found
         ]
@@ -377,7 +377,7 @@ def create_game(name: str) -> tuple[str, int]:
     deadline = None
     if form.get("deadline", "").strip():
         try:
-            deadline = mailbox.parse_deadline(form["deadline"])
+            deadline = deadlines.parse_deadline(form["deadline"])
         except ValueError as error:
             errors["deadline"] = f"Time per turn: {error}"
     on_timeout = form.get("on_timeout", "random")
@@ -387,11 +387,14 @@ def create_game(name: str) -> tuple[str, int]:
         values = {k: v for k, v in form.items() if k not in ("csrf", "api_key")}
         return render_template("web/new.html", **_form_context(rules, values, errors)), 422
     with transaction() as db:
-        created = ops.create_game(db, rules, [(p["name"], p["email"]) for p in players], options)
-        if deadline is not None:
-            created.game.deadline_seconds = deadline
-            created.game.on_timeout = on_timeout
-            db.add(created.game)
+        created = creation.create_game(
+            db,
+            rules,
+            [(p["name"], p["email"]) for p in players],
+            options,
+            deadline_seconds=deadline,
+            on_timeout=TimeoutPolicy(on_timeout),
+        )
     game_id = created.game.id
     links = [
         {
@@ -412,8 +415,8 @@ def create_game(name: str) -> tuple[str, int]:
 def seat(game_id: str, token: str) -> Response:
     with api_games.session() as db:
         game = api_games.find(db, game_id)
-        number = ops.seat_of_token(db, game.id, token) if len(token) <= 200 else None
-        name = next((s.name for s in ops.seats(db, game.id) if s.seat == number), None)
+        number = keys.seat_of_token(db, game.id, token) if len(token) <= 200 else None
+        name = next((s.name for s in reads.seats(db, game.id) if s.seat == number), None)
     if number is None:
         raise Problem(404, "not_found", "This personal link is not a seat of this game.")
     target = url_for(".game", game_id=game.id)
@@ -466,12 +469,12 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         game = api_games.find(db, game_id)
         seat = cookie_seat(db, game.id)
         at = _at(game)
-        rules = ops.rules_of(game)
-        seats = ops.seats(db, game.id)
-        state = ops.state_at(db, game, at)
-        head = state if at == game.version else ops.state_at(db, game, game.version)
-        first_sealed = ops.sealed_from(game, head)
-        rows = ops.log(db, game.id)
+        rules = reads.rules_of(game)
+        seats = reads.seats(db, game.id)
+        state = reads.state_at(db, game, at)
+        head = state if at == game.version else reads.state_at(db, game, game.version)
+        first_sealed = records.sealed_from(game, head)
+        rows = reads.log(db, game.id)
         answer = _answer(db, game, seat, rules)
     names = [s.name for s in seats]
     env = envelope(rules, state, at, seat)
@@ -540,14 +543,14 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
 
 def _deadline(game: Game) -> JSONish | None:
     """The turn's time limit, for the page (None: the game has none)."""
-    due = mailbox.due_at(game)
+    due = deadlines.due_at(game)
     if game.deadline_seconds is None:
         return None
     hours = game.deadline_seconds / 3600
     per_turn = f"{hours:g} hours" if hours >= 1 else f"{game.deadline_seconds // 60} minutes"
     return {
         "per_turn": per_turn,
-        "due": None if due is None else mailbox.stamp(due),
+        "due": None if due is None else clock.stamp(due),
         "due_text": None if due is None else due.strftime("%Y-%m-%d %H:%M UTC"),
         "then": ON_TIMEOUT.get(game.on_timeout or "", game.on_timeout),
     }

@@ -14,7 +14,7 @@
    `GET state` (snapshot + tail), `GET state?at=N/2`, `GET verify` (chain
    and a full replay from the seed on the server) and an offline replay of
    the record. The moves are decided in this process by the same
-   `ops.decide` the workers run, which is quicker than over HTTP.
+   `deciding.decide` the workers run, which is quicker than over HTTP.
 4. wrk against the 2-worker stack (bench/load.py): errors and latency.
 
 `--quick` shortens every run (about 2 minutes) and stops the log at 1,000.
@@ -115,10 +115,11 @@ def _p50_ms(url: str, count: int) -> float:
 
 def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
     """GET state and replay cost of one MaNiKi game at each log length."""
-    os.environ["DATABASE_URL"] = PG_ADMIN.rsplit("/", 1)[0] + "/" + stack.database
-    from referee.store import db, ops
-    from referee.store.tables import Game
+    from referee import settings
+    from referee.store import db, deciding, records, submissions
+    from referee.store.tables import Game, Source
 
+    settings.use(settings.Settings(database_url=PG_ADMIN.rsplit("/", 1)[0] + "/" + stack.database))
     created = requests.post(
         stack.url + "/v1/games",
         json={"game": "maniki", "players": [{"name": "a"}, {"name": "b"}]},
@@ -126,7 +127,6 @@ def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
     ).json()
     game_id = created["id"]
     move = {"type": "pass"}
-    digest = ops.request_hash({"move": move, "expected_version": None})
     version = 0
     rows = []
     print(f"{'moves':>6} {'GET state':>10} {'state?at=N/2':>13} {'GET verify':>11} {'replay':>9}")
@@ -135,8 +135,10 @@ def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
         while version < length:
             seat = version % 2
             with db.transaction() as session:
-                submission, _ = ops.submit(session, game_id, seat, move, digest, None, None)
-            decided = ops.decide(submission.id)
+                submission, _ = submissions.record(
+                    session, game_id, seat, move, source=Source.REST, seen_version=version
+                )
+            decided = deciding.decide(submission.id).submission
             assert decided is not None and decided.status == "accepted", decided
             version += 1
         state_url = f"{stack.url}/v1/games/{game_id}/state"
@@ -144,7 +146,7 @@ def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
         with db.transaction() as session:
             game = session.get(Game, game_id)
             assert game is not None
-            record = ops.full_record(session, game)
+            record = records.full_record(session, game)
         started = time.perf_counter()
         replay(record)
         replay_ms = round((time.perf_counter() - started) * 1000, 2)
@@ -161,7 +163,9 @@ def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
             f" {row['get_verify_ms']:>8} ms {replay_ms:>6} ms"
         )
     building = time.perf_counter() - build_started
-    print(f"(built {version} moves in-process with ops.decide: {version / building:.0f} moves/s)")
+    print(
+        f"(built {version} moves in-process with deciding.decide: {version / building:.0f} moves/s)"
+    )
     db.dispose()
     return rows
 

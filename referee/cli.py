@@ -23,6 +23,7 @@ from referee.replay import (
 )
 from referee.replay import verify as verify_record
 from referee.rng import commitment, new_seed
+from referee.settings import BadSetting, Settings
 
 
 def _fail(message: str) -> NoReturn:
@@ -206,6 +207,14 @@ def move(file: Path, notation: str, seat: int) -> None:
 # -- the service ---------------------------------------------------------------
 
 
+def _settings() -> Settings:
+    """The settings the environment gives, or exit saying which variable is wrong."""
+    try:
+        return Settings.from_environ()
+    except BadSetting as error:
+        _fail(str(error))
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8000, show_default=True)
@@ -219,11 +228,12 @@ def serve(host: str, port: int) -> None:
     from referee import queue
     from referee.store import db
 
+    app = create_app(_settings())
     db.upgrade()
     if queue.eager():
         queue.start_sweeper()
     click.echo(f"referee: http://{host}:{port}/v1/rules  (database {db.database_url()})")
-    create_app().run(host=host, port=port, threaded=True)
+    app.run(host=host, port=port, threaded=True)
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -232,6 +242,8 @@ def worker(ctx: click.Context) -> None:
     """Run a Celery worker (needs REDIS_URL); extra arguments go to Celery."""
     from referee import queue
 
+    chosen = _settings()
+    queue.configure(chosen)
     if queue.eager():
         _fail("set REDIS_URL: without a broker moves are decided inside `referee serve`")
     import workers
@@ -249,6 +261,7 @@ def beat(ctx: click.Context) -> None:
     """
     from referee import queue
 
+    queue.configure(_settings())
     if queue.eager():
         _fail("set REDIS_URL: without a broker `referee serve` runs the sweeps itself")
     if queue.sweeps_in_workers():
@@ -269,8 +282,10 @@ def db() -> None:
 @db.command()
 def upgrade() -> None:
     """Migrate the database's schema to the latest version."""
+    from referee import settings
     from referee.store import db as store
 
+    settings.use(_settings())
     store.upgrade()
     click.echo(f"{store.database_url()}: up to date")
 
@@ -285,9 +300,12 @@ def mail_in(host: str, port: int) -> None:
     to the workers like REST moves (REDIS_URL), or are decided in this
     process in the embedded default.
     """
+    from referee import queue
     from referee.store import db as store
     from workers import inbound
 
+    chosen = _settings()
+    queue.configure(chosen)
     store.upgrade()
     click.echo(f"referee mail-in: smtp://{host}:{port}  (database {store.database_url()})")
-    inbound.serve(host, port)
+    inbound.serve(host, port, chosen)

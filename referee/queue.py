@@ -23,6 +23,10 @@ from typing import Any
 import redis
 from celery import Celery
 
+from referee import settings
+
+_redis: list[redis.Redis] = []
+
 DECIDE = "referee.decide"
 SWEEP = "referee.sweep"
 NOOP = "referee.noop"
@@ -34,14 +38,9 @@ SWEEPS = (SWEEP, DELIVER, DEADLINES)
 _log = logging.getLogger(__name__)
 
 
-def sweep_every() -> float:
-    return float(os.environ.get("REFEREE_SWEEP_EVERY", "10"))
-
-
-def make_app() -> Celery:
-    broker = os.environ.get("REDIS_URL")
-    app = Celery("referee", include=["workers.tasks", "workers.notify"])
-    app.conf.update(
+def _celery_settings(chosen: settings.Settings) -> dict[str, Any]:
+    broker = chosen.redis_url
+    return dict(
         broker_url=broker or "memory://",
         task_always_eager=not broker,
         task_ignore_result=True,
@@ -50,17 +49,28 @@ def make_app() -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        task_default_queue=os.environ.get("REFEREE_QUEUE", "referee"),
+        task_default_queue=chosen.queue,
         broker_connection_retry_on_startup=True,
         broker_transport_options={"visibility_timeout": 300},
         worker_hijack_root_logger=False,
         # What `referee beat` sends; used only where REFEREE_SWEEPS=beat.
-        beat_schedule={task: {"task": task, "schedule": sweep_every()} for task in SWEEPS},
+        beat_schedule={task: {"task": task, "schedule": chosen.sweep_every} for task in SWEEPS},
     )
-    return app
 
 
-app = make_app()
+app = Celery("referee", include=["workers.tasks", "workers.notify"])
+app.conf.update(_celery_settings(settings.active()))
+
+
+def configure(chosen: settings.Settings) -> None:
+    """Make `chosen` this process's settings: the store, the queue and delivery read them.
+
+    Each entry point (web app, worker, beat, mail-in) calls this once with
+    the settings it built from the environment.
+    """
+    settings.use(chosen)
+    app.conf.update(_celery_settings(chosen))
+    _redis.clear()
 
 
 def eager() -> bool:
@@ -76,12 +86,11 @@ def enqueue(name: str, *args: Any) -> None:
         app.send_task(name, args=args)
 
 
-_redis: list[redis.Redis] = []
-
-
 def _client() -> redis.Redis:
     if not _redis:
-        _redis.append(redis.Redis.from_url(os.environ["REDIS_URL"]))
+        url = settings.active().redis_url
+        assert url is not None, "announcements need a broker"
+        _redis.append(redis.Redis.from_url(url))
     return _redis[0]
 
 
@@ -220,21 +229,13 @@ def decided_signal(submission_id: str) -> Iterator[Heard]:
         listener.remove(waiter)
 
 
-def sweep_after() -> float:
-    """How old a pending submission must be before the sweep enqueues it again."""
-    return float(os.environ.get("REFEREE_SWEEP_AFTER", "30"))
-
-
 def sweeps_in_workers() -> bool:
     """Whether each worker runs the sweeps itself (`REFEREE_SWEEPS=worker`, the default).
 
     With `REFEREE_SWEEPS=beat` one `referee beat` process (Celery beat) sends
     them instead, and workers only run tasks.
     """
-    mode = os.environ.get("REFEREE_SWEEPS", "worker")
-    if mode not in ("worker", "beat"):
-        raise ValueError(f"REFEREE_SWEEPS must be 'worker' or 'beat', not {mode!r}")
-    return mode == "worker"
+    return settings.active().sweeps == "worker"
 
 
 def start_sweeper() -> threading.Thread:
@@ -248,7 +249,7 @@ def start_sweeper() -> threading.Thread:
     stop = threading.Event()
 
     def loop() -> None:
-        while not stop.wait(sweep_every()):
+        while not stop.wait(settings.active().sweep_every):
             try:
                 for task in SWEEPS:
                     enqueue(task)

@@ -11,7 +11,6 @@ a copy a mail client recognises, never a different message.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from datetime import datetime
 from email.headerregistry import Address
@@ -23,11 +22,12 @@ from typing import Any
 import jinja2
 from sqlmodel import Session, col, select
 
+from referee import settings
 from referee.engine import JSON
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
-from referee.store import mailbox, ops
-from referee.store.tables import TIMEOUT, Game, Move, Outbox, Seat, Submission
+from referee.store import clock, deadlines, keys, reads
+from referee.store.tables import Game, Move, Outbox, OutboxKind, Seat, Source, Submission
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 LAST_MOVES = 8
@@ -51,19 +51,19 @@ _html = jinja2.Environment(
 
 
 def domain() -> str:
-    return os.environ.get("REFEREE_MAIL_DOMAIN", "referee.localhost")
+    return settings.active().mail_domain
 
 
 def sender() -> Address:
-    return Address("Referee", addr_spec=os.environ.get("REFEREE_MAIL_FROM", f"referee@{domain()}"))
+    return Address("Referee", addr_spec=settings.active().sender)
 
 
 def public_url() -> str:
-    return os.environ.get("REFEREE_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+    return settings.active().public_url
 
 
 def reply_address(secret: bytes, game_id: str, seat: int) -> str:
-    return f"play+{mailbox.reply_token(secret, game_id, seat)}@{domain()}"
+    return f"play+{keys.reply_token(secret, game_id, seat)}@{domain()}"
 
 
 def message_id(row: Outbox) -> str:
@@ -79,18 +79,20 @@ class Notice:
     data: JSON
 
 
-def _subject(kind: str, title: str, game_id: str, context: dict[str, Any]) -> str:
+def _subject(kind: OutboxKind, title: str, game_id: str, context: dict[str, Any]) -> str:
     short = game_id[:8]
     subjects = {
-        "invitation": f"[{title}] You are invited to game {short}",
-        "your_turn": f"[{title}] Your move (move {context['version'] + 1}) in game {short}",
-        "reminder": f"[{title}] Reminder: your move in game {short} is due",
-        "answer": f"[{title}] Your move in game {short}: {context.get('status', '')}",
-        "round_over": f"[{title}] A round is over in game {short}",
-        "game_over": f"[{title}] Game {short} is over",
-        "help": f"[{title}] How to play game {short} by mail",
-        "board": f"[{title}] The board of game {short}",
-        "refused": f"[{title}] Your reply to game {short} was not understood",
+        OutboxKind.INVITATION: f"[{title}] You are invited to game {short}",
+        OutboxKind.YOUR_TURN: (
+            f"[{title}] Your move (move {context['version'] + 1}) in game {short}"
+        ),
+        OutboxKind.REMINDER: f"[{title}] Reminder: your move in game {short} is due",
+        OutboxKind.ANSWER: f"[{title}] Your move in game {short}: {context.get('status', '')}",
+        OutboxKind.ROUND_OVER: f"[{title}] A round is over in game {short}",
+        OutboxKind.GAME_OVER: f"[{title}] Game {short} is over",
+        OutboxKind.HELP: f"[{title}] How to play game {short} by mail",
+        OutboxKind.BOARD: f"[{title}] The board of game {short}",
+        OutboxKind.REFUSED: f"[{title}] Your reply to game {short} was not understood",
     }
     return subjects.get(kind, f"[{title}] Game {short}")
 
@@ -108,7 +110,7 @@ def _last_moves(session: Session, game: Game, version: int, first_sealed: int) -
         for sub in session.exec(
             select(Submission).where(
                 col(Submission.id).in_([r.submission_id for r in rows if r.submission_id]),
-                Submission.source == TIMEOUT,
+                Submission.source == Source.TIMEOUT,
             )
         )
     }
@@ -134,16 +136,16 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
     """The message of outbox row `row`, as its seat may see it."""
     game = session.get(Game, row.game_id)
     assert game is not None and row.seat is not None
-    seats = ops.seats(session, game.id)
+    seats = reads.seats(session, game.id)
     seat: Seat = seats[row.seat]
     names = [s.name for s in seats]
-    rules = ops.rules_of(game)
+    rules = reads.rules_of(game)
     payload = row.payload
-    over_now = row.kind == "game_over"
+    over_now = row.kind == OutboxKind.GAME_OVER
     version = game.version if over_now else int(payload.get("version", game.version))
-    if row.kind in ("invitation", "answer", "help", "refused"):
+    if row.kind in (OutboxKind.INVITATION, OutboxKind.ANSWER, OutboxKind.HELP, OutboxKind.REFUSED):
         version = min(version, game.version)
-    state = ops.state_at(session, game, version)
+    state = reads.state_at(session, game, version)
     first_sealed = version - rules.hidden_tail(state) + 1
     head_seq, head_hash = _head(session, game, first_sealed - 1)
     view = envelope(rules, state, version, row.seat)
@@ -177,24 +179,28 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
         "due_at": payload.get("due_at"),
         "problem": payload.get("reason"),
     }
-    due = mailbox.due_at(game) if version == game.version else None
+    due = deadlines.due_at(game) if version == game.version else None
     if game.deadline_seconds is not None:
         context["deadline"] = {
             "hours": round(game.deadline_seconds / 3600, 2),
             "policy": game.on_timeout or "random",
-            "due_at": None if due is None else mailbox.stamp(due),
+            "due_at": None if due is None else clock.stamp(due),
         }
-    if row.seat in view["to_act"] and row.kind in ("your_turn", "reminder", "board"):
+    if row.seat in view["to_act"] and row.kind in (
+        OutboxKind.YOUR_TURN,
+        OutboxKind.REMINDER,
+        OutboxKind.BOARD,
+    ):
         legal = [rules.notate(m) for m in rules.legal_moves(state, row.seat)]
         context["legal"] = legal[:MAX_LISTED]
         context["legal_more"] = max(len(legal) - MAX_LISTED, 0)
-    if row.kind == "answer":
+    if row.kind == OutboxKind.ANSWER:
         submission = session.get(Submission, payload["submission"])
         assert submission is not None
         context["status"] = submission.status
         context["reason"] = submission.reason
         context["move"] = rules.notate(rules.move_from_json(submission.move))
-    if row.kind == "round_over":
+    if row.kind == OutboxKind.ROUND_OVER:
         context["round"] = _round_lines(view["state"], names)
     if over_now:
         context["result"] = _result_lines(game, names)
@@ -219,7 +225,7 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
     if not seat.email:
         return Notice(None, data)
     mail = EmailMessage()
-    mail["Subject"] = _subject(row.kind, rules.title, game.id, context)
+    mail["Subject"] = _subject(OutboxKind(row.kind), rules.title, game.id, context)
     mail["From"] = sender()
     mail["To"] = Address(seat.name, addr_spec=seat.email)
     mail["Reply-To"] = context["reply_to"]
@@ -235,12 +241,12 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
     mail["X-Referee-Head"] = f"{head_seq} {head_hash}"
     mail.set_content(text)
     picture = row.kind in (
-        "invitation",
-        "your_turn",
-        "reminder",
-        "board",
-        "round_over",
-        "game_over",
+        OutboxKind.INVITATION,
+        OutboxKind.YOUR_TURN,
+        OutboxKind.REMINDER,
+        OutboxKind.BOARD,
+        OutboxKind.ROUND_OVER,
+        OutboxKind.GAME_OVER,
     )
     cid = f"board.{row.id}@{domain()}" if picture else None
     html = _html.get_template("mail.html.j2").render({**context, "cid": cid})

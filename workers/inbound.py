@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import re
 import signal
 import threading
@@ -31,17 +30,18 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlalchemy.exc import IntegrityError
 
+from referee import settings
 from referee.engine import IllegalMove, Resign
 from referee.queue import DECIDE, DELIVER, enqueue
-from referee.store import mailbox, ops
-from referee.store.db import now, transaction
-from referee.store.tables import MAIL, Game, Inbound, Outbox
+from referee.store import keys, reads, submissions
+from referee.store.clock import now
+from referee.store.db import transaction
+from referee.store.tables import Game, Inbound, Outbox, OutboxKind, Source
 
 MAX_LINE = 400
 _ADDRESS = re.compile(r"^play\+([a-z0-9]+)@", re.IGNORECASE)
 _ATTRIBUTION = re.compile(r"(wrote|writes|a écrit|schrieb|escribió)\s*:\s*$", re.IGNORECASE)
 _FORWARD = re.compile(r"^-{2,}\s*(original message|forwarded message)", re.IGNORECASE)
-COMMANDS = ("help", "board", "resign")
 
 
 # -- reading a reply -------------------------------------------------------------
@@ -139,16 +139,12 @@ def sender_of(message: EmailMessage) -> str:
     return found[0][1].strip().lower() if len(found) == 1 else ""
 
 
-def check_sender() -> bool:
-    return os.environ.get("REFEREE_MAIL_CHECK_SENDER", "1") != "0"
-
-
 # -- taking a reply in -------------------------------------------------------------
 
 
-def take(raw: bytes, token: str, url: str | None = None) -> str:
+def take(raw: bytes, token: str) -> str:
     """Take one reply for the seat `token` names; returns the SMTP answer."""
-    named = mailbox.read_token(mailbox.server_secret(url), token)
+    named = keys.read_token(keys.server_secret(), token)
     if named is None:
         return "550 5.1.1 this reply address is not valid"
     game_id, seat = named
@@ -157,13 +153,13 @@ def take(raw: bytes, token: str, url: str | None = None) -> str:
     key = message_key(message, raw)
     line = first_line(body_text(message))
     submission = None
-    with transaction(url) as session:
+    with transaction() as session:
         game = session.get(Game, game_id)
-        seats = ops.seats(session, game_id) if game is not None else []
+        seats = reads.seats(session, game_id) if game is not None else []
         if game is None or seat >= len(seats):
             return "550 5.1.1 this reply address is not valid"
         address = (seats[seat].email or "").lower()
-        if check_sender() and (not address or sender_of(message) != address):
+        if settings.active().mail_check_sender and (not address or sender_of(message) != address):
             return "550 5.7.1 this address takes replies only from the seat's own mail address"
         inbound = Inbound(
             message_key=key, game_id=game_id, seat=seat, received_at=now(), outcome=""
@@ -174,13 +170,15 @@ def take(raw: bytes, token: str, url: str | None = None) -> str:
         except IntegrityError:
             session.rollback()
             return "250 2.0.0 this message was taken already"
-        rules = ops.rules_of(game)
-        reply = Outbox(game_id=game.id, kind="refused", seat=seat, payload={}, created_at=now())
+        rules = reads.rules_of(game)
+        reply = Outbox(
+            game_id=game.id, kind=OutboxKind.REFUSED, seat=seat, payload={}, created_at=now()
+        )
         word = (line or "").lower()
         if line is None:
             reply.payload = {"reason": "no move was found in your reply"}
-        elif word in ("help", "board"):
-            reply.kind, reply.payload = word, {"version": game.version}
+        elif word in (OutboxKind.HELP, OutboxKind.BOARD):
+            reply.kind, reply.payload = OutboxKind(word), {"version": game.version}
         else:
             try:
                 move = Resign() if word == "resign" else rules.parse(line, game.options)
@@ -188,17 +186,14 @@ def take(raw: bytes, token: str, url: str | None = None) -> str:
                 reply.payload = {"reason": f"{line!r}: {refused.reason}"}
             else:
                 inbound.outcome = "submitted"
-                move_json = rules.move_to_json(move)
-                body = {"move": move_json, "expected_version": None}
-                submission, _fresh = ops.submit(
+                submission, _fresh = submissions.record(
                     session,
                     game_id,
                     seat,
-                    move_json,
-                    ops.request_hash(body),
-                    f"mail:{key}",
-                    None,
-                    source=MAIL,
+                    rules.move_to_json(move),
+                    source=Source.MAIL,
+                    seen_version=game.version,
+                    idempotency_key=f"mail:{key}",
                 )
         if submission is None:
             inbound.outcome = reply.kind
@@ -218,9 +213,6 @@ def take(raw: bytes, token: str, url: str | None = None) -> str:
 class Handler:
     """aiosmtpd's handler: checks addresses at RCPT, takes the reply at DATA."""
 
-    def __init__(self, url: str | None = None) -> None:
-        self.url = url
-
     async def handle_RCPT(
         self,
         server: SMTP,
@@ -232,10 +224,8 @@ class Handler:
         found = _ADDRESS.match(address)
         if found is None or len(envelope.rcpt_tos) >= 1:
             return "550 5.1.1 send one reply to one play+ address"
-        secret = await asyncio.get_running_loop().run_in_executor(
-            None, mailbox.server_secret, self.url
-        )
-        if mailbox.read_token(secret, found.group(1)) is None:
+        secret = await asyncio.get_running_loop().run_in_executor(None, keys.server_secret)
+        if keys.read_token(secret, found.group(1)) is None:
             return "550 5.1.1 this reply address is not valid"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
@@ -244,23 +234,17 @@ class Handler:
         found = _ADDRESS.match(envelope.rcpt_tos[0])
         assert found is not None
         raw = envelope.original_content or b""
-        return await asyncio.get_running_loop().run_in_executor(
-            None, take, raw, found.group(1), self.url
-        )
+        return await asyncio.get_running_loop().run_in_executor(None, take, raw, found.group(1))
 
 
-def max_bytes() -> int:
-    return int(os.environ.get("REFEREE_MAIL_MAX_BYTES", str(10 * 1024 * 1024)))
-
-
-def serve(host: str, port: int) -> None:
-    """Listen until SIGTERM or SIGINT."""
+def serve(host: str, port: int, chosen: settings.Settings) -> None:
+    """Listen until SIGTERM or SIGINT; `chosen` are this process's settings."""
     controller = Controller(
         Handler(),
         hostname=host,
         port=port,
-        data_size_limit=max_bytes(),
-        server_hostname=os.environ.get("REFEREE_MAIL_DOMAIN", "referee.localhost"),
+        data_size_limit=chosen.mail_max_bytes,
+        server_hostname=chosen.mail_domain,
         ready_timeout=30,
     )
     stop = threading.Event()

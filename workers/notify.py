@@ -1,6 +1,6 @@
 """Sending the outbox, and the deadline sweep, as Celery tasks.
 
-`deliver` claims due outbox rows (see `referee.store.mailbox`), builds each
+`deliver` claims due outbox rows (see `referee.store.delivery`), builds each
 message for its seat, sends it and marks each channel done at once. A
 refused or unreachable server puts the row back with exponential backoff
 (`REFEREE_MAIL_BACKOFF` seconds, doubling, at most `REFEREE_MAIL_BACKOFF_MAX`);
@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from datetime import UTC, datetime
 
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
+from referee import settings
 from referee.queue import DEADLINES, DELIVER, app
-from referee.store import mailbox, ops
+from referee.store import deadlines, delivery, keys, reads
 from referee.store.db import engine
 from referee.store.tables import Outbox
 from workers import compose, transport
@@ -35,89 +35,85 @@ _log = logging.getLogger(__name__)
 _MARK_ATTEMPTS = 5
 
 
-def _setting(name: str, default: float) -> float:
-    return float(os.environ.get(name, default))
-
-
 def _backoff(attempts: int) -> float:
-    base = _setting("REFEREE_MAIL_BACKOFF", 30)
-    return float(min(base * 2 ** max(attempts - 1, 0), _setting("REFEREE_MAIL_BACKOFF_MAX", 3600)))
+    chosen = settings.active()
+    return float(min(chosen.mail_backoff * 2 ** max(attempts - 1, 0), chosen.mail_backoff_max))
 
 
-def deliver_due(moment: datetime | None = None, url: str | None = None) -> int:
+def deliver_due(moment: datetime | None = None) -> int:
     """Send every due row (in batches); returns how many rows were finished."""
     finished = 0
     sender = transport.transport()
-    secret = mailbox.server_secret(url)
+    secret = keys.server_secret()
     try:
         while True:
             moment = datetime.now(UTC) if moment is None else moment
-            lease = _setting("REFEREE_MAIL_LEASE", 120)
-            claim = mailbox.claim_due(moment, lease, url=url)
+            lease = settings.active().mail_lease
+            claim = delivery.claim_due(moment, lease)
             if not claim.ids:
                 return finished
             for row_id in claim.ids:
-                if mailbox.hold(row_id, claim, lease, url):
-                    finished += _deliver_one(row_id, sender, secret, url)
+                if delivery.hold(row_id, claim, lease):
+                    finished += _deliver_one(row_id, sender, secret)
             moment = None
     finally:
         sender.close()
 
 
-def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes, url: str | None) -> int:
+def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes) -> int:
     # The reading session is closed before anything is written: on SQLite
     # every transaction takes the file's one write lock (BEGIN IMMEDIATE), so
     # a write opened while this session is still open would wait on this
     # very thread until the busy timeout, freezing the embedded server.
     notice: compose.Notice | None = None
     failure: tuple[str, float, int] | None = None
-    with Session(engine(url)) as session:
+    with Session(engine()) as session:
         row = session.get(Outbox, row_id)
         assert row is not None and row.id is not None
-        seat = None if row.seat is None else ops.seats(session, row.game_id)[row.seat]
+        seat = None if row.seat is None else reads.seats(session, row.game_id)[row.seat]
         if seat is not None and (seat.email or seat.webhook_url):
             try:
                 notice = compose.build(session, row, secret)
             except OperationalError as error:
                 # The database went away, not a fault of the row: retry it like a refused send.
-                give_up = int(_setting("REFEREE_MAIL_ATTEMPTS", 25))
+                give_up = settings.active().mail_attempts
                 failure = (repr(error), _backoff(row.attempts), give_up)
             except Exception:
                 _log.exception("outbox row %s cannot be built", row_id)
                 failure = ("cannot be built", 3600, 1)
     if failure is not None:
-        mailbox.retry_later(row_id, failure[0], datetime.now(UTC), failure[1], failure[2], url)
+        delivery.retry_later(row_id, failure[0], datetime.now(UTC), failure[1], failure[2])
         return 0
     if seat is None or notice is None:
         # Nowhere to send it: done without building anything.
-        mailbox.channel_done(row_id, "mail", "hook", url=url)
+        delivery.channel_done(row_id, "mail", "hook")
         return 1
     try:
         if row.mail_at is None:
             if notice.mail is not None:
                 sender.send(notice.mail)
-            _mark_done(row_id, "mail", url)
+            _mark_done(row_id, "mail")
         if row.hook_at is None:
             if seat.webhook_url:
                 body = json.dumps(notice.data, sort_keys=True).encode("utf-8")
-                key = mailbox.webhook_secret(secret, row.game_id, seat.seat)
+                key = keys.webhook_secret(secret, row.game_id, seat.seat)
                 transport.post_webhook(seat.webhook_url, key, compose.message_id(row), body)
-            _mark_done(row_id, "hook", url)
+            _mark_done(row_id, "hook")
     except Exception as error:
         wait = _backoff(row.attempts)
         _log.warning("outbox row %s not delivered (%s); again in %.1fs", row_id, error, wait)
-        give_up = int(_setting("REFEREE_MAIL_ATTEMPTS", 25))
-        mailbox.retry_later(row_id, repr(error), datetime.now(UTC), wait, give_up, url)
+        give_up = settings.active().mail_attempts
+        delivery.retry_later(row_id, repr(error), datetime.now(UTC), wait, give_up)
         return 0
     return 1
 
 
-def _mark_done(row_id: int, channel: str, url: str | None) -> None:
+def _mark_done(row_id: int, channel: str) -> None:
     """Mark a channel sent, trying a few times: once the server took the message,
     failing to write that down (a database connection killed) would send it again."""
     for attempt in range(_MARK_ATTEMPTS):
         try:
-            mailbox.channel_done(row_id, channel, url=url)
+            delivery.channel_done(row_id, channel)
             return
         except OperationalError:
             if attempt == _MARK_ATTEMPTS - 1:
@@ -132,10 +128,10 @@ def deliver() -> int:
 
 
 @app.task(name=DEADLINES)
-def deadlines(at: str | None = None) -> dict[str, list[str]]:
+def sweep_deadlines(at: str | None = None) -> dict[str, list[str]]:
     """Reminders and timeouts due at `at` (ISO 8601; default: now), then send what they wrote."""
     moment = datetime.fromisoformat(at) if at else datetime.now(UTC)
-    swept = mailbox.sweep_deadlines(moment)
+    swept = deadlines.sweep_deadlines(moment)
     if swept.reminded or swept.timed_out:
         deliver_due()
     return {"reminded": swept.reminded, "timed_out": swept.timed_out}

@@ -1,6 +1,6 @@
 """The worker's tasks: decide a submission, sweep up pending ones, and a no-op.
 
-Deciding is `referee.store.ops.decide`, which is safe to run any number of
+Deciding is `referee.store.deciding.decide`, which is safe to run any number of
 times for the same submission. The sweep puts back on the queue every
 submission left pending for longer than `REFEREE_SWEEP_AFTER` seconds: a
 broker that lost its messages, or an API that could not reach it, only
@@ -13,6 +13,7 @@ import logging
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 
+from referee import settings
 from referee.queue import (
     DECIDE,
     DELIVER,
@@ -22,9 +23,9 @@ from referee.queue import (
     app,
     eager,
     enqueue,
-    sweep_after,
 )
-from referee.store import ops
+from referee.store import deciding, submissions
+from referee.store.clock import stamp
 from referee.store.db import transaction
 
 _log = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ _log = logging.getLogger(__name__)
 
 @app.task(name=DECIDE)
 def decide(submission_id: str) -> None:
-    decided = ops.decision(submission_id)
+    decided = deciding.decide(submission_id)
     if decided.submission is None:
         _log.warning("submission %s does not exist", submission_id)
     else:
@@ -45,11 +46,9 @@ def decide(submission_id: str) -> None:
 
 @app.task(name=SWEEP)
 def sweep() -> int:
-    before = (datetime.now(UTC) - timedelta(seconds=sweep_after())).isoformat(
-        timespec="microseconds"
-    )
+    before = stamp(datetime.now(UTC) - timedelta(seconds=settings.active().sweep_after))
     with transaction() as session:
-        pending = ops.pending_before(session, before)
+        pending = submissions.pending_before(session, before)
     for submission_id in pending:
         enqueue(DECIDE, submission_id)
     if pending:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import smtplib
 import time
 import urllib.request
@@ -19,6 +18,8 @@ from abc import ABC, abstractmethod
 from email.message import EmailMessage
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from referee import settings
 
 TIMEOUT = 20.0
 
@@ -87,10 +88,10 @@ class SmtpTransport(Transport):
 
 
 def transport() -> Transport:
-    url = os.environ.get("SMTP_URL")
-    if url:
-        return SmtpTransport(url)
-    return FileTransport(Path(os.environ.get("REFEREE_MAIL_DIR", "mail-out")))
+    chosen = settings.active()
+    if chosen.smtp_url:
+        return SmtpTransport(chosen.smtp_url)
+    return FileTransport(Path(chosen.mail_dir))
 
 
 SIGNATURE_HEADER = "X-Referee-Signature"

@@ -1,4 +1,4 @@
-"""Connecting to the database named by `DATABASE_URL`, and migrating it.
+"""Connecting to the database the settings name (`DATABASE_URL`), and migrating it.
 
 Without `DATABASE_URL` the referee keeps a local SQLite file (WAL mode),
 which is all the embedded default needs. With a `postgresql://` URL it uses
@@ -9,11 +9,9 @@ SQLite `BEGIN IMMEDIATE`, which takes the one write lock the file has.
 
 from __future__ import annotations
 
-import os
 import select
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +20,16 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, exc
 from sqlmodel import Session
 
-DEFAULT_URL = "sqlite:///referee.sqlite3"
+from referee import settings
+
 _MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 _engines: dict[str, Engine] = {}
 
 
-def database_url(url: str | None = None) -> str:
-    """The SQLAlchemy URL to use, with psycopg 3 chosen for PostgreSQL."""
-    url = url or os.environ.get("DATABASE_URL") or DEFAULT_URL
+def database_url() -> str:
+    """The SQLAlchemy URL of the settings' database, with psycopg 3 chosen for PostgreSQL."""
+    url = settings.active().database_url
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
@@ -73,9 +72,9 @@ def _readable(fd: int) -> bool:
     return bool(poller.poll(0))
 
 
-def engine(url: str | None = None) -> Engine:
-    """The (cached) engine for `url`, or for `DATABASE_URL`."""
-    url = database_url(url)
+def engine() -> Engine:
+    """The (cached) engine of the settings' database."""
+    url = database_url()
     if url not in _engines:
         if url.startswith("sqlite"):
             created = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
@@ -87,14 +86,10 @@ def engine(url: str | None = None) -> Engine:
     return _engines[url]
 
 
-def is_sqlite(bind: Engine) -> bool:
-    return bind.dialect.name == "sqlite"
-
-
 @contextmanager
-def transaction(url: str | None = None) -> Iterator[Session]:
+def transaction() -> Iterator[Session]:
     """A session whose work is committed at the end, or rolled back on error."""
-    with Session(engine(url), expire_on_commit=False) as session:
+    with Session(engine(), expire_on_commit=False) as session:
         try:
             yield session
             session.commit()
@@ -103,11 +98,11 @@ def transaction(url: str | None = None) -> Iterator[Session]:
             raise
 
 
-def upgrade(url: str | None = None) -> None:
+def upgrade() -> None:
     """Bring the database's schema up to date (Alembic `upgrade head`)."""
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
-    config.attributes["engine"] = engine(url)
+    config.attributes["engine"] = engine()
     command.upgrade(config, "head")
 
 
@@ -116,8 +111,3 @@ def dispose() -> None:
     for created in _engines.values():
         created.dispose()
     _engines.clear()
-
-
-def now() -> str:
-    """The time as stored: fixed-width ISO 8601 in UTC, so strings sort as times."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")

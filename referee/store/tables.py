@@ -12,20 +12,69 @@ moves they follow from, so readers never see them disagree.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
+
+class GameStatus(StrEnum):
+    ACTIVE = "active"
+    OVER = "over"
+
+
+class SubmissionStatus(StrEnum):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+class Source(StrEnum):
+    """Where a submission came from: the REST API (and the game pages), a mail
+    reply, or the referee itself when a seat's time ran out."""
+
+    REST = "rest"
+    MAIL = "mail"
+    TIMEOUT = "timeout"
+
+
+class TimeoutPolicy(StrEnum):
+    """What the referee plays for a seat whose time ran out (`game.on_timeout`)."""
+
+    PASS = "pass"
+    RANDOM = "random"
+    FORFEIT = "forfeit"
+
+
+class OutboxKind(StrEnum):
+    """What an outbox row tells its seat; each kind has its own mail."""
+
+    INVITATION = "invitation"
+    YOUR_TURN = "your_turn"
+    REMINDER = "reminder"
+    ANSWER = "answer"
+    ROUND_OVER = "round_over"
+    GAME_OVER = "game_over"
+    HELP = "help"
+    BOARD = "board"
+    REFUSED = "refused"
+    # The benchmark's floor: a row written already sent, never delivered.
+    BENCH = "bench"
+
+
+class Delivery(StrEnum):
+    """An outbox row's delivery: pending (due at `next_attempt_at`), sending (claimed
+    by a worker until `lease_until`), sent, or failed (given up after retries)."""
+
+    PENDING = "pending"
+    SENDING = "sending"
+    SENT = "sent"
+    FAILED = "failed"
+
+
 # What deciding a submission sets: the worker announces these to a waiting request.
 DECISION_FIELDS = ("status", "code", "reason", "seq", "decided_at")
-# Where a submission came from: the REST API, a mail reply, or the referee
-# itself when a seat's time ran out (the `random`, `pass` and `forfeit` policies).
-REST, MAIL, TIMEOUT = "rest", "mail", "timeout"
-# An outbox row's delivery: pending (due at `next_attempt_at`), sending (claimed
-# by a worker until `lease_until`), sent, or failed (given up after retries).
-SENDING, SENT, FAILED = "sending", "sent", "failed"
 
 
 class Game(SQLModel, table=True):
@@ -103,7 +152,9 @@ class Submission(SQLModel, table=True):
     seq: int | None = None
     created_at: str = Field(max_length=40)
     decided_at: str | None = Field(default=None, max_length=40)
-    source: str = Field(default=REST, max_length=10)
+    source: str = Field(default=Source.REST, max_length=10)
+    # The version of the game the seat saw when it made this submission.
+    seen_version: int | None = None
 
 
 class Snapshot(SQLModel, table=True):
@@ -120,7 +171,7 @@ class Outbox(SQLModel, table=True):
     payload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     created_at: str = Field(max_length=40)
     sent_at: str | None = Field(default=None, max_length=40, index=True)
-    status: str = Field(default=PENDING, max_length=10)
+    status: str = Field(default=Delivery.PENDING, max_length=10)
     attempts: int = 0
     next_attempt_at: str = Field(default="", max_length=40)
     lease_until: str | None = Field(default=None, max_length=40)
@@ -148,3 +199,9 @@ class Setting(SQLModel, table=True):
 
     key: str = Field(primary_key=True, max_length=40)
     value: str = Field(max_length=200)
+
+
+def core_table(model: type[SQLModel]) -> Table:
+    """A model's table, for Core statements where the ORM's unit of work costs too much."""
+    table: Table = model.__table__  # type: ignore[attr-defined]
+    return table

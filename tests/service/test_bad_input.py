@@ -27,19 +27,21 @@ from sqlalchemy import text
 
 from api import create_app
 from referee import queue
+from referee.settings import Settings
 from referee.store import db
 from referee.store.tables import SQLModel
+from tests.configured import settings_with
 
 TABLES = sorted(SQLModel.metadata.tables)
-# The app reads DATABASE_URL per request, so one app serves the schema and the tests.
-APP = create_app()
+# The app's store reads the process's settings per request, so one app serves
+# the schema and the tests.
+APP = create_app(Settings())
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     url = f"sqlite:///{tmp_path_factory.mktemp('bad') / 'referee.sqlite3'}"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DATABASE_URL", url)
+    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
         patch.setitem(queue.app.conf, "task_always_eager", True)
         db.upgrade()
         yield APP
@@ -234,9 +236,7 @@ def test_the_openapi_document_holds_for_generated_requests(app: Flask, case: Any
     )
 
 
-def test_a_database_out_of_reach_is_a_503_not_a_500(
-    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DATABASE_URL", "postgresql://postgres@127.0.0.1:9/nowhere")
-    answer = refused(client.get("/v1/games"), 503, "unavailable")
+def test_a_database_out_of_reach_is_a_503_not_a_500(client: FlaskClient) -> None:
+    with settings_with(database_url="postgresql://postgres@127.0.0.1:9/nowhere"):
+        answer = refused(client.get("/v1/games"), 503, "unavailable")
     assert "nowhere" not in json.dumps(answer)

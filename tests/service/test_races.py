@@ -16,8 +16,9 @@ import pytest
 import requests
 
 from referee.record import chain_problems, loads
-from referee.store import ops
-from referee.store.tables import ACCEPTED
+from referee.store import deciding
+from referee.store.tables import SubmissionStatus
+from tests.configured import settings_with
 from tests.service.conftest import Client, Service
 
 
@@ -109,11 +110,9 @@ def test_deciding_twice_or_in_parallel_decides_once(service: Service) -> None:
     answer = client.move(game_id, token, {"move": move}, wait=20)
     submission = answer.json()["submission"]
     # The task run again (a redelivered late ack, a sweep): nothing changes.
-    with ThreadPoolExecutor(4) as pool:
-        results = list(
-            pool.map(lambda _: ops.decide(submission["id"], service.database_url), range(4))
-        )
-    assert {r.status for r in results if r is not None} == {ACCEPTED}
+    with settings_with(database_url=service.database_url), ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: deciding.decide(submission["id"]).submission, range(4)))
+    assert {r.status for r in results if r is not None} == {SubmissionStatus.ACCEPTED}
     assert len(chain_holds(client, game_id)) == 1
 
 

@@ -12,23 +12,25 @@ from sqlmodel import Session, select
 from referee import games
 from referee.replay import new_state, replay
 from referee.rng import Rng
-from referee.store import db, ops
-from referee.store.tables import Game, Outbox, Snapshot
+from referee.store import creation, db, deciding, reads, records, submissions
+from referee.store.tables import Game, Outbox, Snapshot, Source
+from tests.configured import settings_with
 
 RULES = games.get("subdivision")
 
 
 @pytest.fixture(scope="module")
 def url(pg_database: str) -> Iterator[str]:
-    db.upgrade(pg_database)
-    yield pg_database
+    with settings_with(database_url=pg_database):
+        db.upgrade()
+        yield pg_database
     db.dispose()
 
 
 def played_game(url: str, moves: int, emails: tuple[str | None, str | None] = (None, None)) -> str:
-    """A game with `moves` random moves decided through `ops.decide`."""
-    with db.transaction(url) as session:
-        created = ops.create_game(
+    """A game with `moves` random moves decided through `deciding.decide`."""
+    with db.transaction() as session:
+        created = creation.create_game(
             session, RULES, [("a", emails[0]), ("b", emails[1])], RULES.load_options({}, 2)
         )
     play_on(url, created.game.id, moves)
@@ -37,37 +39,38 @@ def played_game(url: str, moves: int, emails: tuple[str | None, str | None] = (N
 
 def play_on(url: str, game_id: str, moves: int) -> None:
     """Decide `moves` more random moves, chosen from the state replayed locally."""
-    with Session(db.engine(url)) as session:
+    with Session(db.engine()) as session:
         game = session.get(Game, game_id)
         assert game is not None
         state = new_state(RULES, game.seed, 2, game.options)
-        for row in ops.log(session, game_id):
+        for row in reads.log(session, game_id):
             state = RULES.play(state, row.seat, RULES.move_from_json(row.move))
     chooser = Rng(f"store-{game_id}")
     for _ in range(moves):
         seat = min(RULES.actors(state))
         move = RULES.random_move(state, seat, chooser)
-        with Session(db.engine(url), expire_on_commit=False) as session:
-            submission, _ = ops.submit(
-                session, game_id, seat, RULES.move_to_json(move), "-", None, None
+        with Session(db.engine(), expire_on_commit=False) as session:
+            submission, _ = submissions.record(
+                session, game_id, seat, RULES.move_to_json(move), source=Source.REST, seen_version=0
             )
-        decided = ops.decide(submission.id, url)
+            session.commit()
+        decided = deciding.decide(submission.id).submission
         assert decided is not None and decided.status == "accepted", decided
         state = RULES.play(state, seat, move)
 
 
 def states(url: str, game_id: str) -> list[Any]:
-    with Session(db.engine(url)) as session:
+    with Session(db.engine()) as session:
         game = session.get(Game, game_id)
         assert game is not None
         return [
-            RULES.state_to_json(ops.state_at(session, game, n)) for n in range(game.version + 1)
+            RULES.state_to_json(reads.state_at(session, game, n)) for n in range(game.version + 1)
         ]
 
 
 def drop_caches(url: str, game_id: str) -> None:
     """Drop the game's snapshots and the state kept on its row."""
-    with db.transaction(url) as session:
+    with db.transaction() as session:
         session.exec(delete(Snapshot).where(Snapshot.game_id == game_id))  # type: ignore[call-overload]
         session.exec(update(Game).where(Game.id == game_id).values(state=None))  # type: ignore[call-overload]
 
@@ -77,27 +80,27 @@ def test_dropping_every_snapshot_and_head_state_changes_no_answer(url: str) -> N
     before = states(url, game_id)
     drop_caches(url, game_id)
     assert states(url, game_id) == before
-    with Session(db.engine(url)) as session:
+    with Session(db.engine()) as session:
         game = session.get(Game, game_id)
         assert game is not None
-        assert ops.chain_holds(session, game) == []
+        assert records.chain_problems_of(session, game) == []
 
 
 def test_deciding_after_the_caches_were_dropped_replays_from_the_seed(url: str) -> None:
     game_id = played_game(url, 6)
     drop_caches(url, game_id)
     play_on(url, game_id, 4)
-    with Session(db.engine(url)) as session:
+    with Session(db.engine()) as session:
         game = session.get(Game, game_id)
         assert game is not None and game.version == 10
-        assert ops.chain_holds(session, game) == []
-        replayed = RULES.state_to_json(replay(ops.full_record(session, game)).final)
-        assert RULES.state_to_json(ops.state_at(session, game, 10)) == replayed
+        assert records.chain_problems_of(session, game) == []
+        replayed = RULES.state_to_json(replay(records.full_record(session, game)).final)
+        assert RULES.state_to_json(reads.state_at(session, game, 10)) == replayed
 
 
 def test_news_is_written_only_for_seats_it_can_reach(url: str) -> None:
     game_id = played_game(url, 4, emails=("a@example.org", None))
-    with Session(db.engine(url)) as session:
+    with Session(db.engine()) as session:
         news = session.exec(
             select(Outbox.seat, Outbox.payload).where(
                 Outbox.game_id == game_id, Outbox.kind == "your_turn"
@@ -117,14 +120,14 @@ def read_cost(url: str, game_id: str, back: int = 0) -> tuple[int, int]:
         statements[0] += 1
         rows[0] += max(cursor.rowcount, 0)
 
-    bind = db.engine(url)
+    bind = db.engine()
     event.listen(bind, "after_cursor_execute", count)
     try:
         with Session(bind) as session:
             game = session.get(Game, game_id)
             assert game is not None
             statements[0] = rows[0] = 0
-            ops.state_at(session, game, game.version - back)
+            reads.state_at(session, game, game.version - back)
     finally:
         event.remove(bind, "after_cursor_execute", count)
     return statements[0], rows[0]
@@ -142,4 +145,4 @@ def test_an_earlier_state_costs_a_snapshot_and_a_bounded_tail(url: str) -> None:
         statements, rows = read_cost(url, game_id, back)
         # The nearest snapshot (or, before the first, the seats to start
         # from the seed), then fewer than SNAPSHOT_EVERY moves of the log.
-        assert statements <= 3 and rows <= ops.SNAPSHOT_EVERY + 1, back
+        assert statements <= 3 and rows <= reads.SNAPSHOT_EVERY + 1, back

@@ -23,10 +23,11 @@ from sqlmodel import Session
 from werkzeug.test import TestResponse
 
 from api import create_app, web
-from referee import games, queue
+from referee import games, queue, settings
 from referee.games import AnyGame
-from referee.store import db, ops
+from referee.store import db, reads
 from referee.store.tables import Game
+from tests.configured import settings_with
 
 HOST = "http://localhost"
 
@@ -34,11 +35,11 @@ HOST = "http://localhost"
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'referee.sqlite3'}"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DATABASE_URL", url)
+    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
+        app = create_app(settings.active())
         patch.setitem(queue.app.conf, "task_always_eager", True)
         db.upgrade()
-        yield create_app()
+        yield app
 
 
 def browser(app: Flask) -> FlaskClient:
@@ -103,7 +104,7 @@ def stored(game_id: str) -> tuple[Game, AnyGame, Any]:
     with Session(db.engine()) as session:
         game = session.get(Game, game_id)
         assert game is not None
-        return game, ops.rules_of(game), ops.state_at(session, game, game.version)
+        return game, reads.rules_of(game), reads.state_at(session, game, game.version)
 
 
 # -- the lobby and creating games --------------------------------------------------
@@ -190,12 +191,12 @@ def test_bad_new_game_forms_say_what_is_wrong(
     host = browser(app)
     token = csrf_of(host.get(f"/new/{game}").get_data(as_text=True))
     with Session(db.engine()) as session:
-        before = len(ops.list_games(session, None, None, None, 1000))
+        before = len(reads.list_games(session, None, None, None, 1000))
     answer = host.post(f"/new/{game}", data={"csrf": token, **fields})
     assert answer.status_code == 422
     assert expected.lower() in message(answer.get_data(as_text=True)).lower()
     with Session(db.engine()) as session:
-        assert len(ops.list_games(session, None, None, None, 1000)) == before
+        assert len(reads.list_games(session, None, None, None, 1000)) == before
     # What was typed stays in the form.
     for key, value in fields.items():
         if key.startswith(("name-", "email-")):

@@ -1,0 +1,109 @@
+"""Creating a game (its row, seats and their tokens, invitations), and seats' webhooks."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import update
+from sqlmodel import Session, col
+
+from referee.engine import JSON
+from referee.games import AnyGame
+from referee.replay import new_state
+from referee.rng import commitment, new_seed
+from referee.store.appending import Logged, append, with_forced_moves, write
+from referee.store.clock import now
+from referee.store.keys import hash_token, new_token
+from referee.store.tables import Game, GameStatus, Outbox, OutboxKind, Seat, TimeoutPolicy
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    game: Game
+    tokens: tuple[str, ...]
+
+
+def create_game(
+    session: Session,
+    rules: AnyGame,
+    players: Sequence[tuple[str, str | None]],
+    options: JSON,
+    deadline_seconds: int | None = None,
+    on_timeout: TimeoutPolicy | None = None,
+) -> Created:
+    """A new game with a fresh secret seed; returns the seat tokens, the only copy.
+
+    `options` must already be validated by `rules.load_options`. The
+    deadline and what happens when it runs out are service options, not the
+    rules': they are kept on the game row, out of `options`. Moves the
+    referee records by itself at the start are logged at once.
+    """
+    seed = new_seed()
+    stamp = now()
+    state = new_state(rules, seed, len(players), options)
+    game = Game(
+        id=new_id(),
+        name=rules.name,
+        rules_version=rules.rules_version,
+        options=options,
+        seed=seed,
+        seed_commitment=commitment(seed),
+        status=GameStatus.ACTIVE,
+        version=0,
+        head_hash=commitment(seed),
+        to_act=[],
+        created_at=stamp,
+        updated_at=stamp,
+        deadline_seconds=deadline_seconds,
+        on_timeout=None if deadline_seconds is None else on_timeout,
+    )
+    rounds_before = rules.rounds_decided(state)
+    logged: list[Logged] = []
+    state = with_forced_moves(rules, state, logged)
+    appended = append(
+        game,
+        rules,
+        state,
+        logged,
+        stamp,
+        rounds_before=rounds_before,
+        seat_count=len(players),
+        reachable=frozenset(number for number, (_, email) in enumerate(players) if email),
+    )
+    for name, value in appended.game.items():
+        setattr(game, name, value)
+    session.add(game)
+    tokens = []
+    for number, (name, email) in enumerate(players):
+        token = new_token()
+        tokens.append(token)
+        session.add(
+            Seat(game_id=game.id, seat=number, name=name, email=email, token_hash=hash_token(token))
+        )
+        session.add(
+            Outbox(
+                game_id=game.id,
+                kind=OutboxKind.INVITATION,
+                seat=number,
+                payload={"name": name, "email": email},
+                created_at=stamp,
+            )
+        )
+    session.flush()
+    write(session.connection(), appended)
+    return Created(game, tuple(tokens))
+
+
+def set_webhook(session: Session, game_id: str, seat: int, url: str | None) -> None:
+    """Have `seat`'s notifications POSTed to `url` from now on (None: no longer)."""
+    session.execute(
+        update(Seat)
+        .where(col(Seat.game_id) == game_id, col(Seat.seat) == seat)
+        .values(webhook_url=url)
+    )

@@ -1,0 +1,236 @@
+"""Deciding submissions: the one place a move is ever judged and appended to a log.
+
+`decide` locks the game and the submission, takes the state at the head
+(kept on the game's row, or rebuilt from the latest snapshot and the log
+after it), plays the move, appends it and any moves the referee records by
+itself, marks the submission and writes the outbox rows, all in one
+transaction. A submission that is no longer pending when the lock is held
+is left alone, so running `decide` twice (a late ack redelivered, two
+workers racing, a sweep) decides it exactly once. The deadline sweep judges
+the moves it plays for seats out of time with the same `judge`, under the
+lock it already holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Session
+
+from referee.engine import IllegalMove
+from referee.store.appending import (
+    INSERT_OUTBOX,
+    Logged,
+    append,
+    outbox_row,
+    with_forced_moves,
+    write,
+)
+from referee.store.clock import now
+from referee.store.db import transaction
+from referee.store.reads import GameRow, rules_of, state_at
+from referee.store.tables import (
+    DECISION_FIELDS,
+    Game,
+    GameStatus,
+    OutboxKind,
+    Seat,
+    Source,
+    Submission,
+    SubmissionStatus,
+    core_table,
+)
+
+_GAME = core_table(Game)
+_SUBMISSION = core_table(Submission)
+_SEAT = core_table(Seat)
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """A submission as deciding left it: its id and the fields deciding sets."""
+
+    id: str
+    status: str
+    code: str | None
+    reason: str | None
+    seq: int | None
+    decided_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A submission as `decide` left it, and whether it wrote news that is due to be sent."""
+
+    submission: Decided | None
+    news_due: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LockedGame:
+    """The game's row as deciding reads it (a `GameRow`)."""
+
+    id: str
+    name: str
+    options: dict[str, Any]
+    seed: str
+    status: str
+    version: int
+    head_hash: str
+    state: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """How many seats a game has, and which of them news can reach (mail or a webhook)."""
+
+    seat_count: int
+    reachable: frozenset[int]
+
+
+# The columns of a submission that judging reads.
+SUBMISSION_READ = ("id", "seat", "move", "expected_version", "source", *DECISION_FIELDS)
+_SEATS_OF_GAME = _SEAT.c.game_id == _GAME.c.id
+# Deciding runs for every move, so it reads in one statement what it needs:
+# the game (with the state at its head) and the submission, both locked, the
+# number of seats, and the seats news can reach (with mail or a webhook).
+# Locking the submission too matters: when another worker decided it while
+# this one waited for the lock, PostgreSQL re-reads locked rows at their
+# newest version, so the status read here is the one that worker committed.
+_LOCK_FOR_DECISION = (
+    sa.select(
+        *(_GAME.c[name] for name in LockedGame.__dataclass_fields__),
+        *(_SUBMISSION.c[name].label(f"submission_{name}") for name in SUBMISSION_READ),
+        sa.select(sa.func.count())
+        .select_from(_SEAT)
+        .where(_SEATS_OF_GAME)
+        .scalar_subquery()
+        .label("seat_count"),
+        sa.select(sa.func.aggregate_strings(sa.cast(_SEAT.c.seat, sa.String), ","))
+        .where(_SEATS_OF_GAME, _SEAT.c.email.is_not(None) | _SEAT.c.webhook_url.is_not(None))
+        .scalar_subquery()
+        .label("reachable_seats"),
+    )
+    .select_from(_SUBMISSION.join(_GAME, _GAME.c.id == _SUBMISSION.c.game_id))
+    .where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
+    .with_for_update(of=[_GAME, _SUBMISSION], key_share=True)
+)
+# Built once: the columns an UPDATE sets are the names of the parameters
+# it is given (besides the row's id).
+_SET_SUBMISSION = sa.update(_SUBMISSION).where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
+SET_GAME = sa.update(_GAME).where(_GAME.c.id == sa.bindparam("game_id"))
+
+
+def decide(submission_id: str) -> Decision:
+    """Decide one submission, exactly once; `Decision(None)` when there is no such submission.
+
+    The decision says whether delivery has work now (the worker sends it at once).
+    """
+    with transaction() as session:
+        # Core statements on the session's connection: the ORM's bookkeeping
+        # cost more than the statements on this path, run for every move.
+        found = (
+            session.connection()
+            .execute(_LOCK_FOR_DECISION, {"submission_id": submission_id})
+            .first()
+        )
+        if found is None:
+            return Decision(None)
+        submission = {name: found._mapping[f"submission_{name}"] for name in SUBMISSION_READ}
+        if submission["status"] != SubmissionStatus.PENDING:
+            return Decision(_decided(submission))
+        game = LockedGame(*found[: len(LockedGame.__dataclass_fields__)])
+        listed = found.reachable_seats
+        reach = Reach(
+            found.seat_count,
+            frozenset(int(seat) for seat in listed.split(",")) if listed else frozenset(),
+        )
+        decided, news_due = judge(session, game, [submission], reach)
+        return Decision(decided[0], news_due)
+
+
+def judge(
+    session: Session,
+    game: GameRow,
+    submissions: Sequence[dict[str, Any]],
+    reach: Reach,
+    changes: dict[str, Any] | None = None,
+) -> tuple[list[Decided], bool]:
+    """Decide pending `submissions` of a game locked in `session`, in order.
+
+    Each is played against the position the ones before it left; the
+    accepted ones, and the moves the referee records by itself after each,
+    are appended together. `changes` are more of the game's fields to set
+    in the same statement. Returns the decisions, and whether news is due.
+    """
+    connection = session.connection()
+    rules = rules_of(game)
+    stamp = now()
+    status = game.status
+    version = game.version
+    state: Any = None
+    rounds_before = 0
+    logged: list[Logged] = []
+    answers: list[dict[str, Any]] = []
+    decided: list[Decided] = []
+    for submission in submissions:
+        try:
+            if status != GameStatus.ACTIVE:
+                raise IllegalMove("game_over", "the game is over")
+            expected = submission["expected_version"]
+            if expected is not None and expected != version:
+                raise IllegalMove(
+                    "stale_version",
+                    f"the game is at version {version}, not {expected}: look again and resubmit",
+                )
+            if state is None:
+                state = state_at(session, game, game.version)
+                rounds_before = rules.rounds_decided(state)
+            move = rules.move_from_json(submission["move"])
+            after = rules.play(state, submission["seat"], move)
+        except IllegalMove as refused:
+            fields: dict[str, Any] = {"status": SubmissionStatus.REJECTED}
+            fields |= {"code": refused.code, "reason": refused.reason}
+        else:
+            fields = {"status": SubmissionStatus.ACCEPTED, "seq": version + 1}
+            logged.append((submission["seat"], move, submission["id"]))
+            state = with_forced_moves(rules, after, logged)
+            version = game.version + len(logged)
+            if rules.result(state) is not None:
+                status = GameStatus.OVER
+        submission = {**submission, **fields, "decided_at": stamp}
+        update = {name: submission[name] for name in DECISION_FIELDS}
+        connection.execute(_SET_SUBMISSION, {"submission_id": submission["id"], **update})
+        if submission["source"] == Source.MAIL:
+            # A move that came by mail is answered by mail, accepted or refused.
+            payload = {"submission": submission["id"]}
+            answers.append(
+                outbox_row(game.id, OutboxKind.ANSWER, submission["seat"], payload, stamp)
+            )
+        decided.append(_decided(submission))
+    if not logged:
+        if answers:
+            connection.execute(INSERT_OUTBOX, answers)
+        if changes:
+            connection.execute(SET_GAME, {"game_id": game.id, **changes})
+        return decided, bool(answers)
+    appended = append(
+        game,
+        rules,
+        state,
+        logged,
+        stamp,
+        rounds_before=rounds_before,
+        seat_count=reach.seat_count,
+        reachable=reach.reachable,
+    )
+    connection.execute(SET_GAME, {"game_id": game.id, **appended.game, **(changes or {})})
+    write(connection, appended, answers=answers)
+    return decided, bool(answers or appended.news)
+
+
+def _decided(submission: dict[str, Any]) -> Decided:
+    return Decided(**{name: submission[name] for name in ("id", *DECISION_FIELDS)})

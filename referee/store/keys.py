@@ -1,0 +1,114 @@
+"""Secrets and the tokens made from them: seat tokens, reply addresses, webhook keys.
+
+A seat's REST token is random and shown once; the store keeps only its
+SHA-256. Reply tokens and webhook keys are derived from the server secret
+(`REFEREE_SECRET`, or a random one the database keeps) with HMAC, so every
+mail can carry one without anything more being stored.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import threading
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from referee import settings
+from referee.store.db import engine
+from referee.store.tables import Seat, Setting
+
+_SECRET_KEY = "mail_secret"
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# A game's seat tokens never change once it is made, so each process keeps
+# them after the first look: a submission then reads only the game's row.
+_TOKENS_KEPT = 20_000
+_tokens: dict[tuple[str, str], tuple[str, ...]] = {}
+_tokens_lock = threading.Lock()
+
+
+def seat_of_token(session: Session, game_id: str, token: str) -> int | None:
+    """The seat whose token this is in this game, compared in constant time."""
+    wanted = hash_token(token)
+    key = (str(session.get_bind().engine.url), game_id)
+    hashes = _tokens.get(key)
+    if hashes is None:
+        query = select(Seat.token_hash).where(Seat.game_id == game_id).order_by(col(Seat.seat))
+        hashes = tuple(session.exec(query))
+        if hashes:
+            with _tokens_lock:
+                if len(_tokens) >= _TOKENS_KEPT:
+                    del _tokens[next(iter(_tokens))]
+                _tokens[key] = hashes
+    found = None
+    for number, token_hash in enumerate(hashes):
+        if hmac.compare_digest(token_hash, wanted):
+            found = number
+    return found
+
+
+def server_secret() -> bytes:
+    """`REFEREE_SECRET`, or a random secret made once and kept in the database."""
+    configured = settings.active().secret
+    if configured:
+        return configured.encode("utf-8")
+    with Session(engine()) as session:
+        found = session.get(Setting, _SECRET_KEY)
+        if found is None:
+            session.add(Setting(key=_SECRET_KEY, value=secrets.token_hex(32)))
+            try:
+                session.commit()
+            except IntegrityError:
+                # Another process made it first; theirs stands.
+                session.rollback()
+            found = session.get(Setting, _SECRET_KEY)
+        assert found is not None
+        return found.value.encode("utf-8")
+
+
+def _mac(secret: bytes, purpose: str, game_id: str, seat: int) -> bytes:
+    message = f"{purpose}:{game_id}:{seat}".encode()
+    return hmac.new(secret, message, hashlib.sha256).digest()
+
+
+def reply_token(secret: bytes, game_id: str, seat: int) -> str:
+    """The secret part of a seat's reply address: game, seat and a MAC, in lower-case base32.
+
+    It is derived, not stored, so every mail can carry it; it is not the
+    REST token (which the server cannot recover: it keeps only its hash).
+    """
+    raw = bytes.fromhex(game_id) + bytes([seat]) + _mac(secret, "reply", game_id, seat)[:12]
+    return base64.b32encode(raw).decode("ascii").rstrip("=").lower()
+
+
+def read_token(secret: bytes, token: str) -> tuple[str, int] | None:
+    """The (game id, seat) a reply token names; None for anything forged or malformed."""
+    text = token.strip().upper()
+    if len(text) != 47 or not text.isalnum():
+        return None
+    try:
+        raw = base64.b32decode(text + "=")
+    except ValueError:
+        return None
+    game_id, seat = raw[:16].hex(), raw[16]
+    # Compared as text, so another spelling of the same bits is refused too.
+    if not hmac.compare_digest(text.lower(), reply_token(secret, game_id, seat)):
+        return None
+    return game_id, seat
+
+
+def webhook_secret(secret: bytes, game_id: str, seat: int) -> str:
+    """The key a seat's webhook deliveries are signed with (HMAC-SHA256)."""
+    return _mac(secret, "webhook", game_id, seat).hex()

@@ -1,0 +1,59 @@
+"""A game's record (header and hash-chained log) as the store holds it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session
+
+from referee.record import Entry, Header, Record, chain_problems
+from referee.replay import SEALED_NOTATION
+from referee.store.reads import log, rules_of, seats
+from referee.store.tables import Game, GameStatus
+
+
+def sealed_from(game: Game, head: Any) -> int:
+    """The first sequence number shown as `sealed` now (beyond the log: none)."""
+    return game.version - rules_of(game).hidden_tail(head) + 1
+
+
+def record(session: Session, game: Game, head: Any) -> Record:
+    """The record anyone may have: the seed only once the game is over, sealed moves hidden."""
+    first_sealed = sealed_from(game, head)
+    header = Header(
+        game=game.name,
+        players=tuple(seat.name for seat in seats(session, game.id)),
+        options=game.options,
+        seed_commitment=game.seed_commitment,
+        rules_version=game.rules_version,
+        seed=game.seed if game.status == GameStatus.OVER else None,
+    )
+    entries = tuple(
+        Entry(row.seq, row.seat, SEALED_NOTATION, row.created_at)
+        if row.seq >= first_sealed
+        else Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash)
+        for row in log(session, game.id)
+    )
+    return Record(header, entries)
+
+
+def full_record(session: Session, game: Game) -> Record:
+    """The record with every move and the seed: for the server's own checks only."""
+    header = Header(
+        game.name,
+        tuple(seat.name for seat in seats(session, game.id)),
+        game.options,
+        game.seed_commitment,
+        game.rules_version,
+        game.seed,
+    )
+    entries = tuple(
+        Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash)
+        for row in log(session, game.id)
+    )
+    return Record(header, entries)
+
+
+def chain_problems_of(session: Session, game: Game) -> list[str]:
+    """What is wrong with the game's hash chain; empty when it holds."""
+    return chain_problems(full_record(session, game))

@@ -1,0 +1,102 @@
+"""Recording submissions: every move from every source enters the referee here.
+
+REST requests and game pages, mail replies, and the moves the referee plays
+for a seat whose time ran out all call `record`, which writes one pending
+submission with its source and the version its seat saw; then
+`referee.store.deciding.decide` (or, for timeouts, the same judging inside
+the sweep's transaction) decides it. Nothing else writes a submission.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from referee.engine import JSON
+from referee.record import canonical_json
+from referee.store.clock import now
+from referee.store.creation import new_id
+from referee.store.tables import Source, Submission, SubmissionStatus, core_table
+
+_SUBMISSION = core_table(Submission)
+# A retry with the same Idempotency-Key may race the first request: the
+# unique key lets one row in and the other finds it, without an error that
+# would roll back the rest of the caller's transaction.
+_INSERT = {
+    "postgresql": postgresql.insert(_SUBMISSION).on_conflict_do_nothing(),
+    "sqlite": sqlite.insert(_SUBMISSION).on_conflict_do_nothing(),
+}
+
+
+def request_hash(move: JSON, expected_version: int | None) -> str:
+    """What an idempotent retry must repeat exactly: the canonical move and expected version."""
+    body = {"move": move, "expected_version": expected_version}
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def record(
+    session: Session,
+    game_id: str,
+    seat: int,
+    move: JSON,
+    *,
+    source: Source,
+    seen_version: int,
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+) -> tuple[Submission, bool]:
+    """Record a pending submission; `(earlier, False)` when its key was used already.
+
+    `move` is the move's JSON form, already parsed by the game's rules.
+    `expected_version`, when given, must still be the game's version when
+    the move is decided. The caller commits.
+    """
+    if idempotency_key is not None:
+        earlier = find_by_key(session, game_id, seat, idempotency_key)
+        if earlier is not None:
+            return earlier, False
+    submission = Submission(
+        id=new_id(),
+        game_id=game_id,
+        seat=seat,
+        move=move,
+        expected_version=expected_version,
+        seen_version=seen_version,
+        idempotency_key=idempotency_key,
+        request_hash=request_hash(move, expected_version),
+        status=SubmissionStatus.PENDING,
+        created_at=now(),
+        source=source,
+    )
+    # A Core INSERT: the ORM's unit of work costs more than the statement here.
+    connection = session.connection()
+    inserted = connection.execute(_INSERT[connection.dialect.name], submission.model_dump())
+    if inserted.rowcount == 0:
+        earlier = find_by_key(session, game_id, seat, idempotency_key or "")
+        assert earlier is not None, "only an idempotency key can collide"
+        return earlier, False
+    return submission, True
+
+
+def find_by_key(session: Session, game_id: str, seat: int, key: str) -> Submission | None:
+    return session.exec(
+        select(Submission).where(
+            Submission.game_id == game_id,
+            Submission.seat == seat,
+            Submission.idempotency_key == key,
+        )
+    ).first()
+
+
+def pending_before(session: Session, before: str, limit: int = 500) -> list[str]:
+    """Submissions still pending that were made before `before` (for the sweep)."""
+    return list(
+        session.exec(
+            select(Submission.id)
+            .where(Submission.status == SubmissionStatus.PENDING, Submission.created_at < before)
+            .order_by(col(Submission.created_at))
+            .limit(limit)
+        )
+    )
