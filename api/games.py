@@ -499,7 +499,7 @@ def log_jsonl(game_id: str) -> Response:
     with session() as db:
         game = find(db, game_id)
         head = reads.state_at(db, game, game.version)
-        text = records.record(db, game, head).dumps()
+        text = records.public_record(db, game, head).dumps()
     return Response(text, mimetype="application/x-ndjson")
 
 

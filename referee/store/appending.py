@@ -48,7 +48,7 @@ class Appended:
     news: list[dict[str, Any]]
 
 
-def append(
+def append_to_log(
     game: GameRow,
     rules: AnyGame,
     state: Any,

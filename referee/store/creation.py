@@ -13,7 +13,7 @@ from referee.engine import JSON
 from referee.games import AnyGame
 from referee.replay import new_state
 from referee.rng import commitment, new_seed
-from referee.store.appending import Logged, append, with_forced_moves, write
+from referee.store.appending import Logged, append_to_log, with_forced_moves, write
 from referee.store.clock import now
 from referee.store.keys import hash_token, new_token
 from referee.store.tables import Game, GameStatus, Outbox, OutboxKind, Seat, TimeoutPolicy
@@ -66,7 +66,7 @@ def create_game(
     rounds_before = rules.rounds_decided(state)
     logged: list[Logged] = []
     state = with_forced_moves(rules, state, logged)
-    appended = append(
+    appended = append_to_log(
         game,
         rules,
         state,

@@ -24,7 +24,7 @@ from referee.engine import IllegalMove
 from referee.store.appending import (
     INSERT_OUTBOX,
     Logged,
-    append,
+    append_to_log,
     outbox_row,
     with_forced_moves,
     write,
@@ -217,7 +217,7 @@ def judge(
         if changes:
             connection.execute(SET_GAME, {"game_id": game.id, **changes})
         return decided, bool(answers)
-    appended = append(
+    appended = append_to_log(
         game,
         rules,
         state,

@@ -17,7 +17,7 @@ def sealed_from(game: Game, head: Any) -> int:
     return game.version - rules_of(game).hidden_tail(head) + 1
 
 
-def record(session: Session, game: Game, head: Any) -> Record:
+def public_record(session: Session, game: Game, head: Any) -> Record:
     """The record anyone may have: the seed only once the game is over, sealed moves hidden."""
     first_sealed = sealed_from(game, head)
     header = Header(

@@ -1,0 +1,76 @@
+"""Settings are read from the environment once, in one place, with clear errors."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from referee.settings import ENVIRONMENT, BadSetting, Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_defaults_when_nothing_is_set() -> None:
+    settings = Settings.from_environ({})
+    assert settings == Settings()
+    assert settings.redis_url is None and settings.api_key is None
+    assert settings.sender == "referee@referee.localhost"
+
+
+def test_every_variable_is_read_and_converted() -> None:
+    environ = {
+        "DATABASE_URL": "postgresql://db/referee",
+        "REDIS_URL": "redis://cache:6379/1",
+        "REFEREE_SWEEP_EVERY": "2.5",
+        "REFEREE_SWEEPS": "beat",
+        "REFEREE_MAIL_ATTEMPTS": "3",
+        "REFEREE_MAIL_CHECK_SENDER": "0",
+        "REFEREE_BENCH_FLOOR": "1",
+        "REFEREE_PUBLIC_URL": "https://play.example.org/",
+        "REFEREE_MAIL_DOMAIN": "play.example.org",
+    }
+    settings = Settings.from_environ(environ)
+    assert settings.database_url == "postgresql://db/referee"
+    assert settings.redis_url == "redis://cache:6379/1"
+    assert settings.sweep_every == 2.5 and settings.sweeps == "beat"
+    assert settings.mail_attempts == 3
+    assert settings.mail_check_sender is False and settings.bench_floor is True
+    assert settings.public_url == "https://play.example.org"
+    assert settings.sender == "referee@play.example.org"
+
+
+def test_an_empty_variable_counts_as_unset() -> None:
+    assert Settings.from_environ({"REDIS_URL": "", "REFEREE_API_KEY": ""}) == Settings()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("REFEREE_SWEEP_EVERY", "often"),
+        ("REFEREE_MAIL_ATTEMPTS", "2.5"),
+        ("REFEREE_MAIL_CHECK_SENDER", "yes"),
+        ("REFEREE_SWEEPS", "cron"),
+    ],
+)
+def test_a_bad_value_is_refused_naming_its_variable(name: str, value: str) -> None:
+    with pytest.raises(BadSetting, match=name):
+        Settings.from_environ({name: value})
+
+
+def test_every_setting_has_one_variable() -> None:
+    assert set(ENVIRONMENT) == set(Settings.__dataclass_fields__)
+    assert len(set(ENVIRONMENT.values())) == len(ENVIRONMENT)
+
+
+def test_only_the_settings_module_reads_the_environment() -> None:
+    readers = []
+    for folder in ("referee", "api", "workers"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if path.name == "settings.py" and path.parent.name == "referee":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv"):
+                    readers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert readers == []
