@@ -250,7 +250,7 @@ def sealed_from(game: Game, head: Any) -> int:
 
 
 def record(session: Session, game: Game, head: Any) -> Record:
-    """The game record of API.md; the seed only once the game is over, sealed moves hidden."""
+    """The game record of docs/api.md; the seed only once the game is over, sealed moves hidden."""
     first_sealed = sealed_from(game, head)
     header = Header(
         game=game.name,
