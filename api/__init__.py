@@ -1,4 +1,4 @@
-"""The REST API of API.md: a Flask app factory with one blueprint per resource.
+"""The REST API of docs/api.md: a Flask app factory with one blueprint per resource.
 
 The API checks the shape of each request, authenticates the seat, records a
 submission and enqueues it; it never decides a move (the worker does).

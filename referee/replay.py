@@ -51,7 +51,7 @@ def forced_moves(game: AnyGame, state: Any) -> Iterator[tuple[int, Any, Any]]:
 
 
 def envelope(game: AnyGame, state: Any, version: int, seat: int | None) -> JSON:
-    """The state envelope of API.md, as `seat` (None: a spectator) may see it."""
+    """The state envelope of docs/api.md, as `seat` (None: a spectator) may see it."""
     result = game.result(state)
     return {
         "game": game.name,

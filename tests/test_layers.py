@@ -1,4 +1,4 @@
-"""The layering of DESIGN.md, checked on the source: imports only point downwards.
+"""The layering of docs/design.md, checked on the source: imports only point downwards.
 
 The rules layer (engine, rng, games) and the pure layer above it (replay,
 record, playout, render) must stay free of I/O, clocks and global

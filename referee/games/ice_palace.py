@@ -1,6 +1,6 @@
 """Ice Palace: win rounds in the yard, then build the yard into the palace.
 
-Geoff Hanna's game as `/work/shared/rules/ice_palace.md` states it. A
+Geoff Hanna's game as `docs/rules/ice_palace.md` states it. A
 pyramid is a two-letter string, size then colour (`Lr`, `Sk`, `Mw`); a
 stack is a tuple of pyramids, bottom first; the yard and the palace are
 tuples of `(x, y, stack)` sorted by cell. The pool is kept per size as a

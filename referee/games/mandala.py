@@ -1,6 +1,6 @@
 """Mandala: a race along a spiral path of pyramids, sets scored by majority.
 
-Kory Heath's game after Knizia's Tutankhamen, as `/work/shared/rules/mandala.md`
+Kory Heath's game after Knizia's Tutankhamen, as `docs/rules/mandala.md`
 states it. A kind of pyramid (size and colour, `Mg`) is stored as an index
 into `KINDS`; an empty path index holds `EMPTY`. The whole state is public.
 

@@ -5,7 +5,7 @@ An arrangement is written `red/blue`, each stool bottom to top, `-` for an
 empty one (`EL/B`). Each of the 24 cards shows one arrangement; players race
 (or, in `sealed` mode, submit once) to name a sequence of orders that turns
 the current arrangement into the card's. The rules are
-`../shared/rules/maniki.md`.
+`docs/rules/maniki.md`.
 
 The 24 cards are numbered in a fixed order (the six orders of the animals
 `BEL BLE EBL ELB LBE LEB`, each with three, two, one and no animals on red)
