@@ -163,6 +163,16 @@ def test_records_of_another_rules_version_are_not_replayed() -> None:
     assert replay(Record(hand_written, record.entries)).final == replay(record).final
 
 
+def test_a_mandala_stones_record_that_calls_red_pink_still_replays_and_verifies() -> None:
+    record = finished_record("mandala_stones")
+    # Written before red had its name: the same moves, with `score P` for red.
+    old = [(e.seat, e.move.replace("score R", "score P"), e.created_at) for e in record.entries]
+    assert "score P" in [move for _, move, _ in old]
+    written_before = Record(record.header, chain(record.header.seed_commitment, old))
+    assert verify(loads(written_before.dumps())) == []
+    assert replay(written_before).states == replay(record).states
+
+
 def test_unknown_games_and_bad_options_are_refused_on_line_one() -> None:
     record = finished_record()
     for changes, code in [
