@@ -68,7 +68,7 @@ from referee.rng import Rng
 COLOURS = "YBRV"
 # Red was called pink (`P`) before the original's *rouge* was followed:
 # records and snapshots written then still say `P`, read as red.
-_OLD_LETTERS = {"P": "R"}
+_OLD_RED = "P"
 PATTERNS = "*o"
 DIRECTIONS = "NESW"
 ARTISTS = 4
@@ -340,9 +340,14 @@ def stone_name(stone: int) -> str:
     return COLOURS[stone >> 1] + PATTERNS[stone & 1]
 
 
+def _colour_letter(letter: str) -> str:
+    """The canonical letter of a colour: the old `P` is red."""
+    return "R" if letter == _OLD_RED else letter
+
+
 def stone_value(name: str) -> int:
     """The stone called `name` (`R*`; the old `P*` is red too)."""
-    colour = _OLD_LETTERS.get(name[:1], name[:1])
+    colour = _colour_letter(name[:1])
     if len(name) != 2 or colour not in COLOURS or name[1] not in PATTERNS:
         raise ValueError(f"not a stone: {name!r}")
     return COLOURS.index(colour) * 2 + PATTERNS.index(name[1])
@@ -784,7 +789,7 @@ class MandalaStones(Game[State, Move]):
             if colour:
                 name = colour.group(1)
                 letter = _COLOUR_NAMES.get(name, name.upper())
-                return ScoreColour(_OLD_LETTERS.get(letter, letter))
+                return ScoreColour(_colour_letter(letter))
             tops = _SCORE_TOPS.fullmatch(line)
             if tops:
                 return ScoreTops(tuple(int(digit) for digit in re.findall(r"[1-5]", tops.group(1))))
@@ -838,9 +843,9 @@ class MandalaStones(Game[State, Move]):
         if kind == "score":
             _check_keys(data, {"colour"})
             colour = data["colour"]
-            if colour not in (*COLOURS, *_OLD_LETTERS):
+            if colour not in (*COLOURS, _OLD_RED):
                 raise _bad_move("colour must be one of Y, B, R, V")
-            return ScoreColour(_OLD_LETTERS.get(colour, colour))
+            return ScoreColour(_colour_letter(colour))
         if kind == "score_tops":
             _check_keys(data, {"spaces"})
             spaces = data["spaces"]
