@@ -91,6 +91,8 @@ class GameRow(Protocol):
     @property
     def name(self) -> str: ...
     @property
+    def rules_version(self) -> str: ...
+    @property
     def options(self) -> dict[str, Any]: ...
     @property
     def seed(self) -> str: ...
@@ -103,7 +105,8 @@ class GameRow(Protocol):
 
 
 def rules_of(game: GameRow) -> AnyGame:
-    return games.get(game.name)
+    """The rules the game was created under: a game ends under the rules it began with."""
+    return games.get(game.name, game.rules_version)
 
 
 def create_game(
@@ -415,6 +418,7 @@ class _Locked:
 
     id: str
     name: str
+    rules_version: str
     options: dict[str, Any]
     seed: str
     status: str

@@ -10,8 +10,9 @@ from sqlalchemy import delete, event, update
 from sqlmodel import Session, select
 
 from referee import games
-from referee.replay import new_state, replay
-from referee.rng import Rng
+from referee.playout import steps
+from referee.replay import new_state, replay, verify
+from referee.rng import Rng, commitment
 from referee.store import db, ops
 from referee.store.tables import Game, Outbox, Snapshot
 
@@ -143,3 +144,31 @@ def test_an_earlier_state_costs_a_snapshot_and_a_bounded_tail(url: str) -> None:
         # The nearest snapshot (or, before the first, the seats to start
         # from the seed), then fewer than SNAPSHOT_EVERY moves of the log.
         assert statements <= 3 and rows <= ops.SNAPSHOT_EVERY + 1, back
+
+
+def test_a_game_begun_under_earlier_rules_ends_under_them(url: str) -> None:
+    older = games.get("mandala", "1")
+    # A deal known to end in a tie (10, 15, 15): its seed replaces the fresh one.
+    seed, sealed = "tie4", commitment("tie4")
+    with db.transaction(url) as session:
+        created = ops.create_game(session, older, [("a", None), ("b", None), ("c", None)], {})
+        game_id = created.game.id
+        session.exec(  # type: ignore[call-overload]
+            update(Game)
+            .where(Game.id == game_id)
+            .values(seed=seed, seed_commitment=sealed, head_hash=sealed, state=None)
+        )
+    for step in steps(older, 3, {}, seed, Rng("chooser")):
+        with Session(db.engine(url), expire_on_commit=False) as session:
+            submission, _ = ops.submit(
+                session, game_id, step.seat, older.move_to_json(step.move), "-", None, None
+            )
+        decided = ops.decide(submission.id, url)
+        assert decided is not None and decided.status == "accepted", decided
+    with Session(db.engine(url)) as session:
+        game = session.get(Game, game_id)
+        assert game is not None and game.rules_version == "1"
+        assert ops.rules_of(game) is older
+        # Version 1 shares ties; version 2 would give the win to seat 2 alone.
+        assert game.result == {"scores": [10, 15, 15], "winners": [1, 2]}
+        assert verify(ops.full_record(session, game)) == []
