@@ -193,6 +193,27 @@ def test_a_mandala_stones_record_that_calls_red_pink_still_replays_and_verifies(
     assert replay(written_before).states == replay(record).states
 
 
+def test_an_ice_palace_record_with_the_referees_own_passes_still_replays_and_verifies() -> None:
+    game = games.get("ice_palace")
+    state = game.start(3, {}, Rng(SEED))
+    moves: list[tuple[int, str, str | None]] = []
+    auto_passes = 0
+    for number, step in enumerate(steps(game, 3, {}, SEED, Rng("chooser"))):
+        stamp = f"2026-11-26T00:{number // 60:02d}:{number % 60:02d}+00:00"
+        if game.legal_moves(state, step.seat) == [game.parse("pass")]:
+            # Before, the referee passed for such a seat at once, with no
+            # submission, in the same instant as the move before.
+            stamp = moves[-1][2] or stamp
+            auto_passes += 1
+        moves.append((step.seat, game.notate(step.move), stamp))
+        state = step.state
+    assert auto_passes
+    header = Header(game.name, ("Ann", "Bob", "Cy"), {}, commitment(SEED), "1", SEED)
+    written_before = Record(header, chain(header.seed_commitment, moves))
+    assert verify(loads(written_before.dumps())) == []
+    assert replay(written_before).final == state
+
+
 def test_unknown_games_and_bad_options_are_refused_on_line_one() -> None:
     record = finished_record()
     for changes, code in [

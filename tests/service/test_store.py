@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -172,3 +173,43 @@ def test_a_game_begun_under_earlier_rules_ends_under_them(url: str) -> None:
         # Version 1 shares ties; version 2 would give the win to seat 2 alone.
         assert game.result == {"scores": [10, 15, 15], "winners": [1, 2]}
         assert verify(ops.full_record(session, game)) == []
+
+
+def test_a_seat_that_can_only_pass_is_asked_and_passes_like_any_other(url: str) -> None:
+    rules = games.get("ice_palace")
+    # A deal where the third move is made by a seat with nothing to place.
+    seed, sealed = "stuck10", commitment("stuck10")
+    emails = [("a", "a@example.org"), ("b", "b@example.org"), ("c", "c@example.org")]
+    with db.transaction(url) as session:
+        game_id = ops.create_game(session, rules, emails, {}).game.id
+        session.exec(  # type: ignore[call-overload]
+            update(Game)
+            .where(Game.id == game_id)
+            .values(seed=seed, seed_commitment=sealed, head_hash=sealed, state=None)
+        )
+    state = new_state(rules, seed, 3, {})
+    only_passes = []
+    for step in itertools.islice(steps(rules, 3, {}, seed, Rng("chooser")), 5):
+        if rules.legal_moves(state, step.seat) == [rules.parse("pass")]:
+            only_passes.append(step.seat)
+        with Session(db.engine(url), expire_on_commit=False) as session:
+            submission, _ = ops.submit(
+                session, game_id, step.seat, rules.move_to_json(step.move), "-", None, None
+            )
+        decided = ops.decide(submission.id, url)
+        assert decided is not None and decided.status == "accepted", decided
+        state = step.state
+    assert only_passes
+    with Session(db.engine(url)) as session:
+        moves = ops.log(session, game_id)
+        news = session.exec(
+            select(Outbox.seat, Outbox.payload).where(
+                Outbox.game_id == game_id, Outbox.kind == "your_turn"
+            )
+        ).all()
+    # Every move, the passes with nothing else to play too, came from its
+    # seat's submission at a moment of its own, after a turn mail to it alone.
+    assert len(moves) == 5 and all(move.submission_id for move in moves)
+    assert len({move.created_at for move in moves}) == 5
+    asked = sorted((payload["version"], seat) for seat, payload in news)
+    assert asked == [(move.seq - 1, move.seat) for move in moves] + [(5, state.turn)]
