@@ -323,6 +323,8 @@ def test_a_resigned_seat_never_wins_a_tie_however_far_its_pawn() -> None:
 def test_rules_version_1_games_still_share_ties() -> None:
     assert (GAME.rules_version, GAME_V1.rules_version) == ("2", "1")
     assert games.get("mandala", "1") is GAME_V1 and games.get("mandala", "2") is GAME
+    with pytest.raises(KeyError, match="known versions: 1, 2"):
+        games.get("mandala", "3")
     ended = over([50, 70, 74], [20, 20, 20], resigned=(2,))
     result = GAME_V1.result(ended)
     assert result is not None and result.winners == (0, 1)
