@@ -314,6 +314,7 @@ class Mandala(Game[State, Move]):
     def result(self, state: State) -> Result | None:
         if state.to_move != OVER:
             return None
+        # The original breaks equal totals by the pawn furthest along (RULINGS).
         staying = [seat for seat in range(len(state.scores)) if seat not in state.resigned]
         winner = max(staying, key=lambda seat: (state.scores[seat], state.pawns[seat]))
         return Result(state.scores, (winner,))
