@@ -331,7 +331,7 @@ def submit(
         if game is None:
             raise no_such_game()
         seat = seat_of(db, game.id)
-        rules = games.get(game.name)
+        rules = games.get(game.name, game.rules_version)
         try:
             parsed = (
                 rules.parse(move, game.options)

@@ -155,8 +155,12 @@ class Game(ABC, Generic[S, M]):
     def forced_move(self, state: S) -> tuple[int, M] | None:
         """A move the referee records by itself now, if the rules say so.
 
-        Ice Palace records automatic passes; most games have none and skip
-        players inside `actors` instead.
+        Only where every seat can see that there is nothing to choose (Ice
+        Palace's build with nothing to place): a move made at once, with
+        no submission, tells everyone that its seat had no choice, so a
+        move that only hidden information forces (a pass for want of a
+        playable piece in a hidden hand) is asked of its seat like any
+        other. Most games have none and skip players inside `actors`.
         """
         return None
 

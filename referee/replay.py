@@ -83,14 +83,11 @@ def game_of(record: Record) -> tuple[AnyGame, JSON]:
         game = games.get(header.game)
     except KeyError as error:
         raise ReplayError(1, str(error.args[0]), "unknown_game") from None
-    if header.rules_version is not None and header.rules_version != game.rules_version:
-        raise ReplayError(
-            1,
-            f"this record was played under rules version {header.rules_version} of "
-            f"{game.name}; this engine plays version {game.rules_version} and will not "
-            "replay another version",
-            "unsupported_rules_version",
-        )
+    # A record is replayed under the rules it was played under, never newer ones.
+    try:
+        game = games.get(header.game, header.rules_version)
+    except KeyError as error:
+        raise ReplayError(1, str(error.args[0]), "unsupported_rules_version") from None
     try:
         options = game.load_options(header.options, len(header.players))
     except BadOptions as error:

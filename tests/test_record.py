@@ -8,6 +8,7 @@ import json
 import pytest
 
 from referee import games
+from referee.engine import Result
 from referee.playout import steps
 from referee.record import Header, Record, RecordError, chain, chain_problems, loads
 from referee.replay import ReplayError, replay, verify
@@ -16,17 +17,23 @@ from referee.rng import Rng, commitment
 SEED = "record-test-seed"
 
 
-def finished_record(game_name: str = "subdivision", players: int = 2) -> Record:
+def finished_record(
+    game_name: str = "subdivision",
+    players: int = 2,
+    seed: str = SEED,
+    rules_version: str | None = None,
+) -> Record:
+    """A whole random game's record, under the current rules unless told otherwise."""
     game = games.get(game_name)
     options = game.load_options({}, players)
-    played = steps(game, players, options, SEED, Rng("chooser"))
+    played = steps(game, players, options, seed, Rng("chooser"))
     header = Header(
         game.name,
         ("Ann", "Bob", "Cy", "Di")[:players],
         options,
-        commitment(SEED),
-        game.rules_version,
-        SEED,
+        commitment(seed),
+        rules_version or game.rules_version,
+        seed,
     )
     moves = [(s.seat, game.notate(s.move), "2026-11-26T00:00:00+00:00") for s in played]
     return Record(header, chain(header.seed_commitment, moves))
@@ -161,6 +168,50 @@ def test_records_of_another_rules_version_are_not_replayed() -> None:
         **{**record.header.to_json(), "players": record.header.players, "rules_version": None}
     )
     assert replay(Record(hand_written, record.entries)).final == replay(record).final
+
+
+def test_a_mandala_record_of_rules_version_1_keeps_its_shared_win() -> None:
+    # This deal ends 10, 15, 15 with the tied pawns on 68 (seat 1) and 73 (seat 2).
+    old = finished_record("mandala", 3, seed="tie4", rules_version="1")
+    assert verify(loads(old.dumps())) == []
+    replayed = replay(old)
+    assert replayed.game.rules_version == "1"
+    result = replayed.game.result(replayed.final)
+    assert result is not None and result.scores == (10, 15, 15) and result.winners == (1, 2)
+    now = replay(finished_record("mandala", 3, seed="tie4"))
+    assert now.game.rules_version == "2" and now.final == replayed.final
+    assert now.game.result(now.final) == Result((10, 15, 15), (2,))
+
+
+def test_a_mandala_stones_record_that_calls_red_pink_still_replays_and_verifies() -> None:
+    record = finished_record("mandala_stones")
+    # Written before red had its name: the same moves, with `score P` for red.
+    old = [(e.seat, e.move.replace("score R", "score P"), e.created_at) for e in record.entries]
+    assert "score P" in [move for _, move, _ in old]
+    written_before = Record(record.header, chain(record.header.seed_commitment, old))
+    assert verify(loads(written_before.dumps())) == []
+    assert replay(written_before).states == replay(record).states
+
+
+def test_an_ice_palace_record_with_the_referees_own_passes_still_replays_and_verifies() -> None:
+    game = games.get("ice_palace")
+    state = game.start(3, {}, Rng(SEED))
+    moves: list[tuple[int, str, str | None]] = []
+    auto_passes = 0
+    for number, step in enumerate(steps(game, 3, {}, SEED, Rng("chooser"))):
+        stamp = f"2026-11-26T00:{number // 60:02d}:{number % 60:02d}+00:00"
+        if game.legal_moves(state, step.seat) == [game.parse("pass")]:
+            # Before, the referee passed for such a seat at once, with no
+            # submission, in the same instant as the move before.
+            stamp = moves[-1][2] or stamp
+            auto_passes += 1
+        moves.append((step.seat, game.notate(step.move), stamp))
+        state = step.state
+    assert auto_passes
+    header = Header(game.name, ("Ann", "Bob", "Cy"), {}, commitment(SEED), "1", SEED)
+    written_before = Record(header, chain(header.seed_commitment, moves))
+    assert verify(loads(written_before.dumps())) == []
+    assert replay(written_before).final == state
 
 
 def test_unknown_games_and_bad_options_are_refused_on_line_one() -> None:

@@ -434,6 +434,19 @@ def test_mandala_stones_objectives_are_cards_only_for_their_holder() -> None:
     assert (found["objective-card"], found["objective-back"]) == (6, 0)
 
 
+def test_mandala_stones_fourth_colour_is_drawn_and_named_red() -> None:
+    game = games.get("mandala_stones")
+    view = game.view(new_state(game, "5eed", 2, game.load_options({}, 2)), None)
+    root = parse(render.render_svg(game.name, view))
+    colours = {stone.get("data-colour") for stone in root.iter() if stone.get("class") == "stone"}
+    assert colours == {"Y", "B", "R", "V"}
+    red_stones = [s for s in root.iter() if s.get("data-colour") == "R"]
+    fills = {shape.get("fill") for stone in red_stones for shape in stone if shape.get("rx")}
+    assert fills == {"#d8423a"}
+    text = render.render_text(game.name, view)
+    assert "R red" in text and "pink" not in text.lower()
+
+
 def test_maniki_sealed_answers_show_who_answered_not_what() -> None:
     game = games.get("maniki")
     options = game.load_options({"mode": "sealed"}, 3)

@@ -2,6 +2,10 @@
 
 A new game joins by importing its module here and adding its `GAME` to
 `_REGISTERED`; nothing else in the project names games.
+
+A game's earlier rules versions are kept in `_EARLIER` only where a change
+altered what a logged game means (its result): games begun and records
+written under them must end and verify as they did.
 """
 
 from __future__ import annotations
@@ -21,16 +25,33 @@ _REGISTERED: tuple[AnyGame, ...] = (
     subdivision.GAME,
 )
 
+_EARLIER: tuple[AnyGame, ...] = (mandala.GAME_V1,)
+
 _GAMES: dict[str, AnyGame] = {game.name: game for game in _REGISTERED}
+_VERSIONS: dict[tuple[str, str], AnyGame] = {
+    (game.name, game.rules_version): game for game in (*_REGISTERED, *_EARLIER)
+}
 
 
-def get(name: str) -> AnyGame:
-    """The game called `name`; `KeyError` naming the known games otherwise."""
+def get(name: str, rules_version: str | None = None) -> AnyGame:
+    """The game called `name`, under its current rules or under `rules_version`.
+
+    `KeyError` naming the known games, or the versions of this one, otherwise.
+    """
     try:
-        return _GAMES[name]
+        game = _GAMES[name]
     except KeyError:
         known = ", ".join(sorted(_GAMES))
         raise KeyError(f"unknown game {name!r}; known games: {known}") from None
+    if rules_version is None:
+        return game
+    try:
+        return _VERSIONS[name, rules_version]
+    except KeyError:
+        known = ", ".join(sorted(version for named, version in _VERSIONS if named == name))
+        raise KeyError(
+            f"{game.title} has no rules version {rules_version!r}; known versions: {known}"
+        ) from None
 
 
 def names() -> list[str]:

@@ -18,11 +18,21 @@ RULINGS (where the rules file is silent):
   holder on; each seat takes its smalls, then mediums, then larges, from
   the front of that size's pool. The game ends before any draw when some
   size's pool holds fewer pyramids than the seats still playing need.
-- A seat with no legal placement is asked nothing: `forced_move` gives
-  its pass, which the driver records like any other.
+- A seat with no legal placement is asked like any other seat: it is the
+  seat to act, its only legal move is `pass`, and it passes through the
+  ordinary submission path (or its deadline's timeout policy plays `pass`
+  for it, which `random` also comes to). The rules' "passes automatically"
+  is read as "can only pass": a pass the referee made at once, with no
+  submission and at the same instant as the move before, would tell every
+  other seat that the hidden hand holds nothing playable. So nobody but
+  that seat can tell this pass from a chosen one, in the log, the moves
+  list, the mails, the webhooks or the timestamps. Logs of games played
+  before, where the referee recorded these passes itself, hold them as
+  ordinary passes of that seat and replay unchanged.
 - A build with nothing to place (the yard held only black and white, or
   no yard pyramid fits the palace) is recorded by the referee itself as
-  `build` (`forced_move`).
+  `build` (`forced_move`): the yard and the palace are public, so every
+  seat can see there is nothing to choose.
 - `build auto` stays `build auto` in the log; `play` replaces it with the
   plan the solver gives for that position, which is computed when the
   round ends and kept in the state (`build_plan`), so replay is exact.
@@ -370,12 +380,9 @@ class IcePalace(Game[State, Move]):
         return frozenset() if state.turn == NOBODY else frozenset((state.turn,))
 
     def forced_move(self, state: State) -> tuple[int, Move] | None:
-        if state.turn == NOBODY:
-            return None
-        if state.phase == BUILD:
-            return (state.turn, Build()) if state.build_max == 0 else None
-        if state.yard and not any(_yard_cells(state.hands[state.turn], state.yard).values()):
-            return state.turn, Pass()
+        # Only the empty build: a yard pass depends on a hidden hand (RULINGS).
+        if state.phase == BUILD and state.turn != NOBODY and state.build_max == 0:
+            return state.turn, Build()
         return None
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:

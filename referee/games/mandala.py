@@ -32,6 +32,16 @@ RULINGS (where the rules file is silent):
   within one moment), including sets wholly in the eye that scored nothing.
 - `collections` and `eye` list only kinds with a nonzero count; `at_end`
   lists the seats, not resigned, with no pyramid ahead of their pawn.
+- The one winner (rules version 2): the seat, not resigned, with the most
+  points, and among equal totals the one whose pawn stands furthest along
+  the path where the game ended, as the original says. A resigned seat
+  never wins, whatever its total or its pawn. Pawns of seats still in
+  the game never share an index when it ends (a taken index stays empty,
+  and two pawns still before the path would both still be racing), so
+  there is always exactly one.
+- Rules version 1 shared the win between equal totals. `MandalaV1` keeps
+  it, for games begun and records written under version 1, so that they
+  end and verify as they did; the moves and states of both are the same.
 """
 
 from __future__ import annotations
@@ -123,7 +133,7 @@ _EXPECTED = "expected `take N` (or `N`, `tN`) with N a path index from 0 to 74, 
 class Mandala(Game[State, Move]):
     name: ClassVar[str] = "mandala"
     title: ClassVar[str] = "Mandala"
-    rules_version: ClassVar[str] = "1"
+    rules_version: ClassVar[str] = "2"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4, 5)
     options_schema: ClassVar[type[marshmallow.Schema]] = MandalaOptions
     notation_help: ClassVar[str] = (
@@ -304,7 +314,10 @@ class Mandala(Game[State, Move]):
     def result(self, state: State) -> Result | None:
         if state.to_move != OVER:
             return None
-        return rank(state.scores, state.resigned)
+        # The original breaks equal totals by the pawn furthest along (RULINGS).
+        staying = [seat for seat in range(len(state.scores)) if seat not in state.resigned]
+        winner = max(staying, key=lambda seat: (state.scores[seat], state.pawns[seat]))
+        return Result(state.scores, (winner,))
 
     # -- notation and JSON ------------------------------------------------
 
@@ -374,8 +387,20 @@ class Mandala(Game[State, Move]):
         )
 
 
+class MandalaV1(Mandala):
+    """Rules version 1: equal totals shared the win; nothing else differs."""
+
+    rules_version: ClassVar[str] = "1"
+
+    def result(self, state: State) -> Result | None:
+        if state.to_move != OVER:
+            return None
+        return rank(state.scores, state.resigned)
+
+
 def _counts(counts: tuple[int, ...]) -> dict[str, int]:
     return {KINDS[kind]: count for kind, count in enumerate(counts) if count}
 
 
 GAME = Mandala()
+GAME_V1 = MandalaV1()

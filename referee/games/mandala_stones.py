@@ -3,7 +3,7 @@
 The main board is the rules file's 7 by 7 lattice: circles are the cells with
 both coordinates odd (numbered 1-9 row by row), stacks the 24 cells with
 exactly one odd coordinate, indexed 0-23 in lattice row order. A stone is an
-int `colour * 2 + pattern` (colours `YBPV`, patterns `*o`), so bit 0 is its
+int `colour * 2 + pattern` (colours `YBRV`, patterns `*o`), so bit 0 is its
 pattern. Towers and stacks are tuples bottom to top.
 
 The printed mandala board and objective deck live as data in
@@ -44,6 +44,10 @@ RULINGS (where the rules file is silent):
 - Notation also takes colour and direction names (`score violet`,
   `first north`), and `score top` for `score tops`; `objectives` takes
   `off` in any case.
+- The old name of red is read wherever a colour is: `P` and `pink` in
+  notation, `P` in a move's JSON (`{"type": "score", "colour": "P"}`) and
+  in the stones of a stored state (`P*`). All of them mean red and come
+  back out as `R`, so an old record replays to the same states.
 """
 
 from __future__ import annotations
@@ -61,13 +65,16 @@ from referee.engine import JSON, BadOptions, Game, IllegalMove, Resign, Result, 
 from referee.games import mandala_stones_data
 from referee.rng import Rng
 
-COLOURS = "YBPV"
+COLOURS = "YBRV"
+# Red was called pink (`P`) before the original's *rouge* was followed:
+# records and snapshots written then still say `P`, read as red.
+_OLD_RED = "P"
 PATTERNS = "*o"
 DIRECTIONS = "NESW"
 ARTISTS = 4
 SPACES = 5
 
-_COLOUR_NAMES = {"yellow": "Y", "blue": "B", "pink": "P", "violet": "V"}
+_COLOUR_NAMES = {"yellow": "Y", "blue": "B", "red": "R", "pink": "R", "violet": "V"}
 _DIRECTION_NAMES = {"north": "N", "east": "E", "south": "S", "west": "W"}
 # A1 and A2 show the star (pattern 0), A3 and A4 the circle (pattern 1).
 _ARTIST_PATTERN = (0, 0, 1, 1)
@@ -156,7 +163,7 @@ class Pick:
 
 @dataclass(frozen=True, slots=True)
 class ScoreColour:
-    colour: str  # Y, B, P or V
+    colour: str  # Y, B, R or V
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,10 +340,17 @@ def stone_name(stone: int) -> str:
     return COLOURS[stone >> 1] + PATTERNS[stone & 1]
 
 
+def _colour_letter(letter: str) -> str:
+    """The canonical letter of a colour: the old `P` is red."""
+    return "R" if letter == _OLD_RED else letter
+
+
 def stone_value(name: str) -> int:
-    if len(name) != 2 or name[0] not in COLOURS or name[1] not in PATTERNS:
+    """The stone called `name` (`R*`; the old `P*` is red too)."""
+    colour = _colour_letter(name[:1])
+    if len(name) != 2 or colour not in COLOURS or name[1] not in PATTERNS:
         raise ValueError(f"not a stone: {name!r}")
-    return COLOURS.index(name[0]) * 2 + PATTERNS.index(name[1])
+    return COLOURS.index(colour) * 2 + PATTERNS.index(name[1])
 
 
 def collectable(
@@ -456,14 +470,14 @@ def _winner(state: State) -> int:
 _PICK = re.compile(
     r"pick\s*a\s*([1-4])\s*to\s*([1-9])\s*first\s*(north|east|south|west|n|e|s|w)\s*on\s*([1-5])"
 )
-_SCORE_COLOUR = re.compile(r"score\s*(yellow|blue|pink|violet|y|b|p|v)")
+_SCORE_COLOUR = re.compile(r"score\s*(yellow|blue|red|pink|violet|y|b|r|p|v)")
 _SCORE_TOPS = re.compile(r"score\s*tops?\s*([1-5](?:[\s,]*[1-5])*)")
 _PICK_HELP = (
     "a pick is written `pick A2 to 5 first N on 3`: an artist A1-A4, the circle 1-9 it "
     "moves to, the direction N/E/S/W of the first stone taken, and your tower space 1-5"
 )
 _SCORE_HELP = (
-    "a score is written `score Y` (a colour: Y, B, P or V) or `score tops 1 4` "
+    "a score is written `score Y` (a colour: Y, B, R or V) or `score tops 1 4` "
     "(tower spaces 1-5, in the order their stones go onto the mandala)"
 )
 
@@ -497,7 +511,7 @@ class MandalaStones(Game[State, Move]):
         "Pick: `pick A2 to 5 first N on 3` moves artist A2 to circle 5, takes every "
         "collectable stone around it clockwise starting with the one north (N/E/S/W) of "
         "the circle, and builds the tower on your space 3. Score a colour on top of at "
-        "least 2 towers with `score Y` (Y, B, P, V), or single tops with `score tops 1 4`. "
+        "least 2 towers with `score Y` (Y, B, R, V), or single tops with `score tops 1 4`. "
         "`resign` leaves the game."
     )
 
@@ -774,7 +788,8 @@ class MandalaStones(Game[State, Move]):
             colour = _SCORE_COLOUR.fullmatch(line)
             if colour:
                 name = colour.group(1)
-                return ScoreColour(_COLOUR_NAMES.get(name, name.upper()))
+                letter = _COLOUR_NAMES.get(name, name.upper())
+                return ScoreColour(_colour_letter(letter))
             tops = _SCORE_TOPS.fullmatch(line)
             if tops:
                 return ScoreTops(tuple(int(digit) for digit in re.findall(r"[1-5]", tops.group(1))))
@@ -827,9 +842,10 @@ class MandalaStones(Game[State, Move]):
             return Pick(int(artist[1]), circle, data["first"], space)
         if kind == "score":
             _check_keys(data, {"colour"})
-            if data["colour"] not in ("Y", "B", "P", "V"):
-                raise _bad_move("colour must be one of Y, B, P, V")
-            return ScoreColour(data["colour"])
+            colour = data["colour"]
+            if colour not in (*COLOURS, _OLD_RED):
+                raise _bad_move("colour must be one of Y, B, R, V")
+            return ScoreColour(_colour_letter(colour))
         if kind == "score_tops":
             _check_keys(data, {"spaces"})
             spaces = data["spaces"]

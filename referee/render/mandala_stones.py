@@ -18,7 +18,7 @@ from referee.games.mandala_stones import STACK_CELLS
 from referee.render.common import board_text, clip, column, seat_name
 from referee.render.svg import LINE, MUTED, SEAT_COLOURS, Canvas, shade, spiral
 
-STONE_COLOURS = {"Y": "#f2c12e", "B": "#3b7dd8", "P": "#ef86b4", "V": "#7d52b8"}
+STONE_COLOURS = {"Y": "#f2c12e", "B": "#3b7dd8", "R": "#d8423a", "V": "#7d52b8"}
 ARTIST_PATTERNS = {"A1": "*", "A2": "*", "A3": "o", "A4": "o"}
 SPACE_RULES = ("distinct heights", "4 · 2 · 1 · 1", "1 · 3 · 4 · 1", "1 · 2 · 4 · 6", "1 + colours")
 
@@ -230,7 +230,7 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
         lines.append("The end is triggered: this round is the last.")
     lines.append("")
     lines.append("Stacks: colours bottom to top, then the top's pattern (* star, o ring).")
-    lines.append("Circles: (n) empty, An artist. Y yellow, B blue, P pink, V violet.")
+    lines.append("Circles: (n) empty, An artist. Y yellow, B blue, R red, V violet.")
     lines.append("")
     grid = [["" for _ in range(7)] for _ in range(7)]
     for (row, col), stack in zip(STACK_CELLS, view["stacks"], strict=True):

@@ -75,6 +75,7 @@ class LockedGame:
 
     id: str
     name: str
+    rules_version: str
     options: dict[str, Any]
     seed: str
     status: str

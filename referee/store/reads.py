@@ -30,6 +30,8 @@ class GameRow(Protocol):
     @property
     def name(self) -> str: ...
     @property
+    def rules_version(self) -> str: ...
+    @property
     def options(self) -> dict[str, Any]: ...
     @property
     def seed(self) -> str: ...
@@ -44,7 +46,8 @@ class GameRow(Protocol):
 
 
 def rules_of(game: GameRow) -> AnyGame:
-    return games.get(game.name)
+    """The rules the game was created under: a game ends under the rules it began with."""
+    return games.get(game.name, game.rules_version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,7 @@ class Turn:
 
     id: str
     name: str
+    rules_version: str
     options: JSON
     status: str
     version: int

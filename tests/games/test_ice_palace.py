@@ -156,19 +156,22 @@ def test_cover_needs_a_strictly_smaller_top_whatever_the_colours() -> None:
 
 
 def test_a_black_large_led_ends_the_round_at_once() -> None:
-    state = position(["Lk Sr Mr", "Sy My Ly Sk", "Sg Mg Lg Sw"], marker=0, turn=0)
-    after = GAME.play(state, 0, Place("Lk", 0, 0))
-    forced = list(forced_moves(GAME, after))
+    state = GAME.play(
+        position(["Lk Sr Mr", "Sy My Ly Sk", "Sg Mg Lg Sw"], marker=0, turn=0),
+        0,
+        Place("Lk", 0, 0),
+    )
     # Nobody can place (nothing covers a large, nothing founds next to black):
-    # every seat, the lead too, passes automatically; the round ends, the
-    # yard's black leaves the game, and with nothing to build the referee
-    # builds by itself, so the next round starts with the marker moved on.
-    assert [(seat, move) for seat, move, _ in forced] == [
-        (1, Pass()),
-        (2, Pass()),
-        (0, Pass()),
-        (0, Build()),
-    ]
+    # every seat, the lead too, is asked in turn and can only pass.
+    for seat in (1, 2, 0):
+        assert GAME.actors(state) == {seat} and GAME.legal_moves(state, seat) == [Pass()]
+        assert list(forced_moves(GAME, state)) == []
+        state = GAME.play(state, seat, Pass())
+    # The round ends, the yard's black leaves the game, and with nothing to
+    # build the referee builds by itself, so the next round starts with the
+    # marker moved on.
+    forced = list(forced_moves(GAME, state))
+    assert [(seat, move) for seat, move, _ in forced] == [(0, Build())]
     final = forced[-1][2]
     assert final.marker == 1 and final.turn == 1 and final.phase == YARD
     assert final.yard == () and final.palace == ()
@@ -180,9 +183,41 @@ def test_a_small_black_is_placeable_only_as_the_lead() -> None:
     for top in tops:
         state = position(["Sk", "Sk", "Sk"], yard={(0, 0): top}, turn=1)
         assert GAME.legal_moves(state, 1) == [Pass()]
-        assert GAME.forced_move(state) == (1, Pass())
+        assert GAME.actors(state) == {1} and GAME.forced_move(state) is None
     lead = position(["Sk", "Sk", "Sk"])
     assert GAME.legal_moves(lead, 0) == [Place("Sk", 0, 0)]
+
+
+def test_a_seat_that_cannot_place_is_asked_like_any_other() -> None:
+    # Seat 1's hidden hand fits nowhere in one position and somewhere in the
+    # other; nobody else can tell them apart, before or after its pass.
+    yard = {(0, 0): "Lr", (1, 0): "Mg"}
+    stuck = position([FULL_HAND, "Sk Sy", "Sg Lg"], yard=yard, turn=1, last_placer=0)
+    free = replace(stuck, hands=(stuck.hands[0], ("Sg", "Sy"), stuck.hands[2]))
+    assert GAME.legal_moves(stuck, 1) == [Pass()]
+    assert Place("Sg", 1, 1) in GAME.legal_moves(free, 1)
+    for state in (stuck, free):
+        assert GAME.actors(state) == {1} and GAME.forced_move(state) is None
+        assert GAME.random_move(state, 1, Rng("any")) in GAME.legal_moves(state, 1)
+    passed = [GAME.play(state, 1, Pass()) for state in (stuck, free)]
+    for viewer in (None, 0, 2):
+        assert GAME.view(stuck, viewer) == GAME.view(free, viewer)
+        assert GAME.view(passed[0], viewer) == GAME.view(passed[1], viewer)
+    assert GAME.actors(passed[0]) == GAME.actors(passed[1]) == {2}
+    assert GAME.random_move(stuck, 1, Rng("timeout")) == Pass()
+
+
+@playouts
+@given(seed=seeds, chooser=seeds, players=st.sampled_from([3, 4, 5, 6]))
+def test_the_referee_records_only_builds_by_itself(seed: str, chooser: str, players: int) -> None:
+    # A pass for want of a placement is the seat's own move: its hand is hidden.
+    for step in steps(GAME, players, {}, seed, Rng(chooser)):
+        state = step.state
+        forced = GAME.forced_move(state)
+        assert forced is None or forced == (state.turn, Build())
+        if forced is None and GAME.result(state) is None:
+            (seat,) = GAME.actors(state)
+            assert GAME.legal_moves(state, seat), "a seat asked always has a move"
 
 
 def test_white_founds_next_to_any_colour_but_black_and_any_colour_next_to_white() -> None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from referee import games
 from referee.engine import BadOptions, IllegalMove, Resign
-from referee.games.mandala import GAME, KIND_OF, KINDS, OVER, PATH_LENGTH, State, Take
+from referee.games.mandala import GAME, GAME_V1, KIND_OF, KINDS, OVER, PATH_LENGTH, State, Take
 from referee.rng import Rng
 
 
@@ -248,7 +248,7 @@ def test_a_set_is_scored_once() -> None:
 # -- the end -------------------------------------------------------------------
 
 
-def test_final_sweep_scores_the_rest_and_ties_share_the_win() -> None:
+def test_final_sweep_scores_the_rest_and_the_pawn_further_along_wins_the_tie() -> None:
     state = build(
         {40: "Sk", 45: "Sk", 50: "Mb"},
         [44, 30],
@@ -264,7 +264,8 @@ def test_final_sweep_scores_the_rest_and_ties_share_the_win() -> None:
     assert len(after.scored) == 15
     assert GAME.actors(after) == frozenset()
     result = GAME.result(after)
-    assert result is not None and result.winners == (0, 1)
+    # 5 each: seat 0's pawn on 50 is further along than seat 1's on 30.
+    assert result is not None and result.winners == (0,)
     assert refused(after, 1, Take(60)).code == "game_over"
 
 
@@ -276,6 +277,64 @@ def test_the_sweeping_pawn_loses_ties_it_stands_behind() -> None:
     assert after.scores == (3 + 5, 2)
     result = GAME.result(after)
     assert result is not None and result.winners == (0,)
+
+
+def over(pawns: list[int], scores: list[int], resigned: tuple[int, ...] = ()) -> State:
+    """An ended game with the given pawns and totals (the path already empty)."""
+    return build({}, pawns, to_move=OVER, scores=scores, resigned=resigned)
+
+
+def test_equal_totals_of_two_players_go_to_the_pawn_further_along() -> None:
+    for pawns, winner in [([60, 61], 1), ([74, 12], 0), ([-1, 40], 1)]:
+        result = GAME.result(over(pawns, [17, 17]))
+        assert result is not None and result.winners == (winner,)
+        assert result.scores == (17, 17)
+    # Totals first: the pawn only breaks ties.
+    result = GAME.result(over([74, 12], [16, 17]))
+    assert result is not None and result.winners == (1,)
+
+
+@pytest.mark.parametrize(
+    ("pawns", "scores", "winner"),
+    [
+        ([50, 70, 60], [20, 20, 20], 1),
+        ([50, 70, 60], [20, 19, 20], 2),
+        ([73, 70, 60], [20, 19, 20], 0),
+        ([30, 55, 40, 72], [12, 25, 25, 9], 1),
+        ([30, 55, 64, 72, 10], [25, 25, 25, 9, 25], 2),
+        ([-1, 55, 64, 72, 10], [30, 25, 25, 9, 25], 0),
+    ],
+)
+def test_equal_totals_of_three_or_more_go_to_the_pawn_furthest_along(
+    pawns: list[int], scores: list[int], winner: int
+) -> None:
+    result = GAME.result(over(pawns, scores))
+    assert result is not None and result.winners == (winner,)
+
+
+def test_a_resigned_seat_never_wins_a_tie_however_far_its_pawn() -> None:
+    # Seat 2 resigned with the best total and the pawn furthest along.
+    result = GAME.result(over([50, 70, 74], [20, 20, 30], resigned=(2,)))
+    assert result is not None and result.winners == (1,)
+    result = GAME.result(over([50, 40, 74, 73], [20, 20, 20, 20], resigned=(2, 3)))
+    assert result is not None and result.winners == (0,)
+
+
+def test_rules_version_1_games_still_share_ties() -> None:
+    assert (GAME.rules_version, GAME_V1.rules_version) == ("2", "1")
+    assert games.get("mandala", "1") is GAME_V1 and games.get("mandala", "2") is GAME
+    with pytest.raises(KeyError, match="known versions: 1, 2"):
+        games.get("mandala", "3")
+    ended = over([50, 70, 74], [20, 20, 20], resigned=(2,))
+    result = GAME_V1.result(ended)
+    assert result is not None and result.winners == (0, 1)
+    assert GAME_V1.result(replace(ended, to_move=0)) is None
+    # Only the result differs: the same moves lead to the same states.
+    state = GAME.start(3, {}, Rng("v1"))
+    for _ in range(6):
+        move = GAME.legal_moves(state, state.to_move)[0]
+        assert GAME_V1.play(state, state.to_move, move) == GAME.play(state, state.to_move, move)
+        state = GAME.play(state, state.to_move, move)
 
 
 def test_last_pyramid_taken_leaves_nobody_to_sweep() -> None:
@@ -581,10 +640,14 @@ def test_playouts_follow_the_rules_and_end(
     wholly_in_eye = sum(1 for kind in range(15) if state.eye[kind] == 5)
     assert sum(state.scores) == 5 * (15 - wholly_in_eye)
     result = GAME.result(state)
-    assert result is not None and result.winners
+    assert result is not None and len(result.winners) == 1
     playing = [s for s in range(players) if s not in state.resigned]
+    (winner,) = result.winners
+    assert winner in playing
     best = max(state.scores[s] for s in playing)
-    assert result.winners == tuple(s for s in playing if state.scores[s] == best)
+    tied = [s for s in playing if state.scores[s] == best]
+    assert winner == max(tied, key=lambda s: state.pawns[s])
+    assert len({state.pawns[s] for s in tied}) == len(tied), "no two tied pawns share an index"
 
     replayed = GAME.start(players, {}, Rng(seed))
     for seat, text in log:

@@ -135,13 +135,13 @@ def test_an_artist_on_the_other_side_of_a_stack_blocks_it() -> None:
     # A1 (star) goes from circle 9 to 5; A3 on circle 2 blocks stack N of 5
     # (it touches circles 2 and 5), stack E touches circle 6, which is empty.
     state = make(
-        stacks={C5["N"]: "Bo Y*", C5["E"]: "Vo P*"},
+        stacks={C5["N"]: "Bo Y*", C5["E"]: "Vo R*"},
         artists=(9, 4, 2, 8),
     )
     error = refused(state, 0, Pick(1, 5, "N", 1))
     assert "E" in error.reason
     after = GAME.play(state, 0, Pick(1, 5, "E", 1))
-    assert towers_of(after, 0)[0] == "P*"
+    assert towers_of(after, 0)[0] == "R*"
     assert after.stacks[C5["N"]] == stones("Bo Y*")
     assert after.stacks[C5["E"]] == stones("Vo")
     assert after.artists == (5, 4, 2, 8)
@@ -157,25 +157,25 @@ def test_the_artist_that_moves_does_not_block_the_stack_it_leaves() -> None:
 
 def test_a_circle_artist_takes_only_circle_tops() -> None:
     state = make(
-        stacks={C5["N"]: "Y*", C5["E"]: "Bo", C5["S"]: "P*", C5["W"]: "Vo"},
+        stacks={C5["N"]: "Y*", C5["E"]: "Bo", C5["S"]: "R*", C5["W"]: "Vo"},
         artists=(1, 3, 9, 7),
     )
     circle_pick = GAME.play(state, 0, Pick(3, 5, "E", 1))
     assert towers_of(circle_pick, 0)[0] == "Bo Vo"
     star_pick = GAME.play(state, 0, Pick(1, 5, "S", 1))
-    assert towers_of(star_pick, 0)[0] == "P* Y*"
+    assert towers_of(star_pick, 0)[0] == "R* Y*"
 
 
-FOUR_STARS = {C5["N"]: "Vo Y*", C5["E"]: "Y* B*", C5["S"]: "P*", C5["W"]: "Bo Bo V*"}
+FOUR_STARS = {C5["N"]: "Vo Y*", C5["E"]: "Y* B*", C5["S"]: "R*", C5["W"]: "Bo Bo V*"}
 
 
 @pytest.mark.parametrize(
     ("first", "tower"),
     [
-        ("N", "Y* B* P* V*"),
-        ("E", "B* P* V* Y*"),
-        ("S", "P* V* Y* B*"),
-        ("W", "V* Y* B* P*"),
+        ("N", "Y* B* R* V*"),
+        ("E", "B* R* V* Y*"),
+        ("S", "R* V* Y* B*"),
+        ("W", "V* Y* B* R*"),
     ],
 )
 def test_stones_are_taken_clockwise_from_the_chosen_first(first: str, tower: str) -> None:
@@ -192,7 +192,7 @@ def test_stones_are_taken_clockwise_from_the_chosen_first(first: str, tower: str
 
 
 @pytest.mark.parametrize(
-    ("first", "tower"), [("N", "Y* P* V*"), ("S", "P* V* Y*"), ("W", "V* Y* P*")]
+    ("first", "tower"), [("N", "Y* R* V*"), ("S", "R* V* Y*"), ("W", "V* Y* R*")]
 )
 def test_clockwise_order_skips_stacks_that_are_not_collectable(first: str, tower: str) -> None:
     stacks = {**FOUR_STARS, C5["E"]: "Y* Bo"}  # E shows a circle
@@ -240,7 +240,7 @@ def test_a_full_board_forces_a_score() -> None:
     state = make(
         stacks={C5["N"]: "Y*"},
         artists=(9, 1, 3, 7),
-        boards=[board("Y*", "Bo", "Y*", "P*", "Vo"), board()],
+        boards=[board("Y*", "Bo", "Y*", "R*", "Vo"), board()],
     )
     moves = GAME.legal_moves(state, 0)
     assert moves and not any(isinstance(m, Pick) for m in moves)
@@ -267,12 +267,12 @@ def test_stacks_are_never_refilled() -> None:
 def test_the_rulebook_example_scores_13_for_violet() -> None:
     # Heights 1, 2, 3, 3, 4: exactly the values 1-4. Violet tops towers 1,
     # 4 (3 high) and 5 (four colours).
-    towers = board("V*", "Y* B*", "Y* Yo B*", "Y* B* Vo", "Yo Bo Po V*")
+    towers = board("V*", "Y* B*", "Y* Yo B*", "Y* B* Vo", "Yo Bo Ro V*")
     state = make(boards=[towers, board("Y*")], scores=(3, 0))
     after = GAME.play(state, 0, ScoreColour("V"))
     assert after.scores == (3 + 13, 0)
     assert [stone_name(s) for s in after.mandala] == ["V*", "Vo", "V*"]
-    assert towers_of(after, 0) == ["", "Y* B*", "Y* Yo B*", "Y* B*", "Yo Bo Po"]
+    assert towers_of(after, 0) == ["", "Y* B*", "Y* Yo B*", "Y* B*", "Yo Bo Ro"]
     assert after.current == 1
 
 
@@ -299,14 +299,14 @@ SPACE_CASES = [
     (("", "Yo", "", "", "Y*"), 4 + 2),
     (("", "Yo", "", "", "Yo Y*"), 4 + 2),
     (("", "Yo", "", "", "Bo Y*"), 4 + 3),
-    (("", "Yo", "", "", "Po Bo Y*"), 4 + 4),
-    (("", "Yo", "", "", "Po Po Po Y*"), 4 + 3),
-    (("", "Yo", "", "", "Vo Po Bo Y*"), 4 + 5),
+    (("", "Yo", "", "", "Ro Bo Y*"), 4 + 4),
+    (("", "Yo", "", "", "Ro Ro Ro Y*"), 4 + 3),
+    (("", "Yo", "", "", "Vo Ro Bo Y*"), 4 + 5),
     # space 1: 1 per distinct height of the 5 spaces, empty = 0
     (("Y*", "", "", "", "Yo"), 2 + 2),  # heights 1 0 0 0 1
     (("B* Y*", "", "", "", "Yo"), 3 + 2),  # 2 0 0 0 1
     (("B* B* Y*", "Bo Bo", "Bo Bo Bo Bo", "", "Yo"), 5 + 2),  # 3 2 4 0 1
-    (("B* B* B* Y*", "Bo Bo Bo Bo", "Po Po Po Po", "Vo Vo Vo Vo", "Yo"), 2 + 2),  # 4 4 4 4 1
+    (("B* B* B* Y*", "Bo Bo Bo Bo", "Ro Ro Ro Ro", "Vo Vo Vo Vo", "Yo"), 2 + 2),  # 4 4 4 4 1
 ]
 
 
@@ -323,15 +323,15 @@ def test_each_space_scores_by_its_rule_at_every_height(
 def test_a_colour_needs_two_towers_topped_by_it() -> None:
     state = make(boards=[board("Y*", "B* V*", "Vo Y*"), board("Y*")])
     assert "on top of 1" in refused(state, 0, ScoreColour("V")).reason
-    assert "on top of 0" in refused(state, 0, ScoreColour("P")).reason
+    assert "on top of 0" in refused(state, 0, ScoreColour("R")).reason
     assert GAME.play(state, 0, ScoreColour("Y")).scores[0] > 0
 
 
 def test_score_tops_gives_one_point_each_in_the_listed_order() -> None:
-    state = make(boards=[board("Y*", "B* V*", "Vo Po"), board("Y*")])
+    state = make(boards=[board("Y*", "B* V*", "Vo Ro"), board("Y*")])
     after = GAME.play(state, 0, ScoreTops((3, 1, 2)))
     assert after.scores[0] == 3
-    assert [stone_name(s) for s in after.mandala] == ["Po", "Y*", "V*"]
+    assert [stone_name(s) for s in after.mandala] == ["Ro", "Y*", "V*"]
     assert towers_of(after, 0) == ["", "B*", "Vo", "", ""]
 
 
@@ -354,7 +354,7 @@ def test_covering_bonus_spaces_scores_their_points_at_once() -> None:
 
 def test_a_full_mandala_sets_stones_aside() -> None:
     options = {"mandala_board": {"spaces": 3, "bonuses": {"3": 2}, "hands": {"2": 1}}}
-    state = make(boards=[board("Y* Y*", "Bo Po"), board("Y*")], mandala=2, options=options)
+    state = make(boards=[board("Y* Y*", "Bo Ro"), board("Y*")], mandala=2, options=options)
     after = GAME.play(state, 0, ScoreTops((1, 2)))
     assert len(after.mandala) == 3 and after.set_aside == 1
     assert after.scores[0] == 2 + 2
@@ -498,15 +498,15 @@ DECK = {card["card"]: objective_card(card) for card in mandala_stones_data.OBJEC
 # card -> (a board where its condition holds, boards where it does not)
 OBJECTIVE_CASES: dict[int, tuple[tuple[str, ...], list[tuple[str, ...]]]] = {
     1: (("Yo Y*", "", "B*"), [("Y*", "Bo"), ()]),
-    2: (("Y* Yo", "Po"), [("Yo", "B*"), ()]),
-    3: (("Y*", "B*", "P*", "V*", "Yo"), [("Y*", "B*", "P*", "V*", ""), ()]),
+    2: (("Y* Yo", "Ro"), [("Yo", "B*"), ()]),
+    3: (("Y*", "B*", "R*", "V*", "Yo"), [("Y*", "B*", "R*", "V*", ""), ()]),
     4: (("", "", "Y* B*"), [("Y*", "B*"), ()]),
-    5: (("Y*", "Bo", "P*", "Vo", "Yo"), [("Y*", "Bo", "P*", "Po", "Yo")]),
+    5: (("Y*", "Bo", "R*", "Vo", "Yo"), [("Y*", "Bo", "R*", "Ro", "Yo")]),
     6: (("Y*", "", "Bo Yo"), [("Y*",), ("Y*", "Bo")]),
     7: (("Y*", "Y* Y*", "Y* Y* Y*", "Y* Y* Y* Y*"), [("Y*", "Y* Y*", "Y* Y* Y*", "Y* Y* Y*")]),
-    8: (("Y*", "Bo", "", "Vo", "Po Po"), [("Y*", "Bo", "Vo Vo")]),
-    9: (("", "Y* B* P* V*"), [("Y* B* P*", "Y*")]),
-    10: (("Y* B*", "", "Yo Yo", "P* P*"), [("Y* B*", "Yo Yo", "P*"), ("Y*", "B*", "P*", "V*")]),
+    8: (("Y*", "Bo", "", "Vo", "Ro Ro"), [("Y*", "Bo", "Vo Vo")]),
+    9: (("", "Y* B* R* V*"), [("Y* B* R*", "Y*")]),
+    10: (("Y* B*", "", "Yo Yo", "R* R*"), [("Y* B*", "Yo Yo", "R*"), ("Y*", "B*", "R*", "V*")]),
 }
 
 
@@ -528,7 +528,7 @@ def test_each_objective_condition(number: int) -> None:
 def test_the_better_objective_that_holds_is_scored_at_the_end() -> None:
     state = make(
         2,
-        boards=[board("Y*", "B*", "P*", "V*", "Y* Yo"), board("Y*", "Yo")],
+        boards=[board("Y*", "B*", "R*", "V*", "Y* Yo"), board("Y*", "Yo")],
         mandala=HANDS[2] - 1,
         first=1,
         current=0,
@@ -739,6 +739,10 @@ def test_player_counts() -> None:
         ("score Y", ScoreColour("Y")),
         ("Score  violet", ScoreColour("V")),
         ("SCORE b", ScoreColour("B")),
+        ("score red", ScoreColour("R")),
+        ("score Red", ScoreColour("R")),
+        ("score R", ScoreColour("R")),
+        ("score r", ScoreColour("R")),
         ("score tops 1 4", ScoreTops((1, 4))),
         ("score TOPS 3,1, 2", ScoreTops((3, 1, 2))),
         ("score top 5", ScoreTops((5,))),
@@ -754,6 +758,7 @@ def test_notation_is_forgiving(text: str, move: Any) -> None:
     [
         (Pick(2, 5, "N", 3), "pick A2 to 5 first N on 3"),
         (ScoreColour("Y"), "score Y"),
+        (ScoreColour("R"), "score R"),
         (ScoreTops((1, 4)), "score tops 1 4"),
         (Resign(), "resign"),
     ],
@@ -807,6 +812,25 @@ def test_malformed_move_json_is_refused(data: Any) -> None:
     assert error.value.code == "bad_move" and error.value.reason
 
 
+@pytest.mark.parametrize("text", ["score P", "score p", "score pink", "Score PINK"])
+def test_the_old_name_of_red_is_read_as_red(text: str) -> None:
+    assert GAME.parse(text) == ScoreColour("R")
+    assert GAME.notate(GAME.parse(text)) == "score R"
+
+
+def test_old_move_json_and_stored_stones_say_p_for_red() -> None:
+    assert GAME.move_from_json({"type": "score", "colour": "P"}) == ScoreColour("R")
+    assert GAME.move_from_json({"type": "score", "colour": "R"}) == ScoreColour("R")
+    assert stone_value("P*") == stone_value("R*") and stone_value("Po") == stone_value("Ro")
+    state = make(stacks={0: "Ro R*"}, boards=[board("Y* Ro"), board("R*")], mandala=0)
+    stored = GAME.state_to_json(state)
+    assert stored["stacks"][0] == ["Ro", "R*"] and stored["boards"][1][0] == ["R*"]
+    # A snapshot written before red had its name spells it P.
+    old = json.loads(json.dumps(stored).replace('"R', '"P'))
+    assert old["stacks"][0] == ["Po", "P*"]
+    assert GAME.state_from_json(old) == state
+
+
 def test_move_json_shapes() -> None:
     assert GAME.move_to_json(Pick(2, 5, "N", 3)) == {
         "type": "pick",
@@ -816,6 +840,7 @@ def test_move_json_shapes() -> None:
         "space": 3,
     }
     assert GAME.move_to_json(ScoreColour("V")) == {"type": "score", "colour": "V"}
+    assert GAME.move_to_json(ScoreColour("R")) == {"type": "score", "colour": "R"}
     assert GAME.move_to_json(ScoreTops((1, 4))) == {"type": "score_tops", "spaces": [1, 4]}
 
 
@@ -825,7 +850,7 @@ def test_move_json_shapes() -> None:
 def test_view_has_the_rules_fields_and_hides_patterns_under_the_top() -> None:
     state = make(
         3,
-        stacks={C5["N"]: "Vo Y* Bo", 0: "P*"},
+        stacks={C5["N"]: "Vo Y* Bo", 0: "R*"},
         artists=(9, 1, 3, 7),
         boards=[board("Y* Bo"), board(), board("", "", "Vo")],
         mandala=2,
@@ -848,7 +873,7 @@ def test_view_has_the_rules_fields_and_hides_patterns_under_the_top() -> None:
         {"colour": "Y", "pattern": None},
         {"colour": "B", "pattern": "o"},
     ]
-    assert view["stacks"][0] == [{"colour": "P", "pattern": "*"}]
+    assert view["stacks"][0] == [{"colour": "R", "pattern": "*"}]
     assert view["stacks"][1] == []
     assert view["artists"] == {"A1": 9, "A2": 1, "A3": 3, "A4": 7}
     assert view["boards"][0] == [["Y*", "Bo"], [], [], [], []]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,8 +11,9 @@ from sqlalchemy import delete, event, update
 from sqlmodel import Session, select
 
 from referee import games
-from referee.replay import new_state, replay
-from referee.rng import Rng
+from referee.playout import steps
+from referee.replay import new_state, replay, verify
+from referee.rng import Rng, commitment
 from referee.store import creation, db, deciding, reads, records, submissions
 from referee.store.tables import Game, Outbox, Snapshot, Source
 from tests.configured import settings_with
@@ -146,3 +148,83 @@ def test_an_earlier_state_costs_a_snapshot_and_a_bounded_tail(url: str) -> None:
         # The nearest snapshot (or, before the first, the seats to start
         # from the seed), then fewer than SNAPSHOT_EVERY moves of the log.
         assert statements <= 3 and rows <= reads.SNAPSHOT_EVERY + 1, back
+
+
+def test_a_game_begun_under_earlier_rules_ends_under_them(url: str) -> None:
+    older = games.get("mandala", "1")
+    # A deal known to end in a tie (10, 15, 15): its seed replaces the fresh one.
+    seed, sealed = "tie4", commitment("tie4")
+    with db.transaction() as session:
+        created = creation.create_game(session, older, [("a", None), ("b", None), ("c", None)], {})
+        game_id = created.game.id
+        session.exec(  # type: ignore[call-overload]
+            update(Game)
+            .where(Game.id == game_id)
+            .values(seed=seed, seed_commitment=sealed, head_hash=sealed, state=None)
+        )
+    for step in steps(older, 3, {}, seed, Rng("chooser")):
+        with Session(db.engine(), expire_on_commit=False) as session:
+            submission, _ = submissions.record(
+                session,
+                game_id,
+                step.seat,
+                older.move_to_json(step.move),
+                source=Source.REST,
+                seen_version=0,
+            )
+            session.commit()
+        decided = deciding.decide(submission.id).submission
+        assert decided is not None and decided.status == "accepted", decided
+    with Session(db.engine()) as session:
+        game = session.get(Game, game_id)
+        assert game is not None and game.rules_version == "1"
+        assert reads.rules_of(game) is older
+        # Version 1 shares ties; version 2 would give the win to seat 2 alone.
+        assert game.result == {"scores": [10, 15, 15], "winners": [1, 2]}
+        assert verify(records.full_record(session, game)) == []
+
+
+def test_a_seat_that_can_only_pass_is_asked_and_passes_like_any_other(url: str) -> None:
+    rules = games.get("ice_palace")
+    # A deal where the third move is made by a seat with nothing to place.
+    seed, sealed = "stuck10", commitment("stuck10")
+    emails = [("a", "a@example.org"), ("b", "b@example.org"), ("c", "c@example.org")]
+    with db.transaction() as session:
+        game_id = creation.create_game(session, rules, emails, {}).game.id
+        session.exec(  # type: ignore[call-overload]
+            update(Game)
+            .where(Game.id == game_id)
+            .values(seed=seed, seed_commitment=sealed, head_hash=sealed, state=None)
+        )
+    state = new_state(rules, seed, 3, {})
+    only_passes = []
+    for step in itertools.islice(steps(rules, 3, {}, seed, Rng("chooser")), 5):
+        if rules.legal_moves(state, step.seat) == [rules.parse("pass")]:
+            only_passes.append(step.seat)
+        with Session(db.engine(), expire_on_commit=False) as session:
+            submission, _ = submissions.record(
+                session,
+                game_id,
+                step.seat,
+                rules.move_to_json(step.move),
+                source=Source.REST,
+                seen_version=0,
+            )
+            session.commit()
+        decided = deciding.decide(submission.id).submission
+        assert decided is not None and decided.status == "accepted", decided
+        state = step.state
+    assert only_passes
+    with Session(db.engine()) as session:
+        moves = reads.log(session, game_id)
+        news = session.exec(
+            select(Outbox.seat, Outbox.payload).where(
+                Outbox.game_id == game_id, Outbox.kind == "your_turn"
+            )
+        ).all()
+    # Every move, the passes with nothing else to play too, came from its
+    # seat's submission at a moment of its own, after a turn mail to it alone.
+    assert len(moves) == 5 and all(move.submission_id for move in moves)
+    assert len({move.created_at for move in moves}) == 5
+    asked = sorted((payload["version"], seat) for seat, payload in news)
+    assert asked == [(move.seq - 1, move.seat) for move in moves] + [(5, state.turn)]
