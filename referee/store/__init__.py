@@ -1,1 +1,8 @@
-"""The database layer: tables, migrations, and the only code that writes them (`ops`)."""
+"""The database layer: tables, migrations, and the only code that writes them.
+
+One module per concern: `creation` (a game and its seats), `submissions`
+(recording a move from any source), `deciding` (judging it under the
+game's lock), `appending` (the log, the game's row, the news), `reads` and
+`records` (states, logs, records), `keys` (tokens and secrets), `delivery`
+(the outbox), `deadlines` (reminders and timeouts), `clock` and `db`.
+"""
