@@ -28,7 +28,7 @@ from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from referee.engine import IllegalMove, Resign
+from referee.engine import Resign
 from referee.rng import Rng
 from referee.store import ops
 from referee.store.db import engine, now, transaction
@@ -305,19 +305,15 @@ def _remind(game_id: str, version: int, url: str | None) -> bool:
 def timeout_move(rules: Any, state: Any, seat: int, policy: str, seed: str, version: int) -> Any:
     """The move the referee plays for a seat out of time.
 
-    `pass` where the rules have one and allow it now (MaNiKi, Ice Palace's
-    yard), `random` otherwise; `random` draws from an rng seeded with the
+    `pass` where the rules have one and allow it now (`Game.pass_move`),
+    `random` otherwise; `random` draws from an rng seeded with the
     secret seed, the version and the seat, so it is fixed by stored data.
     """
     if policy == "forfeit":
         return Resign()
-    if policy == "pass":
-        try:
-            move = rules.parse("pass")
-            rules.play(state, seat, move)
-            return move
-        except IllegalMove:
-            pass
+    passing = rules.pass_move(state, seat) if policy == "pass" else None
+    if passing is not None:
+        return passing
     return rules.random_move(state, seat, Rng(f"{seed}:timeout:{version}:{seat}"))
 
 
