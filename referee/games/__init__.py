@@ -1,7 +1,8 @@
 """The registry of games, by the names used in the API, records and the CLI.
 
 A new game joins by importing its module here and adding its `GAME` to
-`_REGISTERED`; nothing else in the project names games.
+`_REGISTERED`; nothing else in the project names games (`referee.render`
+finds the game's drawing module by the same name).
 """
 
 from __future__ import annotations
