@@ -456,14 +456,6 @@ def _at(game: Game) -> int:
     return int(raw)
 
 
-def _scores(view: JSONish, players: int) -> tuple[str, list[Any]]:
-    for key, label in (("scores", "Score"), ("cards_won", "Cards")):
-        value = view.get(key)
-        if isinstance(value, list) and len(value) == players:
-            return label, value
-    return "", [None] * players
-
-
 def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
     with api_games.session() as db:
         game = api_games.find(db, game_id)
@@ -479,11 +471,10 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
     names = [s.name for s in seats]
     env = envelope(rules, state, at, seat)
     view = env["state"]
-    label, scores = _scores(view, len(seats))
+    scores = rules.scores(state)
+    label = rules.score_label if scores else ""
     result = env["result"]
-    if result is not None:
-        label, scores = "Score", result["scores"]
-    resigned = set(view.get("resigned") or [])
+    resigned = rules.resigned(state)
     latest = at == game.version
     acting = seat is not None and latest and game.status == "active" and seat in game.to_act
     moves = (

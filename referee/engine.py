@@ -84,6 +84,24 @@ def not_your_turn() -> IllegalMove:
     return IllegalMove("not_your_turn", "it is not your turn")
 
 
+def game_over() -> IllegalMove:
+    return IllegalMove("game_over", "the game is over")
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSummary:
+    """How the latest decided round went, as the round-over mail tells it.
+
+    `winners` are the seats that took the round (empty: nobody did), or
+    None in games whose rounds nobody wins (Ice Palace's builds). `facts`
+    are further (label, value) lines in the order told, None shown as `-`.
+    The scores are not repeated here: the mail takes them from `scores`.
+    """
+
+    winners: tuple[int, ...] | None = None
+    facts: tuple[tuple[str, str | None], ...] = ()
+
+
 class Game(ABC, Generic[S, M]):
     """One board game: its rules as pure functions over immutable states.
 
@@ -102,6 +120,8 @@ class Game(ABC, Generic[S, M]):
     # False where `legal_moves` offers only some of the legal moves: pieces
     # to write a sequence with (MaNiKi), or one maximal plan (Ice Palace).
     lists_every_move: ClassVar[bool] = True
+    # What the game page calls the numbers `scores` gives ("Cards" in MaNiKi).
+    score_label: ClassVar[str] = "Score"
 
     # -- options ---------------------------------------------------------
 
@@ -134,7 +154,11 @@ class Game(ABC, Generic[S, M]):
 
     @abstractmethod
     def actors(self, state: S) -> frozenset[int]:
-        """The seats that may act now (empty once the game is over)."""
+        """The seats that may act now: empty exactly when the game is over.
+
+        `play` and `random_move` refuse every other seat, so this is the
+        one place a game says whose turn it is.
+        """
 
     @abstractmethod
     def legal_moves(self, state: S, seat: int) -> list[M]:
@@ -144,13 +168,58 @@ class Game(ABC, Generic[S, M]):
         not practical, the pieces moves are made of (see `lists_every_move`).
         """
 
-    @abstractmethod
     def random_move(self, state: S, seat: int, rng: Rng) -> M:
-        """A random legal move of `seat` (never `Resign`): playouts use it."""
+        """A random legal move of `seat` (never `Resign`): playouts use it.
+
+        Refused like `play` refuses a move: after the end, or out of turn.
+        """
+        self._check_turn(state, seat)
+        return self._random_move_in_turn(state, seat, rng)
+
+    def play(self, state: S, seat: int, move: M) -> S:
+        """The state after `seat` plays `move`; raises `IllegalMove`.
+
+        What every game refuses alike is refused here, so that no game can
+        differ: any move once the game is over (`game_over`), and a move
+        other than `Resign` from a seat not in `actors` (`not_your_turn`).
+        `Resign` then goes to `_resign`, any other move to `_play_in_turn`.
+        """
+        if isinstance(move, Resign):
+            if not self.actors(state):
+                raise game_over()
+            return self._resign(state, seat)
+        self._check_turn(state, seat)
+        return self._play_in_turn(state, seat, move)
+
+    def _check_turn(self, state: S, seat: int) -> None:
+        """Refuse `seat` unless the game runs and `seat` is one of `actors`."""
+        actors = self.actors(state)
+        if not actors:
+            raise game_over()
+        if seat not in actors:
+            raise self._out_of_turn_refusal(state, seat)
+
+    def _out_of_turn_refusal(self, state: S, seat: int) -> IllegalMove:
+        """Why `seat`, not in `actors`, may not move now; games may say more."""
+        return not_your_turn()
 
     @abstractmethod
-    def play(self, state: S, seat: int, move: M) -> S:
-        """The state after `seat` plays `move`; raises `IllegalMove`."""
+    def _random_move_in_turn(self, state: S, seat: int, rng: Rng) -> M:
+        """`random_move` once the game runs and `seat` is one of `actors`."""
+
+    @abstractmethod
+    def _play_in_turn(self, state: S, seat: int, move: M) -> S:
+        """`play` of a move other than `Resign`, once the game runs and `seat`
+        is one of `actors`: the game's own rules; raises `IllegalMove`."""
+
+    @abstractmethod
+    def _resign(self, state: S, seat: int) -> S:
+        """`play` of `Resign` by `seat` while the game runs.
+
+        The seat may be any seat, so each game refuses a seat out of range
+        or already resigned in its own words. A resigned seat is never in
+        `actors` again, and when one seat is left the game ends.
+        """
 
     def forced_move(self, state: S) -> tuple[int, M] | None:
         """A move the referee records by itself now, if the rules say so.
@@ -164,6 +233,15 @@ class Game(ABC, Generic[S, M]):
         """
         return None
 
+    def pass_move(self, state: S, seat: int) -> M | None:
+        """The pass `seat` may play now; None where the rules have none or forbid it now.
+
+        The `pass` timeout policy plays it for a seat out of time (and a
+        random move where there is none): MaNiKi's pass on a card, Ice
+        Palace's pass in a yard that has a lead.
+        """
+        return None
+
     @abstractmethod
     def view(self, state: S, seat: int | None) -> JSON:
         """The state as `seat` may see it (None: a spectator); JSON-safe."""
@@ -171,6 +249,20 @@ class Game(ABC, Generic[S, M]):
     @abstractmethod
     def result(self, state: S) -> Result | None:
         """None while the game runs; the final result once it is over."""
+
+    def scores(self, state: S) -> tuple[int, ...]:
+        """Each seat's score now, which every seat may see: pages show it by
+        the players' names and the round-over mail lists it.
+
+        Games that keep no score while they run need not say: this default
+        gives the result's scores once the game is over and none before.
+        """
+        result = self.result(state)
+        return () if result is None else result.scores
+
+    @abstractmethod
+    def resigned(self, state: S) -> frozenset[int]:
+        """The seats that have resigned (the pages mark them)."""
 
     def rounds_decided(self, state: S) -> int:
         """How many rounds of the game are over in `state`; 0 in games without rounds.
@@ -180,6 +272,15 @@ class Game(ABC, Generic[S, M]):
         counts the cards decided, won or not, Ice Palace the builds done.
         """
         return 0
+
+    def round_summary(self, state: S) -> RoundSummary:
+        """How the latest round decided in `state` went, for the round-over mail.
+
+        Only what every seat may see. Empty by default: games without
+        rounds send no such mail, and a game whose rounds only change the
+        scores has nothing to add to them.
+        """
+        return RoundSummary()
 
     def hidden_tail(self, state: S) -> int:
         """How many of the latest logged moves must be shown as `sealed` now.

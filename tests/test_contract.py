@@ -3,7 +3,9 @@
 A game that joins the registry is tested here without any change: playouts
 end, replaying the log gives the live states, notation and JSON round-trip,
 views are JSON and never show the seed, moves out of turn or after the end
-are refused, and resigning takes a seat out of the game.
+are refused, resigning takes a seat out of the game, and what pages, mail
+and timeouts read (scores, resigned seats, the pass, the round summary)
+agrees with the rules.
 """
 
 from __future__ import annotations
@@ -148,6 +150,7 @@ def test_a_resigned_seat_never_acts_again(
         return
     quitter = min(game.actors(state))
     state = game.play(state, quitter, Resign())
+    assert quitter in game.resigned(state)
     with pytest.raises(IllegalMove):
         game.play(state, quitter, Resign())
     rng = Rng(chooser)
@@ -166,6 +169,31 @@ def test_a_resigned_seat_never_acts_again(
     assert quitter not in result.winners
     if players == 2:
         assert result.winners == (1 - quitter,)
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@examples
+@given(seed=seeds, chooser=seeds)
+def test_what_pages_mail_and_timeouts_read_agrees_with_the_rules(
+    game: AnyGame, players: int, seed: str, chooser: str
+) -> None:
+    start = game.start(players, game.load_options({}, players), Rng(seed))
+    assert game.resigned(start) == frozenset()
+    played = play_out(game, players, seed, chooser)
+    for state in [start, *(step.state for step in played)][::3]:
+        assert len(game.scores(state)) in (0, players)
+        assert game.resigned(state) <= frozenset(range(players))
+        summary = game.round_summary(state)
+        assert all(0 <= seat < players for seat in summary.winners or ())
+        for seat in range(players):
+            passing = game.pass_move(state, seat)
+            if passing is not None:
+                # The `pass` timeout policy plays it without asking again.
+                assert seat in game.actors(state)
+                game.play(state, seat, passing)
+    final = played[-1].state
+    result = game.result(final)
+    assert result is not None and game.scores(final) == result.scores
 
 
 @pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)

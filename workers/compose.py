@@ -3,9 +3,11 @@
 A message shows only what `view(state, seat)` shows that seat: the board
 (as monospace text, as a picture and as the state envelope in JSON), the
 last moves with those of an undecided sealed round hidden, and the hash of
-the last move the seat may see. Building a row's message again gives the
-same message (same Message-ID, Date and body), so a retry after a crash is
-a copy a mail client recognises, never a different message.
+the last move the seat may see; a round-over mail adds the game's
+`round_summary` and `scores`, which every seat may see. Building a row's
+message again gives the same message (same Message-ID, Date and body), so
+a retry after a crash is a copy a mail client recognises, never a
+different message.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sqlmodel import Session, col, select
 
 from referee import settings
 from referee.engine import JSON
+from referee.games import AnyGame
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
 from referee.store import clock, deadlines, keys, reads
@@ -201,7 +204,7 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
         context["reason"] = submission.reason
         context["move"] = rules.notate(rules.move_from_json(submission.move))
     if row.kind == OutboxKind.ROUND_OVER:
-        context["round"] = _round_lines(view["state"], names)
+        context["round"] = _round_lines(rules, state, names)
     if over_now:
         context["result"] = _result_lines(game, names)
         context["seed"] = game.seed
@@ -265,19 +268,16 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
     return Notice(mail, data)
 
 
-def _round_lines(view: JSON, names: list[str]) -> list[str]:
-    """How the round went, from the seat's own view only: the game's account of
-    its last round (MaNiKi's `last_round`) and the scores it shows (Ice Palace)."""
+def _round_lines(rules: AnyGame, state: Any, names: list[str]) -> list[str]:
+    """How the round went: the game's summary of it, then the scores."""
+    summary = rules.round_summary(state)
     lines = []
-    last = view.get("last_round")
-    if isinstance(last, dict):
-        for key, value in last.items():
-            if key == "winner":
-                value = "nobody" if value is None else f"seat {value} ({names[value]})"
-            lines.append(f"{key}: {'-' if value is None else value}")
-    scores = view.get("scores")
-    if isinstance(scores, list):
-        lines += [f"score of seat {s} ({names[s]}): {score}" for s, score in enumerate(scores)]
+    if summary.winners is not None:
+        won = ", ".join(f"seat {s} ({names[s]})" for s in summary.winners)
+        lines.append(f"winner: {won or 'nobody'}")
+    lines += [f"{label}: {'-' if value is None else value}" for label, value in summary.facts]
+    scores = rules.scores(state)
+    lines += [f"score of seat {s} ({names[s]}): {score}" for s, score in enumerate(scores)]
     return lines
 
 

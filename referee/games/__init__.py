@@ -1,7 +1,8 @@
 """The registry of games, by the names used in the API, records and the CLI.
 
 A new game joins by importing its module here and adding its `GAME` to
-`_REGISTERED`; nothing else in the project names games.
+`_REGISTERED`; nothing else in the project names games (`referee.render`
+finds the game's drawing module by the same name).
 
 A game's earlier rules versions are kept in `_EARLIER` only where a change
 altered what a logged game means (its result): games begun and records

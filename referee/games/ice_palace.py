@@ -395,9 +395,7 @@ class IcePalace(Game[State, Move]):
             moves.append(Pass())
         return moves
 
-    def random_move(self, state: State, seat: int, rng: Rng) -> Move:
-        if seat != state.turn or state.turn == NOBODY:
-            raise not_your_turn()
+    def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         if state.phase == BUILD:
             if rng.below(4) == 0:
                 return Build(auto=True)
@@ -414,13 +412,7 @@ class IcePalace(Game[State, Move]):
         cells = _yard_cells(state.hands[seat], state.yard)
         return [Place(pyramid, x, y) for pyramid in sorted(cells) for x, y in cells[pyramid]]
 
-    def play(self, state: State, seat: int, move: Move) -> State:
-        if state.turn == NOBODY:
-            raise IllegalMove("game_over", "the game is over")
-        if isinstance(move, Resign):
-            return self._resign(state, seat)
-        if seat != state.turn:
-            raise not_your_turn()
+    def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if state.phase == BUILD:
             if not isinstance(move, Build):
                 raise IllegalMove(
@@ -439,6 +431,7 @@ class IcePalace(Game[State, Move]):
                     "illegal_move", "the lead cannot pass: place a pyramid of your hand at 0,0"
                 )
             return self._next_turn(state, seat, state.passes + 1)
+        assert isinstance(move, Place)  # the engine hands `Resign` to `_resign`
         return self._place(state, seat, move)
 
     def _place(self, state: State, seat: int, move: Place) -> State:
@@ -565,6 +558,18 @@ class IcePalace(Game[State, Move]):
             lead = _next_playing(state, seat)
             return _replace(state, marker=lead, turn=lead)
         return self._next_turn(state, seat, state.passes + 1)
+
+    def pass_move(self, state: State, seat: int) -> Move | None:
+        # The lead may not pass, nor may the builder.
+        if seat == state.turn and state.phase == YARD and state.yard:
+            return Pass()
+        return None
+
+    def resigned(self, state: State) -> frozenset[int]:
+        return frozenset(state.resigned)
+
+    def scores(self, state: State) -> tuple[int, ...]:
+        return _scores(state)
 
     def view(self, state: State, seat: int | None) -> JSON:
         building = state.phase == BUILD and state.turn != NOBODY

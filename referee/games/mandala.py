@@ -169,18 +169,13 @@ class Mandala(Game[State, Move]):
         path = state.path
         return [Take(i) for i in range(state.pawns[seat] + 1, PATH_LENGTH) if path[i] != EMPTY]
 
-    def random_move(self, state: State, seat: int, rng: Rng) -> Move:
-        self._check_turn(state, seat)
+    def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         path = state.path
         ahead = [i for i in range(state.pawns[seat] + 1, PATH_LENGTH) if path[i] != EMPTY]
         return Take(ahead[rng.below(len(ahead))])
 
-    def play(self, state: State, seat: int, move: Move) -> State:
-        if state.to_move == OVER:
-            raise IllegalMove("game_over", "the game is over")
-        if isinstance(move, Resign):
-            return self._resign(state, seat)
-        self._check_turn(state, seat)
+    def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
+        assert isinstance(move, Take)  # the engine hands `Resign` to `_resign`
         index = move.index
         path = state.path
         if not 0 <= index < PATH_LENGTH:
@@ -206,12 +201,6 @@ class Mandala(Game[State, Move]):
         collections[seat] = (*mine[:kind], mine[kind] + 1, *mine[kind + 1 :])
         pawns = (*state.pawns[:seat], index, *state.pawns[seat + 1 :])
         return self._settle(state, new_path, pawns, collections, state.resigned, [kind], seat + 1)
-
-    def _check_turn(self, state: State, seat: int) -> None:
-        if state.to_move == OVER:
-            raise IllegalMove("game_over", "the game is over")
-        if seat != state.to_move:
-            raise not_your_turn()
 
     def _resign(self, state: State, seat: int) -> State:
         if not 0 <= seat < len(state.pawns):
@@ -296,6 +285,12 @@ class Mandala(Game[State, Move]):
             for seat, pawn in enumerate(state.pawns)
             if pawn >= last and seat not in state.resigned
         ]
+
+    def resigned(self, state: State) -> frozenset[int]:
+        return frozenset(state.resigned)
+
+    def scores(self, state: State) -> tuple[int, ...]:
+        return state.scores
 
     def view(self, state: State, seat: int | None) -> JSON:
         return {

@@ -61,7 +61,7 @@ from typing import Any, ClassVar
 import marshmallow
 from marshmallow import fields, validate, validates_schema
 
-from referee.engine import JSON, BadOptions, Game, IllegalMove, Resign, Result, not_your_turn
+from referee.engine import JSON, BadOptions, Game, IllegalMove, Resign, Result
 from referee.games import mandala_stones_data
 from referee.rng import Rng
 
@@ -585,11 +585,7 @@ class MandalaStones(Game[State, Move]):
             moves.extend(ScoreTops(order) for order in orders)
         return moves
 
-    def random_move(self, state: State, seat: int, rng: Rng) -> Move:
-        if state.over:
-            raise IllegalMove("game_over", "the game is over")
-        if seat != state.current:
-            raise not_your_turn()
+    def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         towers = state.boards[seat]
         empty = [space for space in range(1, SPACES + 1) if not towers[space - 1]]
         picks = _pick_options(state) if empty else []
@@ -606,17 +602,12 @@ class MandalaStones(Game[State, Move]):
             return ScoreColour(COLOURS[colours[choice]])
         return ScoreTops(tuple(rng.shuffled(built)[: 1 + rng.below(len(built))]))
 
-    def play(self, state: State, seat: int, move: Move) -> State:
-        if state.over:
-            raise IllegalMove("game_over", "the game is over")
-        if isinstance(move, Resign):
-            return self._resign(state, seat)
-        if seat != state.current:
-            raise not_your_turn()
+    def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pick):
             return self._pick(state, seat, move)
         if isinstance(move, ScoreColour):
             return self._score_colour(state, seat, move)
+        assert isinstance(move, ScoreTops)  # the engine hands `Resign` to `_resign`
         return self._score_tops(state, seat, move)
 
     def _resign(self, state: State, seat: int) -> State:
@@ -732,6 +723,12 @@ class MandalaStones(Game[State, Move]):
                 end_triggered=triggered,
             )
         )
+
+    def resigned(self, state: State) -> frozenset[int]:
+        return frozenset(state.resigned)
+
+    def scores(self, state: State) -> tuple[int, ...]:
+        return state.scores
 
     def view(self, state: State, seat: int | None) -> JSON:
         stacks = [

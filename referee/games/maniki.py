@@ -61,6 +61,7 @@ from referee.engine import (
     IllegalMove,
     Resign,
     Result,
+    RoundSummary,
     not_your_turn,
     rank,
 )
@@ -281,6 +282,8 @@ class Maniki(Game[State, Move]):
     )
     # The legal moves listed are the single orders a sequence is written with.
     lists_every_move = False
+    # A seat's score is the cards it has won.
+    score_label = "Cards"
 
     # -- the rules -------------------------------------------------------
 
@@ -314,9 +317,7 @@ class Maniki(Game[State, Move]):
         orders = EXPERT_ORDERS if state.expert else ORDERS
         return [Pass(), *(Call((order,)) for order in orders)]
 
-    def random_move(self, state: State, seat: int, rng: Rng) -> Move:
-        if seat not in self.actors(state):
-            raise not_your_turn()
+    def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         if rng.below(10) == 0:
             return Pass()
         # A random walk through possible orders: it lands on any card now and
@@ -330,15 +331,17 @@ class Maniki(Game[State, Move]):
             card = _STEP[order][card]
         return Call(tuple(orders))
 
-    def play(self, state: State, seat: int, move: Move) -> State:
-        if self._over(state):
-            raise IllegalMove("game_over", "the game is over")
+    def _resign(self, state: State, seat: int) -> State:
         if not 0 <= seat < state.players or seat in state.resigned:
             raise not_your_turn()
-        if isinstance(move, Resign):
-            return _settle(state, state.answers, state.resigned | {seat})
-        if any(answer.seat == seat for answer in state.answers):
-            raise IllegalMove("not_your_turn", "you have already answered this card")
+        return _settle(state, state.answers, state.resigned | {seat})
+
+    def _out_of_turn_refusal(self, state: State, seat: int) -> IllegalMove:
+        if seat not in state.resigned and any(answer.seat == seat for answer in state.answers):
+            return IllegalMove("not_your_turn", "you have already answered this card")
+        return not_your_turn()
+
+    def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pass):
             return _settle(state, (*state.answers, Answer(seat, None)), state.resigned)
         if not isinstance(move, Call):
@@ -362,6 +365,28 @@ class Maniki(Game[State, Move]):
 
     def rounds_decided(self, state: State) -> int:
         return state.decided
+
+    def pass_move(self, state: State, seat: int) -> Move | None:
+        return Pass() if seat in self.actors(state) else None
+
+    def resigned(self, state: State) -> frozenset[int]:
+        return state.resigned
+
+    def scores(self, state: State) -> tuple[int, ...]:
+        return state.won
+
+    def round_summary(self, state: State) -> RoundSummary:
+        last = state.last_round
+        if last is None:
+            return RoundSummary()
+        return RoundSummary(
+            winners=() if last.winner is None else (last.winner,),
+            facts=(
+                ("card", ARRANGEMENTS[last.card]),
+                ("sequence", None if last.orders is None else " ".join(last.orders)),
+                ("shortest", str(last.shortest)),
+            ),
+        )
 
     def view(self, state: State, seat: int | None) -> JSON:
         last = state.last_round

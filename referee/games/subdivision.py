@@ -43,7 +43,6 @@ from referee.engine import (
     IllegalMove,
     Resign,
     Result,
-    not_your_turn,
     rank,
 )
 from referee.rng import Rng
@@ -467,8 +466,7 @@ class Subdivision(Game[State, Move]):
             moves.extend(Place(size, cell) for cell in board.cell_list(mask))
         return moves
 
-    def random_move(self, state: State, seat: int, rng: Rng) -> Move:
-        self._check_turn(state, seat)
+    def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         board = _BOARDS[state.side]
         if state.parks_left:
             free = board.full & ~state.parks
@@ -483,24 +481,14 @@ class Subdivision(Game[State, Move]):
             return Place(MEDIUM, board.names[_nth_bit(medium, pick)])
         return Place(LARGE, board.names[_nth_bit(large, pick - n_medium)])
 
-    @staticmethod
-    def _check_turn(state: State, seat: int) -> None:
-        if state.to_move == OVER:
-            raise IllegalMove("game_over", "the game is over")
-        if seat != state.to_move:
-            raise not_your_turn()
-
-    def play(self, state: State, seat: int, move: Move) -> State:
+    def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if type(move) is Place:
             return self._place(state, seat, move)
         if type(move) is Park:
             return self._park(state, seat, move)
-        if type(move) is Resign:
-            return self._resign(state, seat)
         raise IllegalMove("bad_move", f"{move!r} is not a Subdivision move")
 
     def _place(self, state: State, seat: int, move: Place) -> State:
-        self._check_turn(state, seat)
         size = move.size
         if state.parks_left:
             raise IllegalMove(
@@ -571,7 +559,6 @@ class Subdivision(Game[State, Move]):
         )
 
     def _park(self, state: State, seat: int, move: Park) -> State:
-        self._check_turn(state, seat)
         if not state.parks_left:
             raise IllegalMove(
                 "illegal_move",
@@ -596,8 +583,6 @@ class Subdivision(Game[State, Move]):
         return replace(state, parks=parks, parks_left=parks_left, to_move=to_move)
 
     def _resign(self, state: State, seat: int) -> State:
-        if state.to_move == OVER:
-            raise IllegalMove("game_over", "the game is over")
         if not 0 <= seat < state.players:
             raise IllegalMove("illegal_move", f"there is no seat {seat} in this game")
         if state.resigned >> seat & 1:
@@ -621,6 +606,12 @@ class Subdivision(Game[State, Move]):
             )
         return replace(state, resigned=resigned, to_move=to_move)
 
+    def resigned(self, state: State) -> frozenset[int]:
+        return frozenset(seat for seat in range(state.players) if state.resigned >> seat & 1)
+
+    def scores(self, state: State) -> tuple[int, ...]:
+        return scores(state)
+
     def view(self, state: State, seat: int | None) -> JSON:
         # Nothing is hidden in Subdivision: every viewer sees the whole state.
         phase = "over" if state.to_move == OVER else "parks" if state.parks_left else "pyramids"
@@ -633,8 +624,7 @@ class Subdivision(Game[State, Move]):
     def result(self, state: State) -> Result | None:
         if state.to_move != OVER:
             return None
-        resigned = [seat for seat in range(state.players) if state.resigned >> seat & 1]
-        return rank(scores(state), resigned)
+        return rank(scores(state), self.resigned(state))
 
     # -- notation and JSON ------------------------------------------------
 

@@ -2,20 +2,22 @@
 
 Every drawing starts from a *view* (`game.view(state, seat)`), never from a
 state, so a picture can never show more than its viewer may see. Each game
-has a module here with `svg(view, names)` and `text(view, names)`; `names`
-are the players' names by seat (None: `Seat 0`, `Seat 1`, ...). Like the
-rules, this layer is pure: the same view always gives the same bytes.
+has a module here named like the game, with `svg(view, names)` and
+`text(view, names)`; `names` are the players' names by seat (None: `Seat
+0`, `Seat 1`, ...). Like the rules, this layer is pure: the same view
+always gives the same bytes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from importlib import import_module
 
 import fontpkg_noto_sans
 import resvg_py
 
+from referee import games as registry
 from referee.engine import JSON
-from referee.render import ice_palace, mandala, mandala_stones, maniki, subdivision
 
 Drawing = Callable[[JSON, Sequence[str] | None], str]
 
@@ -25,13 +27,15 @@ Drawing = Callable[[JSON, Sequence[str] | None], str]
 # scanning the system fonts saves about 100 ms a picture.
 _PNG_FONTS = [str(fontpkg_noto_sans.ROOT / "files" / "NotoSans[wdth,wght].ttf")]
 
-_DRAWINGS: dict[str, tuple[Drawing, Drawing]] = {
-    "ice_palace": (ice_palace.svg, ice_palace.text),
-    "mandala": (mandala.svg, mandala.text),
-    "mandala_stones": (mandala_stones.svg, mandala_stones.text),
-    "maniki": (maniki.svg, maniki.text),
-    "subdivision": (subdivision.svg, subdivision.text),
-}
+
+def _load(game_name: str) -> tuple[Drawing, Drawing]:
+    module = import_module(f"{__name__}.{game_name}")
+    return module.svg, module.text
+
+
+# Found by name from the games registry, so that a game registered there is
+# drawn without a second list here; a game without its module fails at import.
+_DRAWINGS: dict[str, tuple[Drawing, Drawing]] = {name: _load(name) for name in registry.names()}
 
 
 def games() -> list[str]:

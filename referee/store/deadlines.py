@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from referee.engine import IllegalMove, Resign
+from referee.engine import Resign
 from referee.games import AnyGame
 from referee.rng import Rng
 from referee.store import submissions
@@ -116,19 +116,15 @@ def timeout_move(
 ) -> Any:
     """The move the referee plays for a seat out of time.
 
-    `pass` where the rules have one and allow it now (MaNiKi, Ice Palace's
-    yard), `random` otherwise; `random` draws from an rng seeded with the
+    `pass` where the rules have one and allow it now (`Game.pass_move`),
+    `random` otherwise; `random` draws from an rng seeded with the
     secret seed, the version and the seat, so it is fixed by stored data.
     """
     if policy == TimeoutPolicy.FORFEIT:
         return Resign()
-    if policy == TimeoutPolicy.PASS:
-        try:
-            move = rules.parse("pass")
-            rules.play(state, seat, move)
-            return move
-        except IllegalMove:
-            pass
+    passing = rules.pass_move(state, seat) if policy == TimeoutPolicy.PASS else None
+    if passing is not None:
+        return passing
     return rules.random_move(state, seat, Rng(f"{seed}:timeout:{version}:{seat}"))
 
 

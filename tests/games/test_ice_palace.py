@@ -147,6 +147,16 @@ def test_the_lead_goes_at_the_origin_and_cannot_pass() -> None:
     assert after.turn == 1 and after.last_placer == 0
 
 
+def test_the_timeout_pass_is_offered_only_to_the_seat_to_move_in_a_led_yard() -> None:
+    lead = position([FULL_HAND, "Sy", "Sg"])
+    assert GAME.pass_move(lead, 0) is None
+    state = position(["Sr Lr", "Sy Ly", "Sg Lg"], yard={(0, 0): "Mr"}, turn=1, last_placer=0)
+    assert [GAME.pass_move(state, seat) for seat in range(3)] == [None, Pass(), None]
+    for seat in (1, 2, 0):
+        state = GAME.play(state, seat, Pass())
+    assert state.phase == BUILD and GAME.pass_move(state, 0) is None
+
+
 def test_cover_needs_a_strictly_smaller_top_whatever_the_colours() -> None:
     state = position(["Sr", "Mg Lk Sb", "Sy"], yard={(0, 0): "Sr", (1, 0): "Lr"}, turn=1)
     legal = GAME.legal_moves(state, 1)

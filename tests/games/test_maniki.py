@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee import games
-from referee.engine import JSON, BadOptions, IllegalMove, Resign
+from referee.engine import JSON, BadOptions, IllegalMove, Resign, RoundSummary
 from referee.games.maniki import (
     ARRANGEMENTS,
     GAME,
@@ -282,6 +282,25 @@ def test_race_when_everyone_passes_or_fails_the_card_goes_to_the_bottom() -> Non
     assert view["target"] == "B/EL"
     assert view["in_round"] == [0, 1, 2]
     assert view["last_round"] == {"card": "LBE/-", "winner": None, "sequence": None, "shortest": 2}
+
+
+def test_the_round_summary_names_the_winner_and_scores_are_the_cards_won() -> None:
+    state = state_at("EL/B", ("LBE/-", "B/EL", "-/BEL"))
+    assert GAME.round_summary(state) == RoundSummary()
+    missed = play_all(state, [(1, "pass"), (0, "KI"), (2, "pass")])
+    assert GAME.round_summary(missed) == RoundSummary(
+        (), (("card", "LBE/-"), ("sequence", None), ("shortest", "2"))
+    )
+    won = play_all(state, [(2, "MA NI KI")])
+    assert GAME.round_summary(won).winners == (2,)
+    assert GAME.scores(won) == (0, 0, 1) and GAME.score_label == "Cards"
+
+
+def test_the_timeout_pass_is_offered_to_every_seat_still_to_answer() -> None:
+    state = play_all(state_at("EL/B", ("LBE/-", "B/EL", "-/BEL")), [(0, "KI")])
+    assert [GAME.pass_move(state, seat) for seat in range(3)] == [None, Pass(), Pass()]
+    state = GAME.play(state, 2, Resign())
+    assert GAME.pass_move(state, 2) is None and GAME.resigned(state) == {2}
 
 
 def test_the_starting_card_is_won_by_a_sequence_that_comes_back() -> None:

@@ -73,6 +73,7 @@ def test_a_won_sealed_card_mails_each_seat_one_round_over_with_the_winner(
         last = state_of(mail.mail)["state"]["last_round"]
         assert last["winner"] == 0 and last["sequence"] == sequence
         assert f"shortest: {last['shortest']}" in text
+        assert "score of seat 0 (P0): 1" in text
         # The round is decided, so its moves are shown, not sealed.
         assert f"1. seat 0: {sequence}" in text
 

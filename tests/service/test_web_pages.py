@@ -390,6 +390,7 @@ def test_resigning_needs_the_box_ticked_and_then_ends_a_two_seat_game(app: Flask
     assert ticked.status_code == 303
     over = page(host, game_id)
     assert "finished" in over and "Won by <strong>Bob</strong>" in over
+    assert "<td>resigned</td>" in over
     assert f'id="seed">{game.seed}<' in over
     assert "Resign" not in page(bob, game_id)
 
@@ -463,6 +464,7 @@ def test_sealed_maniki_answers_stay_sealed(app: Flask) -> None:
         text = page(viewer, game_id)
         assert "KI LO" not in text and "<em>sealed</em>" in text
         assert "answered (sealed)" in text
+        assert '<th scope="col" class="num">Cards</th>' in text
 
 
 # -- the picture endpoint and the logs --------------------------------------------------
