@@ -161,5 +161,7 @@ def _time_out(game_id: str, version: int, moment: datetime) -> bool:
             len(game_seats),
             frozenset(seat.seat for seat in game_seats if seat.email or seat.webhook_url),
         )
-        decided, _news = judge(session, game, recorded, reach, {"timed_out_version": version})
+        decided, _news = judge(
+            session, game, recorded, reach, {"timed_out_version": version}, at=stamp(moment)
+        )
         return bool(decided)

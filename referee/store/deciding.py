@@ -159,17 +159,20 @@ def judge(
     submissions: Sequence[dict[str, Any]],
     reach: Reach,
     changes: dict[str, Any] | None = None,
+    at: str | None = None,
 ) -> tuple[list[Decided], bool]:
     """Decide pending `submissions` of a game locked in `session`, in order.
 
     Each is played against the position the ones before it left; the
     accepted ones, and the moves the referee records by itself after each,
     are appended together. `changes` are more of the game's fields to set
-    in the same statement. Returns the decisions, and whether news is due.
+    in the same statement; `at` is the time to stamp (default: now; the
+    deadline sweep gives the time it was handed, from which the next
+    turn's clock then starts). Returns the decisions, and whether news is due.
     """
     connection = session.connection()
     rules = rules_of(game)
-    stamp = now()
+    stamp = at or now()
     status = game.status
     version = game.version
     state: Any = None
