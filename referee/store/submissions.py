@@ -24,9 +24,12 @@ _SUBMISSION = core_table(Submission)
 # A retry with the same Idempotency-Key may race the first request: the
 # unique key lets one row in and the other finds it, without an error that
 # would roll back the rest of the caller's transaction.
+# The id comes back only from a row that went in (the driver's rowcount does not tell).
 _INSERT = {
-    "postgresql": postgresql.insert(_SUBMISSION).on_conflict_do_nothing(),
-    "sqlite": sqlite.insert(_SUBMISSION).on_conflict_do_nothing(),
+    "postgresql": postgresql.insert(_SUBMISSION)
+    .on_conflict_do_nothing()
+    .returning(_SUBMISSION.c.id),
+    "sqlite": sqlite.insert(_SUBMISSION).on_conflict_do_nothing().returning(_SUBMISSION.c.id),
 }
 
 
@@ -73,7 +76,7 @@ def record(
     # A Core INSERT: the ORM's unit of work costs more than the statement here.
     connection = session.connection()
     inserted = connection.execute(_INSERT[connection.dialect.name], submission.model_dump())
-    if inserted.rowcount == 0:
+    if inserted.first() is None:
         earlier = find_by_key(session, game_id, seat, idempotency_key or "")
         assert earlier is not None, "only an idempotency key can collide"
         return earlier, False
