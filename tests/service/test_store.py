@@ -51,14 +51,19 @@ def play_on(url: str, game_id: str, moves: int) -> None:
     for _ in range(moves):
         seat = min(RULES.actors(state))
         move = RULES.random_move(state, seat, chooser)
-        with Session(db.engine(), expire_on_commit=False) as session:
-            submission, _ = submissions.record(
-                session, game_id, seat, RULES.move_to_json(move), source=Source.REST, seen_version=0
-            )
-            session.commit()
-        decided = deciding.decide(submission.id).submission
-        assert decided is not None and decided.status == "accepted", decided
+        accept(game_id, seat, RULES.move_to_json(move))
         state = RULES.play(state, seat, move)
+
+
+def accept(game_id: str, seat: int, move: dict[str, Any]) -> None:
+    """Record `move` for `seat` and decide it, as the API and a worker would: accepted."""
+    with Session(db.engine(), expire_on_commit=False) as session:
+        submission, _ = submissions.record(
+            session, game_id, seat, move, source=Source.REST, seen_version=0
+        )
+        session.commit()
+    decided = deciding.decide(submission.id).submission
+    assert decided is not None and decided.status == "accepted", decided
 
 
 def states(url: str, game_id: str) -> list[Any]:
@@ -163,18 +168,7 @@ def test_a_game_begun_under_earlier_rules_ends_under_them(url: str) -> None:
             .values(seed=seed, seed_commitment=sealed, head_hash=sealed, state=None)
         )
     for step in steps(older, 3, {}, seed, Rng("chooser")):
-        with Session(db.engine(), expire_on_commit=False) as session:
-            submission, _ = submissions.record(
-                session,
-                game_id,
-                step.seat,
-                older.move_to_json(step.move),
-                source=Source.REST,
-                seen_version=0,
-            )
-            session.commit()
-        decided = deciding.decide(submission.id).submission
-        assert decided is not None and decided.status == "accepted", decided
+        accept(game_id, step.seat, older.move_to_json(step.move))
     with Session(db.engine()) as session:
         game = session.get(Game, game_id)
         assert game is not None and game.rules_version == "1"
@@ -201,18 +195,7 @@ def test_a_seat_that_can_only_pass_is_asked_and_passes_like_any_other(url: str) 
     for step in itertools.islice(steps(rules, 3, {}, seed, Rng("chooser")), 5):
         if rules.legal_moves(state, step.seat) == [rules.parse("pass")]:
             only_passes.append(step.seat)
-        with Session(db.engine(), expire_on_commit=False) as session:
-            submission, _ = submissions.record(
-                session,
-                game_id,
-                step.seat,
-                rules.move_to_json(step.move),
-                source=Source.REST,
-                seen_version=0,
-            )
-            session.commit()
-        decided = deciding.decide(submission.id).submission
-        assert decided is not None and decided.status == "accepted", decided
+        accept(game_id, step.seat, rules.move_to_json(step.move))
         state = step.state
     assert only_passes
     with Session(db.engine()) as session:
