@@ -38,7 +38,7 @@ import requests
 
 from bench.games import figures_of
 from bench.load import load
-from bench.service import PG_ADMIN, Run, Stack, _tree, compare, start_stack
+from bench.service import Run, Stack, _tree, compare, pg_admin, start_stack
 from referee import games
 from referee.replay import replay
 
@@ -115,7 +115,7 @@ def _p50_ms(url: str, count: int) -> float:
 
 def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
     """GET state and replay cost of one MaNiKi game at each log length."""
-    os.environ["DATABASE_URL"] = PG_ADMIN.rsplit("/", 1)[0] + "/" + stack.database
+    os.environ["DATABASE_URL"] = pg_admin().rsplit("/", 1)[0] + "/" + stack.database
     from referee.store import db, ops
     from referee.store.tables import Game
 
