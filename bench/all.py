@@ -38,7 +38,7 @@ import requests
 
 from bench.games import figures_of
 from bench.load import load
-from bench.service import PG_ADMIN, Run, Stack, _tree, compare, start_stack
+from bench.service import Run, Stack, _tree, compare, pg_admin, start_stack
 from referee import games
 from referee.replay import replay
 
@@ -119,7 +119,9 @@ def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
     from referee.store import db, deciding, records, submissions
     from referee.store.tables import Game, Source
 
-    settings.use(settings.Settings(database_url=PG_ADMIN.rsplit("/", 1)[0] + "/" + stack.database))
+    settings.use(
+        settings.Settings(database_url=pg_admin().rsplit("/", 1)[0] + "/" + stack.database)
+    )
     created = requests.post(
         stack.url + "/v1/games",
         json={"game": "maniki", "players": [{"name": "a"}, {"name": "b"}]},

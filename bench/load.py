@@ -11,7 +11,13 @@ states instead. A second run reads `GET .../state` of those games.
 Bounded: wrk stops after `seconds`, and the moves it can send are the
 moves of the games written into its script.
 
-Usage: uv run python bench/load.py [--seconds 5] [--threads 8] [--workers 2]
+`--engine python` sends the same requests from Python threads (one
+keep-alive connection each) instead, for machines without wrk: the tests
+(tests/load) use it, so they need nothing but the Python environment. It
+costs the client more CPU than wrk, which on a small machine takes from
+the server: its throughput figures read lower than wrk's.
+
+Usage: uv run python bench/load.py [--seconds 5] [--threads 8] [--workers 2] [--engine wrk]
 """
 
 from __future__ import annotations
@@ -22,18 +28,23 @@ import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 
 from bench.service import (
-    PG_ADMIN,
     RULES,
     Stack,
     move_sender,
     new_games,
+    pg_admin,
     saturate,
     start_stack,
 )
@@ -143,6 +154,7 @@ class LoadResult:
     moves: dict[str, Any]
     reads: dict[str, Any]
     accepted_in_database: int
+    engine: str = "wrk"
 
     def errors(self) -> int:
         counts = [*self.moves["errors"].values(), *self.reads["errors"].values()]
@@ -150,7 +162,11 @@ class LoadResult:
 
     def lines(self) -> list[str]:
         out = []
-        for name, run in (("moves (wrk, ?wait=10)", self.moves), ("GET state (wrk)", self.reads)):
+        runs = (
+            (f"moves ({self.engine}, ?wait=10)", self.moves),
+            (f"GET state ({self.engine})", self.reads),
+        )
+        for name, run in runs:
             seconds = run["duration_us"] / 1e6
             lat = run["latency_ms"]
             errors = sum(run["errors"].values())
@@ -198,35 +214,202 @@ def _wrk(script: str, url: str, threads: int, seconds: float, *args: str) -> dic
     raise RuntimeError("wrk printed no figures:\n" + done.stdout + done.stderr)
 
 
-def load(stack: Stack, seconds: float, threads: int, games_count: int) -> LoadResult:
-    """Moves, then reads, with wrk against a running stack (warmed up first)."""
+@dataclass
+class _Tally:
+    """One Python client thread's counts, as the wrk scripts keep them."""
+
+    latencies: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("connect", "read", "write", "status", "timeout"), 0)
+    )
+    moves: int = 0
+    accepted: int = 0
+    pending: int = 0
+    refused: int = 0
+    failed: int = 0
+
+
+# A request: (method, path, headers, body); the answer's status, or None on a broken connection.
+Request = tuple[str, str, dict[str, str], bytes | None]
+
+
+def _python_run(
+    url: str,
+    threads: int,
+    seconds: float,
+    next_request: Callable[[int, _Tally], Request],
+    answered: Callable[[int, _Tally, Request, int], None],
+) -> dict[str, Any]:
+    """`threads` keep-alive connections sending requests one after another for `seconds`."""
+    where = urlsplit(url)
+    tallies = [_Tally() for _ in range(threads)]
+    started = time.monotonic()
+    until = started + seconds
+
+    def client(n: int) -> None:
+        tally = tallies[n]
+        connection: HTTPConnection | None = None
+        while time.monotonic() < until:
+            request = next_request(n, tally)
+            method, path, headers, body = request
+            if connection is None:
+                connection = HTTPConnection(where.hostname or "", where.port, timeout=15)
+            sent = time.monotonic()
+            try:
+                connection.request(method, path, body=body, headers=headers)
+                answer = connection.getresponse()
+                answer.read()
+            except TimeoutError:
+                tally.errors["timeout"] += 1
+                connection.close()
+                connection = None
+                continue
+            except ConnectionRefusedError:
+                tally.errors["connect"] += 1
+                connection = None
+                time.sleep(0.05)
+                continue
+            except OSError:
+                tally.errors["read"] += 1
+                connection.close()
+                connection = None
+                continue
+            tally.latencies.append(time.monotonic() - sent)
+            if answer.status >= 400:
+                tally.errors["status"] += 1
+            answered(n, tally, request, answer.status)
+        if connection is not None:
+            connection.close()
+
+    workers = [threading.Thread(target=client, args=(n,)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    elapsed = time.monotonic() - started
+    latencies = sorted(t for tally in tallies for t in tally.latencies)
+
+    def percentile(p: float) -> float:
+        if not latencies:
+            return 0.0
+        return 1000 * latencies[min(len(latencies) - 1, int(p / 100 * len(latencies)))]
+
+    run: dict[str, Any] = {
+        "requests": len(latencies),
+        "duration_us": int(elapsed * 1e6),
+        "errors": {k: sum(t.errors[k] for t in tallies) for k in tallies[0].errors},
+        "latency_ms": {
+            "p50": percentile(50),
+            "p90": percentile(90),
+            "p99": percentile(99),
+            "max": 1000 * latencies[-1] if latencies else 0.0,
+        },
+    }
+    for key in ("moves", "accepted", "pending", "refused", "failed"):
+        run[key] = sum(getattr(t, key) for t in tallies)
+    return run
+
+
+def _python_moves(
+    url: str, plays: list[tuple[str, list[tuple[str, str]]]], threads: int, seconds: float
+) -> dict[str, Any]:
+    """The moves script's requests: each thread its share of the games, then reads."""
+    mine = [plays[n::threads] for n in range(threads)]
+    place = [[0, 0] for _ in range(threads)]  # game index, move index
+    reads = [0] * threads
+
+    def next_request(n: int, tally: _Tally) -> Request:
+        games, at = mine[n], place[n]
+        while at[0] < len(games) and at[1] >= len(games[at[0]][1]):
+            at[0], at[1] = at[0] + 1, 0
+        if at[0] >= len(games):
+            game_id = (games or plays)[reads[n] % len(games or plays)][0]
+            return ("GET", f"/v1/games/{game_id}/state", {}, None)
+        game_id, moves = games[at[0]]
+        token, body = moves[at[1]]
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Idempotency-Key": f"move-{at[1] + 1}",
+        }
+        return ("POST", f"/v1/games/{game_id}/moves?wait=10", headers, body.encode())
+
+    def answered(n: int, tally: _Tally, request: Request, status: int) -> None:
+        if request[0] == "GET":
+            reads[n] += 1
+            return
+        tally.moves += 1
+        if status == 201:
+            tally.accepted += 1
+        elif status == 202:
+            tally.pending += 1
+        elif status < 500:
+            tally.refused += 1
+        else:
+            tally.failed += 1
+        if status == 201 or 400 <= status < 500:
+            place[n][1] += 1
+
+    return _python_run(url, threads, seconds, next_request, answered)
+
+
+def _python_reads(url: str, ids: list[str], threads: int, seconds: float) -> dict[str, Any]:
+    counts = list(range(threads))
+
+    def next_request(n: int, tally: _Tally) -> Request:
+        counts[n] += threads
+        return ("GET", f"/v1/games/{ids[counts[n] % len(ids)]}/state", {}, None)
+
+    run = _python_run(url, threads, seconds, next_request, lambda *_: None)
+    for key in ("moves", "accepted", "pending", "refused", "failed"):
+        del run[key]
+    return run
+
+
+def default_engine() -> str:
+    return "wrk" if shutil.which("wrk") else "python"
+
+
+def load(
+    stack: Stack, seconds: float, threads: int, games_count: int, engine: str | None = None
+) -> LoadResult:
+    """Moves, then reads, with wrk (or Python threads) against a running stack (warmed up first)."""
+    engine = engine or default_engine()
+    assert engine in ("wrk", "python"), engine
     saturate(move_sender(stack.url, new_games(stack.url, 8)), 4, 2.0)
     stack.drain()
     ready = new_games(stack.url, games_count)
-    games = []
-    ids = []
-    played = []
+    plays: list[tuple[str, list[tuple[str, str]]]] = []
     while not ready.empty():
         game = ready.get()
-        played.append(game.id)
         moves = []
         while RULES.result(game.state) is None:
             token, move, game.state = game.next_move()
-            moves.append(f"{{{_lua(token)}, {_lua(json.dumps({'move': move}))}}}")
-        ids.append(_lua(game.id))
-        games.append(f"{{id = {_lua(game.id)}, moves = {{{', '.join(moves)}}}}}")
-    script = _SCRIPT % {"games": "{" + ",\n".join(games) + "}"}
-    moves_run = _wrk(script, stack.url, threads, seconds, str(threads))
-    stack.drain()
-    reads_run = _wrk(_READS % {"ids": "{" + ", ".join(ids) + "}"}, stack.url, threads, seconds)
-    url = PG_ADMIN.rsplit("/", 1)[0] + "/" + stack.database
+            moves.append((token, json.dumps({"move": move})))
+        plays.append((game.id, moves))
+    played = [game_id for game_id, _ in plays]
+    if engine == "python":
+        moves_run = _python_moves(stack.url, plays, threads, seconds)
+        stack.drain()
+        reads_run = _python_reads(stack.url, played, threads, seconds)
+    else:
+        games = []
+        for game_id, moves in plays:
+            listed = ", ".join(f"{{{_lua(token)}, {_lua(body)}}}" for token, body in moves)
+            games.append(f"{{id = {_lua(game_id)}, moves = {{{listed}}}}}")
+        script = _SCRIPT % {"games": "{" + ",\n".join(games) + "}"}
+        moves_run = _wrk(script, stack.url, threads, seconds, str(threads))
+        stack.drain()
+        ids = ", ".join(_lua(game_id) for game_id in played)
+        reads_run = _wrk(_READS % {"ids": "{" + ids + "}"}, stack.url, threads, seconds)
+    url = pg_admin().rsplit("/", 1)[0] + "/" + stack.database
     with psycopg.connect(url) as connection:
         row = connection.execute(
             "SELECT count(*) FROM submission WHERE status = 'accepted' AND game_id = ANY(%s)",
             (played,),
         )
         accepted = int(row.fetchone()[0])  # type: ignore[index]
-    return LoadResult(moves_run, reads_run, accepted)
+    return LoadResult(moves_run, reads_run, accepted, engine)
 
 
 def main() -> None:
@@ -235,11 +418,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8, help="wrk threads = connections")
     parser.add_argument("--workers", type=int, default=2, help="referee worker processes")
     parser.add_argument("--games", type=int, default=64)
+    parser.add_argument(
+        "--engine", choices=["wrk", "python"], default=default_engine(), help="the load generator"
+    )
     args = parser.parse_args()
     pool = os.cpu_count() or 1
     stack = start_stack(2, "prefork", pool, workers=args.workers)
     try:
-        result = load(stack, args.seconds, args.threads, args.games)
+        result = load(stack, args.seconds, args.threads, args.games, args.engine)
     finally:
         stack.stop()
     print(f"stack: gunicorn x2, {args.workers} workers (prefork x{pool}), PostgreSQL, Redis")

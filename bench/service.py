@@ -48,8 +48,18 @@ from referee.rng import Rng
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-PG_ADMIN = os.environ.get("REFEREE_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
-REDIS = os.environ.get("REFEREE_BENCH_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def pg_admin() -> str:
+    """The PostgreSQL admin URL (REFEREE_BENCH_PG, read when used: tests/load sets it)."""
+    return os.environ.get("REFEREE_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def redis_url() -> str:
+    """The broker (REFEREE_BENCH_REDIS, read when used)."""
+    return os.environ.get("REFEREE_BENCH_REDIS", "redis://127.0.0.1:6379/0")
+
+
 OPTIONS = {"parks": "cells", "cells": ["a1", "c3", "f6", "d2", "b5", "e4"]}
 RULES = games.get("subdivision")
 
@@ -83,7 +93,7 @@ class Stack:
 
     def drain(self) -> None:
         """Wait until the worker has taken every task, so runs do not queue behind each other."""
-        broker = redis.Redis.from_url(REDIS)
+        broker = redis.Redis.from_url(redis_url())
         deadline = time.monotonic() + 120
         while broker.llen(self.queue) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -91,7 +101,7 @@ class Stack:
 
     def server_side(self) -> str:
         """Created-to-decided as the database saw it, for the moves."""
-        url = PG_ADMIN.rsplit("/", 1)[0] + "/" + self.database
+        url = pg_admin().rsplit("/", 1)[0] + "/" + self.database
         with psycopg.connect(url) as connection:
             row = connection.execute(
                 "SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY"
@@ -112,7 +122,7 @@ class Stack:
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
-        with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+        with psycopg.connect(pg_admin(), autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
 
 
@@ -145,14 +155,14 @@ def free_port() -> int:
 def start_stack(web_workers: int, pool: str, concurrency: int, workers: int = 1) -> Stack:
     """gunicorn and `workers` worker processes on a fresh database; processes[0] is gunicorn."""
     name = f"referee_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+    with psycopg.connect(pg_admin(), autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     port = free_port()
     queue_name = f"referee-bench-{uuid.uuid4().hex[:8]}"
     env = {
         **os.environ,
-        "DATABASE_URL": PG_ADMIN.rsplit("/", 1)[0] + "/" + name,
-        "REDIS_URL": REDIS,
+        "DATABASE_URL": pg_admin().rsplit("/", 1)[0] + "/" + name,
+        "REDIS_URL": redis_url(),
         "REFEREE_QUEUE": queue_name,
         "REFEREE_BENCH_FLOOR": "1",
         "REFEREE_BIND": f"127.0.0.1:{port}",

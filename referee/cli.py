@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
+import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
+from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 import click
 
@@ -215,25 +219,97 @@ def _settings() -> Settings:
         _fail(str(error))
 
 
+class AccessLog:
+    """WSGI middleware: one line per request in gunicorn's format, with the time taken."""
+
+    def __init__(self, app: WSGIApplication, logger: logging.Logger) -> None:
+        self.app = app
+        self.logger = logger
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        started = time.monotonic()
+
+        def logged(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            length = next((v for k, v in headers if k.lower() == "content-length"), "-")
+            query = environ.get("QUERY_STRING")
+            path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
+            when = datetime.now(UTC).strftime("%d/%b/%Y:%H:%M:%S %z")
+            self.logger.info(
+                '%s - - [%s] "%s %s %s" %s %s "%s" "%s" %.1fms',
+                environ.get("REMOTE_ADDR", "-"),
+                when,
+                environ.get("REQUEST_METHOD", "-"),
+                f"{path}?{query}" if query else path,
+                environ.get("SERVER_PROTOCOL", "-"),
+                status.split(" ", 1)[0],
+                length,
+                environ.get("HTTP_REFERER", "-"),
+                environ.get("HTTP_USER_AGENT", "-"),
+                (time.monotonic() - started) * 1000,
+            )
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, logged)
+
+
+def _logging(access_log: str | None) -> logging.Logger:
+    """Waitress's own lines to stderr; the access log to stdout, a file or nowhere;
+    seat tokens cut out of both (api/web.py's filter)."""
+    from api.web import RedactSeatLinks
+
+    server = logging.getLogger("waitress")
+    server.setLevel(logging.INFO)
+    server.addHandler(logging.StreamHandler(sys.stderr))
+    access = logging.getLogger("referee.access")
+    access.propagate = False
+    if access_log:
+        handler = (
+            logging.StreamHandler(sys.stdout)
+            if access_log == "-"
+            else logging.FileHandler(access_log, encoding="utf-8")
+        )
+        access.addHandler(handler)
+        access.setLevel(logging.INFO)
+    else:
+        access.disabled = True
+    for logger in (server, access):
+        logger.addFilter(RedactSeatLinks())
+    return access
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8000, show_default=True)
-def serve(host: str, port: int) -> None:
-    """Run the API on Flask's development server (gunicorn: see deploy/).
+@click.option(
+    "--threads",
+    type=int,
+    default=None,
+    show_default="REFEREE_THREADS or 16",
+    help="Requests served at once (a `?wait=` request holds one).",
+)
+def serve(host: str, port: int, threads: int | None) -> None:
+    """Run the API in this one process on waitress, a production WSGI server.
 
     The database is migrated first. Without REDIS_URL moves are decided in
-    this process, so this one command is a whole referee.
+    this process (and a sweeper thread sends the sweeps), so this one command
+    is a whole referee. Access log: REFEREE_ACCESS_LOG (`-`: stdout, the
+    default; empty: none; else a file). For several processes: gunicorn, see deploy/.
     """
+    from waitress.server import create_server
+
     from api import create_app
     from referee import queue
     from referee.store import db
 
-    app = create_app(_settings())
+    chosen = _settings()
+    app = AccessLog(create_app(chosen), _logging(chosen.access_log))
     db.upgrade()
     if queue.eager():
         queue.start_sweeper()
+    threads = threads or chosen.threads
+    server = create_server(app, host=host, port=port, threads=threads, ident="referee")
     click.echo(f"referee: http://{host}:{port}/v1/rules  (database {db.database_url()})")
-    app.run(host=host, port=port, threaded=True)
+    server.run()
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})

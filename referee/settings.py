@@ -51,6 +51,10 @@ class Settings:
     mail_lease: float = 120.0
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_check_sender: bool = True
+    # `referee serve`: requests served at once, and its access log ("-": stdout,
+    # a file name, or None: no log, which an empty variable asks for).
+    threads: int = 16
+    access_log: str | None = "-"
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
@@ -62,16 +66,20 @@ class Settings:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """The settings the environment gives; an empty variable counts as unset."""
+        """The settings the environment gives; an empty variable counts as unset
+        (for the access log: as none)."""
         environ = os.environ if environ is None else environ
         given: dict[str, Any] = {}
         for field in fields(cls):
-            text = environ.get(ENVIRONMENT[field.name], "")
-            if text == "":
+            name = ENVIRONMENT[field.name]
+            if name not in environ:
                 continue
-            given[field.name] = _convert(
-                ENVIRONMENT[field.name], text, cls.__dataclass_fields__[field.name].type
-            )
+            text = environ[name]
+            if text == "":
+                if field.name in _EMPTY_MEANS_NONE:
+                    given[field.name] = None
+                continue
+            given[field.name] = _convert(name, text, str(field.type))
         return cls(**given)
 
 
@@ -97,7 +105,11 @@ ENVIRONMENT = {
     "mail_lease": "REFEREE_MAIL_LEASE",
     "mail_max_bytes": "REFEREE_MAIL_MAX_BYTES",
     "mail_check_sender": "REFEREE_MAIL_CHECK_SENDER",
+    "threads": "REFEREE_THREADS",
+    "access_log": "REFEREE_ACCESS_LOG",
 }
+# Settings where an empty variable says "none" instead of "the default".
+_EMPTY_MEANS_NONE = {"access_log"}
 
 
 def _convert(name: str, text: str, kind: Any) -> Any:

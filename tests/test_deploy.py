@@ -1,58 +1,160 @@
-"""deploy/ stays deployable: the compose file validates and the systemd units are complete.
+"""deploy/ stays deployable: the compose file is well-formed and the systemd units complete.
 
-`docker compose config` only parses (no engine needed); .ci/run installs
-the compose plugin when it is missing, and without it this test fails.
+The compose file is read as `docker compose config` reads it — YAML with
+its anchors and merge keys, `${VAR}`, `${VAR:-default}` and
+`${VAR:?error}` interpolated from the environment — and then checked for
+what compose would refuse: unknown keys, a service with neither image nor
+build, `depends_on` naming no service or waiting for the health of one
+without a healthcheck, undeclared named volumes, bad ports or restart
+policies, a replica count that is not a number. No Docker is needed.
 """
 
 from __future__ import annotations
 
 import configparser
-import json
-import os
-import shutil
-import subprocess
+import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+COMPOSE = DEPLOY / "compose.yaml"
+
+TOP_KEYS = {"version", "name", "services", "networks", "volumes", "secrets", "configs", "include"}
+SERVICE_KEYS = {
+    *("build", "image", "restart", "environment", "env_file", "depends_on", "command"),
+    *("entrypoint", "healthcheck", "volumes", "ports", "expose", "deploy", "networks"),
+    *("labels", "user", "working_dir", "container_name", "profiles", "stop_grace_period"),
+    *("stop_signal", "init", "logging", "secrets", "configs", "extra_hosts", "tmpfs"),
+    *("ulimits", "cap_add", "cap_drop", "read_only", "shm_size", "hostname"),
+}
+RESTART = re.compile(r"^(no|always|unless-stopped|on-failure(:\d+)?)$")
+CONDITIONS = {"service_started", "service_healthy", "service_completed_successfully"}
+PORT = re.compile(r"^(\d{1,5}(-\d{1,5})?:)?\d{1,5}(-\d{1,5})?(/(tcp|udp))?$")
+VARIABLE = re.compile(
+    r"\$(?:(?P<escaped>\$)|(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?+])(?P<arg>[^}]*))?\})"
+)
 
 
-def compose_config(*args: str, secret: bool = True) -> subprocess.CompletedProcess[str]:
-    """`docker compose config ARGS` on deploy/compose.yaml, with or without REFEREE_SECRET."""
-    docker = shutil.which("docker")
-    assert docker is not None, "the docker client is needed (see .ci/run)"
-    env = {k: v for k, v in os.environ.items() if k != "REFEREE_SECRET"}
-    if secret:
-        env["REFEREE_SECRET"] = "a-secret-for-the-check"
-    return subprocess.run(
-        [docker, "compose", "-f", str(DEPLOY / "compose.yaml"), "config", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+class ComposeError(Exception):
+    pass
+
+
+def interpolate(text: str, env: Mapping[str, str]) -> str:
+    """Compose's variable substitution in one string."""
+
+    def one(found: re.Match[str]) -> str:
+        if found["escaped"]:
+            return "$"
+        name = found["bare"] or found["name"]
+        value, op, arg = env.get(name), found["op"], found["arg"] or ""
+        empty = value is None or (op is not None and op.startswith(":") and value == "")
+        if op in ("-", ":-"):
+            return arg if empty else str(value)
+        if op in ("?", ":?"):
+            if empty:
+                raise ComposeError(f"required variable {name} is missing a value: {arg}")
+            return str(value)
+        if op in ("+", ":+"):
+            return "" if empty else arg
+        return value or ""
+
+    return VARIABLE.sub(one, text)
+
+
+def interpolated(node: Any, env: Mapping[str, str]) -> Any:
+    if isinstance(node, str):
+        return interpolate(node, env)
+    if isinstance(node, list):
+        return [interpolated(item, env) for item in node]
+    if isinstance(node, dict):
+        return {key: interpolated(value, env) for key, value in node.items()}
+    return node
+
+
+def compose_config(env: Mapping[str, str]) -> dict[str, Any]:
+    """The compose file as `docker compose config` would see it, or ComposeError."""
+    loaded = yaml.safe_load(COMPOSE.read_text())
+    config: dict[str, Any] = interpolated(loaded, env)
+    problems = [f"top-level key {k}" for k in config if k not in TOP_KEYS and k[:2] != "x-"]
+    services: dict[str, Any] = config.get("services") or {}
+    volumes = set(config.get("volumes") or {})
+    for name, service in services.items():
+        problems += [f"{name}: key {k}" for k in service if k not in SERVICE_KEYS and k[:2] != "x-"]
+        if "image" not in service and "build" not in service:
+            problems.append(f"{name}: neither image nor build")
+        build = service.get("build")
+        if isinstance(build, dict):
+            context = (COMPOSE.parent / build.get("context", ".")).resolve()
+            if not (context / build.get("dockerfile", "Dockerfile")).is_file():
+                problems.append(f"{name}: no Dockerfile in {context}")
+        if not RESTART.match(str(service.get("restart", "no"))):
+            problems.append(f"{name}: restart {service['restart']}")
+        depends = service.get("depends_on") or {}
+        for other, how in depends.items() if isinstance(depends, dict) else []:
+            if other not in services:
+                problems.append(f"{name}: depends on unknown service {other}")
+            elif how.get("condition") not in CONDITIONS:
+                problems.append(f"{name}: condition {how.get('condition')}")
+            elif how["condition"] == "service_healthy" and "healthcheck" not in services[other]:
+                problems.append(f"{name}: waits for the health of {other}, which has no check")
+        for mount in service.get("volumes") or []:
+            source = str(mount).split(":", 1)[0]
+            named = ":" in str(mount) and not source.startswith((".", "/", "~"))
+            if named and source not in volumes:
+                problems.append(f"{name}: undeclared volume {source}")
+        problems += [f"{name}: port {p}" for p in service.get("ports") or [] if not PORT.match(p)]
+        for key in ("environment", "command", "healthcheck"):
+            value = service.get(key)
+            if key == "environment" and not isinstance(value, dict | None):
+                problems.append(f"{name}: environment is not a mapping")
+            if key == "command" and not isinstance(value, list | str | None):
+                problems.append(f"{name}: command is neither a list nor a string")
+            if key == "healthcheck" and value and value["test"][0] not in ("CMD", "CMD-SHELL"):
+                problems.append(f"{name}: healthcheck test {value['test']}")
+        replicas = (service.get("deploy") or {}).get("replicas")
+        if replicas is not None and not str(replicas).isdigit():
+            problems.append(f"{name}: replicas {replicas!r}")
+    if problems:
+        raise ComposeError("; ".join(problems))
+    return config
+
+
+SECRET = {"REFEREE_SECRET": "a-secret-for-the-check"}
 
 
 def test_compose_file_validates() -> None:
-    done = compose_config("--services")
-    assert done.returncode == 0, done.stderr
-    services = set(done.stdout.split())
-    assert services == {"db", "redis", "migrate", "web", "worker", "beat", "mail-in"}
+    services = compose_config(SECRET)["services"]
+    assert set(services) == {"db", "redis", "migrate", "web", "worker", "beat", "mail-in"}
+    assert services["web"]["environment"]["REFEREE_SECRET"] == SECRET["REFEREE_SECRET"]
+    assert services["worker"]["deploy"]["replicas"] == "2"
 
 
 def test_compose_workers_leave_the_sweeps_to_beat() -> None:
-    done = compose_config("--format", "json")
-    assert done.returncode == 0, done.stderr
-    services = json.loads(done.stdout)["services"]
+    services = compose_config(SECRET)["services"]
     for name in ("worker", "beat", "web"):
         assert services[name]["environment"]["REFEREE_SWEEPS"] == "beat", name
     assert services["beat"]["command"][:2] == ["referee", "beat"]
 
 
 def test_compose_refuses_to_run_without_a_secret() -> None:
-    done = compose_config("--quiet", secret=False)
-    assert done.returncode != 0 and "REFEREE_SECRET" in done.stderr
+    with pytest.raises(ComposeError, match="REFEREE_SECRET"):
+        compose_config({})
+    with pytest.raises(ComposeError, match="REFEREE_SECRET"):
+        compose_config({"REFEREE_SECRET": ""})
+
+
+def test_the_checker_sees_what_compose_refuses() -> None:
+    env = {"A": "1", "E": ""}
+    assert interpolate("$$A ${A} $A ${B:-x} ${E:-y} ${E-z} ${A:+on}", env) == "$A 1 1 x y  on"
+    with pytest.raises(ComposeError, match="B"):
+        interpolate("${B:?needed}", env)
+    assert not PORT.match("80:80:80") and PORT.match("25:2525") and PORT.match("8000")
+    assert not RESTART.match("sometimes") and RESTART.match("on-failure:3")
 
 
 @pytest.mark.parametrize("unit", sorted(p.name for p in (DEPLOY / "systemd").glob("*.service")))

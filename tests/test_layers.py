@@ -58,13 +58,31 @@ def python_files(entry: str) -> list[Path]:
     return sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []
 
 
-def imported(path: Path) -> set[str]:
+def package_of(path: Path) -> list[str]:
+    """The dotted package a file under ROOT belongs to (`referee/games/x.py`: referee.games)."""
+    try:
+        return list(path.resolve().relative_to(ROOT).parent.parts)
+    except ValueError:
+        return []
+
+
+def imported(path: Path, package: list[str] | None = None) -> set[str]:
+    """Every module a file imports, and for `from X import a` also X.a (a may be a module);
+    relative imports are resolved against the file's package."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                package = package_of(path) if package is None else package
+                base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            if module:
+                names.add(module)
+            names.update(f"{module}.{a.name}" if module else a.name for a in node.names)
     return names
 
 
@@ -87,4 +105,19 @@ def test_upper_layers_do_not_import_each_other(entry: str) -> None:
 def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("import random\nfrom flask import Flask\nfrom referee import engine\n")
-    assert offending(imported(bad), FORBIDDEN_IN_PURE) == {"random", "flask"}
+    assert offending(imported(bad), FORBIDDEN_IN_PURE) == {"random", "flask", "flask.Flask"}
+
+
+def test_the_checker_sees_a_layer_imported_by_name_or_relatively(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    for source, found in [
+        ("from referee import store\n", "referee.store"),
+        ("from .. import store\n", "referee.store"),
+        ("from ..store import db\n", "referee.store"),
+        ("from ..store.db import transaction\n", "referee.store.db"),
+        ("from . import engine as e\n", None),
+    ]:
+        bad.write_text(source)
+        # As if it were a module of referee/games/.
+        caught = offending(imported(bad, ["referee", "games"]), FORBIDDEN_IN_PURE)
+        assert (found in caught) if found else not caught, (source, caught)

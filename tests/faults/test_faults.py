@@ -1,12 +1,13 @@
 """The referee under faults, while scripted players keep submitting.
 
-The stack is real and separate from the machine's own services where a
+The stack is real and separate from the session's shared servers where a
 fault would harm them: gunicorn (deploy/gunicorn.conf.py), two
-`referee worker` processes, a fresh PostgreSQL database, a redis-server of
-this test's own on another loopback port, and the players' SMTP server
-(aiosmtpd). Players are threads, one per game, playing over HTTP as any
-client would: `?wait=`, an `Idempotency-Key` per move, and the same
-request again after any error or an undecided answer.
+`referee worker` processes, a fresh PostgreSQL database, a Redis (Valkey,
+from the wheel tests/servers.py uses) of this test's own on another
+loopback port, and the players' SMTP server (aiosmtpd). Players are
+threads, one per game, playing over HTTP as any client would: `?wait=`,
+an `Idempotency-Key` per move, and the same request again after any
+error or an undecided answer.
 
 Meanwhile the faults come round in a loop: a worker SIGKILLed (and
 started again), Redis stopped and started (it keeps nothing on disk, so
@@ -42,7 +43,8 @@ from referee.record import loads
 from referee.replay import envelope, replay
 from referee.rng import Rng
 from tests.mail.conftest import DOMAIN, Mailbox, mail_env
-from tests.service.conftest import PG_ADMIN, REFEREE, Process, free_port, pg_database
+from tests.servers import Redis, pg_admin, private_redis
+from tests.service.conftest import REFEREE, Process, free_port, pg_database
 
 __all__ = ["pg_database"]
 
@@ -54,39 +56,6 @@ OPTIONS = {"parks": "cells", "cells": ["a1", "c3", "f6", "d2", "b5", "e4"]}
 GAMES = 8
 PLAY_SECONDS = 45
 SETTLE_SECONDS = 60
-
-
-class Redis:
-    """A redis-server of this test's own, on its own port: restarting it harms nobody else."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.port = free_port()
-        self.tmp = tmp
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
-                *("--save", "", "--appendonly", "no", "--dir", str(self.tmp)),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            done = subprocess.run(
-                ["redis-cli", "-p", str(self.port), "ping"], capture_output=True, check=False
-            )
-            if done.stdout.strip() == b"PONG":
-                return
-            time.sleep(0.05)
-        raise AssertionError("redis-server did not start")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
 
 
 @dataclass
@@ -114,7 +83,7 @@ class Stack:
 @pytest.fixture(scope="module")
 def stack(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     tmp = tmp_path_factory.mktemp("faults")
-    redis = Redis(tmp)
+    redis = private_redis(tmp / "redis")
     redis.start()
     mailbox = Mailbox(free_port())
     mailbox.start()
@@ -168,6 +137,8 @@ class Player:
     accepted: list[tuple[str, int]] = field(default_factory=list)
     statuses: Counter[int] = field(default_factory=Counter)
     failures: list[str] = field(default_factory=list)
+    # A move sent but not yet answered 201 when time ran out: (seat, move, key).
+    unanswered: tuple[int, Any, str] | None = None
 
     def play(self, until: float) -> None:
         http = requests.Session()
@@ -176,26 +147,13 @@ class Player:
             seat = min(RULES.actors(self.state))
             move = RULES.random_move(self.state, seat, self.rng)
             key = f"{self.game_id}-{number}"
+            self.unanswered = (seat, move, key)
             while time.monotonic() < until:
-                try:
-                    answer = http.post(
-                        f"{self.url}/v1/games/{self.game_id}/moves?wait=5",
-                        json={"move": RULES.move_to_json(move)},
-                        headers={
-                            "Authorization": f"Bearer {self.tokens[seat]}",
-                            "Idempotency-Key": key,
-                        },
-                        timeout=30,
-                    )
-                except requests.RequestException:
-                    self.statuses[0] += 1
+                answer = self.send(http, seat, move, key)
+                if answer is None:
                     time.sleep(0.2)
                     continue
-                self.statuses[answer.status_code] += 1
                 if answer.status_code == 201:
-                    submission = answer.json()["submission"]
-                    self.accepted.append((submission["id"], submission["seq"]))
-                    self.state = RULES.play(self.state, seat, move)
                     number += 1
                     break
                 if answer.status_code in (202, 503) or answer.status_code >= 500:
@@ -204,10 +162,38 @@ class Player:
                 self.failures.append(f"{answer.status_code} {answer.text[:300]}")
                 return
 
+    def send(
+        self, http: requests.Session, seat: int, move: Any, key: str
+    ) -> requests.Response | None:
+        """One try at a move; a 201 is taken into the player's log and state."""
+        try:
+            answer = http.post(
+                f"{self.url}/v1/games/{self.game_id}/moves?wait=5",
+                json={"move": RULES.move_to_json(move)},
+                headers={"Authorization": f"Bearer {self.tokens[seat]}", "Idempotency-Key": key},
+                timeout=30,
+            )
+        except requests.RequestException:
+            self.statuses[0] += 1
+            return None
+        self.statuses[answer.status_code] += 1
+        if answer.status_code == 201:
+            submission = answer.json()["submission"]
+            self.accepted.append((submission["id"], submission["seq"]))
+            self.state = RULES.play(self.state, seat, move)
+            self.unanswered = None
+        return answer
+
+    def ask_again(self) -> None:
+        """After the play: learn the fate of a move left unanswered when time ran out,
+        by sending it once more under its key (as a client that comes back would)."""
+        if self.unanswered is not None:
+            self.send(requests.Session(), *self.unanswered)
+
 
 def chaos(stack: Stack, until: float, log: list[str]) -> None:
     """The faults, in turn, until `until`."""
-    admin_url = PG_ADMIN
+    admin_url = pg_admin()
     step = 0
     while time.monotonic() < until:
         time.sleep(2.5)
@@ -220,7 +206,7 @@ def chaos(stack: Stack, until: float, log: list[str]) -> None:
             time.sleep(0.5)
             stack.start_worker(slot)
         elif kind == 1:
-            stack.redis.stop()
+            stack.redis.kill()
             log.append("redis down")
             time.sleep(2)
             stack.redis.start()
@@ -287,6 +273,8 @@ def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
         thread.join()
     chaos_thread.join()
     left = settle(stack.database)
+    for player in players:
+        player.ask_again()
     statuses = sum((p.statuses for p in players), Counter())
     moves = sum(len(p.accepted) for p in players)
     finished = sum(RULES.result(p.state) is not None for p in players)

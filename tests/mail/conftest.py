@@ -25,13 +25,13 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from tests.service.conftest import (
-    REDIS,
     REFEREE,
     Process,
     Service,
     base_env,
     free_port,
     pg_database,
+    redis_url,
     start_server,
 )
 
@@ -130,7 +130,7 @@ def wait_port(port: int, proc: Process, seconds: float = 30) -> None:
 def mail_env(database: str, smtp_port: int, **extra: str) -> dict[str, str]:
     return base_env(
         DATABASE_URL=database,
-        REDIS_URL=REDIS,
+        REDIS_URL=redis_url(),
         REFEREE_QUEUE=f"referee-mail-{uuid.uuid4().hex[:8]}",
         REFEREE_SWEEP_EVERY="1",
         REFEREE_SWEEP_AFTER="2",

@@ -17,11 +17,11 @@ from celery import Celery
 
 from tests.mail.conftest import MailService
 from tests.mail.players import kind, text_of, wait_mail
-from tests.service.conftest import REDIS, Client
+from tests.service.conftest import Client, redis_url
 
 
 def sweep(env: MailService, at: datetime, times: int = 2) -> None:
-    app = Celery(broker=REDIS)
+    app = Celery(broker=redis_url())
     for _ in range(times):
         app.send_task(
             "referee.deadlines", args=[at.isoformat()], queue=env.service.env["REFEREE_QUEUE"]

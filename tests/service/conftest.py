@@ -1,7 +1,8 @@
 """Real servers for the service tests: PostgreSQL, Redis, `referee serve`, `referee worker`.
 
 Each test module gets a fresh PostgreSQL database and its own Celery queue
-on the machine's Redis, so modules never see each other's games or tasks.
+on the session's Redis (both from wheels, started by tests/servers.py), so
+modules never see each other's games or tasks.
 The API and the worker are separate processes started here, talked to over
 HTTP and through the broker: nothing is mocked.
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,15 +24,11 @@ import psycopg
 import pytest
 import requests
 
-PG_ADMIN = os.environ.get("REFEREE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
-REDIS = os.environ.get("REFEREE_TEST_REDIS", "redis://127.0.0.1:6379/0")
+from tests.servers import free_port, pg_admin, redis_url
+
+__all__ = ["free_port", "pg_admin", "redis_url"]
+
 REFEREE = str(Path(sys.executable).with_name("referee"))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def base_env(**extra: str) -> dict[str, str]:
@@ -124,11 +120,12 @@ def start_server(env: dict[str, str], tmp: Path) -> tuple[str, Process]:
 def pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh PostgreSQL database for one test module; dropped afterwards."""
     name = f"referee_{request.module.__name__.rsplit('.', 1)[-1]}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+    admin_url = pg_admin()
+    with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
-    url = PG_ADMIN.rsplit("/", 1)[0] + "/" + name
+    url = admin_url.rsplit("/", 1)[0] + "/" + name
     yield url
-    with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
+    with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
@@ -138,7 +135,7 @@ def pg_service(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> It
     tmp = tmp_path_factory.mktemp("pg")
     env = base_env(
         DATABASE_URL=pg_database,
-        REDIS_URL=REDIS,
+        REDIS_URL=redis_url(),
         REFEREE_QUEUE=f"referee-test-{uuid.uuid4().hex[:8]}",
         REFEREE_SWEEP_EVERY="1",
         REFEREE_SWEEP_AFTER="2",

@@ -15,12 +15,12 @@ import pytest
 import redis
 
 from tests.service.conftest import (
-    REDIS,
     REFEREE,
     Client,
     Process,
     Service,
     base_env,
+    redis_url,
     start_server,
 )
 
@@ -30,7 +30,7 @@ def service(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     tmp = tmp_path_factory.mktemp("beat")
     env = base_env(
         DATABASE_URL=pg_database,
-        REDIS_URL=REDIS,
+        REDIS_URL=redis_url(),
         REFEREE_QUEUE=f"referee-beat-{uuid.uuid4().hex[:8]}",
         REFEREE_SWEEPS="beat",
         REFEREE_SWEEP_EVERY="1",
@@ -51,7 +51,7 @@ def test_the_sweeps_come_from_beat_alone(service: Service) -> None:
     answer = client.move(game_id, token, {"move": move}, wait=0)
     assert answer.status_code == 202
     submission_id = answer.json()["submission"]["id"]
-    broker = redis.Redis.from_url(REDIS)
+    broker = redis.Redis.from_url(redis_url())
     assert broker.delete(service.env["REFEREE_QUEUE"]) == 1
     service.start_worker()
     time.sleep(4)  # several sweep periods: a worker that swept by itself would decide it

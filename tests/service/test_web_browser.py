@@ -1,8 +1,9 @@
 """The game pages in a real headless Chromium, against a real `referee serve`.
 
-Debian's Chromium (`/usr/bin/chromium`, installed by `.ci/run`), driven by
-Playwright; Playwright never downloads a browser of its own here. A missing
-Chromium fails these tests: it does not skip them.
+Chromium driven by Playwright: the system's (Debian's `chromium`), else one
+Playwright installed itself; missing, it is installed from Debian's packages
+when the tests run as root with apt-get, and otherwise the run stops with
+the line to type (tests/servers.py, `chromium`). It is never skipped.
 
 One whole Mandala game is created in the lobby and played to its end
 through the pages, each seat in its own browser profile (one of them with
@@ -24,9 +25,9 @@ import pytest
 import requests
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
+from tests.servers import chromium
 from tests.service.conftest import Service, base_env, start_server
 
-CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -67,9 +68,9 @@ def playwright() -> Iterator[Playwright]:
 
 @pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
-    assert CHROMIUM.exists(), "Debian's chromium is not installed: .ci/run installs it"
+    executable = chromium(playwright.chromium.executable_path)
     # Playwright starts every browser on a fresh, empty profile directory of its own.
-    launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS, timeout=60_000)
+    launched = playwright.chromium.launch(executable_path=executable, args=FLAGS, timeout=60_000)
     yield launched
     launched.close()
 
