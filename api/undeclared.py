@@ -43,9 +43,10 @@ def _declared(document: dict[str, Any]) -> dict[tuple[str, str], Declared]:
 
 
 def _has_body() -> bool:
-    return bool(request.content_length) or "chunked" in request.headers.get(
-        "Transfer-Encoding", ""
-    ).lower()
+    return (
+        bool(request.content_length)
+        or "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+    )
 
 
 def install(app: Flask, document: dict[str, Any]) -> None:
