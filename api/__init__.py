@@ -15,7 +15,8 @@ from flask_smorest.spec import prepare_response
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
-from api import errors
+from api import errors, undeclared
+from api.game_schemas import move_components
 from api.schemas import ProblemSchema
 from referee.queue import configure
 from referee.settings import Settings
@@ -65,6 +66,8 @@ def create_app(chosen: Settings | None = None) -> Flask:
         },
     )
     api = ProblemApi(app)
+    for name, schema in move_components().items():
+        api.spec.components.schema(name, component=schema)
     api.register_blueprint(rules.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(submissions.blp)
@@ -73,6 +76,7 @@ def create_app(chosen: Settings | None = None) -> Flask:
     web.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)
+    undeclared.install(app, api.spec.to_dict())
     app.register_error_handler(HTTPException, errors.from_http)
     app.register_error_handler(errors.Problem, errors.from_problem)
     app.register_error_handler(OperationalError, errors.from_database_down)

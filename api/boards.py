@@ -10,15 +10,14 @@ from flask_smorest import Blueprint
 from sqlmodel import Session
 
 from api import auth
-from api.errors import Problem
+from api.errors import BAD_QUERY, BAD_TOKEN, Problem, declared
 from api.games import SEAT, find, session
+from api.media import SVG, negotiated, text_response
 from api.schemas import StateArgs
 from referee import render
 from referee.store import reads
 
 blp = Blueprint("boards", __name__, url_prefix="/v1", description="Pictures of the board")
-
-SVG = "image/svg+xml"
 
 
 def board_svg(
@@ -40,18 +39,17 @@ def board_svg(
 
 @blp.route("/games/<game_id>/board.svg", methods=["GET"])
 @blp.arguments(StateArgs, location="query")
-@blp.alt_response(401, description="a bad token")
-@blp.alt_response(404, description="no such game or move")
 @blp.doc(
+    operationId="getBoardSvg",
     security=SEAT,
-    responses={
-        "200": {
-            "description": "the board as the caller may see it, after move `at`",
-            "content": {SVG: {"schema": {"type": "string"}}},
-        }
-    },
+    **declared(
+        {401: BAD_TOKEN, 404: "not_found: no such game, or `at` beyond the log", 422: BAD_QUERY}
+    ),
 )
+@blp.doc(responses={200: text_response("the board as the caller may see it, after move `at`", SVG)})
 def board(args: dict[str, Any], game_id: str) -> Response:
     """A picture (SVG) of the caller's view of the board after move `at` (default: latest)."""
     picture = board_svg(game_id, args.get("at"))
-    return Response(picture, mimetype=SVG, headers={"Cache-Control": "private, no-cache"})
+    return Response(
+        picture, mimetype=negotiated(SVG), headers={"Cache-Control": "private, no-cache"}
+    )

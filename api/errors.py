@@ -15,6 +15,8 @@ from typing import Any
 from flask import Response, json
 from werkzeug.exceptions import HTTPException
 
+from api.schemas import ProblemSchema
+
 PROBLEM = "application/problem+json"
 
 _log = logging.getLogger(__name__)
@@ -71,7 +73,7 @@ def from_http(error: HTTPException) -> Response:
     if isinstance(data, dict) and "messages" in data:
         # webargs: the request did not have the shape of its schema.
         messages = data["messages"]
-        if status == 400:
+        if status == 400 and "json" in messages:
             return problem(400, "bad_json", "the body is not valid JSON", errors=messages)
         return problem(
             status, "bad_request", "the request does not match its schema", errors=messages
@@ -96,3 +98,26 @@ def from_database_down(error: Exception) -> Response:
 def from_anything(error: Exception) -> Response:
     _log.exception("unexpected error", exc_info=error)
     return problem(500, "internal_error", "the server could not answer this request")
+
+
+# The errors operations share, as the OpenAPI document describes them.
+NO_GAME = "not_found: no such game"
+BAD_TOKEN = "unauthorized: a header that is not `Bearer <token>`, or not a seat of this game"
+NO_SEAT = "unauthorized: no seat token, or one that is not a seat of this game"
+BAD_QUERY = "bad_request: a query parameter out of range or not declared, or a body (`errors`)"
+NOT_JSON = "unsupported_media_type: a body that is not `application/json`"
+
+
+def declared(
+    described: dict[int, str], also: dict[int, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The OpenAPI `responses` of an operation's errors, each problem+json with the Problem schema.
+
+    Pass it to `@blp.doc(**declared({404: "not_found: ..."}))`; `also` adds
+    to other responses (such as the links of a success).
+    """
+    responses: dict[int, dict[str, Any]] = {
+        status: {"description": text, "content": {PROBLEM: {"schema": ProblemSchema}}}
+        for status, text in described.items()
+    }
+    return {"responses": responses | (also or {})}

@@ -14,18 +14,22 @@ from flask_smorest import Blueprint
 from sqlmodel import Session
 
 from api import auth
-from api.errors import Problem
+from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, NO_SEAT, NOT_JSON, Problem, declared
+from api.media import NDJSON, negotiated, text_response
 from api.schemas import (
     EnvelopeOut,
     GameListArgs,
     GameListOut,
     GameOut,
+    IdempotencyIn,
     LegalMovesOut,
     LogArgs,
     LogOut,
     MoveIn,
+    MoveJsonIn,
     NewGameIn,
     NewGameOut,
+    NotationIn,
     StateArgs,
     SubmissionOut,
     VerifyOut,
@@ -60,6 +64,33 @@ ID = re.compile(r"[0-9a-f]{32}")
 KEY = re.compile(r"[\x20-\x7e]{1,200}")
 SEAT: list[dict[str, list[str]]] = [{"seat": []}, {}]
 
+# The refusals a submission can get once decided, when the game moved on
+# between recording and deciding: the same status as when the API refuses
+# them at once, so that a code always comes with one status.
+CONFLICTS = frozenset({"not_your_turn", "stale_version", "game_over"})
+
+
+def _game_link(operation: str, source: str = "$response.body#/id") -> dict[str, Any]:
+    return {"operationId": operation, "parameters": {"game_id": source}}
+
+
+# OpenAPI links from a game's id to what can be done with it (stateful clients
+# and testers follow them: create -> state -> moves -> submission).
+GAME_LINKS = {
+    name: _game_link(name)
+    for name in (
+        "getGame",
+        "getGameState",
+        "listLegalMoves",
+        "submitMove",
+        "resign",
+        "listMoves",
+        "getGameRecord",
+        "verifyGame",
+        "getBoardSvg",
+    )
+}
+
 
 def session() -> Session:
     return Session(engine(), expire_on_commit=False)
@@ -92,10 +123,32 @@ def links(game_id: str) -> dict[str, str]:
 
 @blp.route("/games", methods=["POST"])
 @blp.arguments(NewGameIn)
-@blp.response(201, NewGameOut)
-@blp.alt_response(401, description="an API key is needed")
-@blp.doc(security=[{"apiKey": []}, {}])
-def create(body: dict[str, Any]) -> dict[str, Any]:
+@blp.response(
+    201,
+    NewGameOut,
+    headers={
+        "Location": {"description": "the game's summary", "schema": {"type": "string"}},
+        "Cache-Control": {
+            "description": "`no-store`: the answer holds the seats' tokens",
+            "schema": {"type": "string"},
+        },
+    },
+)
+@blp.doc(
+    operationId="createGame",
+    security=[{"apiKey": []}, {}],
+    **declared(
+        {
+            400: "bad_json: the body is not JSON",
+            401: "unauthorized: the server's API key is needed in `X-API-Key`",
+            415: NOT_JSON,
+            422: "bad_request (the body's shape, `errors`), unknown_game, bad_players, "
+            "bad_options (`errors` per option)",
+        },
+        also={201: {"links": GAME_LINKS}},
+    ),
+)
+def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Start a game; the answer holds each seat's secret token, once."""
     auth.check_api_key()
     try:
@@ -127,7 +180,7 @@ def create(body: dict[str, Any]) -> dict[str, Any]:
             on_timeout=TimeoutPolicy(body["on_timeout"]),
         )
     game = created.game
-    return {
+    answer: dict[str, Any] = {
         "id": game.id,
         "game": game.name,
         "status": game.status,
@@ -139,11 +192,15 @@ def create(body: dict[str, Any]) -> dict[str, Any]:
         "version": game.version,
         "links": links(game.id),
     }
+    # The tokens are shown once: no cache may keep them.
+    headers = {"Location": url_for("games.summary", game_id=game.id), "Cache-Control": "no-store"}
+    return answer, 201, headers
 
 
 @blp.route("/games", methods=["GET"])
 @blp.arguments(GameListArgs, location="query")
 @blp.response(200, GameListOut)
+@blp.doc(operationId="listGames", **declared({422: BAD_QUERY}))
 def index(args: dict[str, Any]) -> dict[str, Any]:
     """Games, newest first; pass `next_cursor` back as `cursor` for the next page."""
     limit = args["limit"]
@@ -168,7 +225,10 @@ def index(args: dict[str, Any]) -> dict[str, Any]:
 
 @blp.route("/games/<game_id>", methods=["GET"])
 @blp.response(200, GameOut)
-@blp.alt_response(404, description="no such game")
+@blp.doc(
+    operationId="getGame",
+    **declared({404: NO_GAME, 422: BAD_QUERY}, also={200: {"links": GAME_LINKS}}),
+)
 def summary(game_id: str) -> dict[str, Any]:
     """The game: seats, who acts, version, and the result and seed once over."""
     with session() as db:
@@ -208,9 +268,13 @@ def turn_deadline(game: Game) -> dict[str, Any] | None:
 @blp.route("/games/<game_id>/state", methods=["GET"])
 @blp.arguments(StateArgs, location="query")
 @blp.response(200, EnvelopeOut)
-@blp.alt_response(401, description="a bad token")
-@blp.alt_response(404, description="no such game or move")
-@blp.doc(security=SEAT)
+@blp.doc(
+    operationId="getGameState",
+    security=SEAT,
+    **declared(
+        {401: BAD_TOKEN, 404: "not_found: no such game, or `at` beyond the log", 422: BAD_QUERY}
+    ),
+)
 def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The caller's view of the state after move `at` (default: the latest)."""
     with session() as db:
@@ -225,9 +289,11 @@ def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 @blp.route("/games/<game_id>/legal-moves", methods=["GET"])
 @blp.response(200, LegalMovesOut)
-@blp.alt_response(401, description="no or a bad token")
-@blp.alt_response(404, description="no such game")
-@blp.doc(security=SEAT)
+@blp.doc(
+    operationId="listLegalMoves",
+    security=[{"seat": []}],
+    **declared({401: NO_SEAT, 404: NO_GAME, 422: BAD_QUERY}),
+)
 def legal_moves(game_id: str) -> dict[str, Any]:
     """The caller's legal moves now (resign, always legal, left out)."""
     with session() as db:
@@ -306,7 +372,7 @@ def _answer(submission: Submission, waited: bool) -> tuple[dict[str, Any], int]:
     if submission.status == SubmissionStatus.ACCEPTED:
         return body, 201
     raise Problem(
-        422,
+        409 if submission.code in CONFLICTS else 422,
         submission.code or "illegal_move",
         submission.reason or "the move was refused",
         reason=submission.reason or "",
@@ -385,24 +451,45 @@ def submit(
     return _answer(submission, wait is not None)
 
 
-# What OpenAPI says of every submission a seat makes: its token, and an
-# optional Idempotency-Key that makes a retry safe.
-_SEAT_SUBMISSION_DOC: dict[str, Any] = {
-    "security": [{"seat": []}],
-    "parameters": [{"in": "header", "name": "Idempotency-Key", "schema": {"type": "string"}}],
+# What OpenAPI says of every submission a seat makes besides its parameters.
+_SUBMISSION_LINKS = {
+    "getSubmission": {
+        "operationId": "getSubmission",
+        "parameters": {"submission_id": "$response.body#/submission/id"},
+    },
+    "getGameState": _game_link("getGameState", "$response.body#/submission/game_id"),
 }
+_CONFLICT = (
+    "not_your_turn, stale_version, game_over (at once, or once decided with `?wait=`), "
+    "idempotency_conflict (an Idempotency-Key reused for another request)"
+)
+_REFUSED = (
+    "bad_request (the body's or query's shape, `errors`; both or neither of `move` and "
+    "`notation`), bad_notation, bad_move (with `reason`); with `?wait=`: illegal_move and "
+    "the rules' other refusals, with `reason` and the `submission`"
+)
+
+
+def _submission_doc(conflict: str, refused: str, *more: int) -> dict[str, Any]:
+    errors = {400: "bad_request: a malformed Idempotency-Key; bad_json: the body is not JSON"}
+    errors |= {401: NO_SEAT, 404: NO_GAME, 409: conflict, 422: refused}
+    errors |= {415: NOT_JSON} if 415 in more else {}
+    links = {"links": _SUBMISSION_LINKS}
+    return {"security": [{"seat": []}], **declared(errors, also={201: links, 202: links})}
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
 @blp.arguments(MoveIn)
 @blp.arguments(WaitArgs, location="query")
-@blp.response(202, SubmissionOut, description="recorded; decided soon")
-@blp.alt_response(201, schema=SubmissionOut, description="accepted (with ?wait=)")
-@blp.alt_response(401, description="no or a bad token")
-@blp.alt_response(404, description="no such game")
-@blp.alt_response(409, description="not your turn, stale version, game over, key reused")
-@blp.doc(**_SEAT_SUBMISSION_DOC)
-def play(body: dict[str, Any], args: dict[str, Any], game_id: str) -> Any:
+@blp.arguments(IdempotencyIn, location="headers", error_status_code=400)
+@blp.response(202, SubmissionOut, description="recorded; decided soon (or `?wait=` ran out)")
+@blp.alt_response(201, schema=SubmissionOut, description="accepted (with `?wait=`)")
+@blp.doc(
+    operationId="submitMove",
+    requestBody={"content": {"application/json": {"schema": {"oneOf": [MoveJsonIn, NotationIn]}}}},
+    **_submission_doc(_CONFLICT, _REFUSED, 415),
+)
+def play(body: dict[str, Any], args: dict[str, Any], _headers: dict[str, Any], game_id: str) -> Any:
     """Submit a move (`move` JSON or `notation`); with `?wait=S` answer once decided."""
     if ("move" in body) == ("notation" in body):
         raise Problem(422, "bad_request", "send exactly one of 'move' and 'notation'")
@@ -412,13 +499,17 @@ def play(body: dict[str, Any], args: dict[str, Any], game_id: str) -> Any:
 
 @blp.route("/games/<game_id>/resign", methods=["POST"])
 @blp.arguments(WaitArgs, location="query")
-@blp.response(202, SubmissionOut, description="recorded; decided soon")
-@blp.alt_response(201, schema=SubmissionOut, description="accepted (with ?wait=)")
-@blp.alt_response(401, description="no or a bad token")
-@blp.alt_response(404, description="no such game")
-@blp.alt_response(409, description="game over, key reused")
-@blp.doc(**_SEAT_SUBMISSION_DOC)
-def resign(args: dict[str, Any], game_id: str) -> Any:
+@blp.arguments(IdempotencyIn, location="headers", error_status_code=400)
+@blp.response(202, SubmissionOut, description="recorded; decided soon (or `?wait=` ran out)")
+@blp.alt_response(201, schema=SubmissionOut, description="accepted (with `?wait=`)")
+@blp.doc(
+    operationId="resign",
+    **_submission_doc(
+        "game_over, idempotency_conflict",
+        "bad_request: a query parameter out of range or not declared, or a body",
+    ),
+)
+def resign(args: dict[str, Any], _headers: dict[str, Any], game_id: str) -> Any:
     """Leave the game: the caller's seat resigns."""
     return submit(game_id, {"type": "resign"}, None, args.get("wait"))
 
@@ -426,9 +517,19 @@ def resign(args: dict[str, Any], game_id: str) -> Any:
 @blp.route("/games/<game_id>/webhook", methods=["PUT"])
 @blp.arguments(WebhookIn)
 @blp.response(200, WebhookOut)
-@blp.alt_response(401, description="no or a bad token")
-@blp.alt_response(404, description="no such game")
-@blp.doc(security=[{"seat": []}])
+@blp.doc(
+    operationId="setWebhook",
+    security=[{"seat": []}],
+    **declared(
+        {
+            400: "bad_json: the body is not JSON",
+            401: NO_SEAT,
+            404: NO_GAME,
+            415: NOT_JSON,
+            422: "bad_request: not an http(s) URL, or an unknown field (`errors`)",
+        }
+    ),
+)
 def set_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Have the caller's notifications POSTed to `url` as signed JSON, besides any mail."""
     return _webhook(game_id, body["url"])
@@ -436,9 +537,11 @@ def set_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 @blp.route("/games/<game_id>/webhook", methods=["DELETE"])
 @blp.response(200, WebhookOut)
-@blp.alt_response(401, description="no or a bad token")
-@blp.alt_response(404, description="no such game")
-@blp.doc(security=[{"seat": []}])
+@blp.doc(
+    operationId="deleteWebhook",
+    security=[{"seat": []}],
+    **declared({401: NO_SEAT, 404: NO_GAME, 422: BAD_QUERY}),
+)
 def drop_webhook(game_id: str) -> dict[str, Any]:
     """Stop POSTing the caller's notifications."""
     return _webhook(game_id, None)
@@ -461,7 +564,7 @@ def _webhook(game_id: str, url: str | None) -> dict[str, Any]:
 @blp.route("/games/<game_id>/moves", methods=["GET"])
 @blp.arguments(LogArgs, location="query")
 @blp.response(200, LogOut)
-@blp.alt_response(404, description="no such game")
+@blp.doc(operationId="listMoves", **declared({404: NO_GAME, 422: BAD_QUERY}))
 def moves(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The log after move `after`; moves of an undecided sealed round show as `sealed`."""
     with session() as db:
@@ -485,27 +588,23 @@ def moves(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/log.jsonl", methods=["GET"])
-@blp.alt_response(404, description="no such game")
 @blp.doc(
-    responses={
-        "200": {
-            "description": "the game record, JSON Lines",
-            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
-        }
-    }
+    operationId="getGameRecord",
+    **declared({404: NO_GAME, 422: BAD_QUERY}),
 )
+@blp.doc(responses={200: text_response("the game record, JSON Lines", NDJSON)})
 def log_jsonl(game_id: str) -> Response:
     """The game record for `referee verify`: the seed only once the game is over."""
     with session() as db:
         game = find(db, game_id)
         head = reads.state_at(db, game, game.version)
         text = records.public_record(db, game, head).dumps()
-    return Response(text, mimetype="application/x-ndjson")
+    return Response(text, mimetype=negotiated(NDJSON))
 
 
 @blp.route("/games/<game_id>/verify", methods=["GET"])
 @blp.response(200, VerifyOut)
-@blp.alt_response(404, description="no such game")
+@blp.doc(operationId="verifyGame", **declared({404: NO_GAME, 422: BAD_QUERY}))
 def verify(game_id: str) -> dict[str, Any]:
     """Does the chain hold, and does replaying the log give the stored state?"""
     with session() as db:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from typing import Any
 
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate
+
+from api.game_schemas import any_move
+from referee import games
 from referee.store.tables import TimeoutPolicy
 
 
@@ -25,8 +29,23 @@ class ProblemSchema(Schema):
     submission = fields.Nested(lambda: SubmissionSchema())
 
 
+class FullMatch(validate.Regexp):
+    """A pattern the whole value must match.
+
+    marshmallow's Regexp uses `re.match`, where `$` also matches before a
+    final newline, so "Ann\\n" would pass `^[^\\n]*$`. The pattern is written
+    with `^...$` because the OpenAPI document publishes it as an ECMA-262
+    regex, which has no `\\Z`; Python checks it with `fullmatch`.
+    """
+
+    def __call__(self, value: Any) -> Any:
+        if self.regex.fullmatch(value) is None:
+            raise ValidationError(self._format_error(value))
+        return value
+
+
 # No control characters (PostgreSQL refuses NUL in text) in anything stored or looked up.
-PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="control characters are not allowed")
+PRINTABLE = FullMatch(r"^[^\x00-\x1f\x7f]*$", error="control characters are not allowed")
 
 
 class PlayerIn(Strict):
@@ -35,7 +54,16 @@ class PlayerIn(Strict):
 
 
 class NewGameIn(Strict):
-    game = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    # The enum is documented, not validated here, so that an unknown game keeps its own
+    # code (`unknown_game`) rather than a schema error.
+    game = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=40),
+        metadata={
+            "enum": sorted({game.name for game in games.all_games()}),
+            "description": "a registered game (see GET /v1/rules)",
+        },
+    )
     players = fields.List(
         fields.Nested(PlayerIn), required=True, validate=validate.Length(min=1, max=12)
     )
@@ -59,6 +87,11 @@ class WebhookIn(Strict):
         schemes={"http", "https"},
         require_tld=False,
         validate=validate.Length(max=2000),
+        metadata={
+            "format": "uri",
+            "pattern": "^[hH][tT][tT][pP][sS]?://[^\\s/?#]+[^\\s]*$",
+            "description": "an absolute http or https URL",
+        },
     )
 
 
@@ -85,8 +118,17 @@ class SeatOut(Schema):
 
 
 class ResultOut(Schema):
+    """The end of a game: each seat's score and the winning seats."""
+
     scores = fields.List(fields.Integer(), required=True)
     winners = fields.List(fields.Integer(), required=True)
+
+
+# `result` is null while the game runs. Declared as `nullable` beside the
+# reference (OpenAPI 3.0's `allOf: [Result], nullable: true`) rather than with
+# `allow_none`, which apispec writes as `anyOf` with an untyped object that
+# generators then read every result as.
+NULL_WHILE_RUNNING = {"nullable": True, "description": "null while the game runs"}
 
 
 class LinksOut(Schema):
@@ -116,7 +158,7 @@ class GameOut(Schema):
     to_act = fields.List(fields.Integer(), required=True)
     version = fields.Integer(required=True)
     deadlines = fields.Dict(required=True, allow_none=True)
-    result = fields.Nested(ResultOut, allow_none=True, required=True)
+    result = fields.Nested(ResultOut, required=True, metadata=NULL_WHILE_RUNNING)
     seed_commitment = fields.String(required=True)
     seed = fields.String(allow_none=True, required=True)
     created_at = fields.String(required=True)
@@ -125,8 +167,8 @@ class GameOut(Schema):
 
 class GameListArgs(Strict):
     status = fields.String(validate=validate.OneOf(("active", "over")))
-    game = fields.String(validate=validate.Regexp(r"^[a-z_]{1,40}$"))
-    cursor = fields.String(validate=validate.Regexp(r"^[0-9T:.+\-]{1,40}$"))
+    game = fields.String(validate=FullMatch(r"^[a-z_]{1,40}$"))
+    cursor = fields.String(validate=FullMatch(r"^[0-9T:.+\-]{1,40}$"))
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
 
 
@@ -152,7 +194,7 @@ class EnvelopeOut(Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(("active", "over")))
     to_act = fields.List(fields.Integer(), required=True)
-    result = fields.Nested(ResultOut, allow_none=True, required=True)
+    result = fields.Nested(ResultOut, required=True, metadata=NULL_WHILE_RUNNING)
     state = fields.Dict(required=True)
 
 
@@ -171,14 +213,60 @@ class LegalMovesOut(Schema):
     moves = fields.List(fields.Nested(LegalMoveOut), required=True)
 
 
+NOTATION = [validate.Length(min=1, max=400), PRINTABLE]
+EXPECTED_VERSION = validate.Range(min=0, max=10_000_000)
+
+
 class MoveIn(Strict):
+    """What `POST .../moves` reads; the handler checks that exactly one of the two came.
+
+    The document describes the body as `MoveJsonIn` or `NotationIn` instead,
+    which says the same in a shape generators and validators understand.
+    """
+
     move = fields.Dict(metadata={"description": "the move as JSON, an object with a `type`"})
-    notation = fields.String(validate=[validate.Length(min=1, max=400), PRINTABLE])
-    expected_version = fields.Integer(validate=validate.Range(min=0, max=10_000_000))
+    notation = fields.String(validate=NOTATION)
+    expected_version = fields.Integer(validate=EXPECTED_VERSION)
+
+
+_EXPECTED_DOC = {"description": "refuse the move unless the log then holds exactly this many"}
+
+
+class MoveJsonIn(Strict):
+    """A move as JSON: one of the games' move schemas (`GET /v1/rules`)."""
+
+    move = fields.Raw(required=True, metadata=any_move())
+    expected_version = fields.Integer(validate=EXPECTED_VERSION, metadata=_EXPECTED_DOC)
+
+
+class NotationIn(Strict):
+    """A move in the game's notation, read as forgivingly as a mail reply."""
+
+    notation = fields.String(required=True, validate=NOTATION)
+    expected_version = fields.Integer(validate=EXPECTED_VERSION, metadata=_EXPECTED_DOC)
 
 
 class WaitArgs(Strict):
-    wait = fields.Float(validate=validate.Range(min=0, max=30))
+    wait = fields.Float(
+        validate=validate.Range(min=0, max=30),
+        metadata={"description": "seconds to wait for the decision (0-30)"},
+    )
+
+
+class IdempotencyIn(Schema):
+    """The one header a submission reads besides the token (other headers are let be)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    key = fields.String(
+        data_key="Idempotency-Key",
+        validate=[validate.Length(min=1, max=200), FullMatch(r"^[\x20-\x7e]*$")],
+        metadata={
+            "description": "makes a retry safe: the same key from the same seat in the "
+            "same game returns the first submission (1-200 printable ASCII characters)"
+        },
+    )
 
 
 class SubmissionSchema(Schema):

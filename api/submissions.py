@@ -7,7 +7,7 @@ from typing import Any
 from flask_smorest import Blueprint
 
 from api import auth
-from api.errors import Problem
+from api.errors import BAD_QUERY, BAD_TOKEN, Problem, declared
 from api.games import session, submission_json, well_formed
 from api.schemas import SubmissionOut
 from referee.store.tables import Submission
@@ -17,9 +17,17 @@ blp = Blueprint("submissions", __name__, url_prefix="/v1", description="Submitte
 
 @blp.route("/submissions/<submission_id>", methods=["GET"])
 @blp.response(200, SubmissionOut)
-@blp.alt_response(401, description="a bad token")
-@blp.alt_response(404, description="no such submission")
-@blp.doc(security=[{"seat": []}, {}])
+@blp.doc(
+    operationId="getSubmission",
+    security=[{"seat": []}, {}],
+    **declared(
+        {
+            401: BAD_TOKEN,
+            404: "not_found: no such submission",
+            422: BAD_QUERY,
+        }
+    ),
+)
 def show(submission_id: str) -> dict[str, Any]:
     """Pending, accepted (with its `seq`) or rejected (with the reason).
 

@@ -245,13 +245,13 @@ def new_game(name: str) -> str:
 
 def _widget(spec: JSONish) -> str:
     """How an option is asked for: a box, a choice, a number, JSON, or text."""
-    if spec["type"] == "boolean":
+    if spec.get("type") == "boolean":
         return "checkbox"
     if spec.get("enum"):
         return "select"
-    if spec["type"] == "integer":
+    if spec.get("type") == "integer":
         return "number"
-    if isinstance(spec["default"], dict | list) or spec["type"] in ("array", "object"):
+    if isinstance(spec["default"], dict | list) or spec.get("type") in ("array", "object"):
         return "json"
     return "text"
 
@@ -316,7 +316,7 @@ def _read_options(form: Mapping[str, str], described: JSONish, errors: dict[str,
     options: JSONish = {}
     for name, spec in described["options"].items():
         key = f"opt-{name}"
-        if spec["type"] == "boolean":
+        if spec.get("type") == "boolean":
             options[name] = key in form
             continue
         if key not in form:

@@ -117,6 +117,12 @@ class Game(ABC, Generic[S, M]):
     players: ClassVar[tuple[int, ...]]
     options_schema: ClassVar[type[marshmallow.Schema]]
     notation_help: ClassVar[str]
+    # The JSON moves the game accepts: for each `type` but `resign` (which
+    # every game takes, with no other field), a JSON Schema object of the
+    # move's other fields, `{"properties": {...}, "required": [...]}`. The
+    # API publishes it as the game's move schema; a contract test checks
+    # that every move `move_to_json` gives fits it.
+    move_fields: ClassVar[Mapping[str, JSON]]
     # False where `legal_moves` offers only some of the legal moves: pieces
     # to write a sequence with (MaNiKi), or one maximal plan (Ice Palace).
     lists_every_move: ClassVar[bool] = True

@@ -30,6 +30,11 @@ class RecordError(ValueError):
         self.message = message
 
 
+# How a record shows a move of a sealed round (MaNiKi's sealed mode) until
+# the round is decided.
+SEALED_NOTATION = "sealed"
+
+
 def canonical_json(value: Any) -> str:
     """The one JSON spelling of a value that hashes use."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -115,12 +120,27 @@ def chain(commitment: str, moves: Iterable[tuple[int, str, str | None]]) -> tupl
     return tuple(entries)
 
 
+def is_sealed(entry: Entry) -> bool:
+    """A move of a sealed round not yet decided: shown as `sealed`, with no hash to check."""
+    return entry.move == SEALED_NOTATION and entry.hash is None
+
+
 def chain_problems(record: Record) -> list[str]:
-    """What is wrong with the record's hash chain (empty when it holds)."""
+    """What is wrong with the record's hash chain (empty when it holds).
+
+    Sealed moves are the log's tail while their round is open: they are not
+    chained yet, and only a move after one of them is a problem.
+    """
     problems = []
     prev = record.header.seed_commitment
+    sealed_since: int | None = None
     for entry in record.entries:
         number = record.line_of(entry.seq)
+        if is_sealed(entry):
+            sealed_since = sealed_since or entry.seq
+            continue
+        if sealed_since is not None:
+            problems.append(f"line {number}: move {entry.seq} follows sealed move {sealed_since}")
         if entry.hash is None:
             problems.append(f"line {number}: move {entry.seq} has no hash")
             prev = ""

@@ -14,10 +14,10 @@ from typing import Any
 from referee import games
 from referee.engine import JSON, BadOptions, IllegalMove
 from referee.games import AnyGame
-from referee.record import Record, chain_problems
+from referee.record import SEALED_NOTATION, Record, chain_problems, is_sealed
 from referee.rng import Rng, commitment
 
-SEALED_NOTATION = "sealed"
+__all__ = ["SEALED_NOTATION", "ReplayError", "envelope", "replay", "unrevealed", "verify"]
 
 
 class ReplayError(Exception):
@@ -125,13 +125,31 @@ def replay(record: Record, upto: int | None = None) -> Replayed:
     return Replayed(game, options, tuple(states))
 
 
+def unrevealed(record: Record) -> list[str]:
+    """What a record of a running game does not show yet (empty once it is over)."""
+    hidden = []
+    if record.header.seed is None:
+        hidden.append("the seed (revealed once the game is over)")
+    sealed = [entry.seq for entry in record.entries if is_sealed(entry)]
+    if sealed:
+        moves = f"move {sealed[0]}" if len(sealed) == 1 else f"moves {sealed[0]}-{sealed[-1]}"
+        hidden.append(f"{moves} (sealed until their round is decided)")
+    return hidden
+
+
 def verify(record: Record) -> list[str]:
     """Everything wrong with a record: chain, seed and replay (empty: it holds).
 
-    A record of a game still running has no seed yet: its chain is checked
-    and `ReplayError("no_seed")` says the replay has to wait for the reveal.
+    A record of a game still running has no seed yet, and may end in sealed
+    moves: its chain is checked, and when it holds `ReplayError("no_seed")`
+    says what the replay waits for (`unrevealed`).
     """
     problems = chain_problems(record)
+    hidden = unrevealed(record)
+    if hidden:
+        if problems:
+            return problems
+        raise ReplayError(1, "not yet revealed: " + "; ".join(hidden), "no_seed")
     try:
         replay(record)
     except ReplayError as error:

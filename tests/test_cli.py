@@ -13,7 +13,7 @@ from referee import games
 from referee.cli import main
 from referee.record import loads
 from referee.replay import envelope, replay
-from tests.test_record import finished_record
+from tests.test_record import finished_record, running_sealed_record
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -103,3 +103,16 @@ def test_the_installed_command_runs() -> None:
         [sys.executable, "-m", "referee", "games"], capture_output=True, text=True, check=True
     )
     assert "subdivision" in done.stdout
+
+
+def test_verify_passes_a_running_games_record_and_says_what_is_not_revealed(
+    tmp_path: Path,
+) -> None:
+    record, hidden = running_sealed_record()
+    path = tmp_path / "running.jsonl"
+    path.write_text(record.dumps())
+    code, out = run("verify", str(path))
+    chained = len(record.entries) - hidden
+    assert code == 0, out
+    assert out.startswith(f"ok: chain of {chained} moves verified; not yet revealed: the seed")
+    assert "sealed until their round is decided" in out

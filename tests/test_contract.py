@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.game_schemas import inline_move_schema
 from referee import games
 from referee.engine import IllegalMove, Resign
 from referee.games import AnyGame
@@ -217,3 +219,19 @@ def test_bad_notation_and_bad_json_are_refused_clearly(game: AnyGame) -> None:
         assert refused.value.code == "bad_move"
     assert game.parse("resign") == Resign() == game.parse("  RESIGN ")
     assert game.move_from_json({"type": "resign"}) == Resign()
+
+
+@pytest.mark.parametrize("game", games.all_games(), ids=games.names())
+def test_every_move_fits_the_move_schema_the_api_publishes(game: AnyGame) -> None:
+    # The schema of GET /v1/rules and of the OpenAPI document: every move the
+    # rules give as JSON (played or offered) fits exactly one kind of it.
+    schema = inline_move_schema(game)
+    validator = jsonschema_rs.Draft7Validator(schema)
+    players = game.players[0]
+    for step in play_out(game, players, "schema-seed", "schema-chooser")[:60]:
+        for move in [step.move, *game.legal_moves(step.state, min(game.actors(step.state) or {0}))]:
+            data = through_json(game.move_to_json(move))
+            assert not list(validator.iter_errors(data)), data
+    assert not list(validator.iter_errors({"type": "resign"}))
+    assert list(validator.iter_errors({"type": "resign", "extra": 1}))
+    assert list(validator.iter_errors({"type": "no_such_move"}))

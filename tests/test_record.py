@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+from itertools import islice
 
 import pytest
 
 from referee import games
 from referee.engine import Result
 from referee.playout import steps
-from referee.record import Header, Record, RecordError, chain, chain_problems, loads
-from referee.replay import ReplayError, replay, verify
+from referee.record import (
+    SEALED_NOTATION,
+    Entry,
+    Header,
+    Record,
+    RecordError,
+    chain,
+    chain_problems,
+    loads,
+)
+from referee.replay import ReplayError, replay, unrevealed, verify
 from referee.rng import Rng, commitment
 
 SEED = "record-test-seed"
@@ -224,3 +234,45 @@ def test_unknown_games_and_bad_options_are_refused_on_line_one() -> None:
         with pytest.raises(ReplayError) as error:
             replay(Record(header, record.entries))
         assert (error.value.line, error.value.code) == (1, code)
+
+
+def running_sealed_record() -> tuple[Record, int]:
+    """A MaNiKi game in sealed mode as the service publishes it mid-round, and its hidden tail.
+
+    The seed is left out and the moves of the open round show as `sealed`
+    with no hash, as `GET .../log.jsonl` gives them.
+    """
+    game = games.get("maniki")
+    options = game.load_options({"mode": "sealed"}, 3)
+    played = list(islice(steps(game, 3, options, SEED, Rng("chooser")), 300))
+    for cut in range(len(played) - 1, 0, -1):
+        hidden = game.hidden_tail(played[cut - 1].state)
+        if hidden >= 2:
+            break
+    else:
+        raise AssertionError("no open sealed round with two answers")
+    moves = [(s.seat, game.notate(s.move), "2026-11-26T00:00:00+00:00") for s in played[:cut]]
+    header = Header(game.name, ("Ann", "Bob", "Cy"), options, commitment(SEED), "1", None)
+    entries = list(chain(header.seed_commitment, moves))
+    for n in range(cut - hidden, cut):
+        entries[n] = Entry(entries[n].seq, entries[n].seat, SEALED_NOTATION, entries[n].created_at)
+    return loads(Record(header, tuple(entries)).dumps()), hidden
+
+
+def test_a_running_sealed_record_checks_its_chain_and_names_what_is_not_revealed() -> None:
+    record, hidden = running_sealed_record()
+    assert chain_problems(record) == []
+    assert unrevealed(record)[0].startswith("the seed")
+    first = len(record.entries) - hidden + 1
+    assert unrevealed(record)[1].startswith(f"moves {first}-{len(record.entries)} (sealed")
+    with pytest.raises(ReplayError) as error:
+        verify(record)
+    assert error.value.code == "no_seed" and "not yet revealed" in error.value.message
+
+
+def test_a_move_after_a_sealed_one_breaks_the_chain() -> None:
+    record, _ = running_sealed_record()
+    last = record.entries[-1]
+    forged = Entry(last.seq + 1, 0, "KI", None, "0" * 64, "0" * 64)
+    problems = verify(Record(record.header, (*record.entries, forged)))
+    assert any("follows sealed move" in problem for problem in problems)

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
@@ -311,6 +311,20 @@ def _place_from_json(data: Any) -> Place:
     return Place(pyramid, x, y)
 
 
+_PLACEMENT_SCHEMA: JSON = {
+    "properties": {
+        "pyramid": {
+            "type": "string",
+            "pattern": f"^[{SIZES}][{ALL_COLOURS}]$",
+            "description": "size S/M/L then colour, like `Mw`",
+        },
+        "x": {"type": "integer"},
+        "y": {"type": "integer"},
+    },
+    "required": ["pyramid", "x", "y"],
+}
+
+
 def _place_to_json(place: Place) -> JSON:
     return {"pyramid": place.pyramid, "x": place.x, "y": place.y}
 
@@ -333,6 +347,21 @@ class IcePalace(Game[State, Move]):
     rules_version: ClassVar[str] = "1"
     players: ClassVar[tuple[int, ...]] = (3, 4, 5, 6)
     options_schema: ClassVar[type[marshmallow.Schema]] = IcePalaceOptions
+    move_fields: ClassVar[Mapping[str, JSON]] = {
+        "place": _PLACEMENT_SCHEMA,
+        "pass": {"properties": {}, "required": []},
+        "build": {
+            "properties": {
+                "auto": {"type": "boolean", "default": False},
+                "plan": {
+                    "type": "array",
+                    "items": {"type": "object", **_PLACEMENT_SCHEMA, "additionalProperties": False},
+                    "default": [],
+                },
+            },
+            "required": [],
+        },
+    }
     lists_every_move: ClassVar[bool] = False
     notation_help: ClassVar[str] = (
         "In the yard, place a pyramid of your hand as size, colour, @x,y: `Mw@1,0` "

@@ -47,6 +47,7 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
@@ -136,6 +137,14 @@ class Mandala(Game[State, Move]):
     rules_version: ClassVar[str] = "2"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4, 5)
     options_schema: ClassVar[type[marshmallow.Schema]] = MandalaOptions
+    move_fields: ClassVar[Mapping[str, JSON]] = {
+        "take": {
+            "properties": {
+                "index": {"type": "integer", "minimum": 0, "maximum": PATH_LENGTH - 1},
+            },
+            "required": ["index"],
+        },
+    }
     notation_help: ClassVar[str] = (
         "Move with `take N`: your pawn jumps forward to path index N (0-74), which must "
         "lie ahead of it and still hold a pyramid, and you take that pyramid. `17` and "

@@ -290,9 +290,53 @@ def _default_objectives() -> list[JSON]:
     return copy.deepcopy(mandala_stones_data.OBJECTIVES)
 
 
+# What `objectives` takes, as the JSON Schema GET /v1/rules publishes (the
+# field's own check is `_ObjectivesField`; the kinds' parameters: `_CONDITIONS`).
+_OBJECTIVES_JSON_SCHEMA: JSON = {
+    "oneOf": [
+        {"type": "string", "enum": ["off"], "description": "play without objective cards"},
+        {
+            "type": "array",
+            "description": "the objective cards, with distinct numbers",
+            "items": {
+                "type": "object",
+                "required": ["card", "points", "condition"],
+                "additionalProperties": False,
+                "properties": {
+                    "card": {"type": "integer", "minimum": 1},
+                    "points": {"type": "integer", "minimum": 0},
+                    "condition": {
+                        "type": "object",
+                        "required": ["kind"],
+                        "additionalProperties": False,
+                        "description": "each kind takes only its parameters: "
+                        + "; ".join(f"{k}: {', '.join(v)}" for k, v in _CONDITIONS.items()),
+                        "properties": {
+                            "kind": {"type": "string", "enum": list(_CONDITIONS)},
+                            "pattern": {"type": "string", "enum": list(PATTERNS)},
+                            "count": {"type": "integer", "minimum": 0, "maximum": SPACES},
+                            "min_towers": {"type": "integer", "minimum": 0, "maximum": SPACES},
+                            "heights": {
+                                "type": "array",
+                                "minItems": 1,
+                                "items": {"type": "integer", "minimum": 1, "maximum": 4},
+                            },
+                            "height": {"type": "integer", "minimum": 1, "maximum": 4},
+                            "at_least": {"type": "integer", "minimum": 1, "maximum": SPACES},
+                        },
+                    },
+                },
+            },
+        },
+    ]
+}
+
+
 class MandalaStonesOptions(marshmallow.Schema):
     mandala_board = fields.Nested(_MandalaBoardSchema, load_default=_default_board)
-    objectives = _ObjectivesField(load_default=_default_objectives)
+    objectives = _ObjectivesField(
+        load_default=_default_objectives, metadata=_OBJECTIVES_JSON_SCHEMA
+    )
 
 
 def objective_card(data: JSON) -> Card:
@@ -507,6 +551,30 @@ class MandalaStones(Game[State, Move]):
     rules_version: ClassVar[str] = "1"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4)
     options_schema: ClassVar[type[marshmallow.Schema]] = MandalaStonesOptions
+    move_fields: ClassVar[Mapping[str, JSON]] = {
+        "pick": {
+            "properties": {
+                "artist": {"type": "string", "enum": [f"A{n}" for n in range(1, ARTISTS + 1)]},
+                "circle": {"type": "integer", "minimum": 1, "maximum": 9},
+                "first": {"type": "string", "enum": list(DIRECTIONS)},
+                "space": {"type": "integer", "minimum": 1, "maximum": SPACES},
+            },
+            "required": ["artist", "circle", "first", "space"],
+        },
+        "score": {
+            "properties": {"colour": {"type": "string", "enum": list(COLOURS)}},
+            "required": ["colour"],
+        },
+        "score_tops": {
+            "properties": {
+                "spaces": {
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 1, "maximum": SPACES},
+                }
+            },
+            "required": ["spaces"],
+        },
+    }
     notation_help: ClassVar[str] = (
         "Pick: `pick A2 to 5 first N on 3` moves artist A2 to circle 5, takes every "
         "collectable stone around it clockwise starting with the one north (N/E/S/W) of "

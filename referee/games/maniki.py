@@ -47,9 +47,10 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import permutations
-from typing import Any
+from typing import Any, ClassVar
 
 import marshmallow
 from marshmallow import fields, validate
@@ -273,6 +274,20 @@ class Maniki(Game[State, Move]):
     rules_version = "1"
     players = (2, 3, 4, 5, 6)
     options_schema = ManikiOptions
+    move_fields: ClassVar[Mapping[str, JSON]] = {
+        "sequence": {
+            "properties": {
+                "orders": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": list(ORDERS)},
+                    "minItems": 1,
+                    "maxItems": MAX_ORDERS,
+                }
+            },
+            "required": ["orders"],
+        },
+        "pass": {"properties": {}, "required": []},
+    }
     notation_help = (
         "Write the orders separated by spaces or dashes, e.g. 'MA NI KI', at most 32: "
         "KI blue's top animal jumps onto red, LO red's top jumps onto blue, NI the two "

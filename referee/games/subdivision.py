@@ -29,7 +29,7 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -362,6 +362,19 @@ class Subdivision(Game[State, Move]):
     rules_version: ClassVar[str] = "1"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4)
     options_schema: ClassVar[type[marshmallow.Schema]] = OptionsSchema
+    move_fields: ClassVar[Mapping[str, JSON]] = {
+        "place": {
+            "properties": {
+                "size": {"type": "integer", "enum": sorted(SIZE_NAMES)},
+                "cell": {"type": "string", "pattern": "^[a-z][1-9][0-9]?$"},
+            },
+            "required": ["size", "cell"],
+        },
+        "park": {
+            "properties": {"cell": {"type": "string", "pattern": "^[a-z][1-9][0-9]?$"}},
+            "required": ["cell"],
+        },
+    }
     notation_help: ClassVar[str] = (
         "Place a pyramid by its size and a cell: 3c4 (large), 2d4 (medium), 1b2 "
         "(small); L C4, large c4, m d4 and s b2 work too. Files run a, b, c... from "
