@@ -51,10 +51,18 @@ class Settings:
     mail_lease: float = 120.0
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_check_sender: bool = True
+    # `GET .../events`: seconds between keepalive comments, and the most
+    # streams one API process holds open (each holds one of its threads).
+    events_keepalive: float = 15.0
+    events_max: int = 100
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
             raise BadSetting(f"REFEREE_SWEEPS must be 'worker' or 'beat', not {self.sweeps!r}")
+        if not 0 < self.events_keepalive <= 3600:
+            raise BadSetting("REFEREE_EVENTS_KEEPALIVE must be above 0 and at most 3600 seconds")
+        if self.events_max < 0:
+            raise BadSetting("REFEREE_EVENTS_MAX must be 0 or more")
 
     @property
     def sender(self) -> str:
@@ -97,6 +105,8 @@ ENVIRONMENT = {
     "mail_lease": "REFEREE_MAIL_LEASE",
     "mail_max_bytes": "REFEREE_MAIL_MAX_BYTES",
     "mail_check_sender": "REFEREE_MAIL_CHECK_SENDER",
+    "events_keepalive": "REFEREE_EVENTS_KEEPALIVE",
+    "events_max": "REFEREE_EVENTS_MAX",
 }
 
 
