@@ -92,7 +92,11 @@ _STREAM_DOC = {
 @blp.alt_response(400, description="a Last-Event-ID that is not a version")
 @blp.alt_response(401, description="a bad token")
 @blp.alt_response(404, description="no such game")
-@blp.alt_response(503, description="this server follows as many games as it may; retry later")
+@blp.alt_response(
+    503,
+    description="this server follows as many games as it may; retry later",
+    headers={"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
+)
 @blp.doc(**_STREAM_DOC)
 def events(game_id: str) -> Response:
     """Follow the game: an event at each change, as the caller may see it (stream)."""
