@@ -152,8 +152,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_stack(web_workers: int, pool: str, concurrency: int, workers: int = 1) -> Stack:
-    """gunicorn and `workers` worker processes on a fresh database; processes[0] is gunicorn."""
+def start_stack(
+    web_workers: int,
+    pool: str,
+    concurrency: int,
+    workers: int = 1,
+    settings: dict[str, str] | None = None,
+) -> Stack:
+    """gunicorn and `workers` worker processes on a fresh database; processes[0] is gunicorn.
+
+    `settings` are more environment variables for every process.
+    """
     name = f"referee_bench_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(pg_admin(), autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
@@ -168,6 +177,7 @@ def start_stack(web_workers: int, pool: str, concurrency: int, workers: int = 1)
         "REFEREE_BIND": f"127.0.0.1:{port}",
         "WEB_CONCURRENCY": str(web_workers),
         "REFEREE_ACCESS_LOG": "",
+        **(settings or {}),
     }
     stack = Stack(f"http://127.0.0.1:{port}", name, queue_name)
     logs = Path(os.environ.get("TMPDIR", "/tmp")) / name

@@ -10,7 +10,13 @@ import os
 bind = os.environ.get("REFEREE_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2))
 # Threads, not processes, for concurrency: a `?wait=` request mostly sleeps.
-threads = int(os.environ.get("REFEREE_THREADS", "16"))
+# Each open `GET .../events` stream holds a thread for as long as it is
+# followed, so a process has REFEREE_EVENTS_MAX threads for streams beside
+# REFEREE_THREADS for everything else: followers never starve the moves.
+# A thread is started only when a request needs it.
+events_max = int(os.environ.get("REFEREE_EVENTS_MAX", "100"))
+threads = int(os.environ.get("REFEREE_THREADS", "16")) + events_max
+worker_connections = 1000 + events_max
 worker_class = "gthread"
 # `?wait=` holds a request open for up to 30 s.
 timeout = 60

@@ -102,10 +102,53 @@ def announce_decided(decided: dict[str, Any]) -> None:
 
     `decided` holds the submission's `id` and the fields a decision sets
     (status, code, reason, seq, decided_at), so a waiting request can
-    answer without reading the submission again.
+    answer without reading the submission again; and `game_id`, so that
+    the followers of a game (`GET .../events`) hear of an accepted move on
+    the same message.
     """
     if not eager():
         _client().publish(DECIDED_CHANNEL, json.dumps(decided, separators=(",", ":")))
+    elif decided.get("status") == "accepted" and decided.get("game_id"):
+        # Decided in this very process: its followers are told at once.
+        _tell_changed(str(decided["game_id"]))
+
+
+def announce_changed(game_id: str) -> None:
+    """Tell the followers of a game that it changed outside a decision (a timeout)."""
+    announce_decided({"game_id": game_id, "status": "accepted"})
+
+
+# What hears of changed games in this process (`listen_changes`): called
+# with a game's id, or with None when announcements may have been lost.
+_change_hooks: list[Callable[[str | None], None]] = []
+
+
+def listen_changes(hook: Callable[[str | None], None]) -> None:
+    """Have `hook(game_id)` called on each announced change of a game, in this process.
+
+    `hook(None)` says announcements may have been lost (the subscription
+    was just made or made again): read every followed game once more. With
+    a broker this starts the process's one subscription; in the embedded
+    default the hooks are called by the decision itself.
+    """
+    _change_hooks.append(hook)
+    if not eager():
+        _listener()
+
+
+def hearing_changes() -> bool:
+    """Whether announcements reach this process now (the subscription is up, or none is needed)."""
+    if eager():
+        return True
+    return _listener().subscribed.is_set()
+
+
+def _tell_changed(game_id: str | None) -> None:
+    for hook in list(_change_hooks):
+        try:
+            hook(game_id)
+        except Exception:
+            _log.exception("a follower of game changes failed")
 
 
 class _Listener:
@@ -121,6 +164,7 @@ class _Listener:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.waiters: dict[str, list[_Waiter]] = {}
+        self.subscribed = threading.Event()
         self.pid = os.getpid()
         threading.Thread(target=self.run, name="referee-decided", daemon=True).start()
 
@@ -153,10 +197,12 @@ class _Listener:
                 if message is None:
                     continue
                 if message["type"] == "subscribe":
+                    self.subscribed.set()
                     self.wake_all()
                 elif message["type"] == "message":
                     self.dispatch(json.loads(message["data"]))
         finally:
+            self.subscribed.clear()
             with suppress(redis.RedisError):
                 pubsub.close()
 
@@ -166,6 +212,8 @@ class _Listener:
         for waiter in found:
             waiter.decided = decided
             waiter.event.set()
+        if decided.get("status") == "accepted" and decided.get("game_id"):
+            _tell_changed(str(decided["game_id"]))
 
     def wake_all(self) -> None:
         # (Re)subscribed: what was announced before is lost, so every
@@ -174,6 +222,7 @@ class _Listener:
             found = [waiter for waiters in self.waiters.values() for waiter in waiters]
         for waiter in found:
             waiter.event.set()
+        _tell_changed(None)
 
 
 class _Waiter:

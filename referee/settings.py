@@ -55,10 +55,18 @@ class Settings:
     # a file name, or None: no log, which an empty variable asks for).
     threads: int = 16
     access_log: str | None = "-"
+    # `GET .../events`: seconds between keepalive comments, and the most
+    # streams one API process holds open (each holds one of its threads).
+    events_keepalive: float = 15.0
+    events_max: int = 100
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
             raise BadSetting(f"REFEREE_SWEEPS must be 'worker' or 'beat', not {self.sweeps!r}")
+        if not 0 < self.events_keepalive <= 3600:
+            raise BadSetting("REFEREE_EVENTS_KEEPALIVE must be above 0 and at most 3600 seconds")
+        if self.events_max < 0:
+            raise BadSetting("REFEREE_EVENTS_MAX must be 0 or more")
 
     @property
     def sender(self) -> str:
@@ -107,6 +115,8 @@ ENVIRONMENT = {
     "mail_check_sender": "REFEREE_MAIL_CHECK_SENDER",
     "threads": "REFEREE_THREADS",
     "access_log": "REFEREE_ACCESS_LOG",
+    "events_keepalive": "REFEREE_EVENTS_KEEPALIVE",
+    "events_max": "REFEREE_EVENTS_MAX",
 }
 # Settings where an empty variable says "none" instead of "the default".
 _EMPTY_MEANS_NONE = {"access_log"}

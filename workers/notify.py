@@ -24,7 +24,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from referee import settings
-from referee.queue import DEADLINES, DELIVER, app
+from referee.queue import DEADLINES, DELIVER, announce_changed, app
 from referee.store import deadlines, delivery, keys, reads
 from referee.store.db import engine
 from referee.store.tables import Outbox
@@ -132,6 +132,8 @@ def sweep_deadlines(at: str | None = None) -> dict[str, list[str]]:
     """Reminders and timeouts due at `at` (ISO 8601; default: now), then send what they wrote."""
     moment = datetime.fromisoformat(at) if at else datetime.now(UTC)
     swept = deadlines.sweep_deadlines(moment)
+    for game_id in swept.timed_out:
+        announce_changed(game_id)
     if swept.reminded or swept.timed_out:
         deliver_due()
     return {"reminded": swept.reminded, "timed_out": swept.timed_out}

@@ -37,7 +37,7 @@ def decide(submission_id: str) -> None:
     if decided.submission is None:
         _log.warning("submission %s does not exist", submission_id)
     else:
-        announce_decided(asdict(decided.submission))
+        announce_decided({**asdict(decided.submission), "game_id": decided.game_id})
         if decided.news_due and not eager():
             # Mail the news now rather than at the next sweep; in the embedded
             # default the sweeper thread sends it, not the request's thread.

@@ -67,6 +67,8 @@ class Decision:
 
     submission: Decided | None
     news_due: bool = False
+    # The submission's game, so that its followers can be told it changed.
+    game_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,16 +143,16 @@ def decide(submission_id: str) -> Decision:
         if found is None:
             return Decision(None)
         submission = {name: found._mapping[f"submission_{name}"] for name in SUBMISSION_READ}
-        if submission["status"] != SubmissionStatus.PENDING:
-            return Decision(_decided(submission))
         game = LockedGame(*found[: len(LockedGame.__dataclass_fields__)])
+        if submission["status"] != SubmissionStatus.PENDING:
+            return Decision(_decided(submission), game_id=game.id)
         listed = found.reachable_seats
         reach = Reach(
             found.seat_count,
             frozenset(int(seat) for seat in listed.split(",")) if listed else frozenset(),
         )
         decided, news_due = judge(session, game, [submission], reach)
-        return Decision(decided[0], news_due)
+        return Decision(decided[0], news_due, game.id)
 
 
 def judge(

@@ -1,0 +1,128 @@
+"""Following a game without polling: `GET /v1/games/{id}/events`, a stream of Server-Sent Events.
+
+One event per change of the game (its version), with the version as the
+event's `id`, so that a client that reconnects with `Last-Event-ID` gets
+the current state again only if it is behind. Versions in between may be
+skipped: an event always carries the whole view at its version, never a
+difference. The stream ends after the event of a finished game.
+
+Each open stream holds one thread of its API process (gunicorn's gthread
+workers, `referee serve`), while it waits and while it writes, and no
+database connection; `REFEREE_EVENTS_MAX` bounds them per process, beyond
+which the answer is 503 with `Retry-After`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from flask import Response, request
+from flask_smorest import Blueprint
+
+from api import auth
+from api.errors import Problem, problem
+from api.following import Change, Follower, following, read_change
+from api.games import SEAT, find, session
+from referee import settings
+
+blp = Blueprint("events", __name__, url_prefix="/v1", description="Following a game as it changes")
+
+# Seconds a client turned away for want of room should wait before trying again.
+RETRY_AFTER = 5
+KEEPALIVE = b": keepalive\n\n"
+
+
+def _last_event_id() -> int | None:
+    """The version the client last had (`Last-Event-ID`), or None; 400 for anything but a number."""
+    given = request.headers.get("Last-Event-ID")
+    if given is None or given.strip() == "":
+        return None
+    text = given.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise Problem(400, "bad_request", "Last-Event-ID must be the version of an earlier event")
+    return int(text)
+
+
+def _stream(
+    follower: Follower, seat: int | None, now: Change, after: int | None
+) -> Iterator[bytes]:
+    keepalive = settings.active().events_keepalive
+    # A client that has the current version gets only what comes next; one
+    # that is behind (or names a version that never was) gets it at once.
+    sent = now.version if after == now.version else -1
+    while True:
+        change = follower.next(sent, keepalive)
+        if change is None:
+            # Also how a client that went away is noticed: this write fails.
+            yield KEEPALIVE
+            continue
+        yield change.event(seat)
+        sent = change.version
+        if change.over:
+            return
+
+
+_STREAM_DOC = {
+    "security": SEAT,
+    "parameters": [
+        {
+            "in": "header",
+            "name": "Last-Event-ID",
+            "required": False,
+            "schema": {"type": "string", "pattern": "^[0-9]{1,12}$"},
+            "description": "the version of the last event the client has",
+        }
+    ],
+    "responses": {
+        "200": {
+            "description": (
+                "Server-Sent Events: one per change of the game, `id:` its version, "
+                "`data:` {game_id, version, status, to_act, result, view}; "
+                "`: keepalive` comments between them; the stream ends after the event "
+                "of a finished game"
+            ),
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        },
+        "204": {"description": "the game is over and the client has its last version"},
+    },
+}
+
+
+@blp.route("/games/<game_id>/events", methods=["GET"])
+@blp.alt_response(400, description="a Last-Event-ID that is not a version")
+@blp.alt_response(401, description="a bad token")
+@blp.alt_response(404, description="no such game")
+@blp.alt_response(
+    503,
+    description="this server follows as many games as it may; retry later",
+    headers={"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
+)
+@blp.doc(**_STREAM_DOC)
+def events(game_id: str) -> Response:
+    """Follow the game: an event at each change, as the caller may see it (stream)."""
+    after = _last_event_id()
+    with session() as db:
+        game = find(db, game_id)
+        seat = auth.viewer(db, game.id)
+        now = read_change(db, game)
+    if now.over and after is not None and after >= now.version:
+        # Nothing will follow; 204 also tells an EventSource not to reconnect.
+        return Response(status=204)
+    follower = following().admit(now)
+    if follower is None:
+        busy = problem(
+            503, "too_many_followers", "this server follows as many games as it may; try again soon"
+        )
+        busy.headers["Retry-After"] = str(RETRY_AFTER)
+        return busy
+    response = Response(
+        _stream(follower, seat, now, after),
+        mimetype="text/event-stream",
+        headers={
+            "Cache-Control": "no-cache",
+            # A buffering proxy (nginx) must pass each event on at once.
+            "X-Accel-Buffering": "no",
+        },
+    )
+    response.call_on_close(follower.leave)
+    return response
