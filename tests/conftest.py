@@ -36,6 +36,7 @@ SERVICE_FIXTURES = {
     "web_service",
     "browser",
     "service",
+    "stack",
 }
 
 
