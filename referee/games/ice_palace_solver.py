@@ -99,23 +99,44 @@ _NO_NEED = 1 << 30
 _ROOMIEST = (0, 1, 3)
 
 
+SEARCH_BUDGET = 20_000
+"""How many positions the exact search may visit in one solve, per phase (see
+`solve`): a count of work, never a time, so that every replay decides alike."""
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """The most pyramids that can be placed, and one order of placements reaching it."""
+    """The most pyramids that can be placed, and one order of placements reaching it.
+
+    `exact` is False when the search ran out of budget: `count` is then the
+    best found, not proven maximal."""
 
     count: int
     steps: tuple[Step, ...]
+    exact: bool = True
 
 
-def solve(tops: Mapping[Cell, Piece], pieces: Iterable[Piece]) -> Plan:
+class _OutOfWork(Exception):
+    """The exact search used up its budget."""
+
+
+def solve(
+    tops: Mapping[Cell, Piece], pieces: Iterable[Piece], budget: int = SEARCH_BUDGET
+) -> Plan:
     """The exact maximum number of `pieces` placeable on a palace with these stack tops.
 
     `tops` maps each palace cell to the pyramid on top of its stack; `pieces`
     is the yard (a multiset; black and white already gone). Colours are
     compared exactly, so any letters work.
+
+    The exact search refutes counts from the bound down. Should it visit
+    `budget` positions first, it climbs instead from the greedy count, with
+    `budget` positions more, and the plan is the best it found
+    (`exact=False`; it stays maximal if it reaches the first unrefuted count).
     """
-    search, letters = _prepare(tops, pieces, None)
-    return _plan(*search.run(), letters)
+    search, letters = _prepare(tops, pieces, None, budget)
+    count, codes, exact = search.run()
+    return _plan(count, codes, letters, exact)
 
 
 def random_plan(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng) -> Plan:
@@ -123,11 +144,15 @@ def random_plan(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng) -
     that it is maximal (compare with `solve`), but palaces grow as players grow
     them, not in the solver's straight lines."""
     search, letters = _prepare(tops, pieces, rng)
-    return _plan(*search.greedy(), letters)
+    count, codes = search.greedy()
+    return _plan(count, codes, letters, False)
 
 
 def _prepare(
-    tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng | None
+    tops: Mapping[Cell, Piece],
+    pieces: Iterable[Piece],
+    rng: Rng | None,
+    budget: int = SEARCH_BUDGET,
 ) -> tuple[_Search, list[str]]:
     pieces = list(pieces)
     letters = sorted({colour for _, colour in pieces} | {colour for _, colour in tops.values()})
@@ -139,16 +164,15 @@ def _prepare(
         _cell(x, y): (size << _SHIFT) | index[colour]
         for (x, y), (size, colour) in sorted(tops.items())
     }
-    return _Search(
-        cells, [(size << _SHIFT) | index[colour] for size, colour in pieces], rng
-    ), letters
+    codes = [(size << _SHIFT) | index[colour] for size, colour in pieces]
+    return _Search(cells, codes, rng, budget), letters
 
 
-def _plan(count: int, codes: list[tuple[int, int]], letters: list[str]) -> Plan:
+def _plan(count: int, codes: list[tuple[int, int]], letters: list[str], exact: bool) -> Plan:
     steps = tuple(
         (code >> _SHIFT, letters[code & _COLOUR_MASK], *_xy(cell)) for code, cell in codes
     )
-    return Plan(count, steps)
+    return Plan(count, steps, exact)
 
 
 def _cell(x: int, y: int) -> int:
@@ -336,9 +360,14 @@ def _matchable(choices: list[set[int]]) -> bool:
 class _Search:
     """One solve: the palace as mutable dicts with undo, the yard as counts by top code."""
 
-    def __init__(self, tops: dict[int, int], pieces: list[int], rng: Rng | None) -> None:
+    def __init__(
+        self, tops: dict[int, int], pieces: list[int], rng: Rng | None, budget: int
+    ) -> None:
         self.tops = tops
         self.rng = rng
+        # Positions the exact search has visited in this phase, and how many it may.
+        self.work = 0
+        self.budget = budget
         self.counts = [0] * (4 << _SHIFT)
         for code in pieces:
             self.counts[code] += 1
@@ -494,20 +523,34 @@ class _Search:
             return self.empty_bound()
         outside = self.flood_outside()[0]
         # A stack with no outside neighbour but some empty one is open into
-        # holes. One open into two holes is counted as open to the outside:
-        # that only loosens the bound, and it is rare.
+        # holes. Holes one stack is open into are pooled into one: a colour
+        # on that stack reaches them all, and pooling only lets every other
+        # colour reach more, so the bound stays a bound.
         hole_of: dict[int, int] = {}
         holes: list[list[int]] = []
-        home: dict[int, int] = {}
+        touched: dict[int, list[int]] = {}
         for cell in tops:
             empty = [cell + step for step in _NEAR if cell + step not in tops]
             if not empty or any(near in outside for near in empty):
                 continue
-            found = {self.hole_index(near, outside, hole_of, holes) for near in empty}
-            if len(found) == 1:
-                home[cell] = found.pop()
+            touched[cell] = sorted({self.hole_index(near, outside, hole_of, holes) for near in empty})
+        pooled = list(range(len(holes)))
+
+        def pool_of(h: int) -> int:
+            while pooled[h] != h:
+                h = pooled[h]
+            return h
+
+        for found in touched.values():
+            for h in found[1:]:
+                pooled[pool_of(h)] = pool_of(found[0])
+        home = {cell: pool_of(found[0]) for cell, found in touched.items()}
         used = sorted(set(home.values()))
         number = {h: i for i, h in enumerate(used)}
+        room = [0] * len(used)
+        for h, cells in enumerate(holes):
+            if pool_of(h) in number:
+                room[number[pool_of(h)]] += len(cells)
         counts = [[0, 0] for _ in used]
         open_l = open_m = closed_l = closed_m = 0
         outside_colours = 0
@@ -541,7 +584,7 @@ class _Search:
                 groups.append((masks.get(colour, 0), s, m, la))
         if not groups:
             return placed
-        holes_now = tuple((len(holes[h]), *counts[number[h]]) for h in used)
+        holes_now = tuple((room[i], *counts[i]) for i in range(len(used)))
         return placed + _unlocks_holes(
             open_l, open_m, (closed_l, closed_m), holes_now, tuple(sorted(groups))
         )
@@ -646,20 +689,42 @@ class _Search:
 
     # -- the greedy plan ---------------------------------------------------
 
-    def run(self) -> tuple[int, list[tuple[int, int]]]:
+    def run(self) -> tuple[int, list[tuple[int, int]], bool]:
+        """The count, a plan placing it, and whether the count is proven maximal."""
         total = self.remaining()
         if not total:
-            return 0, []
+            return 0, [], True
         upper = self.bound()
         count, steps = self.greedy()
         if count < upper:
             upper = min(upper, self.hole_bound())
         if count >= upper:
-            return count, steps
-        for target in range(upper, count, -1):
-            if self.feasible(target):
-                return target, self.found
-        return count, steps
+            return count, steps, True
+        target = upper
+        try:
+            for target in range(upper, count, -1):
+                if self.feasible(target):
+                    return target, self.found, True
+            return count, steps, True
+        except _OutOfWork:
+            self.unwind()
+        # Everything above `target` is refuted; climb from the greedy count
+        # with a fresh budget and keep the best plan found (the memo of
+        # refuted positions still holds).
+        self.work = 0
+        try:
+            need = count + 1
+            while need <= target and self.feasible(need):
+                count, steps = len(self.found), self.found
+                need = count + 1
+            return count, steps, True
+        except _OutOfWork:
+            self.unwind()
+            return count, steps, False
+
+    def unwind(self) -> None:
+        while self.trail:
+            self.take_back()
 
     def greedy(self) -> tuple[int, list[tuple[int, int]]]:
         """A real plan following the relaxation's choices; restores the position after."""
@@ -875,7 +940,12 @@ class _Search:
     # -- the exact search --------------------------------------------------
 
     def feasible(self, need: int) -> bool:
-        """Can `need` more pyramids be placed from here? Sets `self.found` when so."""
+        """Can `need` more pyramids be placed from here? Sets `self.found` when so.
+
+        Raises `_OutOfWork` on the call past the budget."""
+        self.work += 1
+        if self.work > self.budget:
+            raise _OutOfWork
         if self.final_block() >= need:
             self.found = list(self.trail) + self.final_steps()
             return True

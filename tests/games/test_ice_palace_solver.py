@@ -156,13 +156,13 @@ def test_bounds_greedy_and_exact_search_each_hold_alone(generate: Generator, cas
         assert search.hole_bound() >= truth
         count, codes = search.greedy()
         assert count <= truth
-        check_plan(tops, pieces, ice_palace_solver._plan(count, codes, letters).steps)
+        check_plan(tops, pieces, ice_palace_solver._plan(count, codes, letters, True).steps)
         target = search.bound()
         while target > 0 and not search.feasible(target):
             target -= 1
         assert target == truth, (tops, pieces)
         if target:
-            check_plan(tops, pieces, ice_palace_solver._plan(target, search.found, letters).steps)
+            check_plan(tops, pieces, ice_palace_solver._plan(target, search.found, letters, True).steps)
 
 
 # -- hand-made cases ------------------------------------------------------------------
