@@ -69,7 +69,7 @@ change within one rules version.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -83,6 +83,8 @@ Piece = tuple[int, str]
 """A pyramid as (size, colour letter): size 1 small, 2 medium, 3 large."""
 Step = tuple[int, str, int, int]
 """A placement: size, colour letter, x, y."""
+Frame = tuple[int, int, int, int]
+"""A box of cells: low x, high x, low y, high y."""
 
 # A cell is one int, x * _WIDE + y, so that neighbours are +-1 and +-_WIDE.
 # A whole game holds at most 120 pyramids, far inside the half width.
@@ -94,14 +96,17 @@ _ORIGIN = 0
 _SHIFT = 3
 _COLOUR_MASK = 7
 _NO_NEED = 1 << 30
+# The most holes the hole-aware bound tells apart (`hole_bound`).
+_SEPARATE_HOLES = 2
 # The best a cell next to a stack can be: it closes no stack, is open to the
 # outside and has three empty neighbours (the fourth is that stack).
 _ROOMIEST = (0, 1, 3)
 
 
-SEARCH_BUDGET = 20_000
-"""How many positions the exact search may visit in one solve, per phase (see
-`solve`): a count of work, never a time, so that every replay decides alike."""
+SEARCH_BUDGET = 60_000
+"""How much work the exact search may do in one solve, per phase (see `solve`):
+each position visited counts one more than the stacks of its palace. A count
+of work, never a time, so that every replay decides alike."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,18 +125,16 @@ class _OutOfWork(Exception):
     """The exact search used up its budget."""
 
 
-def solve(
-    tops: Mapping[Cell, Piece], pieces: Iterable[Piece], budget: int = SEARCH_BUDGET
-) -> Plan:
+def solve(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], budget: int = SEARCH_BUDGET) -> Plan:
     """The exact maximum number of `pieces` placeable on a palace with these stack tops.
 
     `tops` maps each palace cell to the pyramid on top of its stack; `pieces`
     is the yard (a multiset; black and white already gone). Colours are
     compared exactly, so any letters work.
 
-    The exact search refutes counts from the bound down. Should it visit
-    `budget` positions first, it climbs instead from the greedy count, with
-    `budget` positions more, and the plan is the best it found
+    The exact search refutes counts from the bound down. Should it use up
+    `budget` (see `SEARCH_BUDGET`) first, it climbs instead from the greedy count, with
+    `budget` more, and the plan is the best it found
     (`exact=False`; it stays maximal if it reaches the first unrefuted count).
     """
     search, letters = _prepare(tops, pieces, None, budget)
@@ -258,6 +261,7 @@ def _unlocks_holes(
     closed: tuple[int, int],
     holes: tuple[Hole, ...],
     groups: tuple[Group, ...],
+    links: tuple[int, ...],
 ) -> int:
     """`_unlocks` when some tops are open only into holes.
 
@@ -265,8 +269,8 @@ def _unlocks_holes(
     colour with an outside-open top founds everything (as in `_unlocks`);
     a colour open only into some holes founds there, one pyramid a cell
     (its largest first: a large can only ever be founded, and a larger top
-    takes more covers), and recolouring a top open into a hole opens a
-    colour into that hole only.
+    takes more covers), and recolouring a top counted in hole h opens a
+    colour into the holes of `links[h]` (a bit mask per hole).
     """
     closed_l, closed_m = closed
     smalls = sum(group[1] for group in groups)
@@ -282,7 +286,7 @@ def _unlocks_holes(
             index, hole = changed
             after = (*holes[:index], hole, *holes[index + 1 :])
         kept = tuple(sorted(group for group in rest if sum(group[1:])))
-        return _unlocks_holes(o_l, o_m, closed, after, kept)
+        return _unlocks_holes(o_l, o_m, closed, after, kept, links)
 
     for i, (mask, s, m, la) in enumerate(groups):
         if best == everything:
@@ -318,9 +322,10 @@ def _unlocks_holes(
                 best = max(best, total + 1 + go(open_l - 1 + la, open_m + m, None, less))
         # Open it into a hole, where its pyramids then found one by one.
         for h, (room, hole_l, hole_m) in enumerate(holes):
-            if mask >> h & 1 or not room:
+            bit = links[h]
+            new = bit & ~mask
+            if not any(hole[0] for j, hole in enumerate(holes) if new >> j & 1):
                 continue
-            bit = 1 << h
             if m and hole_l:
                 hole = (room, hole_l - 1, hole_m + 1)
                 best = max(
@@ -365,7 +370,7 @@ class _Search:
     ) -> None:
         self.tops = tops
         self.rng = rng
-        # Positions the exact search has visited in this phase, and how many it may.
+        # The exact search's work in this phase, and how much it may do.
         self.work = 0
         self.budget = budget
         self.counts = [0] * (4 << _SHIFT)
@@ -384,6 +389,9 @@ class _Search:
         # The outside as of the greedy plan's last look (`flood_outside`).
         self.outside: set[int] = set()
         self.frame = (0, 0, 0, 0)
+        # The outside when the exact search starts (`hole_bound`); None floods
+        # at every position.
+        self.seen: tuple[set[int], Frame] | None = None
 
     # -- the bounds -------------------------------------------------------
 
@@ -482,7 +490,7 @@ class _Search:
             return placed
         return placed + _unlocks(open_l, open_m, closed_l, closed_m, tuple(sorted(locked)))
 
-    def flood_outside(self) -> tuple[set[int], tuple[int, int, int, int]]:
+    def flood_outside(self) -> tuple[set[int], Frame]:
         """The empty cells of the frame around the palace that reach its border, and
         that frame (low x, high x, low y, high y); every other empty cell in the
         frame is walled in."""
@@ -515,25 +523,40 @@ class _Search:
         low_x, high_x, low_y, high_y = self.frame
         return not (low_x <= x <= high_x and low_y <= y <= high_y)
 
-    def hole_bound(self) -> int:
+    def hole_bound(self, seen: tuple[set[int], Frame] | None = None) -> int:
         """The relaxation told which empty cells are walled in (an upper bound, often
-        below `bound()`): founding into a hole is limited to one pyramid a cell."""
+        below `bound()`): founding into a hole is limited to one pyramid a cell.
+
+        `seen` is an outside flooded earlier in this solve, to spare a flood per
+        position searched: placements only ever shrink the outside, so a cell
+        of it walled in since counts as outside, which loosens the bound only.
+        """
         tops = self.tops
         if not tops:
             return self.empty_bound()
-        outside = self.flood_outside()[0]
+        outside, (low_x, high_x, low_y, high_y) = self.flood_outside() if seen is None else seen
+
+        def is_out(cell: int) -> bool:
+            if cell in outside:
+                return True
+            x, y = _xy(cell)
+            return not (low_x <= x <= high_x and low_y <= y <= high_y)
+
         # A stack with no outside neighbour but some empty one is open into
-        # holes. Holes one stack is open into are pooled into one: a colour
-        # on that stack reaches them all, and pooling only lets every other
-        # colour reach more, so the bound stays a bound.
+        # holes. Its colour reaches each of them; its top is counted in the
+        # first, and recolouring it reaches every hole linked to that one
+        # through such stacks (`links`: looser than the stack's own holes,
+        # but the same for every top counted in a hole, so a bound).
         hole_of: dict[int, int] = {}
         holes: list[list[int]] = []
         touched: dict[int, list[int]] = {}
         for cell in tops:
             empty = [cell + step for step in _NEAR if cell + step not in tops]
-            if not empty or any(near in outside for near in empty):
+            if not empty or any(is_out(near) for near in empty):
                 continue
-            touched[cell] = sorted({self.hole_index(near, outside, hole_of, holes) for near in empty})
+            touched[cell] = sorted(
+                {self.hole_index(near, is_out, hole_of, holes) for near in empty}
+            )
         pooled = list(range(len(holes)))
 
         def pool_of(h: int) -> int:
@@ -544,13 +567,20 @@ class _Search:
         for found in touched.values():
             for h in found[1:]:
                 pooled[pool_of(h)] = pool_of(found[0])
-        home = {cell: pool_of(found[0]) for cell, found in touched.items()}
-        used = sorted(set(home.values()))
+        # Holes told apart make `_unlocks_holes` exponential in their number:
+        # past a few, linked holes are pooled into one (looser, still a bound).
+        reached = {h for found in touched.values() for h in found}
+        separate = len(reached) <= _SEPARATE_HOLES
+
+        def unit(h: int) -> int:
+            return h if separate else pool_of(h)
+
+        used = sorted({unit(h) for h in reached})
         number = {h: i for i, h in enumerate(used)}
         room = [0] * len(used)
-        for h, cells in enumerate(holes):
-            if pool_of(h) in number:
-                room[number[pool_of(h)]] += len(cells)
+        for h in reached:
+            room[number[unit(h)]] += len(holes[h])
+        links = tuple(sum(1 << number[j] for j in used if pool_of(j) == pool_of(h)) for h in used)
         counts = [[0, 0] for _ in used]
         open_l = open_m = closed_l = closed_m = 0
         outside_colours = 0
@@ -558,9 +588,10 @@ class _Search:
         for cell, code in tops.items():
             size = code >> _SHIFT
             colour = code & _COLOUR_MASK
-            if cell in home:
-                h = number[home[cell]]
-                masks[colour] = masks.get(colour, 0) | 1 << h
+            if cell in touched:
+                for h in touched[cell]:
+                    masks[colour] = masks.get(colour, 0) | 1 << number[unit(h)]
+                h = number[unit(touched[cell][0])]
                 if size > SMALL:
                     counts[h][LARGE - size] += 1
             elif any(cell + step not in tops for step in _NEAR):
@@ -586,11 +617,15 @@ class _Search:
             return placed
         holes_now = tuple((room[i], *counts[i]) for i in range(len(used)))
         return placed + _unlocks_holes(
-            open_l, open_m, (closed_l, closed_m), holes_now, tuple(sorted(groups))
+            open_l, open_m, (closed_l, closed_m), holes_now, tuple(sorted(groups)), links
         )
 
     def hole_index(
-        self, cell: int, outside: set[int], hole_of: dict[int, int], holes: list[list[int]]
+        self,
+        cell: int,
+        is_out: Callable[[int], bool],
+        hole_of: dict[int, int],
+        holes: list[list[int]],
     ) -> int:
         """The number of the hole holding the empty `cell` (filled in on first sight)."""
         if cell in hole_of:
@@ -603,7 +638,7 @@ class _Search:
             here = todo.pop()
             for step in _NEAR:
                 near = here + step
-                if near not in hole_of and near not in self.tops and near not in outside:
+                if near not in hole_of and near not in self.tops and not is_out(near):
                     hole_of[near] = number
                     cells.append(near)
                     todo.append(near)
@@ -700,6 +735,8 @@ class _Search:
             upper = min(upper, self.hole_bound())
         if count >= upper:
             return count, steps, True
+        if self.tops:
+            self.seen = self.flood_outside()
         target = upper
         try:
             for target in range(upper, count, -1):
@@ -943,7 +980,9 @@ class _Search:
         """Can `need` more pyramids be placed from here? Sets `self.found` when so.
 
         Raises `_OutOfWork` on the call past the budget."""
-        self.work += 1
+        # A position costs about as much as the palace has stacks (bounds,
+        # moves): counting that keeps the budget's time steady on any palace.
+        self.work += 1 + len(self.tops)
         if self.work > self.budget:
             raise _OutOfWork
         if self.final_block() >= need:
@@ -954,7 +993,7 @@ class _Search:
             return False
         upper = self.bound()
         if upper >= need:
-            upper = min(upper, self.hole_bound())
+            upper = min(upper, self.hole_bound(self.seen))
         if upper < need:
             self.fail[key] = upper + 1
             return False
