@@ -37,7 +37,9 @@ How it is solved exactly, and fast:
      of them counts as locked (`founder_sets`, a small matching);
    - empty cells walled in by stacks (holes) hold one pyramid each: a
      colour open only into holes founds at most that many (`hole_bound`,
-     `_unlocks_holes`, computed only when the first bound is not met).
+     `_unlocks_holes`, computed only when the first bound is not met). A
+     stack open into several holes reaches them all; past two holes,
+     holes linked by such stacks are pooled.
 
 3. *A plan in the real grid.* A greedy builder plays the relaxation's
    choices on the real palace: found everything it can (each on the cell
@@ -53,9 +55,13 @@ How it is solved exactly, and fast:
    greedy count. Positions are memoised by what was placed where (so
    orders that reach the same position are searched once; pyramids of one
    size and colour are counted, never told apart), and every position is
-   cut by the bounds of step 2. The search is exact and finite, but it is
-   exponential in the worst case: a position whose bounds stay too high
-   while many pyramids can go on many cells is slow to refute.
+   cut by the bounds of step 2. The search is exponential in the worst
+   case (a position whose bounds stay too high while many pyramids can go
+   on many cells is slow to refute), so it has a budget of work
+   (`SEARCH_BUDGET`, counted, never timed): past it, it climbs from the
+   greedy count with a second budget and the best plan found stands
+   (`Plan.exact` false). `bench/ice_palace_solver.py` has the shapes that
+   reach it.
 
 Pyramids that can never be placed drop out on their own: a large of a
 colour the relaxation can never open is never founded, and leftovers only
