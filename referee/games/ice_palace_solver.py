@@ -109,7 +109,7 @@ _SEPARATE_HOLES = 2
 _ROOMIEST = (0, 1, 3)
 
 
-SEARCH_BUDGET = 60_000
+SEARCH_BUDGET = 40_000
 """How much work the exact search may do in one solve, per phase (see `solve`):
 each position visited counts one more than the stacks of its palace. A count
 of work, never a time, so that every replay decides alike."""
