@@ -29,11 +29,14 @@ RULINGS (where the rules file is silent):
   Changing the solver's choice of plan changes history: it needs a new
   rules version.
 - The builder's required number (`build_max`) is the solver's maximum.
-  Should its exact search reach its budget (a fixed count of positions
-  visited, never a time, so every replay decides alike; see
-  `ice_palace_solver.solve`), the required number is the most pyramids
-  of any plan it found within the budget, `build auto` uses that plan,
-  and a builder's plan placing more is accepted as it is.
+  Should its exact search reach its budget (a fixed count of work:
+  positions searched and steps of the bounds computed for them, never a
+  time, and nothing carried over from earlier builds, so every replay
+  decides alike; see `ice_palace_solver.SEARCH_BUDGET`), the required
+  number is that of the best plan it found (its greedy plan, or a better
+  one found climbing from it with a second budget of the same size),
+  `build auto` uses that plan, and a builder's plan placing more is
+  accepted as it is.
 - `legal_moves` of the builder gives one maximal plan and `build auto`
   (the plans themselves are too many to list).
 - A palace plan's first pyramid on an empty palace must go to `0,0`.

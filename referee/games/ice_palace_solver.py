@@ -38,8 +38,10 @@ How it is solved exactly, and fast:
    - empty cells walled in by stacks (holes) hold one pyramid each: a
      colour open only into holes founds at most that many (`hole_bound`,
      `_unlocks_holes`, computed only when the first bound is not met). A
-     stack open into several holes reaches them all; past two holes,
-     holes linked by such stacks are pooled.
+     stack open into several holes reaches them all; past three holes,
+     holes linked by such stacks are pooled. It tries the moves that place
+     most first and knows that a colour left with larges only founds at
+     most its holes' room, so that it stops as soon as it is sure.
 
 3. *A plan in the real grid.* A greedy builder plays the relaxation's
    choices on the real palace: found everything it can (each on the cell
@@ -57,27 +59,30 @@ How it is solved exactly, and fast:
    size and colour are counted, never told apart), and every position is
    cut by the bounds of step 2. The search is exponential in the worst
    case (a position whose bounds stay too high while many pyramids can go
-   on many cells is slow to refute), so it has a budget of work
-   (`SEARCH_BUDGET`, counted, never timed): past it, it climbs from the
-   greedy count with a second budget and the best plan found stands
-   (`Plan.exact` false). `bench/ice_palace_solver.py` has the shapes that
-   reach it.
+   on many cells is slow to refute, and the hole-aware bound is itself a
+   search), so it has a budget of work (`SEARCH_BUDGET`, counted, never
+   timed), which counts every position searched and every step of the
+   bounds computed for it: past it, it climbs from the greedy count with
+   a second budget and the best plan found stands (`Plan.exact` false).
+   `bench/ice_palace_solver.py` has the shapes that reach it.
 
 Pyramids that can never be placed drop out on their own: a large of a
 colour the relaxation can never open is never founded, and leftovers only
 ever appear in the final covers.
 
 Everything here is deterministic (no set of strings is iterated, ties are
-broken by cell order): `build auto` is replayed from the log by calling
-this solver again, so the plan it returns for a position must never
-change within one rules version.
+broken by cell order, and nothing is remembered from one solve to the
+next: the memos of the bounds belong to one solve, so its work, and so
+where a budget ends, never depends on what was solved before):
+`build auto` is replayed from the log by calling this solver again, so
+the plan it returns for a position must never change within one rules
+version.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 
 from referee.rng import Rng
@@ -102,17 +107,21 @@ _ORIGIN = 0
 _SHIFT = 3
 _COLOUR_MASK = 7
 _NO_NEED = 1 << 30
+_NO_LIMIT = 1 << 62
 # The most holes the hole-aware bound tells apart (`hole_bound`).
-_SEPARATE_HOLES = 2
+_SEPARATE_HOLES = 6
 # The best a cell next to a stack can be: it closes no stack, is open to the
 # outside and has three empty neighbours (the fourth is that stack).
 _ROOMIEST = (0, 1, 3)
 
 
-SEARCH_BUDGET = 40_000
+SEARCH_BUDGET = 30_000
 """How much work the exact search may do in one solve, per phase (see `solve`):
-each position visited counts one more than the stacks of its palace. A count
-of work, never a time, so that every replay decides alike."""
+each position visited counts one more than the stacks of its palace, each
+hole-aware bound as many more as there are stacks, and each call of
+`_unlocks` or `_unlocks_holes` one (answered from its memo or not). A
+count of work, never a time, so that every replay decides alike; a unit is
+a few microseconds, so the two phases end well within a second."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +147,11 @@ def solve(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], budget: int = SEA
     is the yard (a multiset; black and white already gone). Colours are
     compared exactly, so any letters work.
 
-    The exact search refutes counts from the bound down. Should it use up
-    `budget` (see `SEARCH_BUDGET`) first, it climbs instead from the greedy count, with
-    `budget` more, and the plan is the best it found
-    (`exact=False`; it stays maximal if it reaches the first unrefuted count).
+    The exact search refutes counts from the bound down (the hole-aware
+    bound of the palace first). Should it use up `budget` (see
+    `SEARCH_BUDGET`) first, it climbs instead from the greedy count, with
+    `budget` more, and the plan is the best it found (`exact=False`; it
+    stays maximal if it reaches the first unrefuted count).
     """
     search, letters = _prepare(tops, pieces, None, budget)
     count, codes, exact = search.run()
@@ -200,8 +210,34 @@ def final_covers(smalls: int, mediums: int, large_tops: int, medium_tops: int) -
     return min(mediums, large_tops) + min(smalls, large_tops + medium_tops)
 
 
-@lru_cache(maxsize=1 << 16)
+class _Meter:
+    """The work of one solve, and the memos of its bounds.
+
+    Every position searched and every call of `_unlocks` or
+    `_unlocks_holes` (answered from the memo or not) counts. The memos live
+    as long as the solve: with a memo shared between solves the work of one
+    solve, and so where its budget ends, would depend on what was solved
+    before it in the process."""
+
+    def __init__(self) -> None:
+        self.work = 0
+        # Past this much work, `charge` raises `_OutOfWork`; no limit outside
+        # the budgeted phases of `_Search.run`.
+        self.limit = _NO_LIMIT
+        self.unlocks: dict[tuple[int, int, int, int, tuple[tuple[int, int, int], ...]], int] = {}
+        self.holes: dict[
+            tuple[int, int, tuple[int, int], tuple[Hole, ...], tuple[Group, ...], tuple[int, ...]],
+            int,
+        ] = {}
+
+    def charge(self, work: int) -> None:
+        self.work += work
+        if self.work > self.limit:
+            raise _OutOfWork
+
+
 def _unlocks(
+    meter: _Meter,
     open_l: int,
     open_m: int,
     closed_l: int,
@@ -216,6 +252,22 @@ def _unlocks(
     medium when there is one: a large top is worth at least a medium one),
     then founds the rest of that colour; the covered top stays open.
     """
+    meter.charge(1)
+    key = (open_l, open_m, closed_l, closed_m, locked)
+    known = meter.unlocks.get(key)
+    if known is None:
+        known = meter.unlocks[key] = _unlocks_uncached(meter, *key)
+    return known
+
+
+def _unlocks_uncached(
+    meter: _Meter,
+    open_l: int,
+    open_m: int,
+    closed_l: int,
+    closed_m: int,
+    locked: tuple[tuple[int, int, int], ...],
+) -> int:
     smalls = sum(group[0] for group in locked)
     mediums = sum(group[1] for group in locked)
     best = final_covers(smalls, mediums, open_l + closed_l, open_m + closed_m)
@@ -228,15 +280,15 @@ def _unlocks(
             continue
         rest = locked[:i] + locked[i + 1 :]
         if m and open_l:
-            gain = total + _unlocks(open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
+            gain = total + _unlocks(meter, open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
             best = max(best, gain)
         if not s:
             continue
         if open_m:
-            gain = total + _unlocks(open_l + la, open_m - 1 + m, closed_l, closed_m, rest)
+            gain = total + _unlocks(meter, open_l + la, open_m - 1 + m, closed_l, closed_m, rest)
             best = max(best, gain)
         if open_l:
-            gain = total + _unlocks(open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
+            gain = total + _unlocks(meter, open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
             best = max(best, gain)
             # A medium of another locked colour can go under the small first.
             for j, (sj, mj, lj) in enumerate(rest):
@@ -246,7 +298,12 @@ def _unlocks(
                         total
                         + 1
                         + _unlocks(
-                            open_l - 1 + la, open_m + m, closed_l, closed_m, tuple(sorted(less))
+                            meter,
+                            open_l - 1 + la,
+                            open_m + m,
+                            closed_l,
+                            closed_m,
+                            tuple(sorted(less)),
                         )
                     )
                     best = max(best, gain)
@@ -260,8 +317,8 @@ Hole = tuple[int, int, int]
 """A hole (walled-in empty cells): (cells left, large tops, medium tops open into it)."""
 
 
-@lru_cache(maxsize=1 << 16)
 def _unlocks_holes(
+    meter: _Meter,
     open_l: int,
     open_m: int,
     closed: tuple[int, int],
@@ -278,13 +335,36 @@ def _unlocks_holes(
     takes more covers), and recolouring a top counted in hole h opens a
     colour into the holes of `links[h]` (a bit mask per hole).
     """
+    meter.charge(1)
+    key = (open_l, open_m, closed, holes, groups, links)
+    known = meter.holes.get(key)
+    if known is None:
+        known = meter.holes[key] = _unlocks_holes_uncached(meter, *key)
+    return known
+
+
+def _unlocks_holes_uncached(
+    meter: _Meter,
+    open_l: int,
+    open_m: int,
+    closed: tuple[int, int],
+    holes: tuple[Hole, ...],
+    groups: tuple[Group, ...],
+    links: tuple[int, ...],
+) -> int:
     closed_l, closed_m = closed
     smalls = sum(group[1] for group in groups)
     mediums = sum(group[2] for group in groups)
     large_tops = open_l + closed_l + sum(hole[1] for hole in holes)
     medium_tops = open_m + closed_m + sum(hole[2] for hole in holes)
     best = final_covers(smalls, mediums, large_tops, medium_tops)
-    everything = smalls + mediums + sum(group[3] for group in groups)
+    # The most that can be placed: a colour with only larges left covers
+    # nothing, so it never opens anew and founds only into its holes' room.
+    everything = smalls + mediums
+    for mask, s, m, la in groups:
+        if not s and not m:
+            la = min(la, sum(hole[0] for h, hole in enumerate(holes) if mask >> h & 1))
+        everything += la
 
     def go(o_l: int, o_m: int, changed: tuple[int, Hole] | None, rest: Iterable[Group]) -> int:
         after = holes
@@ -292,41 +372,61 @@ def _unlocks_holes(
             index, hole = changed
             after = (*holes[:index], hole, *holes[index + 1 :])
         kept = tuple(sorted(group for group in rest if sum(group[1:])))
-        return _unlocks_holes(o_l, o_m, closed, after, kept, links)
+        return _unlocks_holes(meter, o_l, o_m, closed, after, kept, links)
 
-    for i, (mask, s, m, la) in enumerate(groups):
+    # The moves that place most come first, so that a relaxation that places
+    # everything (`best == everything`, the usual case) stops soonest; the
+    # order changes no value.
+    for move in _hole_moves(open_l, open_m, holes, groups, links):
         if best == everything:
             break
-        rest = groups[:i] + groups[i + 1 :]
-        total = s + m + la
-        fillers = [
+        placed, o_l, o_m, changed, rest = move
+        best = max(best, placed + go(o_l, o_m, changed, rest))
+    return best
+
+
+_HoleMove = tuple[int, int, int, tuple[int, Hole] | None, tuple[Group, ...]]
+"""A move of `_unlocks_holes`: pyramids placed, then the open large and medium
+tops, the hole changed (its number and new state) and the colours after."""
+
+
+def _hole_moves(
+    open_l: int,
+    open_m: int,
+    holes: tuple[Hole, ...],
+    groups: tuple[Group, ...],
+    links: tuple[int, ...],
+) -> Iterator[_HoleMove]:
+    """The moves of `_unlocks_holes`: opening a colour to the outside, then opening
+    one into a hole, then founding one pyramid into a hole."""
+
+    def fillers(rest: tuple[Group, ...]) -> list[tuple[Group, ...]]:
+        """`rest` less a medium of one colour, to go under a small."""
+        return [
             (*rest[:j], (mj, sj, nj - 1, lj), *rest[j + 1 :])
             for j, (mj, sj, nj, lj) in enumerate(rest)
             if nj
         ]
-        for h, (room, hole_l, hole_m) in enumerate(holes):
-            if not mask >> h & 1 or not room:
-                continue
-            # Found its largest pyramid in this hole.
-            if la:
-                grown, hole = (mask, s, m, la - 1), (room - 1, hole_l + 1, hole_m)
-            elif m:
-                grown, hole = (mask, s, m - 1, la), (room - 1, hole_l, hole_m + 1)
-            else:
-                grown, hole = (mask, s - 1, m, la), (room - 1, hole_l, hole_m)
-            best = max(best, 1 + go(open_l, open_m, (h, hole), (*rest, grown)))
+
+    # Open a colour to the outside, then found all of it there.
+    for i, (_, s, m, la) in enumerate(groups):
+        total = s + m + la
         if total < 2:
             continue
-        # Open it to the outside, then found all of it there.
+        rest = groups[:i] + groups[i + 1 :]
         if m and open_l:
-            best = max(best, total + go(open_l - 1 + la, open_m + m, None, rest))
+            yield total, open_l - 1 + la, open_m + m, None, rest
         if s and open_m:
-            best = max(best, total + go(open_l + la, open_m - 1 + m, None, rest))
+            yield total, open_l + la, open_m - 1 + m, None, rest
         if s and open_l:
-            best = max(best, total + go(open_l - 1 + la, open_m + m, None, rest))
-            for less in fillers:
-                best = max(best, total + 1 + go(open_l - 1 + la, open_m + m, None, less))
-        # Open it into a hole, where its pyramids then found one by one.
+            yield total, open_l - 1 + la, open_m + m, None, rest
+            for less in fillers(rest):
+                yield total + 1, open_l - 1 + la, open_m + m, None, less
+    # Open it into a hole, where its pyramids then found one by one.
+    for i, (mask, s, m, la) in enumerate(groups):
+        if s + m + la < 2:
+            continue
+        rest = groups[:i] + groups[i + 1 :]
         for h, (room, hole_l, hole_m) in enumerate(holes):
             bit = links[h]
             new = bit & ~mask
@@ -334,21 +434,29 @@ def _unlocks_holes(
                 continue
             if m and hole_l:
                 hole = (room, hole_l - 1, hole_m + 1)
-                best = max(
-                    best, 1 + go(open_l, open_m, (h, hole), (*rest, (mask | bit, s, m - 1, la)))
-                )
+                yield 1, open_l, open_m, (h, hole), (*rest, (mask | bit, s, m - 1, la))
             if s and hole_m:
                 hole = (room, hole_l, hole_m - 1)
-                best = max(
-                    best, 1 + go(open_l, open_m, (h, hole), (*rest, (mask | bit, s - 1, m, la)))
-                )
+                yield 1, open_l, open_m, (h, hole), (*rest, (mask | bit, s - 1, m, la))
             if s and hole_l:
                 hole = (room, hole_l - 1, hole_m)
                 grown = (mask | bit, s - 1, m, la)
-                best = max(best, 1 + go(open_l, open_m, (h, hole), (*rest, grown)))
-                for less in fillers:
-                    best = max(best, 2 + go(open_l, open_m, (h, hole), (*less, grown)))
-    return best
+                yield 1, open_l, open_m, (h, hole), (*rest, grown)
+                for less in fillers(rest):
+                    yield 2, open_l, open_m, (h, hole), (*less, grown)
+    # Found a colour's largest pyramid into a hole it reaches.
+    for i, (mask, s, m, la) in enumerate(groups):
+        rest = groups[:i] + groups[i + 1 :]
+        for h, (room, hole_l, hole_m) in enumerate(holes):
+            if not mask >> h & 1 or not room:
+                continue
+            if la:
+                grown, hole = (mask, s, m, la - 1), (room - 1, hole_l + 1, hole_m)
+            elif m:
+                grown, hole = (mask, s, m - 1, la), (room - 1, hole_l, hole_m + 1)
+            else:
+                grown, hole = (mask, s - 1, m, la), (room - 1, hole_l, hole_m)
+            yield 1, open_l, open_m, (h, hole), (*rest, grown)
 
 
 def _matchable(choices: list[set[int]]) -> bool:
@@ -376,8 +484,8 @@ class _Search:
     ) -> None:
         self.tops = tops
         self.rng = rng
-        # The exact search's work in this phase, and how much it may do.
-        self.work = 0
+        # The work of this solve, and how much each budgeted phase may do.
+        self.meter = _Meter()
         self.budget = budget
         self.counts = [0] * (4 << _SHIFT)
         for code in pieces:
@@ -494,7 +602,9 @@ class _Search:
                 locked.append(group)
         if not locked:
             return placed
-        return placed + _unlocks(open_l, open_m, closed_l, closed_m, tuple(sorted(locked)))
+        return placed + _unlocks(
+            self.meter, open_l, open_m, closed_l, closed_m, tuple(sorted(locked))
+        )
 
     def flood_outside(self) -> tuple[set[int], Frame]:
         """The empty cells of the frame around the palace that reach its border, and
@@ -540,6 +650,8 @@ class _Search:
         tops = self.tops
         if not tops:
             return self.empty_bound()
+        # Its own work, besides the `_unlocks_holes` calls: a few looks at each stack.
+        self.meter.charge(len(tops))
         outside, (low_x, high_x, low_y, high_y) = self.flood_outside() if seen is None else seen
 
         def is_out(cell: int) -> bool:
@@ -621,9 +733,15 @@ class _Search:
                 groups.append((masks.get(colour, 0), s, m, la))
         if not groups:
             return placed
-        holes_now = tuple((room[i], *counts[i]) for i in range(len(used)))
+        holes_now = tuple((room[i], counts[i][0], counts[i][1]) for i in range(len(used)))
         return placed + _unlocks_holes(
-            open_l, open_m, (closed_l, closed_m), holes_now, tuple(sorted(groups)), links
+            self.meter,
+            open_l,
+            open_m,
+            (closed_l, closed_m),
+            holes_now,
+            tuple(sorted(groups)),
+            links,
         )
 
     def hole_index(
@@ -659,10 +777,12 @@ class _Search:
                 continue
             counts[code] -= 1
             size = code >> _SHIFT
-            value = 1 + self.relaxed(
-                1 << (code & _COLOUR_MASK), int(size == LARGE), int(size == MEDIUM), 0, 0
-            )
-            counts[code] += 1
+            try:
+                value = 1 + self.relaxed(
+                    1 << (code & _COLOUR_MASK), int(size == LARGE), int(size == MEDIUM), 0, 0
+                )
+            finally:
+                counts[code] += 1
             best = max(best, value)
         return best
 
@@ -737,14 +857,17 @@ class _Search:
             return 0, [], True
         upper = self.bound()
         count, steps = self.greedy()
-        if count < upper:
-            upper = min(upper, self.hole_bound())
         if count >= upper:
             return count, steps, True
-        if self.tops:
-            self.seen = self.flood_outside()
+        # Two budgeted phases. Everything in them counts: positions, and the
+        # bounds (the hole-aware one at the root too).
+        meter = self.meter
+        meter.limit = meter.work + self.budget
         target = upper
         try:
+            if self.tops:
+                self.seen = self.flood_outside()
+            upper = min(upper, self.hole_bound(self.seen))
             for target in range(upper, count, -1):
                 if self.feasible(target):
                     return target, self.found, True
@@ -752,9 +875,9 @@ class _Search:
         except _OutOfWork:
             self.unwind()
         # Everything above `target` is refuted; climb from the greedy count
-        # with a fresh budget and keep the best plan found (the memo of
-        # refuted positions still holds).
-        self.work = 0
+        # with a fresh budget and keep the best plan found (the memos of
+        # refuted positions and of the bounds still hold).
+        meter.limit = meter.work + self.budget
         try:
             need = count + 1
             while need <= target and self.feasible(need):
@@ -988,9 +1111,7 @@ class _Search:
         Raises `_OutOfWork` on the call past the budget."""
         # A position costs about as much as the palace has stacks (bounds,
         # moves): counting that keeps the budget's time steady on any palace.
-        self.work += 1 + len(self.tops)
-        if self.work > self.budget:
-            raise _OutOfWork
+        self.meter.charge(1 + len(self.tops))
         if self.final_block() >= need:
             self.found = list(self.trail) + self.final_steps()
             return True
