@@ -16,6 +16,7 @@ import random
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import astuple
 
 import pytest
 
@@ -304,6 +305,100 @@ def test_out_of_budget_the_plan_is_the_best_found() -> None:
     assert solve(tops, pieces, budget=len(tops)) == starved
     # With budget to spare, the plan is the one a budget-free search gives.
     assert solve(tops, pieces, budget=1 << 40) == full
+
+
+def drawn(*rows: str) -> Tops:
+    """A palace drawn row by row from y = 0 down: `Lg` is a green large top, `..` no stack."""
+    return {
+        (x, -y): (" SML".index(top[0]), top[1])
+        for y, row in enumerate(rows)
+        for x, top in enumerate(row.split())
+        if top != ".."
+    }
+
+
+# Four holes in a row; stacks of other colours between them. Many red larges
+# and few holes: the hole-aware bound is a search of its own here, and the
+# exact search runs out of budget on the first.
+WIDE_HOLES: list[tuple[Tops, list[Piece]]] = [
+    (
+        drawn(
+            "Mg Lg Lg Lg Lg Mg Mg Lg Lg Lg Mg Mg Lg Mg Mg",
+            "Mg .. Mg .. Lg .. Mb .. Mr .. Lr .. Lg .. Lg",
+            "Mg Lg Lg Mg Mg Mg Mg Lg Mg Mg Lg Lg Mg Lg Lg",
+        ),
+        [(S, "p"), (M, "p"), (M, "y"), (L, "p")] + [(L, "r")] * 12,
+    ),
+    (
+        drawn(
+            "Ly My Ly Ly My Ly My My My Ly My Ly Ly Ly Ly",
+            "Lb .. Mr .. My .. My .. Lr .. Lb .. Ly .. Ly",
+            "My My Ly My My Ly My My My Ly Ly Ly My My My",
+        ),
+        [(S, "b")] + [(L, "r")] * 5,
+    ),
+]
+
+DETERMINISM_SCRIPT = """
+import json, sys
+from referee.games import ice_palace_solver
+cases = json.loads(sys.stdin.read())
+done = []
+for tops, pieces, budget in cases:
+    search, letters = ice_palace_solver._prepare(
+        {(x, y): (size, colour) for x, y, size, colour in tops},
+        [tuple(piece) for piece in pieces], None, budget)
+    count, codes, exact = search.run()
+    plan = ice_palace_solver._plan(count, codes, letters, exact)
+    done.append([plan.count, plan.steps, plan.exact, search.meter.work])
+print(json.dumps(done))
+"""
+
+
+def test_a_solve_does_not_depend_on_what_was_solved_before() -> None:
+    # `build auto` is replayed by solving again, in a process that has
+    # solved other builds before (or none): the plan, and the work counted
+    # against the budget, must come out the same. Budgets that end inside
+    # the bounds' own searches are the ones that would tell.
+    cases = [
+        (tops, pieces, budget)
+        for tops, pieces in [*WIDE_HOLES, ISSUE_12]
+        for budget in (100, 300, 1000, ice_palace_solver.SEARCH_BUDGET)
+    ]
+    wire = [
+        [[[x, y, size, colour] for (x, y), (size, colour) in tops.items()], pieces, budget]
+        for tops, pieces, budget in cases
+    ]
+
+    def each_alone() -> list[list[object]]:
+        plans = []
+        for case in wire:
+            done = subprocess.run(
+                [sys.executable, "-c", DETERMINISM_SCRIPT],
+                input=json.dumps([case]),
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            plans.extend(json.loads(done.stdout))
+        return plans
+
+    # Here, after many other solves, and in the reverse order.
+    rng = random.Random(17)
+    for _ in range(200):
+        solve(*rng.choice((walled, grown, holes, ring))(rng))
+    here: list[list[object]] = []
+    for tops, pieces, budget in reversed(cases):
+        search, letters = ice_palace_solver._prepare(tops, pieces, None, budget)
+        count, codes, exact = search.run()
+        plan = ice_palace_solver._plan(count, codes, letters, exact)
+        here.append(json.loads(json.dumps([*astuple(plan), search.meter.work])))
+    here.reverse()
+    assert here == each_alone()
+    # The budgets above do end some of these searches, inside the bounds too.
+    assert not all(plan[2] for plan in here)
+    assert solve(*WIDE_HOLES[0]) == solve(*WIDE_HOLES[0], budget=ice_palace_solver.SEARCH_BUDGET)
+    assert not solve(*WIDE_HOLES[0]).exact
 
 
 def test_a_search_within_budget_is_exact_and_unchanged() -> None:
