@@ -12,9 +12,10 @@ are timed too. Goal (issue 4): p99 under 20 ms per decision.
 Then an adversarial family (issue 12): palaces shaped on purpose against
 the search (walled-in holes, rings of one colour round a hole, several
 holes beside one stack, corridors, and the issue's example with
-generated variations), each with yards leaning to the colours that reach
-the holes. Goal: every decision under 1 s. The count of decisions where
-the search ran out of budget (`Plan.exact` false) is printed per shape.
+generated variations, and stretched to more holes), each with yards
+leaning to the colours that reach the holes. Goal: every decision under
+1 s. The count of decisions where the search ran out of budget
+(`Plan.exact` false) is printed per shape, and for the random yards.
 """
 
 from __future__ import annotations
@@ -58,15 +59,18 @@ def harvest(games: int) -> tuple[list[tuple[str, Tops]], list[tuple[Tops, list[P
     return palaces, builds
 
 
-def timed(cases: list[tuple[Tops, list[Piece]]]) -> tuple[list[float], list[float]]:
+def timed(cases: list[tuple[Tops, list[Piece]]]) -> tuple[list[float], list[float], int]:
+    """Wall-clock and CPU seconds per decision, and how many ran out of budget."""
     wall: list[float] = []
     cpu: list[float] = []
+    inexact = 0
     for tops, pieces in cases:
         started, started_cpu = time.perf_counter(), time.process_time()
-        solve(tops, pieces)
+        plan = solve(tops, pieces)
         cpu.append(time.process_time() - started_cpu)
         wall.append(time.perf_counter() - started)
-    return wall, cpu
+        inexact += not plan.exact
+    return wall, cpu, inexact
 
 
 def figures(label: str, seconds: list[float]) -> str:
@@ -180,12 +184,28 @@ def issue_example_varied(rng: random.Random) -> tuple[Tops, list[Piece]]:
     return tops, pieces
 
 
+def issue_example_wide(rng: random.Random) -> tuple[Tops, list[Piece]]:
+    """Issue 12's shape stretched to 4 to 7 holes in a row, the stacks between
+    them of the wall's colour, red or blue, and up to 12 red larges."""
+    width = rng.choice((9, 11, 13, 15))
+    wall = rng.choice("gyb")
+    tops = {(x, y): (rng.choice((M, L)), wall) for x in range(width) for y in (0, -2)}
+    tops |= {
+        (x, -1): (rng.choice((M, L)), rng.choice((wall, wall, "r", "b")))
+        for x in range(0, width, 2)
+    }
+    pieces = [(L, "r")] * rng.randint(1, 12)
+    pieces += [_top(rng, "rgbyp") for _ in range(rng.randint(0, 36 - len(pieces)))]
+    return tops, pieces
+
+
 SHAPES: list[Callable[[random.Random], tuple[Tops, list[Piece]]]] = [
     walled_holes,
     rings,
     holes_beside_a_stack,
     corridors,
     issue_example_varied,
+    issue_example_wide,
 ]
 
 
@@ -234,16 +254,19 @@ def main() -> None:
         colours, tops = rng.choice(palaces)
         count = rng.randint(1, 36)
         cases.append((tops, [(rng.randint(1, 3), rng.choice(colours)) for _ in range(count)]))
-    wall, cpu = timed(cases)
-    print(f"{args.n} random yards of 1-36 pyramids against those palaces, per decision:")
+    wall, cpu, inexact = timed(cases)
+    print(
+        f"{args.n} random yards of 1-36 pyramids against those palaces, per decision "
+        f"({inexact} out of budget):"
+    )
     print(figures("wall", wall))
     print(figures("cpu", cpu))
 
-    wall, cpu = timed(builds)
+    wall, cpu, inexact = timed(builds)
     yard = sorted(len(pieces) for _, pieces in builds)
     print(
         f"the playouts' own {len(builds)} builds (yards of median {statistics.median(yard):.0f}, "
-        f"max {yard[-1]} pyramids), per decision:"
+        f"max {yard[-1]} pyramids), per decision ({inexact} out of budget):"
     )
     print(figures("wall", wall))
     print(figures("cpu", cpu))
