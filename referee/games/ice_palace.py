@@ -38,6 +38,15 @@ RULINGS (where the rules file is silent):
   round ends and kept in the state (`build_plan`), so replay is exact.
   Changing the solver's choice of plan changes history: it needs a new
   rules version.
+- The builder's required number (`build_max`) is the solver's maximum.
+  Should its exact search reach its budget (a fixed count of work:
+  positions searched and steps of the bounds computed for them, never a
+  time, and nothing carried over from earlier builds, so every replay
+  decides alike; see `ice_palace_solver.SEARCH_BUDGET`), the required
+  number is that of the best plan it found (its greedy plan, or a better
+  one found climbing from it with a second budget of the same size),
+  `build auto` uses that plan, and a builder's plan placing more is
+  accepted as it is.
 - `legal_moves` of the builder gives one maximal plan and `build auto`
   (the plans themselves are too many to list).
 - A palace plan's first pyramid on an empty palace must go to `0,0`.
@@ -526,7 +535,9 @@ class IcePalace(Game[State, Move]):
             left[step.pyramid] -= 1
             cell = (step.x, step.y)
             palace[cell] = (*palace.get(cell, ()), step.pyramid)
-        if len(steps) != state.build_max:
+        # More than `build_max` is possible only where the solver's search ran
+        # out of budget (see RULINGS): such a plan is maximal all the more.
+        if len(steps) < state.build_max:
             raise IllegalMove(
                 "illegal_move",
                 f"this plan places {len(steps)} pyramids, but {state.build_max} can be "

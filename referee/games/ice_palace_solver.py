@@ -37,7 +37,11 @@ How it is solved exactly, and fast:
      of them counts as locked (`founder_sets`, a small matching);
    - empty cells walled in by stacks (holes) hold one pyramid each: a
      colour open only into holes founds at most that many (`hole_bound`,
-     `_unlocks_holes`, computed only when the first bound is not met).
+     `_unlocks_holes`, computed only when the first bound is not met). A
+     stack open into several holes reaches them all; past three holes,
+     holes linked by such stacks are pooled. It tries the moves that place
+     most first and knows that a colour left with larges only founds at
+     most its holes' room, so that it stops as soon as it is sure.
 
 3. *A plan in the real grid.* A greedy builder plays the relaxation's
    choices on the real palace: found everything it can (each on the cell
@@ -53,25 +57,32 @@ How it is solved exactly, and fast:
    greedy count. Positions are memoised by what was placed where (so
    orders that reach the same position are searched once; pyramids of one
    size and colour are counted, never told apart), and every position is
-   cut by the bounds of step 2. The search is exact and finite, but it is
-   exponential in the worst case: a position whose bounds stay too high
-   while many pyramids can go on many cells is slow to refute.
+   cut by the bounds of step 2. The search is exponential in the worst
+   case (a position whose bounds stay too high while many pyramids can go
+   on many cells is slow to refute, and the hole-aware bound is itself a
+   search), so it has a budget of work (`SEARCH_BUDGET`, counted, never
+   timed), which counts every position searched and every step of the
+   bounds computed for it: past it, it climbs from the greedy count with
+   a second budget and the best plan found stands (`Plan.exact` false).
+   `bench/ice_palace_solver.py` has the shapes that reach it.
 
 Pyramids that can never be placed drop out on their own: a large of a
 colour the relaxation can never open is never founded, and leftovers only
 ever appear in the final covers.
 
 Everything here is deterministic (no set of strings is iterated, ties are
-broken by cell order): `build auto` is replayed from the log by calling
-this solver again, so the plan it returns for a position must never
-change within one rules version.
+broken by cell order, and nothing is remembered from one solve to the
+next: the memos of the bounds belong to one solve, so its work, and so
+where a budget ends, never depends on what was solved before):
+`build auto` is replayed from the log by calling this solver again, so
+the plan it returns for a position must never change within one rules
+version.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 
 from referee.rng import Rng
@@ -83,6 +94,8 @@ Piece = tuple[int, str]
 """A pyramid as (size, colour letter): size 1 small, 2 medium, 3 large."""
 Step = tuple[int, str, int, int]
 """A placement: size, colour letter, x, y."""
+Frame = tuple[int, int, int, int]
+"""A box of cells: low x, high x, low y, high y."""
 
 # A cell is one int, x * _WIDE + y, so that neighbours are +-1 and +-_WIDE.
 # A whole game holds at most 120 pyramids, far inside the half width.
@@ -94,28 +107,55 @@ _ORIGIN = 0
 _SHIFT = 3
 _COLOUR_MASK = 7
 _NO_NEED = 1 << 30
+_NO_LIMIT = 1 << 62
+# The most holes the hole-aware bound tells apart (`hole_bound`).
+_SEPARATE_HOLES = 6
 # The best a cell next to a stack can be: it closes no stack, is open to the
 # outside and has three empty neighbours (the fourth is that stack).
 _ROOMIEST = (0, 1, 3)
 
 
+SEARCH_BUDGET = 30_000
+"""How much work the exact search may do in one solve, per phase (see `solve`):
+each position visited counts one more than the stacks of its palace, each
+hole-aware bound as many more as there are stacks, and each call of
+`_unlocks` or `_unlocks_holes` one (answered from its memo or not). A
+count of work, never a time, so that every replay decides alike; a unit is
+a few microseconds, so the two phases end well within a second."""
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """The most pyramids that can be placed, and one order of placements reaching it."""
+    """The most pyramids that can be placed, and one order of placements reaching it.
+
+    `exact` is False when the search ran out of budget: `count` is then the
+    best found, not proven maximal."""
 
     count: int
     steps: tuple[Step, ...]
+    exact: bool = True
 
 
-def solve(tops: Mapping[Cell, Piece], pieces: Iterable[Piece]) -> Plan:
+class _OutOfWork(Exception):
+    """The exact search used up its budget."""
+
+
+def solve(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], budget: int = SEARCH_BUDGET) -> Plan:
     """The exact maximum number of `pieces` placeable on a palace with these stack tops.
 
     `tops` maps each palace cell to the pyramid on top of its stack; `pieces`
     is the yard (a multiset; black and white already gone). Colours are
     compared exactly, so any letters work.
+
+    The exact search refutes counts from the bound down (the hole-aware
+    bound of the palace first). Should it use up `budget` (see
+    `SEARCH_BUDGET`) first, it climbs instead from the greedy count, with
+    `budget` more, and the plan is the best it found (`exact=False`; it
+    stays maximal if it reaches the first unrefuted count).
     """
-    search, letters = _prepare(tops, pieces, None)
-    return _plan(*search.run(), letters)
+    search, letters = _prepare(tops, pieces, None, budget)
+    count, codes, exact = search.run()
+    return _plan(count, codes, letters, exact)
 
 
 def random_plan(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng) -> Plan:
@@ -123,11 +163,15 @@ def random_plan(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng) -
     that it is maximal (compare with `solve`), but palaces grow as players grow
     them, not in the solver's straight lines."""
     search, letters = _prepare(tops, pieces, rng)
-    return _plan(*search.greedy(), letters)
+    count, codes = search.greedy()
+    return _plan(count, codes, letters, False)
 
 
 def _prepare(
-    tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng | None
+    tops: Mapping[Cell, Piece],
+    pieces: Iterable[Piece],
+    rng: Rng | None,
+    budget: int = SEARCH_BUDGET,
 ) -> tuple[_Search, list[str]]:
     pieces = list(pieces)
     letters = sorted({colour for _, colour in pieces} | {colour for _, colour in tops.values()})
@@ -139,16 +183,15 @@ def _prepare(
         _cell(x, y): (size << _SHIFT) | index[colour]
         for (x, y), (size, colour) in sorted(tops.items())
     }
-    return _Search(
-        cells, [(size << _SHIFT) | index[colour] for size, colour in pieces], rng
-    ), letters
+    codes = [(size << _SHIFT) | index[colour] for size, colour in pieces]
+    return _Search(cells, codes, rng, budget), letters
 
 
-def _plan(count: int, codes: list[tuple[int, int]], letters: list[str]) -> Plan:
+def _plan(count: int, codes: list[tuple[int, int]], letters: list[str], exact: bool) -> Plan:
     steps = tuple(
         (code >> _SHIFT, letters[code & _COLOUR_MASK], *_xy(cell)) for code, cell in codes
     )
-    return Plan(count, steps)
+    return Plan(count, steps, exact)
 
 
 def _cell(x: int, y: int) -> int:
@@ -167,8 +210,34 @@ def final_covers(smalls: int, mediums: int, large_tops: int, medium_tops: int) -
     return min(mediums, large_tops) + min(smalls, large_tops + medium_tops)
 
 
-@lru_cache(maxsize=1 << 16)
+class _Meter:
+    """The work of one solve, and the memos of its bounds.
+
+    Every position searched and every call of `_unlocks` or
+    `_unlocks_holes` (answered from the memo or not) counts. The memos live
+    as long as the solve: with a memo shared between solves the work of one
+    solve, and so where its budget ends, would depend on what was solved
+    before it in the process."""
+
+    def __init__(self) -> None:
+        self.work = 0
+        # Past this much work, `charge` raises `_OutOfWork`; no limit outside
+        # the budgeted phases of `_Search.run`.
+        self.limit = _NO_LIMIT
+        self.unlocks: dict[tuple[int, int, int, int, tuple[tuple[int, int, int], ...]], int] = {}
+        self.holes: dict[
+            tuple[int, int, tuple[int, int], tuple[Hole, ...], tuple[Group, ...], tuple[int, ...]],
+            int,
+        ] = {}
+
+    def charge(self, work: int) -> None:
+        self.work += work
+        if self.work > self.limit:
+            raise _OutOfWork
+
+
 def _unlocks(
+    meter: _Meter,
     open_l: int,
     open_m: int,
     closed_l: int,
@@ -183,6 +252,22 @@ def _unlocks(
     medium when there is one: a large top is worth at least a medium one),
     then founds the rest of that colour; the covered top stays open.
     """
+    meter.charge(1)
+    key = (open_l, open_m, closed_l, closed_m, locked)
+    known = meter.unlocks.get(key)
+    if known is None:
+        known = meter.unlocks[key] = _unlocks_uncached(meter, *key)
+    return known
+
+
+def _unlocks_uncached(
+    meter: _Meter,
+    open_l: int,
+    open_m: int,
+    closed_l: int,
+    closed_m: int,
+    locked: tuple[tuple[int, int, int], ...],
+) -> int:
     smalls = sum(group[0] for group in locked)
     mediums = sum(group[1] for group in locked)
     best = final_covers(smalls, mediums, open_l + closed_l, open_m + closed_m)
@@ -195,15 +280,15 @@ def _unlocks(
             continue
         rest = locked[:i] + locked[i + 1 :]
         if m and open_l:
-            gain = total + _unlocks(open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
+            gain = total + _unlocks(meter, open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
             best = max(best, gain)
         if not s:
             continue
         if open_m:
-            gain = total + _unlocks(open_l + la, open_m - 1 + m, closed_l, closed_m, rest)
+            gain = total + _unlocks(meter, open_l + la, open_m - 1 + m, closed_l, closed_m, rest)
             best = max(best, gain)
         if open_l:
-            gain = total + _unlocks(open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
+            gain = total + _unlocks(meter, open_l - 1 + la, open_m + m, closed_l, closed_m, rest)
             best = max(best, gain)
             # A medium of another locked colour can go under the small first.
             for j, (sj, mj, lj) in enumerate(rest):
@@ -213,7 +298,12 @@ def _unlocks(
                         total
                         + 1
                         + _unlocks(
-                            open_l - 1 + la, open_m + m, closed_l, closed_m, tuple(sorted(less))
+                            meter,
+                            open_l - 1 + la,
+                            open_m + m,
+                            closed_l,
+                            closed_m,
+                            tuple(sorted(less)),
                         )
                     )
                     best = max(best, gain)
@@ -227,13 +317,14 @@ Hole = tuple[int, int, int]
 """A hole (walled-in empty cells): (cells left, large tops, medium tops open into it)."""
 
 
-@lru_cache(maxsize=1 << 16)
 def _unlocks_holes(
+    meter: _Meter,
     open_l: int,
     open_m: int,
     closed: tuple[int, int],
     holes: tuple[Hole, ...],
     groups: tuple[Group, ...],
+    links: tuple[int, ...],
 ) -> int:
     """`_unlocks` when some tops are open only into holes.
 
@@ -241,16 +332,39 @@ def _unlocks_holes(
     colour with an outside-open top founds everything (as in `_unlocks`);
     a colour open only into some holes founds there, one pyramid a cell
     (its largest first: a large can only ever be founded, and a larger top
-    takes more covers), and recolouring a top open into a hole opens a
-    colour into that hole only.
+    takes more covers), and recolouring a top counted in hole h opens a
+    colour into the holes of `links[h]` (a bit mask per hole).
     """
+    meter.charge(1)
+    key = (open_l, open_m, closed, holes, groups, links)
+    known = meter.holes.get(key)
+    if known is None:
+        known = meter.holes[key] = _unlocks_holes_uncached(meter, *key)
+    return known
+
+
+def _unlocks_holes_uncached(
+    meter: _Meter,
+    open_l: int,
+    open_m: int,
+    closed: tuple[int, int],
+    holes: tuple[Hole, ...],
+    groups: tuple[Group, ...],
+    links: tuple[int, ...],
+) -> int:
     closed_l, closed_m = closed
     smalls = sum(group[1] for group in groups)
     mediums = sum(group[2] for group in groups)
     large_tops = open_l + closed_l + sum(hole[1] for hole in holes)
     medium_tops = open_m + closed_m + sum(hole[2] for hole in holes)
     best = final_covers(smalls, mediums, large_tops, medium_tops)
-    everything = smalls + mediums + sum(group[3] for group in groups)
+    # The most that can be placed: a colour with only larges left covers
+    # nothing, so it never opens anew and founds only into its holes' room.
+    everything = smalls + mediums
+    for mask, s, m, la in groups:
+        if not s and not m:
+            la = min(la, sum(hole[0] for h, hole in enumerate(holes) if mask >> h & 1))
+        everything += la
 
     def go(o_l: int, o_m: int, changed: tuple[int, Hole] | None, rest: Iterable[Group]) -> int:
         after = holes
@@ -258,62 +372,91 @@ def _unlocks_holes(
             index, hole = changed
             after = (*holes[:index], hole, *holes[index + 1 :])
         kept = tuple(sorted(group for group in rest if sum(group[1:])))
-        return _unlocks_holes(o_l, o_m, closed, after, kept)
+        return _unlocks_holes(meter, o_l, o_m, closed, after, kept, links)
 
-    for i, (mask, s, m, la) in enumerate(groups):
+    # The moves that place most come first, so that a relaxation that places
+    # everything (`best == everything`, the usual case) stops soonest; the
+    # order changes no value.
+    for move in _hole_moves(open_l, open_m, holes, groups, links):
         if best == everything:
             break
-        rest = groups[:i] + groups[i + 1 :]
-        total = s + m + la
-        fillers = [
+        placed, o_l, o_m, changed, rest = move
+        best = max(best, placed + go(o_l, o_m, changed, rest))
+    return best
+
+
+_HoleMove = tuple[int, int, int, tuple[int, Hole] | None, tuple[Group, ...]]
+"""A move of `_unlocks_holes`: pyramids placed, then the open large and medium
+tops, the hole changed (its number and new state) and the colours after."""
+
+
+def _hole_moves(
+    open_l: int,
+    open_m: int,
+    holes: tuple[Hole, ...],
+    groups: tuple[Group, ...],
+    links: tuple[int, ...],
+) -> Iterator[_HoleMove]:
+    """The moves of `_unlocks_holes`: opening a colour to the outside, then opening
+    one into a hole, then founding one pyramid into a hole."""
+
+    def fillers(rest: tuple[Group, ...]) -> list[tuple[Group, ...]]:
+        """`rest` less a medium of one colour, to go under a small."""
+        return [
             (*rest[:j], (mj, sj, nj - 1, lj), *rest[j + 1 :])
             for j, (mj, sj, nj, lj) in enumerate(rest)
             if nj
         ]
+
+    # Open a colour to the outside, then found all of it there.
+    for i, (_, s, m, la) in enumerate(groups):
+        total = s + m + la
+        if total < 2:
+            continue
+        rest = groups[:i] + groups[i + 1 :]
+        if m and open_l:
+            yield total, open_l - 1 + la, open_m + m, None, rest
+        if s and open_m:
+            yield total, open_l + la, open_m - 1 + m, None, rest
+        if s and open_l:
+            yield total, open_l - 1 + la, open_m + m, None, rest
+            for less in fillers(rest):
+                yield total + 1, open_l - 1 + la, open_m + m, None, less
+    # Open it into a hole, where its pyramids then found one by one.
+    for i, (mask, s, m, la) in enumerate(groups):
+        if s + m + la < 2:
+            continue
+        rest = groups[:i] + groups[i + 1 :]
+        for h, (room, hole_l, hole_m) in enumerate(holes):
+            bit = links[h]
+            new = bit & ~mask
+            if not any(hole[0] for j, hole in enumerate(holes) if new >> j & 1):
+                continue
+            if m and hole_l:
+                hole = (room, hole_l - 1, hole_m + 1)
+                yield 1, open_l, open_m, (h, hole), (*rest, (mask | bit, s, m - 1, la))
+            if s and hole_m:
+                hole = (room, hole_l, hole_m - 1)
+                yield 1, open_l, open_m, (h, hole), (*rest, (mask | bit, s - 1, m, la))
+            if s and hole_l:
+                hole = (room, hole_l - 1, hole_m)
+                grown = (mask | bit, s - 1, m, la)
+                yield 1, open_l, open_m, (h, hole), (*rest, grown)
+                for less in fillers(rest):
+                    yield 2, open_l, open_m, (h, hole), (*less, grown)
+    # Found a colour's largest pyramid into a hole it reaches.
+    for i, (mask, s, m, la) in enumerate(groups):
+        rest = groups[:i] + groups[i + 1 :]
         for h, (room, hole_l, hole_m) in enumerate(holes):
             if not mask >> h & 1 or not room:
                 continue
-            # Found its largest pyramid in this hole.
             if la:
                 grown, hole = (mask, s, m, la - 1), (room - 1, hole_l + 1, hole_m)
             elif m:
                 grown, hole = (mask, s, m - 1, la), (room - 1, hole_l, hole_m + 1)
             else:
                 grown, hole = (mask, s - 1, m, la), (room - 1, hole_l, hole_m)
-            best = max(best, 1 + go(open_l, open_m, (h, hole), (*rest, grown)))
-        if total < 2:
-            continue
-        # Open it to the outside, then found all of it there.
-        if m and open_l:
-            best = max(best, total + go(open_l - 1 + la, open_m + m, None, rest))
-        if s and open_m:
-            best = max(best, total + go(open_l + la, open_m - 1 + m, None, rest))
-        if s and open_l:
-            best = max(best, total + go(open_l - 1 + la, open_m + m, None, rest))
-            for less in fillers:
-                best = max(best, total + 1 + go(open_l - 1 + la, open_m + m, None, less))
-        # Open it into a hole, where its pyramids then found one by one.
-        for h, (room, hole_l, hole_m) in enumerate(holes):
-            if mask >> h & 1 or not room:
-                continue
-            bit = 1 << h
-            if m and hole_l:
-                hole = (room, hole_l - 1, hole_m + 1)
-                best = max(
-                    best, 1 + go(open_l, open_m, (h, hole), (*rest, (mask | bit, s, m - 1, la)))
-                )
-            if s and hole_m:
-                hole = (room, hole_l, hole_m - 1)
-                best = max(
-                    best, 1 + go(open_l, open_m, (h, hole), (*rest, (mask | bit, s - 1, m, la)))
-                )
-            if s and hole_l:
-                hole = (room, hole_l - 1, hole_m)
-                grown = (mask | bit, s - 1, m, la)
-                best = max(best, 1 + go(open_l, open_m, (h, hole), (*rest, grown)))
-                for less in fillers:
-                    best = max(best, 2 + go(open_l, open_m, (h, hole), (*less, grown)))
-    return best
+            yield 1, open_l, open_m, (h, hole), (*rest, grown)
 
 
 def _matchable(choices: list[set[int]]) -> bool:
@@ -336,9 +479,14 @@ def _matchable(choices: list[set[int]]) -> bool:
 class _Search:
     """One solve: the palace as mutable dicts with undo, the yard as counts by top code."""
 
-    def __init__(self, tops: dict[int, int], pieces: list[int], rng: Rng | None) -> None:
+    def __init__(
+        self, tops: dict[int, int], pieces: list[int], rng: Rng | None, budget: int
+    ) -> None:
         self.tops = tops
         self.rng = rng
+        # The work of this solve, and how much each budgeted phase may do.
+        self.meter = _Meter()
+        self.budget = budget
         self.counts = [0] * (4 << _SHIFT)
         for code in pieces:
             self.counts[code] += 1
@@ -355,6 +503,9 @@ class _Search:
         # The outside as of the greedy plan's last look (`flood_outside`).
         self.outside: set[int] = set()
         self.frame = (0, 0, 0, 0)
+        # The outside when the exact search starts (`hole_bound`); None floods
+        # at every position.
+        self.seen: tuple[set[int], Frame] | None = None
 
     # -- the bounds -------------------------------------------------------
 
@@ -451,9 +602,11 @@ class _Search:
                 locked.append(group)
         if not locked:
             return placed
-        return placed + _unlocks(open_l, open_m, closed_l, closed_m, tuple(sorted(locked)))
+        return placed + _unlocks(
+            self.meter, open_l, open_m, closed_l, closed_m, tuple(sorted(locked))
+        )
 
-    def flood_outside(self) -> tuple[set[int], tuple[int, int, int, int]]:
+    def flood_outside(self) -> tuple[set[int], Frame]:
         """The empty cells of the frame around the palace that reach its border, and
         that frame (low x, high x, low y, high y); every other empty cell in the
         frame is walled in."""
@@ -486,28 +639,66 @@ class _Search:
         low_x, high_x, low_y, high_y = self.frame
         return not (low_x <= x <= high_x and low_y <= y <= high_y)
 
-    def hole_bound(self) -> int:
+    def hole_bound(self, seen: tuple[set[int], Frame] | None = None) -> int:
         """The relaxation told which empty cells are walled in (an upper bound, often
-        below `bound()`): founding into a hole is limited to one pyramid a cell."""
+        below `bound()`): founding into a hole is limited to one pyramid a cell.
+
+        `seen` is an outside flooded earlier in this solve, to spare a flood per
+        position searched: placements only ever shrink the outside, so a cell
+        of it walled in since counts as outside, which loosens the bound only.
+        """
         tops = self.tops
         if not tops:
             return self.empty_bound()
-        outside = self.flood_outside()[0]
+        # Its own work, besides the `_unlocks_holes` calls: a few looks at each stack.
+        self.meter.charge(len(tops))
+        outside, (low_x, high_x, low_y, high_y) = self.flood_outside() if seen is None else seen
+
+        def is_out(cell: int) -> bool:
+            if cell in outside:
+                return True
+            x, y = _xy(cell)
+            return not (low_x <= x <= high_x and low_y <= y <= high_y)
+
         # A stack with no outside neighbour but some empty one is open into
-        # holes. One open into two holes is counted as open to the outside:
-        # that only loosens the bound, and it is rare.
+        # holes. Its colour reaches each of them; its top is counted in the
+        # first, and recolouring it reaches every hole linked to that one
+        # through such stacks (`links`: looser than the stack's own holes,
+        # but the same for every top counted in a hole, so a bound).
         hole_of: dict[int, int] = {}
         holes: list[list[int]] = []
-        home: dict[int, int] = {}
+        touched: dict[int, list[int]] = {}
         for cell in tops:
             empty = [cell + step for step in _NEAR if cell + step not in tops]
-            if not empty or any(near in outside for near in empty):
+            if not empty or any(is_out(near) for near in empty):
                 continue
-            found = {self.hole_index(near, outside, hole_of, holes) for near in empty}
-            if len(found) == 1:
-                home[cell] = found.pop()
-        used = sorted(set(home.values()))
+            touched[cell] = sorted(
+                {self.hole_index(near, is_out, hole_of, holes) for near in empty}
+            )
+        pooled = list(range(len(holes)))
+
+        def pool_of(h: int) -> int:
+            while pooled[h] != h:
+                h = pooled[h]
+            return h
+
+        for found in touched.values():
+            for h in found[1:]:
+                pooled[pool_of(h)] = pool_of(found[0])
+        # Holes told apart make `_unlocks_holes` exponential in their number:
+        # past a few, linked holes are pooled into one (looser, still a bound).
+        reached = {h for found in touched.values() for h in found}
+        separate = len(reached) <= _SEPARATE_HOLES
+
+        def unit(h: int) -> int:
+            return h if separate else pool_of(h)
+
+        used = sorted({unit(h) for h in reached})
         number = {h: i for i, h in enumerate(used)}
+        room = [0] * len(used)
+        for h in reached:
+            room[number[unit(h)]] += len(holes[h])
+        links = tuple(sum(1 << number[j] for j in used if pool_of(j) == pool_of(h)) for h in used)
         counts = [[0, 0] for _ in used]
         open_l = open_m = closed_l = closed_m = 0
         outside_colours = 0
@@ -515,9 +706,10 @@ class _Search:
         for cell, code in tops.items():
             size = code >> _SHIFT
             colour = code & _COLOUR_MASK
-            if cell in home:
-                h = number[home[cell]]
-                masks[colour] = masks.get(colour, 0) | 1 << h
+            if cell in touched:
+                for h in touched[cell]:
+                    masks[colour] = masks.get(colour, 0) | 1 << number[unit(h)]
+                h = number[unit(touched[cell][0])]
                 if size > SMALL:
                     counts[h][LARGE - size] += 1
             elif any(cell + step not in tops for step in _NEAR):
@@ -541,13 +733,23 @@ class _Search:
                 groups.append((masks.get(colour, 0), s, m, la))
         if not groups:
             return placed
-        holes_now = tuple((len(holes[h]), *counts[number[h]]) for h in used)
+        holes_now = tuple((room[i], counts[i][0], counts[i][1]) for i in range(len(used)))
         return placed + _unlocks_holes(
-            open_l, open_m, (closed_l, closed_m), holes_now, tuple(sorted(groups))
+            self.meter,
+            open_l,
+            open_m,
+            (closed_l, closed_m),
+            holes_now,
+            tuple(sorted(groups)),
+            links,
         )
 
     def hole_index(
-        self, cell: int, outside: set[int], hole_of: dict[int, int], holes: list[list[int]]
+        self,
+        cell: int,
+        is_out: Callable[[int], bool],
+        hole_of: dict[int, int],
+        holes: list[list[int]],
     ) -> int:
         """The number of the hole holding the empty `cell` (filled in on first sight)."""
         if cell in hole_of:
@@ -560,7 +762,7 @@ class _Search:
             here = todo.pop()
             for step in _NEAR:
                 near = here + step
-                if near not in hole_of and near not in self.tops and near not in outside:
+                if near not in hole_of and near not in self.tops and not is_out(near):
                     hole_of[near] = number
                     cells.append(near)
                     todo.append(near)
@@ -575,10 +777,12 @@ class _Search:
                 continue
             counts[code] -= 1
             size = code >> _SHIFT
-            value = 1 + self.relaxed(
-                1 << (code & _COLOUR_MASK), int(size == LARGE), int(size == MEDIUM), 0, 0
-            )
-            counts[code] += 1
+            try:
+                value = 1 + self.relaxed(
+                    1 << (code & _COLOUR_MASK), int(size == LARGE), int(size == MEDIUM), 0, 0
+                )
+            finally:
+                counts[code] += 1
             best = max(best, value)
         return best
 
@@ -646,20 +850,47 @@ class _Search:
 
     # -- the greedy plan ---------------------------------------------------
 
-    def run(self) -> tuple[int, list[tuple[int, int]]]:
+    def run(self) -> tuple[int, list[tuple[int, int]], bool]:
+        """The count, a plan placing it, and whether the count is proven maximal."""
         total = self.remaining()
         if not total:
-            return 0, []
+            return 0, [], True
         upper = self.bound()
         count, steps = self.greedy()
-        if count < upper:
-            upper = min(upper, self.hole_bound())
         if count >= upper:
-            return count, steps
-        for target in range(upper, count, -1):
-            if self.feasible(target):
-                return target, self.found
-        return count, steps
+            return count, steps, True
+        # Two budgeted phases. Everything in them counts: positions, and the
+        # bounds (the hole-aware one at the root too).
+        meter = self.meter
+        meter.limit = meter.work + self.budget
+        target = upper
+        try:
+            if self.tops:
+                self.seen = self.flood_outside()
+            upper = min(upper, self.hole_bound(self.seen))
+            for target in range(upper, count, -1):
+                if self.feasible(target):
+                    return target, self.found, True
+            return count, steps, True
+        except _OutOfWork:
+            self.unwind()
+        # Everything above `target` is refuted; climb from the greedy count
+        # with a fresh budget and keep the best plan found (the memos of
+        # refuted positions and of the bounds still hold).
+        meter.limit = meter.work + self.budget
+        try:
+            need = count + 1
+            while need <= target and self.feasible(need):
+                count, steps = len(self.found), self.found
+                need = count + 1
+            return count, steps, True
+        except _OutOfWork:
+            self.unwind()
+            return count, steps, False
+
+    def unwind(self) -> None:
+        while self.trail:
+            self.take_back()
 
     def greedy(self) -> tuple[int, list[tuple[int, int]]]:
         """A real plan following the relaxation's choices; restores the position after."""
@@ -875,7 +1106,12 @@ class _Search:
     # -- the exact search --------------------------------------------------
 
     def feasible(self, need: int) -> bool:
-        """Can `need` more pyramids be placed from here? Sets `self.found` when so."""
+        """Can `need` more pyramids be placed from here? Sets `self.found` when so.
+
+        Raises `_OutOfWork` on the call past the budget."""
+        # A position costs about as much as the palace has stacks (bounds,
+        # moves): counting that keeps the budget's time steady on any palace.
+        self.meter.charge(1 + len(self.tops))
         if self.final_block() >= need:
             self.found = list(self.trail) + self.final_steps()
             return True
@@ -884,7 +1120,7 @@ class _Search:
             return False
         upper = self.bound()
         if upper >= need:
-            upper = min(upper, self.hole_bound())
+            upper = min(upper, self.hole_bound(self.seen))
         if upper < need:
             self.fail[key] = upper + 1
             return False

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from referee import games
 from referee.engine import BadOptions, IllegalMove, Resign
+from referee.games import ice_palace_solver
 from referee.games.ice_palace import (
     BUILD,
     GAME,
@@ -328,6 +329,30 @@ def test_the_first_palace_pyramid_goes_at_the_origin_and_auto_builds_the_maximum
     assert sum(len(s) for _, _, s in auto.palace) == 3
     assert GAME.legal_moves(state, 0) == [Build(state.build_plan), Build(auto=True)]
     assert GAME.play(state, 0, Build(state.build_plan)) == auto
+
+
+def test_a_build_whose_search_runs_out_of_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The RULINGS: out of budget, the required number is the best plan's,
+    # `build auto` plays that plan, and a plan placing more is accepted.
+    # Issue 12's shape in yellow; the yard Mr Lr Lr. With its budget the
+    # solver sees that the red medium must cover a yellow large first (3
+    # placed); starved, it keeps the greedy plan (a red large into a hole, 2).
+    palace = {(x, y): "My" for x in range(5) for y in (0, -2)}
+    palace |= {(0, -1): "My", (4, -1): "My", (2, -1): "Lr"}
+    palace |= {(1, 0): "Ly", (2, 0): "Ly", (0, -2): "Ly", (2, -2): "Ly"}
+    yard = {(0, 0): "Mr", (1, 0): "Lr", (2, 0): "Lr"}
+    full = build_position(yard, palace)
+    assert full.build_max == 3
+    solve = ice_palace_solver.solve
+    monkeypatch.setattr(
+        ice_palace_solver, "solve", lambda tops, pieces: solve(tops, pieces, budget=len(tops))
+    )
+    starved = build_position(yard, palace)
+    assert starved.build_max == 2 and len(starved.build_plan) == 2
+    auto = GAME.play(starved, 0, Build(auto=True))
+    assert auto == GAME.play(starved, 0, Build(starved.build_plan))
+    assert GAME.play(starved, 0, Build(full.build_plan)).out_of_game == starved.out_of_game
+    assert "must place 2" in refused(starved, 0, Build(full.build_plan[:1])).reason
 
 
 def test_a_build_with_nothing_to_place_is_made_by_the_referee() -> None:

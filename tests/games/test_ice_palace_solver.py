@@ -16,6 +16,7 @@ import random
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import astuple
 
 import pytest
 
@@ -127,8 +128,34 @@ def _fill(rng: random.Random, cells: list[Cell], colours: str) -> tuple[Tops, li
     return tops, pieces
 
 
+def holes(rng: random.Random) -> tuple[Tops, list[Piece]]:
+    """A ring of stacks round one to three walled-in cells, several of them
+    beside one stack (the shapes that once made the search slow)."""
+    colours = "rygb"[: rng.randint(1, 3)]
+    width = rng.choice((3, 5))
+    cells = [(x, y) for x in range(width) for y in range(3)]
+    inside = [(x, 1) for x in range(1, width - 1)]
+    empty = rng.sample(inside, rng.randint(1, len(inside)))
+    return _fill(rng, [cell for cell in cells if cell not in empty], colours)
+
+
+def ring(rng: random.Random) -> tuple[Tops, list[Piece]]:
+    """A ring of one colour round a hole, the yard mostly that colour."""
+    tops = {
+        (x, y): (rng.randint(1, 3), "r") for x in range(3) for y in range(3) if (x, y) != (1, 1)
+    }
+    pieces = [(rng.randint(1, 3), rng.choice("rrg")) for _ in range(rng.randint(1, 6))]
+    return tops, pieces
+
+
 Generator = Callable[[random.Random], tuple[Tops, list[Piece]]]
-GENERATORS: list[tuple[Generator, int]] = [(open_grid, 1500), (walled, 1500), (grown, 1500)]
+GENERATORS: list[tuple[Generator, int]] = [
+    (open_grid, 1500),
+    (walled, 1500),
+    (grown, 1500),
+    (holes, 300),
+    (ring, 300),
+]
 
 
 @pytest.mark.parametrize(("generate", "cases"), GENERATORS, ids=[g.__name__ for g, _ in GENERATORS])
@@ -156,13 +183,14 @@ def test_bounds_greedy_and_exact_search_each_hold_alone(generate: Generator, cas
         assert search.hole_bound() >= truth
         count, codes = search.greedy()
         assert count <= truth
-        check_plan(tops, pieces, ice_palace_solver._plan(count, codes, letters).steps)
+        check_plan(tops, pieces, ice_palace_solver._plan(count, codes, letters, True).steps)
         target = search.bound()
         while target > 0 and not search.feasible(target):
             target -= 1
         assert target == truth, (tops, pieces)
         if target:
-            check_plan(tops, pieces, ice_palace_solver._plan(target, search.found, letters).steps)
+            plan = ice_palace_solver._plan(target, search.found, letters, True)
+            check_plan(tops, pieces, plan.steps)
 
 
 # -- hand-made cases ------------------------------------------------------------------
@@ -236,6 +264,150 @@ def test_two_colours_contest_one_cell() -> None:
     # The bound already knows only one of the two can found from where it stands.
     search, _ = ice_palace_solver._prepare(tops, pieces, None)
     assert search.bound() == 3
+
+
+ISSUE_12 = (
+    {(x, y): (M, "g") for x in range(5) for y in (0, -2)}
+    | {(0, -1): (M, "g"), (4, -1): (M, "g"), (2, -1): (L, "r")},
+    [(L, "r")] * 3 + [(L, "g"), (M, "g"), (S, "g"), (M, "b"), (S, "b")],
+)
+
+
+def test_a_stack_between_two_holes_is_not_open_to_the_outside() -> None:
+    # Issue 12: the red large's only empty neighbours are two walled-in
+    # cells, so two of the three red larges fit. The bound once counted the
+    # red stack as open and the search took minutes to refute 8.
+    tops, pieces = ISSUE_12
+    plan = solve(tops, pieces)
+    assert plan.count == 7 and plan.exact
+    check_plan(tops, pieces, plan.steps)
+    search, _ = ice_palace_solver._prepare(tops, pieces, None)
+    assert search.hole_bound() == 7
+
+
+def test_out_of_budget_the_plan_is_the_best_found() -> None:
+    # Issue 12's shape in yellow, the yard Mr Lr Lr: the greedy plan founds a
+    # red large into a hole (2 placed); only the search sees that the red
+    # medium should cover a yellow large first, opening red to the outside.
+    tops = {(x, y): (M, "y") for x in range(5) for y in (0, -2)}
+    tops |= {(0, -1): (M, "y"), (4, -1): (M, "y"), (2, -1): (L, "r")}
+    tops |= {(1, 0): (L, "y"), (2, 0): (L, "y"), (0, -2): (L, "y"), (2, -2): (L, "y")}
+    pieces = [(M, "r"), (L, "r"), (L, "r")]
+    full = solve(tops, pieces)
+    assert (full.count, full.exact) == (3, True)
+    # A budget that a single position uses up (each costs one more than the
+    # palace's stacks): the count is the best found, the greedy plan's.
+    starved = solve(tops, pieces, budget=len(tops))
+    assert (starved.count, starved.exact) == (2, False)
+    assert len(starved.steps) == 2
+    check_plan(tops, pieces, starved.steps)
+    # Work, not time: the same budget decides the same on every call.
+    assert solve(tops, pieces, budget=len(tops)) == starved
+    # With budget to spare, the plan is the one a budget-free search gives.
+    assert solve(tops, pieces, budget=1 << 40) == full
+
+
+def drawn(*rows: str) -> Tops:
+    """A palace drawn row by row from y = 0 down: `Lg` is a green large top, `..` no stack."""
+    return {
+        (x, -y): (" SML".index(top[0]), top[1])
+        for y, row in enumerate(rows)
+        for x, top in enumerate(row.split())
+        if top != ".."
+    }
+
+
+# Four holes in a row; stacks of other colours between them. Many red larges
+# and few holes: the hole-aware bound is a search of its own here, and the
+# exact search runs out of budget on the first.
+WIDE_HOLES: list[tuple[Tops, list[Piece]]] = [
+    (
+        drawn(
+            "Mg Lg Lg Lg Lg Mg Mg Lg Lg Lg Mg Mg Lg Mg Mg",
+            "Mg .. Mg .. Lg .. Mb .. Mr .. Lr .. Lg .. Lg",
+            "Mg Lg Lg Mg Mg Mg Mg Lg Mg Mg Lg Lg Mg Lg Lg",
+        ),
+        [(S, "p"), (M, "p"), (M, "y"), (L, "p")] + [(L, "r")] * 12,
+    ),
+    (
+        drawn(
+            "Ly My Ly Ly My Ly My My My Ly My Ly Ly Ly Ly",
+            "Lb .. Mr .. My .. My .. Lr .. Lb .. Ly .. Ly",
+            "My My Ly My My Ly My My My Ly Ly Ly My My My",
+        ),
+        [(S, "b")] + [(L, "r")] * 5,
+    ),
+]
+
+DETERMINISM_SCRIPT = """
+import json, sys
+from referee.games import ice_palace_solver
+cases = json.loads(sys.stdin.read())
+done = []
+for tops, pieces, budget in cases:
+    search, letters = ice_palace_solver._prepare(
+        {(x, y): (size, colour) for x, y, size, colour in tops},
+        [tuple(piece) for piece in pieces], None, budget)
+    count, codes, exact = search.run()
+    plan = ice_palace_solver._plan(count, codes, letters, exact)
+    done.append([plan.count, plan.steps, plan.exact, search.meter.work])
+print(json.dumps(done))
+"""
+
+
+def test_a_solve_does_not_depend_on_what_was_solved_before() -> None:
+    # `build auto` is replayed by solving again, in a process that has
+    # solved other builds before (or none): the plan, and the work counted
+    # against the budget, must come out the same. Budgets that end inside
+    # the bounds' own searches are the ones that would tell.
+    cases = [
+        (tops, pieces, budget)
+        for tops, pieces in [*WIDE_HOLES, ISSUE_12]
+        for budget in (100, 300, 1000, ice_palace_solver.SEARCH_BUDGET)
+    ]
+    wire = [
+        [[[x, y, size, colour] for (x, y), (size, colour) in tops.items()], pieces, budget]
+        for tops, pieces, budget in cases
+    ]
+
+    def each_alone() -> list[list[object]]:
+        plans = []
+        for case in wire:
+            done = subprocess.run(
+                [sys.executable, "-c", DETERMINISM_SCRIPT],
+                input=json.dumps([case]),
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            plans.extend(json.loads(done.stdout))
+        return plans
+
+    # Here, after many other solves, and in the reverse order.
+    rng = random.Random(17)
+    for _ in range(200):
+        solve(*rng.choice((walled, grown, holes, ring))(rng))
+    here: list[list[object]] = []
+    for tops, pieces, budget in reversed(cases):
+        search, letters = ice_palace_solver._prepare(tops, pieces, None, budget)
+        count, codes, exact = search.run()
+        plan = ice_palace_solver._plan(count, codes, letters, exact)
+        here.append(json.loads(json.dumps([*astuple(plan), search.meter.work])))
+    here.reverse()
+    assert here == each_alone()
+    # The budgets above do end some of these searches, inside the bounds too.
+    assert not all(plan[2] for plan in here)
+    assert solve(*WIDE_HOLES[0]) == solve(*WIDE_HOLES[0], budget=ice_palace_solver.SEARCH_BUDGET)
+    assert not solve(*WIDE_HOLES[0]).exact
+
+
+def test_a_search_within_budget_is_exact_and_unchanged() -> None:
+    # The budget only ever ends searches that would go on: with room to
+    # spare the plan is the one a budget-free search gives.
+    rng = random.Random(13)
+    for _ in range(300):
+        tops, pieces = rng.choice((walled, grown, holes))(rng)
+        assert solve(tops, pieces) == solve(tops, pieces, budget=1 << 40)
 
 
 def test_final_covers_formula() -> None:
