@@ -237,8 +237,16 @@ def serve(host: str, port: int) -> None:
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option(
+    "--role",
+    type=click.Choice(["all", "decide", "deliver"]),
+    default="all",
+    show_default=True,
+    help="the queues to consume: REFEREE_QUEUE (deciding), REFEREE_QUEUE.delivery "
+    "(mail and webhooks), or both",
+)
 @click.pass_context
-def worker(ctx: click.Context) -> None:
+def worker(ctx: click.Context, role: str) -> None:
     """Run a Celery worker (needs REDIS_URL); extra arguments go to Celery."""
     from referee import queue
 
@@ -248,7 +256,7 @@ def worker(ctx: click.Context) -> None:
         _fail("set REDIS_URL: without a broker moves are decided inside `referee serve`")
     import workers
 
-    workers.run(list(ctx.args))
+    workers.run(list(ctx.args), role)
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -307,5 +315,8 @@ def mail_in(host: str, port: int) -> None:
     chosen = _settings()
     queue.configure(chosen)
     store.upgrade()
+    if queue.eager():
+        # Answers to replies go out from here too (leases keep them single).
+        queue.start_delivery()
     click.echo(f"referee mail-in: smtp://{host}:{port}  (database {store.database_url()})")
     inbound.serve(host, port, chosen)

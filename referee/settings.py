@@ -51,10 +51,28 @@ class Settings:
     mail_lease: float = 120.0
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_check_sender: bool = True
+    # Seconds one webhook delivery may take in all, lookup to last byte.
+    webhook_deadline: float = 10.0
+    # Failures in a row after which a seat's webhook is switched off.
+    webhook_max_failures: int = 10
+    # Tests and closed networks only: let webhooks reach non-public addresses.
+    webhook_allow_private: bool = False
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
             raise BadSetting(f"REFEREE_SWEEPS must be 'worker' or 'beat', not {self.sweeps!r}")
+        if not 0 < self.webhook_deadline < self.mail_lease:
+            raise BadSetting(
+                "REFEREE_WEBHOOK_DEADLINE must be above 0 and below REFEREE_MAIL_LEASE "
+                f"({self.mail_lease:g}), not {self.webhook_deadline:g}"
+            )
+        if self.webhook_max_failures < 1:
+            raise BadSetting("REFEREE_WEBHOOK_MAX_FAILURES must be at least 1")
+
+    @property
+    def delivery_queue(self) -> str:
+        """The Celery queue of outbound delivery (mail, webhooks), apart from deciding."""
+        return f"{self.queue}.delivery"
 
     @property
     def sender(self) -> str:
@@ -97,6 +115,9 @@ ENVIRONMENT = {
     "mail_lease": "REFEREE_MAIL_LEASE",
     "mail_max_bytes": "REFEREE_MAIL_MAX_BYTES",
     "mail_check_sender": "REFEREE_MAIL_CHECK_SENDER",
+    "webhook_deadline": "REFEREE_WEBHOOK_DEADLINE",
+    "webhook_max_failures": "REFEREE_WEBHOOK_MAX_FAILURES",
+    "webhook_allow_private": "REFEREE_WEBHOOK_ALLOW_PRIVATE",
 }
 
 

@@ -38,16 +38,24 @@ def test_compose_file_validates() -> None:
     done = compose_config("--services")
     assert done.returncode == 0, done.stderr
     services = set(done.stdout.split())
-    assert services == {"db", "redis", "migrate", "web", "worker", "beat", "mail-in"}
+    assert services == {"db", "redis", "migrate", "web", "worker", "delivery", "beat", "mail-in"}
 
 
 def test_compose_workers_leave_the_sweeps_to_beat() -> None:
     done = compose_config("--format", "json")
     assert done.returncode == 0, done.stderr
     services = json.loads(done.stdout)["services"]
-    for name in ("worker", "beat", "web"):
+    for name in ("worker", "delivery", "beat", "web"):
         assert services[name]["environment"]["REFEREE_SWEEPS"] == "beat", name
     assert services["beat"]["command"][:2] == ["referee", "beat"]
+
+
+def test_compose_delivers_apart_from_deciding() -> None:
+    done = compose_config("--format", "json")
+    assert done.returncode == 0, done.stderr
+    services = json.loads(done.stdout)["services"]
+    assert services["worker"]["command"][:4] == ["referee", "worker", "--role", "decide"]
+    assert services["delivery"]["command"][:4] == ["referee", "worker", "--role", "deliver"]
 
 
 def test_compose_refuses_to_run_without_a_secret() -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import signals
 
+from referee import settings
 from referee.queue import app, start_sweeper, sweeps_in_workers
 from referee.store import db
 
@@ -29,12 +30,29 @@ def _sweep(**_kwargs: Any) -> None:
 DEFAULT_POOL = ["--pool", "prefork"]
 
 
-def run(argv: list[str]) -> None:
-    """Start a worker with Celery's own command-line arguments."""
+def queues(role: str) -> list[str]:
+    """The queues a worker of `role` consumes: deciding, delivery, or both ("all")."""
+    chosen = settings.active()
+    return {
+        "decide": [chosen.queue],
+        "deliver": [chosen.delivery_queue],
+        "all": [chosen.queue, chosen.delivery_queue],
+    }[role]
+
+
+def run(argv: list[str], role: str = "all") -> None:
+    """Start a worker with Celery's own command-line arguments, on `role`'s queues.
+
+    Delivery has its own queue so that a slow mail server or webhook never
+    takes a process that decides moves; a worker of role "all" serves both
+    from one pool, and a deployment can run delivery-only workers as well.
+    """
     from workers import tasks  # noqa: F401  (registers the tasks)
 
-    chosen = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
-    app.worker_main(["worker", *([] if chosen else DEFAULT_POOL), *argv])
+    pool = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
+    given = any(arg in ("-Q", "--queues") or arg.startswith("--queues=") for arg in argv)
+    chosen = [] if given else ["--queues", ",".join(queues(role))]
+    app.worker_main(["worker", *([] if pool else DEFAULT_POOL), *chosen, *argv])
 
 
 def run_beat(argv: list[str]) -> None:
