@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, or_, update
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from referee.store import webhooks
@@ -141,11 +142,24 @@ def claim_hooks(moment: datetime, lease: float, limit: int = 20) -> Claim:
 
     Rows of seats without an active webhook are left to the mail channel,
     which settles them, unless their mail went already (the webhook was
-    dropped or switched off since).
+    dropped or switched off since). A seat with a row being posted now is
+    left out: its rows go one at a time, in order, and a slow receiver
+    holds one thread, not one per row.
     """
     at = stamp(moment)
     until = stamp(moment + timedelta(seconds=lease))
     seat_of_row = and_(col(Seat.game_id) == col(Outbox.game_id), col(Seat.seat) == col(Outbox.seat))
+    posting = aliased(Outbox)
+    busy = (
+        select(posting.id)
+        .where(
+            col(posting.game_id) == col(Outbox.game_id),
+            col(posting.seat) == col(Outbox.seat),
+            col(posting.hook_at).is_(None),
+            col(posting.hook_lease_until) >= at,
+        )
+        .exists()
+    )
     with transaction() as session:
         query = (
             select(Outbox.id, Outbox.game_id, Seat.seat)
@@ -158,6 +172,7 @@ def claim_hooks(moment: datetime, lease: float, limit: int = 20) -> Claim:
                     col(Seat.webhook_url).is_not(None) & col(Seat.webhook_off_at).is_(None),
                     col(Outbox.mail_at).is_not(None),
                 ),
+                ~busy,
             )
             .order_by(col(Outbox.id))
             .limit(limit)
