@@ -242,8 +242,8 @@ def serve(host: str, port: int) -> None:
     type=click.Choice(["all", "decide", "deliver"]),
     default="all",
     show_default=True,
-    help="the queues to consume: REFEREE_QUEUE (deciding), REFEREE_QUEUE.delivery "
-    "(mail and webhooks), or both",
+    help="decide (queue REFEREE_QUEUE), deliver mail and webhooks (REFEREE_QUEUE.delivery), "
+    "or all: a deciding worker that starts a delivering one as its child",
 )
 @click.pass_context
 def worker(ctx: click.Context, role: str) -> None:
