@@ -22,15 +22,21 @@ def _fresh_connections(**_kwargs: Any) -> None:
     db.dispose()
 
 
-# The role this process's worker was started with (see `run`).
+# The role this process's worker was started with (see `run`), and the
+# arguments of the delivering child to start once it is ready (role "all").
 _role: list[str] = ["all"]
+_child_argv: list[list[str]] = []
 
 
 @signals.worker_ready.connect
-def _sweep(**_kwargs: Any) -> None:
+def _ready(**_kwargs: Any) -> None:
     # Delivery-only workers leave the sweeps to those that decide.
     if sweeps_in_workers() and _role[0] != "deliver":
         start_sweeper()
+    # Started only now, so that its start does not slow the deciding one's.
+    for argv in _child_argv:
+        _start_delivery_child(argv)
+    _child_argv.clear()
 
 
 # One process per core (Celery's prefork default): once deciding became a
@@ -56,15 +62,16 @@ def run(argv: list[str], role: str = "all") -> None:
     Delivery has its own queue so that a slow mail server or webhook never
     takes a process that decides moves. A Celery worker has one pool for
     all its queues, so role "all" is two workers: this process decides, and
-    a child process (`--role deliver`, same arguments) delivers; the child
-    goes when this process does, even when it is killed.
+    a child process (`--role deliver`, same arguments), started once this
+    one is ready, delivers; the child goes when this process does, even
+    when it is killed.
     """
     from workers import tasks  # noqa: F401  (registers the tasks)
 
     pool = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
     given = any(arg in ("-Q", "--queues") or arg.startswith("--queues=") for arg in argv)
     if role == "all" and not given:
-        _start_delivery_child(argv)
+        _child_argv.append(argv)
         role = "decide"
     _role[0] = role
     chosen = [] if given else ["--queues", ",".join(queues(role))]

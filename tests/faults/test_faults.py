@@ -156,6 +156,11 @@ def stack(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             time.sleep(0.2)
         built.start_worker(0)
         built.start_worker(1)
+        # Play starts once both decide: on a loaded machine a start takes long.
+        deadline = time.monotonic() + 180
+        while not all(" ready." in worker.output() for worker in built.workers):
+            assert time.monotonic() < deadline, [w.output() for w in built.workers]
+            time.sleep(0.5)
         yield built
     finally:
         for worker in built.workers:
