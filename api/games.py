@@ -1,4 +1,4 @@
-"""Games: create, list, summary, state, legal moves, submissions, the log and checks."""
+"""Games: create, list, summary, state, legal moves, submissions, webhooks, the log and checks."""
 
 from __future__ import annotations
 
@@ -36,14 +36,17 @@ from api.schemas import (
     WaitArgs,
     WebhookIn,
     WebhookOut,
+    WebhookSecretOut,
+    WebhookStatusOut,
 )
-from referee import games
+from referee import games, settings, webhooks
 from referee.engine import BadOptions, IllegalMove, Resign
 from referee.queue import DECIDE, Heard, decided_signal, eager, enqueue
 from referee.record import chain_problems
 from referee.replay import SEALED_NOTATION, ReplayError, envelope, replay
 from referee.rng import commitment
 from referee.store import clock, creation, deadlines, keys, reads, records, submissions
+from referee.store import webhooks as store_webhooks
 from referee.store.db import engine, transaction
 from referee.store.tables import (
     DECISION_FIELDS,
@@ -526,36 +529,96 @@ def resign(args: dict[str, Any], _headers: dict[str, Any], game_id: str) -> Any:
             401: NO_SEAT,
             404: NO_GAME,
             415: NOT_JSON,
-            422: "bad_request: not an http(s) URL, or an unknown field (`errors`)",
+            422: "bad_request: an unknown field (`errors`); or a URL the referee will not "
+            "post to: webhook_bad_url, webhook_credentials, webhook_unresolvable, "
+            "webhook_forbidden_address",
         }
     ),
 )
 def set_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Have the caller's notifications POSTed to `url` as signed JSON, besides any mail."""
-    return _webhook(game_id, body["url"])
+    """Have the caller's notifications POSTed to `url` as signed JSON, besides any mail.
+
+    Setting it again switches a webhook back on after failures switched it off.
+    """
+    chosen = settings.active()
+    try:
+        webhooks.check(
+            body["url"],
+            allow_private=chosen.webhook_allow_private,
+            seconds=chosen.webhook_deadline,
+        )
+    except webhooks.Refused as refused:
+        raise Problem(422, refused.code, refused.reason) from None
+    with transaction() as db:
+        game = find(db, game_id)
+        seat = auth.seat(db, game.id)
+        store_webhooks.set_url(db, game.id, seat, body["url"])
+        health = store_webhooks.health(db, game.id, seat)
+    return {**_health(health), **_secret(game.id, seat, health.generation)}
+
+
+@blp.route("/games/<game_id>/webhook", methods=["GET"])
+@blp.response(200, WebhookStatusOut)
+@blp.doc(
+    operationId="getWebhook",
+    security=[{"seat": []}],
+    **declared({401: NO_SEAT, 404: NO_GAME, 422: BAD_QUERY}),
+)
+def get_webhook(game_id: str) -> dict[str, Any]:
+    """The caller's webhook and its health: failures, the last error, backoff, switched off."""
+    with session() as db:
+        game = find(db, game_id)
+        seat = auth.seat(db, game.id)
+        return _health(store_webhooks.health(db, game.id, seat))
 
 
 @blp.route("/games/<game_id>/webhook", methods=["DELETE"])
-@blp.response(200, WebhookOut)
+@blp.response(200, WebhookStatusOut)
 @blp.doc(
     operationId="deleteWebhook",
     security=[{"seat": []}],
     **declared({401: NO_SEAT, 404: NO_GAME, 422: BAD_QUERY}),
 )
 def drop_webhook(game_id: str) -> dict[str, Any]:
-    """Stop POSTing the caller's notifications."""
-    return _webhook(game_id, None)
-
-
-def _webhook(game_id: str, url: str | None) -> dict[str, Any]:
+    """Stop POSTing the caller's notifications (the answer holds no secret)."""
     with transaction() as db:
         game = find(db, game_id)
         seat = auth.seat(db, game.id)
-        creation.set_webhook(db, game.id, seat, url)
-    key = keys.webhook_secret(keys.server_secret(), game.id, seat)
+        store_webhooks.set_url(db, game.id, seat, None)
+        return _health(store_webhooks.health(db, game.id, seat))
+
+
+@blp.route("/games/<game_id>/webhook/secret", methods=["POST"])
+@blp.response(200, WebhookSecretOut)
+@blp.doc(
+    operationId="rotateWebhookSecret",
+    security=[{"seat": []}],
+    **declared({401: NO_SEAT, 404: NO_GAME, 422: BAD_QUERY}),
+)
+def rotate_webhook_secret(game_id: str) -> dict[str, Any]:
+    """A new signing secret for the caller's webhook; the old one signs nothing more."""
+    with transaction() as db:
+        game = find(db, game_id)
+        seat = auth.seat(db, game.id)
+        generation = store_webhooks.rotate(db, game.id, seat)
+    return _secret(game.id, seat, generation)
+
+
+def _health(health: store_webhooks.Health) -> dict[str, Any]:
     return {
-        "url": url,
-        "secret": key,
+        "url": health.url,
+        "active": health.active,
+        "failures": health.failures,
+        "last_error": health.last_error,
+        "retry_at": health.retry_at,
+        "switched_off_at": health.switched_off_at,
+        "max_failures": settings.active().webhook_max_failures,
+    }
+
+
+def _secret(game_id: str, seat: int, generation: int) -> dict[str, Any]:
+    return {
+        "secret": keys.webhook_secret(keys.server_secret(), game_id, seat, generation),
         "signature": "X-Referee-Signature: sha256=<hex HMAC-SHA256(secret, "
         "X-Referee-Timestamp + '.' + body)>",
     }

@@ -315,8 +315,16 @@ def serve(host: str, port: int, threads: int | None) -> None:
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option(
+    "--role",
+    type=click.Choice(["all", "decide", "deliver"]),
+    default="all",
+    show_default=True,
+    help="decide (queue REFEREE_QUEUE), deliver mail and webhooks (REFEREE_QUEUE.delivery), "
+    "or all: a deciding worker that starts a delivering one as its child",
+)
 @click.pass_context
-def worker(ctx: click.Context) -> None:
+def worker(ctx: click.Context, role: str) -> None:
     """Run a Celery worker (needs REDIS_URL); extra arguments go to Celery."""
     from referee import queue
 
@@ -326,7 +334,7 @@ def worker(ctx: click.Context) -> None:
         _fail("set REDIS_URL: without a broker moves are decided inside `referee serve`")
     import workers
 
-    workers.run(list(ctx.args))
+    workers.run(list(ctx.args), role)
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -385,5 +393,8 @@ def mail_in(host: str, port: int) -> None:
     chosen = _settings()
     queue.configure(chosen)
     store.upgrade()
+    if queue.eager():
+        # Answers to replies go out from here too (leases keep them single).
+        queue.start_delivery()
     click.echo(f"referee mail-in: smtp://{host}:{port}  (database {store.database_url()})")
     inbound.serve(host, port, chosen)

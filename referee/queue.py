@@ -31,9 +31,20 @@ DECIDE = "referee.decide"
 SWEEP = "referee.sweep"
 NOOP = "referee.noop"
 DELIVER = "referee.deliver"
+DELIVER_HOOKS = "referee.deliver_hooks"
 DEADLINES = "referee.deadlines"
-# The periodic sweeps: pending submissions, due mail and webhooks, deadlines.
-SWEEPS = (SWEEP, DELIVER, DEADLINES)
+# Outbound delivery (mail, webhooks): its own queue, `<REFEREE_QUEUE>.delivery`,
+# so a slow recipient never holds up a decision.
+DELIVERY = (DELIVER, DELIVER_HOOKS)
+# The periodic sweeps: pending submissions, deadlines, due mail and webhooks.
+SWEEPS = (SWEEP, DEADLINES, *DELIVERY)
+# Time limits of every task (s): the soft one raises inside the task, the
+# hard one kills its pool process. Deciding takes milliseconds; a delivery
+# task stops claiming after a minute and each webhook post has its own
+# deadline; both stay below the broker's visibility timeout (300 s), after
+# which an unacknowledged task would be handed out again.
+SOFT_TIME_LIMIT = 180
+HARD_TIME_LIMIT = 240
 
 _log = logging.getLogger(__name__)
 
@@ -50,6 +61,9 @@ def _celery_settings(chosen: settings.Settings) -> dict[str, Any]:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         task_default_queue=chosen.queue,
+        task_routes={task: {"queue": chosen.delivery_queue} for task in DELIVERY},
+        task_soft_time_limit=SOFT_TIME_LIMIT,
+        task_time_limit=HARD_TIME_LIMIT,
         broker_connection_retry_on_startup=True,
         broker_transport_options={"visibility_timeout": 300},
         worker_hijack_root_logger=False,
@@ -84,6 +98,20 @@ def enqueue(name: str, *args: Any) -> None:
         app.tasks[name].apply(args=args)
     else:
         app.send_task(name, args=args)
+
+
+_delivery_wanted: list[threading.Event] = []
+
+
+def deliver_soon() -> None:
+    """Have the outbox sent soon: by the delivery queue's workers, or, in the embedded
+    default, by this process's delivery threads (`start_delivery`), never here."""
+    if not eager():
+        for task in DELIVERY:
+            app.send_task(task)
+        return
+    for wanted in _delivery_wanted:
+        wanted.set()
 
 
 def _client() -> redis.Redis:
@@ -293,14 +321,20 @@ def start_sweeper() -> threading.Thread:
     Like Celery beat, but inside the worker (or `referee serve` alone): the
     sweeps for pending submissions, due outbox rows and deadlines are all
     idempotent, so a sweeper per worker does no harm. Deadlines live in the
-    database; nothing waits on the broker with a long ETA.
+    database; nothing waits on the broker with a long ETA. In the embedded
+    default the tasks run on this thread, except delivery, which has threads
+    of its own (`start_delivery`): a slow recipient must not stop the sweeps.
     """
     stop = threading.Event()
+    if eager():
+        start_delivery()
 
     def loop() -> None:
         while not stop.wait(settings.active().sweep_every):
             try:
                 for task in SWEEPS:
+                    if eager() and task in DELIVERY:
+                        continue
                     enqueue(task)
             except Exception:
                 _log.exception("the sweep could not be enqueued; trying again later")
@@ -308,3 +342,29 @@ def start_sweeper() -> threading.Thread:
     thread = threading.Thread(target=loop, name="referee-sweeper", daemon=True)
     thread.start()
     return thread
+
+
+def start_delivery() -> list[threading.Thread]:
+    """The embedded default's delivery: a thread for mail and one for webhooks, each
+    running its task every `REFEREE_SWEEP_EVERY` seconds and whenever `deliver_soon`
+    asks. Apart from the request threads that decide and from the sweeper."""
+    threads = []
+    for task in DELIVERY:
+        wanted = threading.Event()
+        _delivery_wanted.append(wanted)
+
+        def loop(task: str = task, wanted: threading.Event = wanted) -> None:
+            while True:
+                wanted.wait(settings.active().sweep_every)
+                wanted.clear()
+                try:
+                    app.loader.import_default_modules()
+                    app.tasks[task].apply()
+                except Exception:
+                    _log.exception("delivery (%s) failed; trying again later", task)
+
+        name = "referee-" + task.rsplit(".", 1)[-1].replace("_", "-")
+        thread = threading.Thread(target=loop, name=name, daemon=True)
+        thread.start()
+        threads.append(thread)
+    return threads

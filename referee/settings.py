@@ -59,6 +59,12 @@ class Settings:
     # streams one API process holds open (each holds one of its threads).
     events_keepalive: float = 15.0
     events_max: int = 100
+    # Seconds one webhook delivery may take in all, lookup to last byte.
+    webhook_deadline: float = 10.0
+    # Failures in a row after which a seat's webhook is switched off.
+    webhook_max_failures: int = 10
+    # Tests and closed networks only: let webhooks reach non-public addresses.
+    webhook_allow_private: bool = False
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
@@ -67,6 +73,18 @@ class Settings:
             raise BadSetting("REFEREE_EVENTS_KEEPALIVE must be above 0 and at most 3600 seconds")
         if self.events_max < 0:
             raise BadSetting("REFEREE_EVENTS_MAX must be 0 or more")
+        if not 0 < self.webhook_deadline < self.mail_lease:
+            raise BadSetting(
+                "REFEREE_WEBHOOK_DEADLINE must be above 0 and below REFEREE_MAIL_LEASE "
+                f"({self.mail_lease:g}), not {self.webhook_deadline:g}"
+            )
+        if self.webhook_max_failures < 1:
+            raise BadSetting("REFEREE_WEBHOOK_MAX_FAILURES must be at least 1")
+
+    @property
+    def delivery_queue(self) -> str:
+        """The Celery queue of outbound delivery (mail, webhooks), apart from deciding."""
+        return f"{self.queue}.delivery"
 
     @property
     def sender(self) -> str:
@@ -117,6 +135,9 @@ ENVIRONMENT = {
     "access_log": "REFEREE_ACCESS_LOG",
     "events_keepalive": "REFEREE_EVENTS_KEEPALIVE",
     "events_max": "REFEREE_EVENTS_MAX",
+    "webhook_deadline": "REFEREE_WEBHOOK_DEADLINE",
+    "webhook_max_failures": "REFEREE_WEBHOOK_MAX_FAILURES",
+    "webhook_allow_private": "REFEREE_WEBHOOK_ALLOW_PRIVATE",
 }
 # Settings where an empty variable says "none" instead of "the default".
 _EMPTY_MEANS_NONE = {"access_log"}

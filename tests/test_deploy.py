@@ -129,16 +129,31 @@ SECRET = {"REFEREE_SECRET": "a-secret-for-the-check"}
 
 def test_compose_file_validates() -> None:
     services = compose_config(SECRET)["services"]
-    assert set(services) == {"db", "redis", "migrate", "web", "worker", "beat", "mail-in"}
+    assert set(services) == {
+        "db",
+        "redis",
+        "migrate",
+        "web",
+        "worker",
+        "delivery",
+        "beat",
+        "mail-in",
+    }
     assert services["web"]["environment"]["REFEREE_SECRET"] == SECRET["REFEREE_SECRET"]
     assert services["worker"]["deploy"]["replicas"] == "2"
 
 
 def test_compose_workers_leave_the_sweeps_to_beat() -> None:
     services = compose_config(SECRET)["services"]
-    for name in ("worker", "beat", "web"):
+    for name in ("worker", "delivery", "beat", "web"):
         assert services[name]["environment"]["REFEREE_SWEEPS"] == "beat", name
     assert services["beat"]["command"][:2] == ["referee", "beat"]
+
+
+def test_compose_delivers_apart_from_deciding() -> None:
+    services = compose_config(SECRET)["services"]
+    assert services["worker"]["command"][:4] == ["referee", "worker", "--role", "decide"]
+    assert services["delivery"]["command"][:4] == ["referee", "worker", "--role", "deliver"]
 
 
 def test_compose_refuses_to_run_without_a_secret() -> None:

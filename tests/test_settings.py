@@ -52,6 +52,10 @@ def test_an_empty_variable_counts_as_unset() -> None:
         ("REFEREE_MAIL_ATTEMPTS", "2.5"),
         ("REFEREE_MAIL_CHECK_SENDER", "yes"),
         ("REFEREE_SWEEPS", "cron"),
+        ("REFEREE_WEBHOOK_DEADLINE", "0"),
+        ("REFEREE_WEBHOOK_DEADLINE", "600"),
+        ("REFEREE_WEBHOOK_MAX_FAILURES", "0"),
+        ("REFEREE_WEBHOOK_ALLOW_PRIVATE", "yes"),
     ],
 )
 def test_a_bad_value_is_refused_naming_its_variable(name: str, value: str) -> None:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import atexit
+import ctypes
+import signal
+import subprocess
+import sys
 from typing import Any
 
 from celery import signals
 
+from referee import settings
 from referee.queue import app, start_sweeper, sweeps_in_workers
 from referee.store import db
 
@@ -16,10 +22,21 @@ def _fresh_connections(**_kwargs: Any) -> None:
     db.dispose()
 
 
+# The role this process's worker was started with (see `run`), and the
+# arguments of the delivering child to start once it is ready (role "all").
+_role: list[str] = ["all"]
+_child_argv: list[list[str]] = []
+
+
 @signals.worker_ready.connect
-def _sweep(**_kwargs: Any) -> None:
-    if sweeps_in_workers():
+def _ready(**_kwargs: Any) -> None:
+    # Delivery-only workers leave the sweeps to those that decide.
+    if sweeps_in_workers() and _role[0] != "deliver":
         start_sweeper()
+    # Started only now, so that its start does not slow the deciding one's.
+    for argv in _child_argv:
+        _start_delivery_child(argv)
+    _child_argv.clear()
 
 
 # One process per core (Celery's prefork default): once deciding became a
@@ -29,12 +46,60 @@ def _sweep(**_kwargs: Any) -> None:
 DEFAULT_POOL = ["--pool", "prefork"]
 
 
-def run(argv: list[str]) -> None:
-    """Start a worker with Celery's own command-line arguments."""
+def queues(role: str) -> list[str]:
+    """The queues a worker of `role` consumes: deciding, delivery, or both ("all")."""
+    chosen = settings.active()
+    return {
+        "decide": [chosen.queue],
+        "deliver": [chosen.delivery_queue],
+        "all": [chosen.queue, chosen.delivery_queue],
+    }[role]
+
+
+def run(argv: list[str], role: str = "all") -> None:
+    """Start a worker with Celery's own command-line arguments, on `role`'s queues.
+
+    Delivery has its own queue so that a slow mail server or webhook never
+    takes a process that decides moves. A Celery worker has one pool for
+    all its queues, so role "all" is two workers: this process decides, and
+    a child process (`--role deliver`, same arguments), started once this
+    one is ready, delivers; the child goes when this process does, even
+    when it is killed.
+    """
     from workers import tasks  # noqa: F401  (registers the tasks)
 
-    chosen = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
-    app.worker_main(["worker", *([] if chosen else DEFAULT_POOL), *argv])
+    pool = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
+    given = any(arg in ("-Q", "--queues") or arg.startswith("--queues=") for arg in argv)
+    if role == "all" and not given:
+        _child_argv.append(argv)
+        role = "decide"
+    _role[0] = role
+    chosen = [] if given else ["--queues", ",".join(queues(role))]
+    app.worker_main(["worker", *([] if pool else DEFAULT_POOL), *chosen, *argv])
+
+
+def _start_delivery_child(argv: list[str]) -> None:
+    renamed, named = [], False
+    for index, arg in enumerate(argv):
+        if index > 0 and argv[index - 1] in ("-n", "--hostname"):
+            arg, named = "delivery-" + arg, True
+        elif arg.startswith("--hostname="):
+            arg, named = "--hostname=delivery-" + arg.split("=", 1)[1], True
+        renamed.append(arg)
+    if not named:
+        renamed += ["--hostname", "delivery@%h"]
+    command = [sys.executable, "-m", "referee", "worker", "--role", "deliver", *renamed]
+    child = subprocess.Popen(command, preexec_fn=_end_with_parent)
+    atexit.register(child.terminate)
+
+
+def _end_with_parent() -> None:
+    """In the child, before exec: ask Linux for SIGTERM when the parent dies (even by SIGKILL)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass  # not Linux: the child ends at the parent's normal exit (atexit)
 
 
 def run_beat(argv: list[str]) -> None:

@@ -135,8 +135,8 @@ def _head(session: Session, game: Game, upto: int) -> tuple[int, str]:
     return upto, row.hash
 
 
-def build(session: Session, row: Outbox, secret: bytes) -> Notice:
-    """The message of outbox row `row`, as its seat may see it."""
+def build(session: Session, row: Outbox, secret: bytes, with_mail: bool = True) -> Notice:
+    """The message of outbox row `row`, as its seat may see it (`with_mail`: the mail too)."""
     game = session.get(Game, row.game_id)
     assert game is not None and row.seat is not None
     seats = reads.seats(session, game.id)
@@ -225,7 +225,7 @@ def build(session: Session, row: Outbox, secret: bytes) -> Notice:
         "seed": game.seed if over_now else None,
         "text": text,
     }
-    if not seat.email:
+    if not seat.email or not with_mail:
         return Notice(None, data)
     mail = EmailMessage()
     mail["Subject"] = _subject(OutboxKind(row.kind), rules.title, game.id, context)

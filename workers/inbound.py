@@ -32,7 +32,7 @@ from sqlalchemy.exc import IntegrityError
 
 from referee import settings
 from referee.engine import IllegalMove, Resign
-from referee.queue import DECIDE, DELIVER, enqueue
+from referee.queue import DECIDE, deliver_soon, enqueue
 from referee.store import keys, reads, submissions
 from referee.store.clock import now
 from referee.store.db import transaction
@@ -203,7 +203,7 @@ def take(raw: bytes, token: str) -> str:
     if submission is not None:
         enqueue(DECIDE, submission.id)
     else:
-        enqueue(DELIVER)
+        deliver_soon()
     return "250 2.0.0 taken"
 
 

@@ -16,12 +16,11 @@ from datetime import UTC, datetime, timedelta
 from referee import settings
 from referee.queue import (
     DECIDE,
-    DELIVER,
     NOOP,
     SWEEP,
     announce_decided,
     app,
-    eager,
+    deliver_soon,
     enqueue,
 )
 from referee.store import deciding, submissions
@@ -38,10 +37,10 @@ def decide(submission_id: str) -> None:
         _log.warning("submission %s does not exist", submission_id)
     else:
         announce_decided({**asdict(decided.submission), "game_id": decided.game_id})
-        if decided.news_due and not eager():
-            # Mail the news now rather than at the next sweep; in the embedded
-            # default the sweeper thread sends it, not the request's thread.
-            enqueue(DELIVER)
+        if decided.news_due:
+            # Send the news now rather than at the next sweep: on the delivery
+            # queue, or the embedded default's delivery threads, never here.
+            deliver_soon()
 
 
 @app.task(name=SWEEP)

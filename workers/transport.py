@@ -1,5 +1,7 @@
 """Where messages go: an SMTP server (`SMTP_URL`), `.eml` files, and webhooks.
 
+Webhooks are posted by `referee.webhooks`, which checks where a URL leads.
+
 `SMTP_URL` is `smtp://[user:password@]host[:port]` (`smtps://` for TLS from
 the start, `smtp+starttls://` to upgrade); without it every message is
 written as a `.eml` file to `REFEREE_MAIL_DIR` (default `./mail-out`),
@@ -13,13 +15,12 @@ import hashlib
 import hmac
 import smtplib
 import time
-import urllib.request
 from abc import ABC, abstractmethod
 from email.message import EmailMessage
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from referee import settings
+from referee import settings, webhooks
 
 TIMEOUT = 20.0
 
@@ -105,20 +106,22 @@ def sign(key: str, timestamp: str, body: bytes) -> str:
 
 
 def post_webhook(url: str, key: str, delivery: str, body: bytes) -> None:
-    """POST one notification; anything but a 2xx answer raises (and is retried)."""
+    """POST one notification within `REFEREE_WEBHOOK_DEADLINE` in all; anything but a
+    2xx answer raises (and is retried), a redirect included. The URL's address is
+    checked again here (`referee.webhooks`): a name may resolve differently now."""
+    chosen = settings.active()
     timestamp = str(int(time.time()))
-    request = urllib.request.Request(
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "referee-webhook/1",
+        "X-Referee-Delivery": delivery,
+        TIMESTAMP_HEADER: timestamp,
+        SIGNATURE_HEADER: sign(key, timestamp, body),
+    }
+    webhooks.post(
         url,
-        data=body,
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": "referee-webhook/1",
-            "X-Referee-Delivery": delivery,
-            TIMESTAMP_HEADER: timestamp,
-            SIGNATURE_HEADER: sign(key, timestamp, body),
-        },
+        body,
+        headers,
+        allow_private=chosen.webhook_allow_private,
+        seconds=chosen.webhook_deadline,
     )
-    with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
-        if not 200 <= answer.status < 300:
-            raise OSError(f"the webhook answered {answer.status}")

@@ -1,4 +1,4 @@
-"""Creating a game (its row, seats and their tokens, invitations), and seats' webhooks."""
+"""Creating a game: its row, seats and their tokens, invitations."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import update
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 from referee.engine import JSON
 from referee.games import AnyGame
@@ -98,12 +97,3 @@ def create_game(
     session.flush()
     write(session.connection(), appended)
     return Created(game, tuple(tokens))
-
-
-def set_webhook(session: Session, game_id: str, seat: int, url: str | None) -> None:
-    """Have `seat`'s notifications POSTed to `url` from now on (None: no longer)."""
-    session.execute(
-        update(Seat)
-        .where(col(Seat.game_id) == game_id, col(Seat.seat) == seat)
-        .values(webhook_url=url)
-    )

@@ -109,6 +109,12 @@ def read_token(secret: bytes, token: str) -> tuple[str, int] | None:
     return game_id, seat
 
 
-def webhook_secret(secret: bytes, game_id: str, seat: int) -> str:
-    """The key a seat's webhook deliveries are signed with (HMAC-SHA256)."""
-    return _mac(secret, "webhook", game_id, seat).hex()
+def webhook_secret(secret: bytes, game_id: str, seat: int, generation: int = 0) -> str:
+    """The key a seat's webhook deliveries are signed with (HMAC-SHA256).
+
+    `generation` is the seat's count of rotations: raising it gives a new
+    key and the old one signs nothing more. Generation 0 is the key seats
+    were given before rotation existed.
+    """
+    purpose = "webhook" if generation == 0 else f"webhook{generation}"
+    return _mac(secret, purpose, game_id, seat).hex()

@@ -116,6 +116,15 @@ class Seat(SQLModel, table=True):
     email: str | None = Field(default=None, max_length=254)
     token_hash: str = Field(max_length=64)
     webhook_url: str | None = Field(default=None, max_length=2000)
+    # The webhook's health: failures in a row, the last one, no delivery
+    # before `webhook_retry_at` (backoff), switched off at `webhook_off_at`
+    # after too many failures (a PUT switches it on again).
+    webhook_failures: int = 0
+    webhook_error: str | None = Field(default=None, max_length=300)
+    webhook_retry_at: str | None = Field(default=None, max_length=40)
+    webhook_off_at: str | None = Field(default=None, max_length=40)
+    # Mixed into the signing key: rotating the secret raises it.
+    webhook_generation: int = 0
 
 
 class Move(SQLModel, table=True):
@@ -180,8 +189,16 @@ class Outbox(SQLModel, table=True):
     mail_at: str | None = Field(default=None, max_length=40)
     hook_at: str | None = Field(default=None, max_length=40)
     error: str | None = Field(default=None, max_length=1000)
+    # The webhook channel's own claims, apart from the mail's: a slow
+    # webhook never holds a mail back. Backoff is the seat's (`Seat`).
+    hook_attempts: int = 0
+    hook_lease_until: str | None = Field(default=None, max_length=40)
+    hook_error: str | None = Field(default=None, max_length=300)
 
-    __table_args__ = (Index("ix_outbox_status_due", "status", "next_attempt_at"),)
+    __table_args__ = (
+        Index("ix_outbox_status_due", "status", "next_attempt_at"),
+        Index("ix_outbox_hook_at", "hook_at"),
+    )
 
 
 class Inbound(SQLModel, table=True):

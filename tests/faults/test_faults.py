@@ -12,8 +12,11 @@ error or an undecided answer.
 Meanwhile the faults come round in a loop: a worker SIGKILLed (and
 started again), Redis stopped and started (it keeps nothing on disk, so
 its queued tasks are lost), every PostgreSQL connection of this database
-killed with `pg_terminate_backend`, the SMTP server down and up. The play
-is bounded (`PLAY_SECONDS`), the settling after it too (`SETTLE_SECONDS`).
+killed with `pg_terminate_backend`, the SMTP server down and up. Hostile
+webhooks throughout: one seat of some games has its webhook on a server
+that trickles a header byte every 2 s and never answers, so each of its
+deliveries runs into the deadline until the webhook is switched off. The
+play is bounded (`PLAY_SECONDS`), the settling after it too (`SETTLE_SECONDS`).
 
 Afterwards: every submission decided exactly once, every move the players
 were told was accepted in the log at the place they were told, nothing in
@@ -43,6 +46,7 @@ from referee.record import loads
 from referee.replay import envelope, replay
 from referee.rng import Rng
 from tests.mail.conftest import DOMAIN, Mailbox, mail_env
+from tests.security.webhook_servers import SlowServer
 from tests.servers import Redis, pg_admin, private_redis
 from tests.service.conftest import REFEREE, Process, free_port, pg_database
 
@@ -56,6 +60,8 @@ OPTIONS = {"parks": "cells", "cells": ["a1", "c3", "f6", "d2", "b5", "e4"]}
 GAMES = 8
 PLAY_SECONDS = 45
 SETTLE_SECONDS = 60
+# Games whose second seat's webhook is the trickling server.
+HOSTILE_GAMES = 3
 
 
 @dataclass
@@ -90,6 +96,10 @@ def stack(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     port = free_port()
     env = mail_env(pg_database, mailbox.port)
     env.update(
+        # The trickling webhook server is on loopback; 3 s deadlines (mail_env),
+        # switched off after 4 failures so that it is settled well within the run.
+        REFEREE_WEBHOOK_ALLOW_PRIVATE="1",
+        REFEREE_WEBHOOK_MAX_FAILURES="4",
         REDIS_URL=f"redis://127.0.0.1:{redis.port}/0",
         REFEREE_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY="2",
@@ -115,6 +125,11 @@ def stack(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             time.sleep(0.2)
         built.start_worker(0)
         built.start_worker(1)
+        # Play starts once both decide: on a loaded machine a start takes long.
+        deadline = time.monotonic() + 180
+        while not all(" ready." in worker.output() for worker in built.workers):
+            assert time.monotonic() < deadline, [w.output() for w in built.workers]
+            time.sleep(0.5)
         yield built
     finally:
         for worker in built.workers:
@@ -248,6 +263,7 @@ def settle(database: str) -> tuple[int, int]:
 def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
     http = requests.Session()
     players = []
+    slow = SlowServer()
     for n in range(GAMES):
         body: dict[str, Any] = {
             "game": "subdivision",
@@ -260,6 +276,14 @@ def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
         state = RULES.start(2, RULES.load_options(OPTIONS, 2), Rng("parks are given"))
         tokens = [seat["token"] for seat in created["seats"]]
         players.append(Player(stack.url, created["id"], tokens, state, Rng(f"fault-{n}")))
+        if n < HOSTILE_GAMES:
+            hooked = http.put(
+                f"{stack.url}/v1/games/{created['id']}/webhook",
+                json={"url": slow.url},
+                headers={"Authorization": f"Bearer {tokens[1]}"},
+                timeout=30,
+            )
+            assert hooked.status_code == 200, hooked.text
 
     until = time.monotonic() + PLAY_SECONDS
     log: list[str] = []
@@ -275,16 +299,19 @@ def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
     left = settle(stack.database)
     for player in players:
         player.ask_again()
+    slow.close()
     statuses = sum((p.statuses for p in players), Counter())
     moves = sum(len(p.accepted) for p in players)
     finished = sum(RULES.result(p.state) is not None for p in players)
     print(f"\nfaults: {log}\nanswers: {dict(statuses)}; {moves} moves, {finished} games over")
+    print(f"hostile webhook: {len(slow.accepted)} connections held, {len(slow.left)} cut")
 
     assert len([e for e in log if e.startswith("SIGKILL")]) >= 2, log
     assert "redis up" in log and "smtp up" in log, log
     assert [f for p in players for f in p.failures] == []
     assert statuses[500] == 0, statuses
     assert moves >= GAMES * 5, "the players got too little done to show anything"
+    assert slow.accepted, "the hostile webhook was never called"
     if left != (0, 0):
         with psycopg.connect(stack.database) as connection:
             stuck = connection.execute(

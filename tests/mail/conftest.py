@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
@@ -140,6 +141,8 @@ def mail_env(database: str, smtp_port: int, **extra: str) -> dict[str, str]:
         REFEREE_MAIL_BACKOFF="0.3",
         REFEREE_MAIL_BACKOFF_MAX="1.5",
         REFEREE_MAIL_LEASE="4",
+        # Below the lease, which a webhook post must not outlast.
+        REFEREE_WEBHOOK_DEADLINE="3",
         REFEREE_MAIL_MAX_BYTES="2000000",
         **extra,
     )
@@ -150,10 +153,19 @@ def mail_service(
     pg_database: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[MailService]:
     """API, a worker, `referee mail-in` and the players' mail server, all real."""
+    with mail_stack(pg_database, tmp_path_factory) as found:
+        yield found
+
+
+@contextmanager
+def mail_stack(
+    pg_database: str, tmp_path_factory: pytest.TempPathFactory, **extra: str
+) -> Iterator[MailService]:
+    """The stack of `mail_service`, with `extra` settings (e.g. for webhooks on loopback)."""
     tmp = tmp_path_factory.mktemp("mail")
     mailbox = Mailbox(free_port())
     mailbox.start()
-    env = mail_env(pg_database, mailbox.port)
+    env = mail_env(pg_database, mailbox.port, **extra)
     url, server = start_server(env, tmp)
     service = Service(url, pg_database, env, tmp, server)
     service.start_worker()

@@ -13,8 +13,17 @@ from typing import Any
 
 import pytest
 
-from tests.mail.conftest import MailService
+from tests.mail.conftest import MailService, mail_stack
 from tests.service.conftest import Client
+
+
+@pytest.fixture(scope="module")
+def mail_service(
+    pg_database: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MailService]:
+    # The receiving server here is on loopback, which webhooks may reach only so.
+    with mail_stack(pg_database, tmp_path_factory, REFEREE_WEBHOOK_ALLOW_PRIVATE="1") as found:
+        yield found
 
 
 class Hook:
