@@ -15,7 +15,7 @@ from flask_smorest.spec import prepare_response
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
-from api import errors
+from api import bodies, errors
 from api.schemas import ProblemSchema
 from referee.queue import configure
 from referee.settings import Settings
@@ -64,6 +64,7 @@ def create_app(chosen: Settings | None = None) -> Flask:
             }
         },
     )
+    app.before_request(bodies.check_request)
     api = ProblemApi(app)
     api.register_blueprint(rules.blp)
     api.register_blueprint(games.blp)

@@ -44,6 +44,7 @@ from marshmallow import ValidationError
 from sqlmodel import Session
 from werkzeug.exceptions import HTTPException
 
+from api import bodies
 from api import games as api_games
 from api.errors import Problem
 from api.rules import describe
@@ -88,6 +89,8 @@ CSP = (
     "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 
+_WHOLE = re.compile(r"[0-9]{1,9}")
+_INTEGER = re.compile(r"-?[0-9]{1,9}")
 _SEAT_PATH = re.compile(r"(/seat/)[^/\s?\"']+")
 
 
@@ -324,15 +327,15 @@ def _read_options(form: Mapping[str, str], described: JSONish, errors: dict[str,
         raw = form.get(key, "").strip()
         widget = _widget(spec)
         if widget == "number":
-            try:
+            if _INTEGER.fullmatch(raw):
                 options[name] = int(raw)
-            except ValueError:
+            else:
                 errors[key] = f"{name}: give a whole number."
         elif widget == "json":
             try:
-                options[name] = json.loads(raw)
-            except ValueError as error:
-                errors[key] = f"{name} is not valid JSON: {error}"
+                options[name] = bodies.loads(raw)
+            except bodies.BadJSON as error:
+                errors[key] = f"{name}: {error}"
         else:
             options[name] = raw
     return options
@@ -449,11 +452,16 @@ def _at(game: Game) -> int:
     raw = request.args.get("at")
     if raw is None or raw == "":
         return game.version
-    if not raw.isdigit() or int(raw) > game.version:
+    if not whole_number(raw) or int(raw) > game.version:
         raise Problem(
             400, "bad_request", f"'at' is a move number from 0 to {game.version}, not {raw[:20]!r}."
         )
     return int(raw)
+
+
+def whole_number(text: str) -> bool:
+    """ASCII digits, few enough for `int` (str.isdigit also takes '²' and other scripts' digits)."""
+    return _WHOLE.fullmatch(text) is not None
 
 
 def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
@@ -600,7 +608,7 @@ def move(game_id: str) -> Response | tuple[str, int]:
         problem = "Type a move, or choose one of the legal moves."
     elif len(notation) > MAX_NOTATION:
         problem = f"A move is at most {MAX_NOTATION} characters long."
-    elif raw_expected and not raw_expected.isdigit():
+    elif raw_expected and not whole_number(raw_expected):
         problem = "This form is damaged: reload the page and try again."
     if problem is not None:
         page = render_template(
