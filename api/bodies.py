@@ -6,9 +6,9 @@ further on: nesting deep enough to exhaust the recursion limit (a
 the interpreter's digit limit, or seconds of arithmetic), `NaN` and
 `Infinity`, lone UTF-16 surrogates (`"\\ud800"`), which are valid JSON
 escapes but cannot be encoded as UTF-8, so neither SQLite nor PostgreSQL
-can store them, and NUL, which PostgreSQL's text refuses. `loads` refuses all of them with `BadJSON`,
-whose message says what was wrong, and every JSON body passes through it
-before any handler sees it (`check_request`).
+can store them, and NUL, which PostgreSQL's text refuses. `loads` refuses
+all of them with `BadJSON`, whose message says what was wrong, and every
+JSON body passes through it before any handler sees it (`check_request`).
 """
 
 from __future__ import annotations
