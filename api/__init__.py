@@ -13,6 +13,7 @@ from flask import Flask
 from flask_smorest import Api
 from flask_smorest.spec import prepare_response
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from api import bodies, errors
@@ -77,5 +78,6 @@ def create_app(chosen: Settings | None = None) -> Flask:
     app.register_error_handler(HTTPException, errors.from_http)
     app.register_error_handler(errors.Problem, errors.from_problem)
     app.register_error_handler(OperationalError, errors.from_database_down)
+    app.register_error_handler(PoolTimeout, errors.from_database_down)
     app.register_error_handler(Exception, errors.from_anything)
     return app

@@ -28,6 +28,7 @@ import logging
 import re
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from flask import (
@@ -81,6 +82,8 @@ SEAT_COOKIE_DAYS = 180
 WAIT = 10.0
 MAX_NOTATION = 400
 LOBBY_GAMES = 50
+# Moves of the log a page lists: a window around the position shown, not the whole log.
+LOG_PAGE = 50
 # Legal moves offered as buttons up to this many; beyond it, only the text field is quick.
 MOVE_BUTTONS = 400
 
@@ -464,6 +467,28 @@ def whole_number(text: str) -> bool:
     return _WHOLE.fullmatch(text) is not None
 
 
+@dataclass(frozen=True, slots=True)
+class LogWindow:
+    """The moves a game page lists: those after `start` up to `end`, and where to page next."""
+
+    start: int
+    end: int
+    earlier: int | None  # the position whose page lists the moves before, if any
+    later: int | None  # the position whose page lists the moves after, if any
+
+
+def log_window(at: int, version: int) -> LogWindow:
+    """LOG_PAGE moves with move `at` among them, so a page's cost does not grow with the log."""
+    start = max(0, min(at - LOG_PAGE // 2, version - LOG_PAGE))
+    end = min(version, start + LOG_PAGE)
+    return LogWindow(
+        start,
+        end,
+        earlier=max(0, start - LOG_PAGE // 2) if start > 0 else None,
+        later=min(version, end + LOG_PAGE // 2) if end < version else None,
+    )
+
+
 def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
     with api_games.session() as db:
         game = api_games.find(db, game_id)
@@ -474,7 +499,8 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         state = reads.state_at(db, game, at)
         head = state if at == game.version else reads.state_at(db, game, game.version)
         first_sealed = records.sealed_from(game, head)
-        rows = reads.log(db, game.id)
+        shown = log_window(at, game.version)
+        rows = reads.log(db, game.id, after=shown.start, limit=LOG_PAGE)
         answer = _answer(db, game, seat, rules)
     names = [s.name for s in seats]
     env = envelope(rules, state, at, seat)
@@ -529,6 +555,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "players": players,
         "to_act_names": [names[n] for n in env["to_act"] if n < len(names)],
         "log": log,
+        "log_window": shown,
         "acting": acting,
         "moves": moves[:MOVE_BUTTONS],
         "complete": rules.lists_every_move and len(moves) <= MOVE_BUTTONS,

@@ -51,10 +51,29 @@ class Settings:
     mail_lease: float = 120.0
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_check_sender: bool = True
+    # PostgreSQL connections each process may hold; unset: `pool_size` works it out.
+    db_pool: int | None = None
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
             raise BadSetting(f"REFEREE_SWEEPS must be 'worker' or 'beat', not {self.sweeps!r}")
+        if self.db_pool is not None and self.db_pool < 1:
+            raise BadSetting(f"REFEREE_DB_POOL must be 1 or more, not {self.db_pool}")
+
+    @property
+    def pool_size(self) -> int:
+        """Connections per process: `db_pool`, else a share of PostgreSQL's default 100.
+
+        One host of the default deployment runs 2 x cores gunicorn processes,
+        two workers of (cores + 1) processes each (the main one and its pool)
+        and mail-in: 4 x cores + 3 processes, each with a pool of its own.
+        90 connections shared among them leave 10 for migrations, psql and
+        PostgreSQL's reserved slots. Never fewer than 2, so that a session
+        opened inside another cannot wait forever for a connection.
+        """
+        if self.db_pool is not None:
+            return self.db_pool
+        return max(2, 90 // (4 * (os.cpu_count() or 1) + 3))
 
     @property
     def sender(self) -> str:
@@ -97,6 +116,7 @@ ENVIRONMENT = {
     "mail_lease": "REFEREE_MAIL_LEASE",
     "mail_max_bytes": "REFEREE_MAIL_MAX_BYTES",
     "mail_check_sender": "REFEREE_MAIL_CHECK_SENDER",
+    "db_pool": "REFEREE_DB_POOL",
 }
 
 
@@ -108,12 +128,12 @@ def _convert(name: str, text: str, kind: Any) -> Any:
             if text not in ("0", "1"):
                 raise ValueError(text)
             return text == "1"
-        if kind == "int":
+        if kind in ("int", "int | None"):
             return int(text)
         if kind == "float":
             return float(text)
     except ValueError:
-        raise BadSetting(f"{name}={text!r} is not a valid {kind}") from None
+        raise BadSetting(f"{name}={text!r} is not a valid {kind.removesuffix(' | None')}") from None
     return text.rstrip("/") if name == "REFEREE_PUBLIC_URL" else text
 
 
