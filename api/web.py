@@ -14,10 +14,12 @@ That hop is a tiny page with a meta refresh, not a 303: a browser does
 not send a Strict cookie on a redirect that began on another site (a
 mail reader), so the first game page would otherwise show a spectator's view.
 
-Forms are protected against cross-site requests twice: cookies are
-SameSite=Strict, and each form carries a per-browser token that must
-equal the `csrf` cookie (a double-submit token, which needs no server
-secret and so works across gunicorn processes).
+Forms are protected against cross-site requests three times: cookies are
+SameSite=Strict, a browser's `Origin` must be that of REFEREE_PUBLIC_URL,
+and each form carries a per-browser token that must equal the `csrf`
+cookie (a double-submit token, which needs no server secret and so works
+across gunicorn processes). Cookies are `Secure` when the public URL is
+https, also behind a proxy that ends TLS and speaks plain HTTP to us.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
@@ -50,7 +53,7 @@ from api import games as api_games
 from api.errors import Problem
 from api.rules import describe
 from api.schemas import PlayerIn
-from referee import games, render
+from referee import games, render, settings
 from referee.engine import BadOptions
 from referee.games import AnyGame
 from referee.replay import SEALED_NOTATION, envelope
@@ -137,9 +140,23 @@ def csrf_token() -> str:
     return str(token)
 
 
+def public_origin() -> str:
+    """The origin (scheme, host, port) of REFEREE_PUBLIC_URL: where forms are served from."""
+    parts = urlsplit(settings.active().public_url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def secure_cookies() -> bool:
+    """Cookies go over HTTPS only when the public URL is https (a proxy may end TLS before us)."""
+    return request.is_secure or settings.active().public_url.lower().startswith("https://")
+
+
 def check_csrf() -> None:
+    # The Origin a browser sends is compared with the configured public URL, not
+    # with the Host header, which the sender controls. A request without one
+    # (an old browser, a script) still needs the form token below.
     origin = request.headers.get("Origin")
-    if origin is not None and origin.rstrip("/") != request.host_url.rstrip("/"):
+    if origin is not None and origin.rstrip("/").lower() != public_origin():
         raise Problem(403, "forbidden", "This form was sent from another site.")
     cookie = request.cookies.get(CSRF_COOKIE, "")
     given = request.form.get("csrf", "")
@@ -179,7 +196,7 @@ def _headers(response: Response) -> Response:
     token = getattr(g, "csrf", None)
     if token is not None and request.cookies.get(CSRF_COOKIE) != token:
         response.set_cookie(
-            CSRF_COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure
+            CSRF_COOKIE, token, httponly=True, samesite="Strict", secure=secure_cookies()
         )
     response.headers.setdefault("Content-Security-Policy", CSP)
     # The personal link's own page sends no referrer at all; other pages send it
@@ -434,7 +451,7 @@ def seat(game_id: str, token: str) -> Response:
         path=_seat_cookie_path(game.id),
         httponly=True,
         samesite="Strict",
-        secure=request.is_secure,
+        secure=secure_cookies(),
     )
     return response
 
@@ -444,7 +461,13 @@ def leave(game_id: str) -> Response:
     check_csrf()
     response = make_response("", 303)
     response.headers["Location"] = url_for(".game", game_id=game_id)
-    response.delete_cookie(SEAT_COOKIE, path=_seat_cookie_path(game_id))
+    response.delete_cookie(
+        SEAT_COOKIE,
+        path=_seat_cookie_path(game_id),
+        secure=secure_cookies(),
+        httponly=True,
+        samesite="Strict",
+    )
     return response
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -23,7 +24,7 @@ from referee.replay import (
 )
 from referee.replay import verify as verify_record
 from referee.rng import commitment, new_seed
-from referee.settings import BadSetting, Settings
+from referee.settings import DEFAULT_PUBLIC_URL, BadSetting, Settings
 
 
 def _fail(message: str) -> NoReturn:
@@ -228,7 +229,19 @@ def serve(host: str, port: int) -> None:
     from referee import queue
     from referee.store import db
 
-    app = create_app(_settings())
+    chosen = _settings()
+    if chosen.public_url == DEFAULT_PUBLIC_URL:
+        if host in ("0.0.0.0", "::", ""):
+            click.echo(
+                "referee: set REFEREE_PUBLIC_URL to the address browsers use: "
+                "forms from any other origin are refused",
+                err=True,
+            )
+        else:
+            # Unset: the server's own address, which browsers' forms come from.
+            named = f"[{host}]" if ":" in host else host
+            chosen = replace(chosen, public_url=f"http://{named}:{port}")
+    app = create_app(chosen)
     db.upgrade()
     if queue.eager():
         queue.start_sweeper()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 DEFAULT_DATABASE_URL = "sqlite:///referee.sqlite3"
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 
 
 class BadSetting(ValueError):
@@ -42,7 +43,7 @@ class Settings:
     mail_domain: str = "referee.localhost"
     # Unset: referee@<mail_domain>.
     mail_from: str | None = None
-    public_url: str = "http://127.0.0.1:8000"
+    public_url: str = DEFAULT_PUBLIC_URL
     # Unset: a random secret the database keeps.
     secret: str | None = None
     mail_backoff: float = 30.0
