@@ -38,7 +38,7 @@ def test_compose_file_validates() -> None:
     done = compose_config("--services")
     assert done.returncode == 0, done.stderr
     services = set(done.stdout.split())
-    assert services == {"db", "redis", "migrate", "web", "worker", "beat", "mail-in"}
+    assert services == {"db", "redis", "migrate", "web", "proxy", "worker", "beat", "mail-in"}
 
 
 def test_compose_workers_leave_the_sweeps_to_beat() -> None:
@@ -48,6 +48,31 @@ def test_compose_workers_leave_the_sweeps_to_beat() -> None:
     for name in ("worker", "beat", "web"):
         assert services[name]["environment"]["REFEREE_SWEEPS"] == "beat", name
     assert services["beat"]["command"][:2] == ["referee", "beat"]
+
+
+def test_compose_puts_a_buffering_proxy_in_front_of_gunicorn() -> None:
+    done = compose_config("--format", "json")
+    assert done.returncode == 0, done.stderr
+    services = json.loads(done.stdout)["services"]
+    # Only the proxy (and mail-in) publish ports; gunicorn is reached through the proxy.
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"proxy", "mail-in"}
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("nginx:")
+    assert [p["target"] for p in proxy["ports"]] == [8080]
+    (mount,) = proxy["volumes"]
+    assert Path(mount["source"]) == DEPLOY / "nginx.conf" and mount["read_only"]
+    conf = (DEPLOY / "nginx.conf").read_text()
+    for line in (
+        "proxy_pass http://referee;",
+        "server web:8000;",
+        "proxy_request_buffering on;",
+        "proxy_buffering on;",
+        "client_max_body_size 64k;",
+        "listen 8080;",
+    ):
+        assert line in conf, line
+    assert services["web"]["environment"]["REFEREE_BIND"] == "0.0.0.0:8000"
 
 
 def test_compose_refuses_to_run_without_a_secret() -> None:
