@@ -30,8 +30,12 @@ class ProblemSchema(Schema):
     submission = fields.Nested(lambda: SubmissionSchema())
 
 
-# No control characters (PostgreSQL refuses NUL in text) in anything stored or looked up.
-PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="control characters are not allowed")
+# No control characters (PostgreSQL refuses NUL in text; a name becomes a mail header's
+# display name, where a line break cannot go) in anything stored or looked up. `\Z`, not
+# `$`, which also matches before a final newline.
+PRINTABLE = validate.Regexp(
+    r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*\Z", error="control characters are not allowed"
+)
 
 
 class MailAddress(fields.String):
@@ -157,8 +161,8 @@ class GameOut(Schema):
 
 class GameListArgs(Strict):
     status = fields.String(validate=validate.OneOf(("active", "over")))
-    game = fields.String(validate=validate.Regexp(r"^[a-z_]{1,40}$"))
-    cursor = fields.String(validate=validate.Regexp(r"^[0-9T:.+\-]{1,40}$"))
+    game = fields.String(validate=validate.Regexp(r"^[a-z_]{1,40}\Z"))
+    cursor = fields.String(validate=validate.Regexp(r"^[0-9T:.+\-]{1,40}\Z"))
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
 
 

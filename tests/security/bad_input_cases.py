@@ -69,6 +69,12 @@ CASES = [
         '{"game": "maniki", "players": [{"name": "\\ud800"}, {"name": "b"}]}',
     ),
     Case(
+        "a name ending in a line break (a mail header's display name)",
+        "POST",
+        "/v1/games",
+        '{"game": "maniki", "players": [{"name": "a\\n"}, {"name": "b"}]}',
+    ),
+    Case(
         "NUL in a name",
         "POST",
         "/v1/games",
