@@ -197,7 +197,9 @@ def test_every_endpoint_answers_hostile_requests_below_500(
         if data.draw(st.booleans()):
             headers["Authorization"] = f"Bearer {token}"
         if data.draw(st.integers(0, 4)) == 0:
-            headers["Idempotency-Key"] = data.draw(PRINTED.filter(lambda t: t.isascii()))
+            headers["Idempotency-Key"] = data.draw(
+                PRINTED.filter(lambda t: t.isascii() and t.isprintable())
+            )
         body = data.draw(json_text()) if method in ("POST", "PUT") else None
         answer = client.open(path, method=method, query_string=query, data=body, headers=headers)
         assert answer.status_code < 500, unexpected(answer, path)
