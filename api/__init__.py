@@ -13,9 +13,10 @@ from flask import Flask
 from flask_smorest import Api
 from flask_smorest.spec import prepare_response
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
-from api import errors, undeclared
+from api import bodies, errors, undeclared
 from api.game_schemas import move_components
 from api.schemas import ProblemSchema
 from referee.queue import configure
@@ -65,6 +66,7 @@ def create_app(chosen: Settings | None = None) -> Flask:
             }
         },
     )
+    app.before_request(bodies.check_request)
     api = ProblemApi(app)
     for name, schema in move_components().items():
         api.spec.components.schema(name, component=schema)
@@ -81,5 +83,6 @@ def create_app(chosen: Settings | None = None) -> Flask:
     app.register_error_handler(HTTPException, errors.from_http)
     app.register_error_handler(errors.Problem, errors.from_problem)
     app.register_error_handler(OperationalError, errors.from_database_down)
+    app.register_error_handler(PoolTimeout, errors.from_database_down)
     app.register_error_handler(Exception, errors.from_anything)
     return app

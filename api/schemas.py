@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from email.errors import HeaderParseError
+from email.headerregistry import Address
 from typing import Any
 
+from email_validator import EmailNotValidError, validate_email
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from api.game_schemas import any_move
@@ -44,13 +47,43 @@ class FullMatch(validate.Regexp):
         return value
 
 
-# No control characters (PostgreSQL refuses NUL in text) in anything stored or looked up.
-PRINTABLE = FullMatch(r"^[^\x00-\x1f\x7f]*$", error="control characters are not allowed")
+# No control characters (PostgreSQL refuses NUL in text; a name becomes a mail header's
+# display name, where a line break cannot go) in anything stored or looked up.
+PRINTABLE = FullMatch(
+    r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*$", error="control characters are not allowed"
+)
+
+
+class MailAddress(fields.String):
+    """An address the outbox can mail: ASCII before the @, a domain with a dot (IDN as punycode).
+
+    Marshmallow's own Email field takes quoted local parts with control
+    characters (`"a\\x0bb"@example.org`) that no SMTP server takes. The
+    address is checked by email-validator (syntax only, no DNS), kept in
+    its ASCII form, and must come back unchanged from the email package,
+    which builds the To header, and so from smtplib, which reads it there.
+    """
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if len(text) > 254:
+            raise ValidationError("a mail address is at most 254 characters long")
+        try:
+            # test_environment lets the reserved `.test` domain through (tests mail it).
+            valid = validate_email(
+                text, check_deliverability=False, allow_smtputf8=False, test_environment=True
+            )
+            address = valid.ascii_email
+            if address is None or Address(addr_spec=address).addr_spec != address:
+                raise ValidationError("this mail address cannot be mailed")
+        except (EmailNotValidError, HeaderParseError, ValueError) as error:
+            raise ValidationError(f"not a mail address the referee can send to: {error}") from None
+        return address
 
 
 class PlayerIn(Strict):
     name = fields.String(required=True, validate=[validate.Length(min=1, max=100), PRINTABLE])
-    email = fields.Email(load_default=None, allow_none=True, validate=validate.Length(max=254))
+    email = MailAddress(load_default=None, allow_none=True)
 
 
 class NewGameIn(Strict):

@@ -14,10 +14,12 @@ That hop is a tiny page with a meta refresh, not a 303: a browser does
 not send a Strict cookie on a redirect that began on another site (a
 mail reader), so the first game page would otherwise show a spectator's view.
 
-Forms are protected against cross-site requests twice: cookies are
-SameSite=Strict, and each form carries a per-browser token that must
-equal the `csrf` cookie (a double-submit token, which needs no server
-secret and so works across gunicorn processes).
+Forms are protected against cross-site requests three times: cookies are
+SameSite=Strict, a browser's `Origin` must be that of REFEREE_PUBLIC_URL,
+and each form carries a per-browser token that must equal the `csrf`
+cookie (a double-submit token, which needs no server secret and so works
+across gunicorn processes). Cookies are `Secure` when the public URL is
+https, also behind a proxy that ends TLS and speaks plain HTTP to us.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ import logging
 import re
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
@@ -44,11 +48,12 @@ from marshmallow import ValidationError
 from sqlmodel import Session
 from werkzeug.exceptions import HTTPException
 
+from api import bodies
 from api import games as api_games
 from api.errors import Problem
 from api.rules import describe
 from api.schemas import PlayerIn
-from referee import games, render
+from referee import games, render, settings
 from referee.engine import BadOptions
 from referee.games import AnyGame
 from referee.replay import SEALED_NOTATION, envelope
@@ -80,6 +85,8 @@ SEAT_COOKIE_DAYS = 180
 WAIT = 10.0
 MAX_NOTATION = 400
 LOBBY_GAMES = 50
+# Moves of the log a page lists: a window around the position shown, not the whole log.
+LOG_PAGE = 50
 # Legal moves offered as buttons up to this many; beyond it, only the text field is quick.
 MOVE_BUTTONS = 400
 
@@ -88,6 +95,8 @@ CSP = (
     "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 
+_WHOLE = re.compile(r"[0-9]{1,9}")
+_INTEGER = re.compile(r"-?[0-9]{1,9}")
 _SEAT_PATH = re.compile(r"(/seat/)[^/\s?\"']+")
 
 
@@ -131,9 +140,23 @@ def csrf_token() -> str:
     return str(token)
 
 
+def public_origin() -> str:
+    """The origin (scheme, host, port) of REFEREE_PUBLIC_URL: where forms are served from."""
+    parts = urlsplit(settings.active().public_url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def secure_cookies() -> bool:
+    """Cookies go over HTTPS only when the public URL is https (a proxy may end TLS before us)."""
+    return request.is_secure or settings.active().public_url.lower().startswith("https://")
+
+
 def check_csrf() -> None:
+    # The Origin a browser sends is compared with the configured public URL, not
+    # with the Host header, which the sender controls. A request without one
+    # (an old browser, a script) still needs the form token below.
     origin = request.headers.get("Origin")
-    if origin is not None and origin.rstrip("/") != request.host_url.rstrip("/"):
+    if origin is not None and origin.rstrip("/").lower() != public_origin():
         raise Problem(403, "forbidden", "This form was sent from another site.")
     cookie = request.cookies.get(CSRF_COOKIE, "")
     given = request.form.get("csrf", "")
@@ -173,7 +196,7 @@ def _headers(response: Response) -> Response:
     token = getattr(g, "csrf", None)
     if token is not None and request.cookies.get(CSRF_COOKIE) != token:
         response.set_cookie(
-            CSRF_COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure
+            CSRF_COOKIE, token, httponly=True, samesite="Strict", secure=secure_cookies()
         )
     response.headers.setdefault("Content-Security-Policy", CSP)
     # The personal link's own page sends no referrer at all; other pages send it
@@ -324,15 +347,15 @@ def _read_options(form: Mapping[str, str], described: JSONish, errors: dict[str,
         raw = form.get(key, "").strip()
         widget = _widget(spec)
         if widget == "number":
-            try:
+            if _INTEGER.fullmatch(raw):
                 options[name] = int(raw)
-            except ValueError:
+            else:
                 errors[key] = f"{name}: give a whole number."
         elif widget == "json":
             try:
-                options[name] = json.loads(raw)
-            except ValueError as error:
-                errors[key] = f"{name} is not valid JSON: {error}"
+                options[name] = bodies.loads(raw)
+            except bodies.BadJSON as error:
+                errors[key] = f"{name}: {error}"
         else:
             options[name] = raw
     return options
@@ -428,7 +451,7 @@ def seat(game_id: str, token: str) -> Response:
         path=_seat_cookie_path(game.id),
         httponly=True,
         samesite="Strict",
-        secure=request.is_secure,
+        secure=secure_cookies(),
     )
     return response
 
@@ -438,7 +461,13 @@ def leave(game_id: str) -> Response:
     check_csrf()
     response = make_response("", 303)
     response.headers["Location"] = url_for(".game", game_id=game_id)
-    response.delete_cookie(SEAT_COOKIE, path=_seat_cookie_path(game_id))
+    response.delete_cookie(
+        SEAT_COOKIE,
+        path=_seat_cookie_path(game_id),
+        secure=secure_cookies(),
+        httponly=True,
+        samesite="Strict",
+    )
     return response
 
 
@@ -449,11 +478,38 @@ def _at(game: Game) -> int:
     raw = request.args.get("at")
     if raw is None or raw == "":
         return game.version
-    if not raw.isdigit() or int(raw) > game.version:
+    if not whole_number(raw) or int(raw) > game.version:
         raise Problem(
             400, "bad_request", f"'at' is a move number from 0 to {game.version}, not {raw[:20]!r}."
         )
     return int(raw)
+
+
+def whole_number(text: str) -> bool:
+    """ASCII digits, few enough for `int` (str.isdigit also takes '²' and other scripts' digits)."""
+    return _WHOLE.fullmatch(text) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class LogWindow:
+    """The moves a game page lists: those after `start` up to `end`, and where to page next."""
+
+    start: int
+    end: int
+    earlier: int | None  # the position whose page lists the moves before, if any
+    later: int | None  # the position whose page lists the moves after, if any
+
+
+def log_window(at: int, version: int) -> LogWindow:
+    """LOG_PAGE moves with move `at` among them, so a page's cost does not grow with the log."""
+    start = max(0, min(at - LOG_PAGE // 2, version - LOG_PAGE))
+    end = min(version, start + LOG_PAGE)
+    return LogWindow(
+        start,
+        end,
+        earlier=max(0, start - LOG_PAGE // 2) if start > 0 else None,
+        later=min(version, end + LOG_PAGE // 2) if end < version else None,
+    )
 
 
 def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
@@ -466,7 +522,8 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         state = reads.state_at(db, game, at)
         head = state if at == game.version else reads.state_at(db, game, game.version)
         first_sealed = records.sealed_from(game, head)
-        rows = reads.log(db, game.id)
+        shown = log_window(at, game.version)
+        rows = reads.log(db, game.id, after=shown.start, limit=LOG_PAGE)
         answer = _answer(db, game, seat, rules)
     names = [s.name for s in seats]
     env = envelope(rules, state, at, seat)
@@ -521,6 +578,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "players": players,
         "to_act_names": [names[n] for n in env["to_act"] if n < len(names)],
         "log": log,
+        "log_window": shown,
         "acting": acting,
         "moves": moves[:MOVE_BUTTONS],
         "complete": rules.lists_every_move and len(moves) <= MOVE_BUTTONS,
@@ -600,7 +658,7 @@ def move(game_id: str) -> Response | tuple[str, int]:
         problem = "Type a move, or choose one of the legal moves."
     elif len(notation) > MAX_NOTATION:
         problem = f"A move is at most {MAX_NOTATION} characters long."
-    elif raw_expected and not raw_expected.isdigit():
+    elif raw_expected and not whole_number(raw_expected):
         problem = "This form is damaged: reload the page and try again."
     if problem is not None:
         page = render_template(

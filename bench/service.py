@@ -191,7 +191,7 @@ def start_stack(
     for n, command in enumerate(commands):
         out = (logs / f"{n}.log").open("wb")
         stack.processes.append(subprocess.Popen(command, env=env, cwd=ROOT, stdout=out, stderr=out))
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # a loaded machine imports slowly
     try:
         while time.monotonic() < deadline:
             try:

@@ -7,6 +7,7 @@ import logging
 import sys
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -27,7 +28,7 @@ from referee.replay import (
 )
 from referee.replay import verify as verify_record
 from referee.rng import commitment, new_seed
-from referee.settings import BadSetting, Settings
+from referee.settings import DEFAULT_PUBLIC_URL, BadSetting, Settings
 
 
 def _fail(message: str) -> NoReturn:
@@ -304,6 +305,17 @@ def serve(host: str, port: int, threads: int | None) -> None:
     from referee.store import db
 
     chosen = _settings()
+    if chosen.public_url == DEFAULT_PUBLIC_URL:
+        if host in ("0.0.0.0", "::", ""):
+            click.echo(
+                "referee: set REFEREE_PUBLIC_URL to the address browsers use: "
+                "forms from any other origin are refused",
+                err=True,
+            )
+        else:
+            # Unset: the server's own address, which browsers' forms come from.
+            named = f"[{host}]" if ":" in host else host
+            chosen = replace(chosen, public_url=f"http://{named}:{port}")
     app = AccessLog(create_app(chosen), _logging(chosen.access_log))
     db.upgrade()
     if queue.eager():

@@ -122,7 +122,18 @@ def _client() -> redis.Redis:
     return _redis[0]
 
 
-DECIDED_CHANNEL = "referee:decided"
+def decided_channel() -> str:
+    """The channel this deployment's decisions are announced on.
+
+    Redis's publish/subscribe ignores the database number, so on a fixed
+    name deployments sharing one Redis (other database numbers, other
+    queues) would hear each other's decisions: every web process would
+    read all their traffic, and a test's or a staging stack's decisions
+    would reach production's listeners. The name holds the database number
+    and the queue name (`REFEREE_QUEUE`), which tell deployments apart.
+    """
+    database = _client().connection_pool.connection_kwargs.get("db", 0)
+    return f"referee:decided:{database}:{settings.active().queue}"
 
 
 def announce_decided(decided: dict[str, Any]) -> None:
@@ -135,7 +146,7 @@ def announce_decided(decided: dict[str, Any]) -> None:
     the same message.
     """
     if not eager():
-        _client().publish(DECIDED_CHANNEL, json.dumps(decided, separators=(",", ":")))
+        _client().publish(decided_channel(), json.dumps(decided, separators=(",", ":")))
     elif decided.get("status") == "accepted" and decided.get("game_id"):
         # Decided in this very process: its followers are told at once.
         _tell_changed(str(decided["game_id"]))
@@ -219,7 +230,7 @@ class _Listener:
     def listen(self) -> None:
         pubsub = _client().pubsub()  # type: ignore[no-untyped-call]
         try:
-            pubsub.subscribe(DECIDED_CHANNEL)
+            pubsub.subscribe(decided_channel())
             while True:
                 message = pubsub.get_message(timeout=30)
                 if message is None:

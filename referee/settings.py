@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 DEFAULT_DATABASE_URL = "sqlite:///referee.sqlite3"
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 
 
 class BadSetting(ValueError):
@@ -42,7 +43,7 @@ class Settings:
     mail_domain: str = "referee.localhost"
     # Unset: referee@<mail_domain>.
     mail_from: str | None = None
-    public_url: str = "http://127.0.0.1:8000"
+    public_url: str = DEFAULT_PUBLIC_URL
     # Unset: a random secret the database keeps.
     secret: str | None = None
     mail_backoff: float = 30.0
@@ -65,6 +66,8 @@ class Settings:
     webhook_max_failures: int = 10
     # Tests and closed networks only: let webhooks reach non-public addresses.
     webhook_allow_private: bool = False
+    # PostgreSQL connections each process may hold; unset: `pool_size` works it out.
+    db_pool: int | None = None
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
@@ -85,6 +88,23 @@ class Settings:
     def delivery_queue(self) -> str:
         """The Celery queue of outbound delivery (mail, webhooks), apart from deciding."""
         return f"{self.queue}.delivery"
+        if self.db_pool is not None and self.db_pool < 1:
+            raise BadSetting(f"REFEREE_DB_POOL must be 1 or more, not {self.db_pool}")
+
+    @property
+    def pool_size(self) -> int:
+        """Connections per process: `db_pool`, else a share of PostgreSQL's default 100.
+
+        One host of the default deployment runs 2 x cores gunicorn processes,
+        two workers of (cores + 1) processes each (the main one and its pool)
+        and mail-in: 4 x cores + 3 processes, each with a pool of its own.
+        90 connections shared among them leave 10 for migrations, psql and
+        PostgreSQL's reserved slots. Never fewer than 2, so that a session
+        opened inside another cannot wait forever for a connection.
+        """
+        if self.db_pool is not None:
+            return self.db_pool
+        return max(2, 90 // (4 * (os.cpu_count() or 1) + 3))
 
     @property
     def sender(self) -> str:
@@ -138,6 +158,7 @@ ENVIRONMENT = {
     "webhook_deadline": "REFEREE_WEBHOOK_DEADLINE",
     "webhook_max_failures": "REFEREE_WEBHOOK_MAX_FAILURES",
     "webhook_allow_private": "REFEREE_WEBHOOK_ALLOW_PRIVATE",
+    "db_pool": "REFEREE_DB_POOL",
 }
 # Settings where an empty variable says "none" instead of "the default".
 _EMPTY_MEANS_NONE = {"access_log"}
@@ -151,12 +172,12 @@ def _convert(name: str, text: str, kind: Any) -> Any:
             if text not in ("0", "1"):
                 raise ValueError(text)
             return text == "1"
-        if kind == "int":
+        if kind in ("int", "int | None"):
             return int(text)
         if kind == "float":
             return float(text)
     except ValueError:
-        raise BadSetting(f"{name}={text!r} is not a valid {kind}") from None
+        raise BadSetting(f"{name}={text!r} is not a valid {kind.removesuffix(' | None')}") from None
     return text.rstrip("/") if name == "REFEREE_PUBLIC_URL" else text
 
 

@@ -134,6 +134,7 @@ def test_compose_file_validates() -> None:
         "redis",
         "migrate",
         "web",
+        "proxy",
         "worker",
         "delivery",
         "beat",
@@ -154,6 +155,30 @@ def test_compose_delivers_apart_from_deciding() -> None:
     services = compose_config(SECRET)["services"]
     assert services["worker"]["command"][:4] == ["referee", "worker", "--role", "decide"]
     assert services["delivery"]["command"][:4] == ["referee", "worker", "--role", "deliver"]
+
+
+def test_compose_puts_a_buffering_proxy_in_front_of_gunicorn() -> None:
+    services = compose_config(SECRET)["services"]
+    # Only the proxy (and mail-in) publish ports; gunicorn is reached through the proxy.
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"proxy", "mail-in"}
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("nginx:")
+    assert [str(port).rsplit(":", 1)[-1] for port in proxy["ports"]] == ["8080"]
+    (mount,) = proxy["volumes"]
+    source, _target, mode = str(mount).split(":")
+    assert (DEPLOY / source).resolve() == DEPLOY / "nginx.conf" and mode == "ro"
+    conf = (DEPLOY / "nginx.conf").read_text()
+    for line in (
+        "proxy_pass http://referee;",
+        "server web:8000;",
+        "proxy_request_buffering on;",
+        "proxy_buffering on;",
+        "client_max_body_size 64k;",
+        "listen 8080;",
+    ):
+        assert line in conf, line
+    assert services["web"]["environment"]["REFEREE_BIND"] == "0.0.0.0:8000"
 
 
 def test_compose_refuses_to_run_without_a_secret() -> None:

@@ -56,11 +56,26 @@ def test_an_empty_variable_counts_as_unset() -> None:
         ("REFEREE_WEBHOOK_DEADLINE", "600"),
         ("REFEREE_WEBHOOK_MAX_FAILURES", "0"),
         ("REFEREE_WEBHOOK_ALLOW_PRIVATE", "yes"),
+        ("REFEREE_DB_POOL", "many"),
+        ("REFEREE_DB_POOL", "0"),
     ],
 )
 def test_a_bad_value_is_refused_naming_its_variable(name: str, value: str) -> None:
     with pytest.raises(BadSetting, match=name):
         Settings.from_environ({name: value})
+
+
+@pytest.mark.parametrize("cores", [1, 2, 4, 8, 16])
+def test_the_default_pools_of_a_host_fit_in_postgresqls_100_connections(
+    cores: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    pool = Settings().pool_size
+    # 2 x cores gunicorn processes, two workers of 1 + cores processes, mail-in.
+    processes = 2 * cores + 2 * (1 + cores) + 1
+    assert pool >= 2
+    assert pool * processes <= 90 or pool == 2
+    assert Settings.from_environ({"REFEREE_DB_POOL": "7"}).pool_size == 7
 
 
 def test_every_setting_has_one_variable() -> None:

@@ -42,6 +42,16 @@ RULINGS (where the rules file is silent):
   from the arrangement the round started on, also for a card nobody won.
 - Move JSON, the log and `notate` always use the MaNiKi names; the option
   `names: crazy_circus` only changes how `parse` reads what a player wrote.
+- A whole turn of the deck with no card won ends the game (rules version
+  2): once every card still in the deck has come up since the last card
+  was won (or since the start) and nobody won any of them, the players
+  have given up on what is left, and the game is over with the cards won
+  so far. Without this, seats that always pass would play forever and the
+  log would grow without end; with it a game lasts at most 300 rounds
+  (24 cards, at most n rounds while n are left), fewer than 2,000 moves
+  at 6 seats. Rules version 1 had no such end: `ManikiV1` keeps it, for
+  games begun and records written under it (their deck may have gone
+  round more than once), and counts the same rounds but never ends on them.
 """
 
 from __future__ import annotations
@@ -232,7 +242,9 @@ class State:
     this card's answers in the order received (race mode keeps only the
     wrong ones and passes: a right one ends the round). `tail` counts the
     moves logged since the first answer of an undecided sealed round.
-    `decided` counts the cards decided so far, won or not.
+    `decided` counts the cards decided so far, won or not; `barren` the
+    rounds decided in a row with no card won (version 2 ends the game when
+    it reaches the deck's size).
     """
 
     players: int
@@ -246,6 +258,7 @@ class State:
     resigned: frozenset[int]
     last_round: LastRound | None
     decided: int = 0
+    barren: int = 0
 
 
 class ManikiOptions(marshmallow.Schema):
@@ -271,7 +284,9 @@ def _bad_move(reason: str) -> IllegalMove:
 class Maniki(Game[State, Move]):
     name = "maniki"
     title = "MaNiKi"
-    rules_version = "1"
+    rules_version: ClassVar[str] = "2"
+    # Version 2: a whole turn of the deck with no card won ends the game.
+    ends_when_barren: ClassVar[bool] = True
     players = (2, 3, 4, 5, 6)
     options_schema = ManikiOptions
     move_fields: ClassVar[Mapping[str, JSON]] = {
@@ -318,7 +333,11 @@ class Maniki(Game[State, Move]):
         )
 
     def _over(self, state: State) -> bool:
-        return not state.deck or state.players - len(state.resigned) <= 1
+        return (
+            not state.deck
+            or state.players - len(state.resigned) <= 1
+            or (self.ends_when_barren and state.barren >= len(state.deck))
+        )
 
     def actors(self, state: State) -> frozenset[int]:
         if self._over(state):
@@ -423,6 +442,8 @@ class Maniki(Game[State, Move]):
                 "shortest": last.shortest,
             },
         }
+        if self.ends_when_barren:
+            view["unwon_in_a_row"] = state.barren
         if state.sealed:
             view["submitted"] = sorted({answer.seat for answer in state.answers})
         return view
@@ -514,6 +535,7 @@ class Maniki(Game[State, Move]):
                 "shortest": last.shortest,
             },
             "decided": state.decided,
+            **({"barren": state.barren} if self.ends_when_barren else {}),
         }
 
     def state_from_json(self, data: JSON) -> State:
@@ -541,6 +563,8 @@ class Maniki(Game[State, Move]):
             ),
             # Snapshots made before the count have none; only its rises are read.
             decided=data.get("decided", 0),
+            # Version 1 never ends on it, and keeps no count.
+            barren=data.get("barren", 0),
         )
 
 
@@ -564,6 +588,7 @@ def _settle(state: State, answers: tuple[Answer, ...], resigned: frozenset[int])
             resigned,
             state.last_round,
             state.decided,
+            state.barren,
         )
     target = state.deck[0]
     right = [
@@ -589,6 +614,7 @@ def _settle(state: State, answers: tuple[Answer, ...], resigned: frozenset[int])
         resigned,
         LastRound(target, None, None, _shortest(state)),
         state.decided + 1,
+        state.barren + 1,
     )
 
 
@@ -608,6 +634,7 @@ def _win(state: State, seat: int, orders: tuple[str, ...], resigned: frozenset[i
         resigned,
         LastRound(target, seat, orders, _shortest(state)),
         state.decided + 1,
+        0,
     )
 
 
@@ -623,4 +650,12 @@ def _orders_from_json(orders: list[str] | None) -> tuple[str, ...] | None:
     return None if orders is None else tuple(orders)
 
 
+class ManikiV1(Maniki):
+    """Rules version 1: a deck that goes round with no card won goes round again."""
+
+    rules_version: ClassVar[str] = "1"
+    ends_when_barren: ClassVar[bool] = False
+
+
 GAME = Maniki()
+GAME_V1 = ManikiV1()

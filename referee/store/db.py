@@ -5,6 +5,16 @@ which is all the embedded default needs. With a `postgresql://` URL it uses
 PostgreSQL through psycopg 3. Every write transaction takes the database's
 lock on the game it changes: `SELECT ... FOR UPDATE` on PostgreSQL, and on
 SQLite `BEGIN IMMEDIATE`, which takes the one write lock the file has.
+Sessions that only read (`reading`) begin deferred on SQLite: in WAL mode
+they read a snapshot beside the writer, so a slow page or `verify` never
+holds up a move, nor waits for one.
+
+PostgreSQL's pool holds at most `Settings.pool_size` connections per
+process (`REFEREE_DB_POOL`); a request that finds them all busy waits for
+one (up to 30 s, then 503). Every web process and worker process holds a
+pool of its own, so their sum must stay below the server's
+`max_connections` (100 by default): see the README's "Database
+connections".
 """
 
 from __future__ import annotations
@@ -25,6 +35,9 @@ from referee import settings
 _MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 _engines: dict[str, Engine] = {}
+
+# The execution option that marks a reading session's connections.
+_READING = "referee_reading"
 
 
 def database_url() -> str:
@@ -50,7 +63,8 @@ def _sqlite_setup(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        reads_only = connection.get_execution_options().get(_READING, False)
+        connection.exec_driver_sql("BEGIN" if reads_only else "BEGIN IMMEDIATE")
 
 
 def _postgresql_setup(engine: Engine) -> None:
@@ -80,7 +94,9 @@ def engine() -> Engine:
             created = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
             _sqlite_setup(created)
         else:
-            created = create_engine(url, pool_size=10, max_overflow=20)
+            # No overflow: the pool's size is the most this process ever holds.
+            size = settings.active().pool_size
+            created = create_engine(url, pool_size=size, max_overflow=0)
             _postgresql_setup(created)
         _engines[url] = created
     return _engines[url]
@@ -96,6 +112,15 @@ def transaction() -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+def reading() -> Session:
+    """A session for reads alone: on SQLite it takes no write lock (BEGIN, not IMMEDIATE).
+
+    Never write in it: a deferred SQLite transaction that tries to write
+    while another holds the lock fails at once instead of waiting.
+    """
+    return Session(engine().execution_options(**{_READING: True}), expire_on_commit=False)
 
 
 def upgrade() -> None:

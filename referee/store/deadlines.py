@@ -8,6 +8,7 @@ inside the one transaction that also marks the turn as timed out.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,16 +26,18 @@ from referee.store.deciding import SUBMISSION_READ, Reach, judge
 from referee.store.reads import rules_of, seats, state_at
 from referee.store.tables import Game, GameStatus, Outbox, OutboxKind, Source, TimeoutPolicy
 
+_DURATION = re.compile(r"([0-9]{1,6}(?:\.[0-9]{1,6})?) ?([smhd]?)")
+
 
 def parse_deadline(text: str) -> int:
     """Seconds from `72h`, `90m`, `2d`, `45s` or a bare number of hours; ValueError otherwise."""
     text = text.strip().lower()
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    number, unit = (text[:-1], text[-1]) if text and text[-1] in units else (text, "h")
-    try:
-        seconds = round(float(number) * units[unit])
-    except ValueError:
-        raise ValueError(f"{text!r} is not a duration such as 72h, 90m or 2d") from None
+    # ASCII digits only: float() would also take "inf", "1e9", "nan" and other scripts' digits.
+    found = _DURATION.fullmatch(text)
+    if found is None:
+        raise ValueError(f"{text[:20]!r} is not a duration such as 72h, 90m or 2d")
+    seconds = round(float(found.group(1)) * units[found.group(2) or "h"])
     if not 60 <= seconds <= 366 * 86400:
         raise ValueError("a deadline lies between 1 minute and 366 days")
     return seconds

@@ -172,6 +172,17 @@ class Snapshot(SQLModel, table=True):
     state: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
 
 
+class Verification(SQLModel, table=True):
+    """What checking the log gave at one version (a cache: `referee.store.verification`)."""
+
+    game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=32)
+    version: int = Field(primary_key=True)
+    chain_valid: bool
+    replay_matches: bool
+    problems: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    checked_at: str = Field(max_length=40)
+
+
 class Outbox(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", max_length=32, index=True)

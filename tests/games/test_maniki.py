@@ -25,7 +25,9 @@ from referee.games.maniki import (
     apply_orders,
     shortest_solution,
 )
-from referee.rng import Rng
+from referee.record import Entry, Header, Record
+from referee.replay import ReplayError, replay
+from referee.rng import Rng, commitment
 
 ALL_ORDERS = ("KI", "LO", "NI", "MA", "SO")
 NO_NI = ("KI", "LO", "MA", "SO")
@@ -687,8 +689,9 @@ def test_random_playouts_end_and_replay_equals_live(setup: tuple[str, int, str, 
     assert result is not None
     assert GAME.hidden_tail(final) == 0
     if not final.resigned:
-        assert sum(result.scores) == 24
-        assert GAME.view(final, None)["target"] is None
+        # Every card won, or a whole turn of the deck with none won (rules version 2).
+        assert sum(result.scores) == 24 - len(final.deck)
+        assert not final.deck or final.barren == len(final.deck)
         assert result.winners == tuple(
             seat for seat in range(players) if result.scores[seat] == max(result.scores)
         )
@@ -798,3 +801,61 @@ def test_sealed_rounds_count_only_once_decided_and_never_when_resigns_end_the_ga
     assert GAME.rounds_decided(state) == 1
     state = play_all(state, [(0, "KI"), (1, "resign"), (2, "resign")])
     assert GAME.result(state) is not None and GAME.rounds_decided(state) == 1
+
+
+# -- a whole turn of the deck with no card won (rules version 2) -----------------
+
+
+def all_pass(rules: Any, state: State, rounds: int) -> State:
+    """Every seat passes `rounds` cards in a row (fewer if the game ends first)."""
+    for _ in range(rounds):
+        for seat in sorted(rules.actors(state)):
+            state = rules.play(state, seat, Pass())
+    return state
+
+
+def test_a_turn_of_the_deck_with_no_card_won_ends_the_game() -> None:
+    state = GAME.start(2, GAME.load_options({}, 2), Rng("barren"))
+    state = all_pass(GAME, state, 23)
+    assert GAME.result(state) is None
+    assert GAME.view(state, None)["unwon_in_a_row"] == 23
+    state = all_pass(GAME, state, 1)
+    assert state.barren == len(state.deck) == 24
+    assert GAME.actors(state) == frozenset()
+    result = GAME.result(state)
+    assert result is not None and result.scores == (0, 0) and result.winners == (0, 1)
+    with pytest.raises(IllegalMove):
+        GAME.play(state, 0, Pass())
+
+
+def test_winning_a_card_starts_the_count_again() -> None:
+    state = state_at("EL/B", ("LBE/-", "B/EL", "BEL/-"), players=2)
+    state = all_pass(GAME, state, 2)
+    assert state.barren == 2 and GAME.result(state) is None
+    target = ARRANGEMENTS[state.deck[0]]
+    state = GAME.play(state, 0, Call(shortest_solution(ARRANGEMENTS[state.position], target)))
+    assert state.barren == 0 and state.won == (1, 0) and len(state.deck) == 2
+    state = all_pass(GAME, state, 2)
+    result = GAME.result(state)
+    assert result is not None and result.winners == (0,)
+
+
+def test_rules_version_1_lets_a_barren_deck_go_round_for_ever() -> None:
+    old = games.get("maniki", "1")
+    assert old.rules_version == "1" and games.get("maniki").rules_version == "2"
+    state = old.start(2, old.load_options({}, 2), Rng("barren"))
+    state = all_pass(old, state, 100)
+    assert old.result(state) is None and old.actors(state) == frozenset({0, 1})
+    # Version 1 keeps no count in its states, so states stored before it are read the same.
+    assert "barren" not in old.state_to_json(state)
+    assert "unwon_in_a_row" not in old.view(state, None)
+
+
+def test_a_version_1_record_of_endless_passes_replays_under_version_1_only() -> None:
+    seed = "an old endless game"
+    entries = tuple(Entry(n, (n - 1) % 2, "pass", "") for n in range(1, 121))
+    header = Header("maniki", ("a", "b"), GAME.load_options({}, 2), commitment(seed), "1", seed)
+    final = replay(Record(header, entries)).final
+    assert games.get("maniki", "1").result(final) is None
+    with pytest.raises(ReplayError, match="line 50"):
+        replay(Record(replace(header, rules_version="2"), entries))  # over at move 48

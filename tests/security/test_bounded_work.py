@@ -1,0 +1,119 @@
+"""Work per request is bounded: verify is kept per version, reads take no write lock, pages page.
+
+In-process on SQLite (tasks eager), through Flask's test client.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import delete, update
+from sqlmodel import col, select
+
+from api import create_app, web
+from referee import queue, settings
+from referee.store import db
+from referee.store.tables import Game, Setting, Verification
+from tests.configured import settings_with
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('bounded') / 'referee.sqlite3'}"
+    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
+        app = create_app(settings.active())
+        patch.setitem(queue.app.conf, "task_always_eager", True)
+        db.upgrade()
+        yield app
+
+
+def passing_game(client: FlaskClient, seats: int, moves: int) -> dict[str, Any]:
+    """A MaNiKi game whose seats have passed `moves` times, in turn."""
+    created = client.post(
+        "/v1/games", json={"game": "maniki", "players": [{"name": str(n)} for n in range(seats)]}
+    ).get_json()
+    for n in range(moves):
+        token = created["seats"][n % seats]["token"]
+        answer = client.post(
+            f"/v1/games/{created['id']}/moves?wait=5",
+            json={"notation": "pass"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 201, answer.get_data(as_text=True)
+    return dict(created)
+
+
+def kept(game_id: str) -> list[Verification]:
+    with db.reading() as session:
+        return list(session.exec(select(Verification).where(Verification.game_id == game_id)))
+
+
+def test_verify_is_worked_out_once_per_version_and_kept(app: Flask) -> None:
+    client = app.test_client()
+    game = passing_game(client, 2, 6)
+    path = f"/v1/games/{game['id']}/verify"
+    first = client.get(path).get_json()
+    assert first["chain_valid"] and first["replay_matches"] and first["version"] == 6
+    assert [(row.version, row.chain_valid) for row in kept(game["id"])] == [(6, True)]
+    # Asked again, the kept outcome is read, not worked out: a changed row shows.
+    with db.transaction() as session:
+        session.execute(update(Verification).values(replay_matches=False, problems=["kept"]))
+    assert client.get(path).get_json()["replay_matches"] is False
+    # Dropping the cache changes no answer.
+    with db.transaction() as session:
+        session.execute(delete(Verification))
+    assert client.get(path).get_json() == first
+    # A new version is checked afresh, and only the latest version is kept.
+    seat = game["seats"][0]["token"]
+    client.post(
+        f"/v1/games/{game['id']}/moves?wait=5",
+        json={"notation": "pass"},
+        headers={"Authorization": f"Bearer {seat}"},
+    )
+    assert client.get(path).get_json()["version"] == 7
+    assert [row.version for row in kept(game["id"])] == [7]
+
+
+def test_a_reading_session_leaves_the_write_lock_to_writers(app: Flask) -> None:
+    # A reading session that began before a write and is still open must not
+    # hold SQLite's write lock (BEGIN IMMEDIATE would: the write below would
+    # then wait for the busy timeout and fail with "database is locked").
+    with db.reading() as reader:
+        assert reader.exec(select(Game)).first() is not None
+        with db.transaction() as writer:
+            writer.add(Setting(key="bounded-test", value="written"))
+        assert reader.exec(select(Game)).first() is not None
+    with db.reading() as session:
+        assert session.get(Setting, "bounded-test") is not None
+
+
+def listed(page: str) -> list[int]:
+    return [int(n) for n in re.findall(r'<li[^>]*value="(\d+)"', page)]
+
+
+def test_the_game_page_lists_a_window_of_the_log(app: Flask) -> None:
+    client = app.test_client()
+    moves = web.LOG_PAGE + 40
+    game = passing_game(client, 4, moves)  # 4 seats pass 96 times before the game ends
+    latest = client.get(f"/g/{game['id']}").get_data(as_text=True)
+    assert listed(latest) == list(range(moves - web.LOG_PAGE + 1, moves + 1))
+    assert 'id="log-earlier"' in latest and 'id="log-later"' not in latest
+    start = client.get(f"/g/{game['id']}?at=0").get_data(as_text=True)
+    assert listed(start) == list(range(web.LOG_PAGE + 1))
+    assert 'id="log-later"' in start and 'id="log-earlier"' not in start
+    # Paging on from a window reaches the next one with no move left out.
+    later = re.search(r'href="([^"]+)" id="log-later"', start)
+    assert later is not None
+    following = client.get(later.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    assert listed(following)[0] <= web.LOG_PAGE + 1 < listed(following)[-1]
+
+
+def test_only_the_latest_verification_of_each_game_is_kept(app: Flask) -> None:
+    with db.reading() as session:
+        games = session.exec(select(col(Verification.game_id))).all()
+    assert len(games) == len(set(games))
