@@ -83,13 +83,13 @@ class Settings:
             )
         if self.webhook_max_failures < 1:
             raise BadSetting("REFEREE_WEBHOOK_MAX_FAILURES must be at least 1")
+        if self.db_pool is not None and self.db_pool < 1:
+            raise BadSetting(f"REFEREE_DB_POOL must be 1 or more, not {self.db_pool}")
 
     @property
     def delivery_queue(self) -> str:
         """The Celery queue of outbound delivery (mail, webhooks), apart from deciding."""
         return f"{self.queue}.delivery"
-        if self.db_pool is not None and self.db_pool < 1:
-            raise BadSetting(f"REFEREE_DB_POOL must be 1 or more, not {self.db_pool}")
 
     @property
     def pool_size(self) -> int:
@@ -166,18 +166,18 @@ _EMPTY_MEANS_NONE = {"access_log"}
 
 def _convert(name: str, text: str, kind: Any) -> Any:
     # Annotations are strings here (`from __future__ import annotations`).
-    kind = str(kind)
+    kind = str(kind).removesuffix(" | None")
     try:
         if kind == "bool":
             if text not in ("0", "1"):
                 raise ValueError(text)
             return text == "1"
-        if kind in ("int", "int | None"):
+        if kind == "int":
             return int(text)
         if kind == "float":
             return float(text)
     except ValueError:
-        raise BadSetting(f"{name}={text!r} is not a valid {kind.removesuffix(' | None')}") from None
+        raise BadSetting(f"{name}={text!r} is not a valid {kind}") from None
     return text.rstrip("/") if name == "REFEREE_PUBLIC_URL" else text
 
 
