@@ -13,7 +13,7 @@ from flask import Response, request, url_for
 from flask_smorest import Blueprint
 from sqlmodel import Session
 
-from api import auth
+from api import auth, throttle
 from api.errors import Problem
 from api.schemas import (
     EnvelopeOut,
@@ -96,8 +96,14 @@ def links(game_id: str) -> dict[str, str]:
 @blp.alt_response(401, description="an API key is needed")
 @blp.doc(security=[{"apiKey": []}, {}])
 def create(body: dict[str, Any]) -> dict[str, Any]:
-    """Start a game; the answer holds each seat's secret token, once."""
-    auth.check_api_key()
+    """Start a game; the answer holds the secret token of each seat without a mail address, once.
+
+    Seats with an address get their personal link by mail instead (trusted
+    clients, which give the API key, get every token).
+    """
+    trusted = auth.check_api_key()
+    if not trusted:
+        throttle.check("create")
     try:
         rules = games.get(body["game"])
     except KeyError as error:
@@ -117,6 +123,8 @@ def create(body: dict[str, Any]) -> dict[str, Any]:
         deadline = None if body["deadline"] is None else deadlines.parse_deadline(body["deadline"])
     except ValueError as error:
         raise Problem(422, "bad_request", str(error), errors={"deadline": [str(error)]}) from None
+    # Fetched before the transaction: on SQLite it may write the secret's row.
+    secret = keys.server_secret()
     with transaction() as db:
         created = creation.create_game(
             db,
@@ -125,6 +133,8 @@ def create(body: dict[str, Any]) -> dict[str, Any]:
             options,
             deadline_seconds=deadline,
             on_timeout=TimeoutPolicy(body["on_timeout"]),
+            trusted=trusted,
+            secret=secret,
         )
     game = created.game
     return {
@@ -132,7 +142,7 @@ def create(body: dict[str, Any]) -> dict[str, Any]:
         "game": game.name,
         "status": game.status,
         "seats": [
-            {"seat": n, "name": p["name"], "token": token}
+            {"seat": n, "name": p["name"], "token": token if trusted or not p["email"] else None}
             for n, (p, token) in enumerate(zip(players, created.tokens, strict=True))
         ],
         "seed_commitment": game.seed_commitment,
@@ -326,6 +336,7 @@ def submit(
     `seat_of` says who is asking: the bearer token here, the seat cookie on game pages.
     """
     key = _key()
+    throttle.check("moves")
     with session() as db:
         game = reads.turn(db, game_id) if well_formed(game_id) else None
         if game is None:

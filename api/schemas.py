@@ -76,7 +76,9 @@ class WebhookOut(Schema):
 class SeatTokenOut(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
-    token = fields.String(required=True)
+    # None for a seat with a mail address in a game made without the API key:
+    # its personal link goes to that address, not to whoever made the game.
+    token = fields.String(required=True, allow_none=True)
 
 
 class SeatOut(Schema):

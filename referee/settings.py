@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from limits import parse
+
 DEFAULT_DATABASE_URL = "sqlite:///referee.sqlite3"
 
 
@@ -51,10 +53,26 @@ class Settings:
     mail_lease: float = 120.0
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_check_sender: bool = True
+    # How often one client (by address) may create games and submit moves
+    # ("N/second|minute|hour|day", as the `limits` package reads them).
+    rate_create: str = "30/hour"
+    rate_moves: str = "600/minute"
+    # Comma-separated addresses of proxies whose X-Forwarded-For is believed.
+    trusted_proxies: str | None = None
+    # Seconds before a game may mail an unaccepted address another invitation.
+    invite_every: float = 86400.0
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
             raise BadSetting(f"REFEREE_SWEEPS must be 'worker' or 'beat', not {self.sweeps!r}")
+        for name in ("rate_create", "rate_moves"):
+            try:
+                parse(getattr(self, name))
+            except ValueError:
+                raise BadSetting(
+                    f"{ENVIRONMENT[name]} must be a rate such as 30/hour, "
+                    f"not {getattr(self, name)!r}"
+                ) from None
 
     @property
     def sender(self) -> str:
@@ -97,6 +115,10 @@ ENVIRONMENT = {
     "mail_lease": "REFEREE_MAIL_LEASE",
     "mail_max_bytes": "REFEREE_MAIL_MAX_BYTES",
     "mail_check_sender": "REFEREE_MAIL_CHECK_SENDER",
+    "rate_create": "REFEREE_RATE_CREATE",
+    "rate_moves": "REFEREE_RATE_MOVES",
+    "trusted_proxies": "REFEREE_TRUSTED_PROXY",
+    "invite_every": "REFEREE_INVITE_EVERY",
 }
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy.exc import OperationalError
@@ -25,9 +26,9 @@ from sqlmodel import Session
 
 from referee import settings
 from referee.queue import DEADLINES, DELIVER, app
-from referee.store import deadlines, delivery, keys, reads
-from referee.store.db import engine
-from referee.store.tables import Outbox
+from referee.store import addresses, deadlines, delivery, keys, reads
+from referee.store.db import engine, transaction
+from referee.store.tables import Game, Outbox
 from workers import compose, transport
 
 _log = logging.getLogger(__name__)
@@ -60,8 +61,41 @@ def deliver_due(moment: datetime | None = None) -> int:
         sender.close()
 
 
+def _consent(
+    row: Outbox, email: str | None, trusted: bool, secret: bytes
+) -> compose.Consent | None:
+    """How this row may mail its seat's address (None: not at all), asked at send time.
+
+    An address that has not accepted gets its one invitation asking it to
+    (when no other game invited it within `REFEREE_INVITE_EVERY`) and
+    nothing else; a stopped address gets nothing. The seat's personal link
+    rides on its first full mail.
+    """
+    if not email:
+        return None
+    assert row.id is not None and row.seat is not None
+    with Session(engine()) as session:
+        known = addresses.find(session, email)
+    if known is None:
+        # A game made before addresses were kept.
+        with transaction() as session:
+            addresses.ensure(session, secret, email)
+        with Session(engine()) as session:
+            known = addresses.find(session, email)
+        assert known is not None
+    mode = addresses.mail_mode(known, trusted, row.kind)
+    if mode == addresses.NONE:
+        return None
+    if mode == addresses.ASK:
+        moment = datetime.now(UTC)
+        if not addresses.claim_invitation(email, row.id, moment, settings.active().invite_every):
+            return None
+        return compose.Consent(True, known.accept_token, known.stop_token)
+    return compose.Consent(False, known.accept_token, known.stop_token)
+
+
 def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes) -> int:
-    # The reading session is closed before anything is written: on SQLite
+    # Each reading session is closed before anything is written: on SQLite
     # every transaction takes the file's one write lock (BEGIN IMMEDIATE), so
     # a write opened while this session is still open would wait on this
     # very thread until the busy timeout, freezing the embedded server.
@@ -71,9 +105,16 @@ def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes) -> int
         row = session.get(Outbox, row_id)
         assert row is not None and row.id is not None
         seat = None if row.seat is None else reads.seats(session, row.game_id)[row.seat]
-        if seat is not None and (seat.email or seat.webhook_url):
+        game = session.get(Game, row.game_id)
+        trusted = game is not None and game.trusted
+    consent = None if seat is None else _consent(row, seat.email, trusted, secret)
+    if consent is not None and not consent.ask and seat is not None and seat.linked_at is None:
+        link_token = keys.seat_link_token(secret, row.game_id, seat.seat)
+        consent = replace(consent, link=f"{compose.public_url()}/g/{row.game_id}/seat/{link_token}")
+    if seat is not None and (consent is not None or seat.webhook_url):
+        with Session(engine()) as session:
             try:
-                notice = compose.build(session, row, secret)
+                notice = compose.build(session, row, secret, consent)
             except OperationalError as error:
                 # The database went away, not a fault of the row: retry it like a refused send.
                 give_up = settings.active().mail_attempts
@@ -85,13 +126,15 @@ def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes) -> int
         delivery.retry_later(row_id, failure[0], datetime.now(UTC), failure[1], failure[2])
         return 0
     if seat is None or notice is None:
-        # Nowhere to send it: done without building anything.
+        # Nowhere to send it (or nobody may be mailed): done without building anything.
         delivery.channel_done(row_id, "mail", "hook")
         return 1
     try:
         if row.mail_at is None:
             if notice.mail is not None:
                 sender.send(notice.mail)
+                if consent is not None and consent.link is not None:
+                    addresses.linked(row.game_id, seat.seat)
             _mark_done(row_id, "mail")
         if row.hook_at is None:
             if seat.webhook_url:
