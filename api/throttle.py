@@ -28,23 +28,22 @@ from referee import settings
 _log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-# One limiter per settings object: tests switch settings within one process.
-_limiters: dict[int, tuple[settings.Settings, MovingWindowRateLimiter]] = {}
+# The limiter of the settings in use (tests switch settings within one process).
+_current: list[tuple[settings.Settings, MovingWindowRateLimiter]] = []
 
 
 def _limiter(chosen: settings.Settings) -> MovingWindowRateLimiter:
     with _lock:
-        found = _limiters.get(id(chosen))
-        if found is None or found[0] is not chosen:
+        if not _current or _current[0][0] is not chosen:
             storage: Storage
             if chosen.redis_url:
+                # Named by the queue, so deployments sharing one Redis count apart.
                 prefix = f"referee-limits-{chosen.queue}"
                 storage = RedisStorage(chosen.redis_url, key_prefix=prefix, wrap_exceptions=True)
             else:
                 storage = MemoryStorage()
-            found = (chosen, MovingWindowRateLimiter(storage))
-            _limiters[id(chosen)] = found
-        return found[1]
+            _current[:] = [(chosen, MovingWindowRateLimiter(storage))]
+        return _current[0][1]
 
 
 def client() -> str:

@@ -158,6 +158,9 @@ def start_stack(web_workers: int, pool: str, concurrency: int, workers: int = 1)
         "REFEREE_BIND": f"127.0.0.1:{port}",
         "WEB_CONCURRENCY": str(web_workers),
         "REFEREE_ACCESS_LOG": "",
+        # One client sends every request: its limits must not be what is measured.
+        "REFEREE_RATE_CREATE": "1000000/second",
+        "REFEREE_RATE_MOVES": "1000000/second",
     }
     stack = Stack(f"http://127.0.0.1:{port}", name, queue_name)
     logs = Path(os.environ.get("TMPDIR", "/tmp")) / name

@@ -42,7 +42,14 @@ from referee.record import loads
 from referee.replay import envelope, replay
 from referee.rng import Rng
 from tests.mail.conftest import DOMAIN, Mailbox, mail_env
-from tests.service.conftest import PG_ADMIN, REFEREE, Process, free_port, pg_database
+from tests.service.conftest import (
+    PG_ADMIN,
+    REFEREE,
+    TEST_API_KEY,
+    Process,
+    free_port,
+    pg_database,
+)
 
 __all__ = ["pg_database"]
 
@@ -261,6 +268,7 @@ def settle(database: str) -> tuple[int, int]:
 
 def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
     http = requests.Session()
+    http.headers["X-API-Key"] = TEST_API_KEY
     players = []
     for n in range(GAMES):
         body: dict[str, Any] = {

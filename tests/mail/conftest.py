@@ -27,6 +27,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from tests.service.conftest import (
     REDIS,
     REFEREE,
+    TEST_API_KEY,
     Process,
     Service,
     base_env,
@@ -141,6 +142,8 @@ def mail_env(database: str, smtp_port: int, **extra: str) -> dict[str, str]:
         REFEREE_MAIL_BACKOFF_MAX="1.5",
         REFEREE_MAIL_LEASE="4",
         REFEREE_MAIL_MAX_BYTES="2000000",
+        # These tests are about playing by mail: their games come from a trusted client.
+        REFEREE_API_KEY=TEST_API_KEY,
         **extra,
     )
 

@@ -35,7 +35,11 @@ HOST = "http://localhost"
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'referee.sqlite3'}"
-    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
+    generous = {"rate_create": "1000000/second", "rate_moves": "1000000/second"}
+    with (
+        settings_with(database_url=url, redis_url=None, **generous),
+        pytest.MonkeyPatch.context() as patch,
+    ):
         app = create_app(settings.active())
         patch.setitem(queue.app.conf, "task_always_eager", True)
         db.upgrade()
