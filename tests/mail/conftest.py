@@ -114,7 +114,7 @@ class MailService:
                 client.sendmail(sender, [to], message)
 
 
-def wait_port(port: int, proc: Process, seconds: float = 30) -> None:
+def wait_port(port: int, proc: Process, seconds: float = 90) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
