@@ -44,7 +44,7 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(chosen: Settings | None = None) -> Flask:
     """The referee's Flask app; `chosen` (default: the environment's) become the process's."""
-    from api import boards, events, floor, games, rules, submissions, web
+    from api import boards, consent, events, floor, games, rules, submissions, web
 
     chosen = chosen or Settings.from_environ()
     configure(chosen)
@@ -76,6 +76,7 @@ def create_app(chosen: Settings | None = None) -> Flask:
     api.register_blueprint(boards.blp)
     api.register_blueprint(events.blp)
     app.register_blueprint(web.bp)
+    app.register_blueprint(consent.bp)
     web.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)

@@ -44,11 +44,16 @@ def seat(session: Session, game_id: str) -> int:
     return found
 
 
-def check_api_key() -> None:
-    """Creating games may need `REFEREE_API_KEY` (header `X-API-Key`)."""
+def check_api_key() -> bool:
+    """Creating games may need `REFEREE_API_KEY` (header `X-API-Key`).
+
+    True when the server has a key and the request gave it: a trusted
+    client, whose games mail their seats without asking them first.
+    """
     wanted = current_app.config.get("REFEREE_API_KEY")
     if not wanted:
-        return
+        return False
     given = request.headers.get("X-API-Key", "")
     if not hmac.compare_digest(given.encode("utf-8"), str(wanted).encode("utf-8")):
         raise Problem(401, "unauthorized", "creating a game needs the server's API key (X-API-Key)")
+    return True

@@ -42,11 +42,20 @@ _CODES = {
 class Problem(Exception):
     """An error answer: raise it from a handler."""
 
-    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
+        # Response headers (a 429's Retry-After), not part of the body.
+        self.headers = headers or {}
         self.extra = extra
 
 
@@ -63,7 +72,9 @@ def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
 
 
 def from_problem(error: Problem) -> Response:
-    return problem(error.status, error.code, error.detail, **error.extra)
+    response = problem(error.status, error.code, error.detail, **error.extra)
+    response.headers.update(error.headers)
+    return response
 
 
 def from_http(error: HTTPException) -> Response:

@@ -13,7 +13,7 @@ from flask import Response, request, url_for
 from flask_smorest import Blueprint
 from sqlmodel import Session
 
-from api import auth
+from api import auth, throttle
 from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, NO_SEAT, NOT_JSON, Problem, declared
 from api.media import NDJSON, negotiated, text_response
 from api.schemas import (
@@ -156,13 +156,20 @@ def links(game_id: str) -> dict[str, str]:
             415: NOT_JSON,
             422: "bad_request (the body's shape, `errors`), unknown_game, bad_players, "
             "bad_options (`errors` per option)",
+            429: "too_many_requests: this client created too many games (`Retry-After`)",
         },
         also={201: {"links": GAME_LINKS}},
     ),
 )
 def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """Start a game; the answer holds each seat's secret token, once."""
-    auth.check_api_key()
+    """Start a game; the answer holds the secret token of each seat without a mail address, once.
+
+    Seats with an address get their personal link by mail instead (trusted
+    clients, which give the API key, get every token).
+    """
+    trusted = auth.check_api_key()
+    if not trusted:
+        throttle.check("create")
     try:
         rules = games.get(body["game"])
     except KeyError as error:
@@ -182,6 +189,8 @@ def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         deadline = None if body["deadline"] is None else deadlines.parse_deadline(body["deadline"])
     except ValueError as error:
         raise Problem(422, "bad_request", str(error), errors={"deadline": [str(error)]}) from None
+    # Fetched before the transaction: on SQLite it may write the secret's row.
+    secret = keys.server_secret()
     with transaction() as db:
         created = creation.create_game(
             db,
@@ -190,6 +199,8 @@ def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
             options,
             deadline_seconds=deadline,
             on_timeout=TimeoutPolicy(body["on_timeout"]),
+            trusted=trusted,
+            secret=secret,
         )
     game = created.game
     answer: dict[str, Any] = {
@@ -197,7 +208,7 @@ def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         "game": game.name,
         "status": game.status,
         "seats": [
-            {"seat": n, "name": p["name"], "token": token}
+            {"seat": n, "name": p["name"], "token": token if trusted or not p["email"] else None}
             for n, (p, token) in enumerate(zip(players, created.tokens, strict=True))
         ],
         "seed_commitment": game.seed_commitment,
@@ -404,6 +415,7 @@ def submit(
     `seat_of` says who is asking: the bearer token here, the seat cookie on game pages.
     """
     key = _key()
+    throttle.check("moves")
     with transaction() as db:
         game = reads.turn(db, game_id) if well_formed(game_id) else None
         if game is None:

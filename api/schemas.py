@@ -170,7 +170,9 @@ class WebhookOut(WebhookStatusOut, WebhookSecretOut):
 class SeatTokenOut(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
-    token = fields.String(required=True)
+    # None for a seat with a mail address in a game made without the API key:
+    # its personal link goes to that address, not to whoever made the game.
+    token = fields.String(required=True, allow_none=True)
 
 
 class SeatOut(Schema):

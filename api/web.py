@@ -48,7 +48,7 @@ from marshmallow import ValidationError
 from sqlmodel import Session
 from werkzeug.exceptions import HTTPException
 
-from api import bodies
+from api import bodies, throttle
 from api import games as api_games
 from api.errors import Problem
 from api.rules import describe
@@ -97,7 +97,8 @@ CSP = (
 
 _WHOLE = re.compile(r"[0-9]{1,9}")
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
-_SEAT_PATH = re.compile(r"(/seat/)[^/\s?\"']+")
+# Personal links, and the accept and unsubscribe links of mails, hold secrets.
+_SEAT_PATH = re.compile(r"(/seat/|/accept/|/unsubscribe/)[^/\s?\"']+")
 
 
 def redact(text: str) -> str:
@@ -216,8 +217,9 @@ def _template_globals() -> dict[str, Any]:
 
 
 @bp.errorhandler(Problem)
-def _problem_page(error: Problem) -> tuple[str, int]:
-    return render_template("web/error.html", status=error.status, detail=error.detail), error.status
+def _problem_page(error: Problem) -> tuple[str, int, dict[str, str]]:
+    page = render_template("web/error.html", status=error.status, detail=error.detail)
+    return page, error.status, error.headers
 
 
 @bp.errorhandler(HTTPException)
@@ -409,6 +411,11 @@ def create_game(name: str) -> tuple[str, int]:
     if errors:
         values = {k: v for k, v in form.items() if k not in ("csrf", "api_key")}
         return render_template("web/new.html", **_form_context(rules, values, errors)), 422
+    # With the server's key this is a trusted client, as for the API.
+    trusted = key is not None
+    if not trusted:
+        throttle.check("create")
+    secret = keys.server_secret()
     with transaction() as db:
         created = creation.create_game(
             db,
@@ -417,13 +424,18 @@ def create_game(name: str) -> tuple[str, int]:
             options,
             deadline_seconds=deadline,
             on_timeout=TimeoutPolicy(on_timeout),
+            trusted=trusted,
+            secret=secret,
         )
     game_id = created.game.id
+    # A seat with a mail address gets its link there, not on this page.
     links = [
         {
             "seat": n,
             "name": p["name"],
-            "link": url_for(".seat", game_id=game_id, token=token, _external=True),
+            "link": None
+            if p["email"] and not trusted
+            else url_for(".seat", game_id=game_id, token=token, _external=True),
         }
         for n, (p, token) in enumerate(zip(players, created.tokens, strict=True))
     ]

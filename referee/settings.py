@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from limits import parse
+
 DEFAULT_DATABASE_URL = "sqlite:///referee.sqlite3"
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 
@@ -68,6 +70,14 @@ class Settings:
     webhook_allow_private: bool = False
     # PostgreSQL connections each process may hold; unset: `pool_size` works it out.
     db_pool: int | None = None
+    # How often one client (by address) may create games and submit moves
+    # ("N/second|minute|hour|day", as the `limits` package reads them).
+    rate_create: str = "30/hour"
+    rate_moves: str = "600/minute"
+    # Comma-separated addresses of proxies whose X-Forwarded-For is believed.
+    trusted_proxies: str | None = None
+    # Seconds before a game may mail an unaccepted address another invitation.
+    invite_every: float = 86400.0
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
@@ -85,6 +95,14 @@ class Settings:
             raise BadSetting("REFEREE_WEBHOOK_MAX_FAILURES must be at least 1")
         if self.db_pool is not None and self.db_pool < 1:
             raise BadSetting(f"REFEREE_DB_POOL must be 1 or more, not {self.db_pool}")
+        for name in ("rate_create", "rate_moves"):
+            try:
+                parse(getattr(self, name))
+            except ValueError:
+                raise BadSetting(
+                    f"{ENVIRONMENT[name]} must be a rate such as 30/hour, "
+                    f"not {getattr(self, name)!r}"
+                ) from None
 
     @property
     def delivery_queue(self) -> str:
@@ -159,6 +177,10 @@ ENVIRONMENT = {
     "webhook_max_failures": "REFEREE_WEBHOOK_MAX_FAILURES",
     "webhook_allow_private": "REFEREE_WEBHOOK_ALLOW_PRIVATE",
     "db_pool": "REFEREE_DB_POOL",
+    "rate_create": "REFEREE_RATE_CREATE",
+    "rate_moves": "REFEREE_RATE_MOVES",
+    "trusted_proxies": "REFEREE_TRUSTED_PROXY",
+    "invite_every": "REFEREE_INVITE_EVERY",
 }
 # Settings where an empty variable says "none" instead of "the default".
 _EMPTY_MEANS_NONE = {"access_log"}

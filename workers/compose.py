@@ -75,6 +75,40 @@ def message_id(row: Outbox) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Consent:
+    """What a seat's address said about the referee's mail, as a message needs it.
+
+    `ask`: the address has not accepted, and this is its one invitation
+    asking it to (nothing of the game but its name and size). `link`: the
+    seat's personal link, in the first full mail that reaches the seat.
+    """
+
+    ask: bool
+    accept_token: str
+    stop_token: str
+    link: str | None = None
+
+
+def unsubscribe_url(consent: Consent) -> str:
+    return f"{public_url()}/unsubscribe/{consent.stop_token}"
+
+
+def accept_url(consent: Consent) -> str:
+    return f"{public_url()}/accept/{consent.accept_token}"
+
+
+# What a name typed by a stranger may keep when quoted in an invitation: no
+# dots, slashes, colons or @, so that no mail program shows it as a link or
+# an address, and short.
+_PLAIN_NAME = 32
+
+
+def plain(text: str) -> str:
+    kept = "".join(c if c.isalnum() or c in " -'_" else " " for c in text)
+    return " ".join(kept.split())[:_PLAIN_NAME].strip() or "(no name)"
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """One row's message to one seat: the mail (None: the seat has no address) and its JSON."""
 
@@ -135,8 +169,12 @@ def _head(session: Session, game: Game, upto: int) -> tuple[int, str]:
     return upto, row.hash
 
 
-def build(session: Session, row: Outbox, secret: bytes, with_mail: bool = True) -> Notice:
-    """The message of outbox row `row`, as its seat may see it (`with_mail`: the mail too)."""
+def build(session: Session, row: Outbox, secret: bytes, consent: Consent | None) -> Notice:
+    """The message of outbox row `row`, as its seat may see it.
+
+    `consent` None: no mail (the seat has no address, or may not be mailed
+    now); the webhook's JSON is built all the same.
+    """
     game = session.get(Game, row.game_id)
     assert game is not None and row.seat is not None
     seats = reads.seats(session, game.id)
@@ -181,6 +219,8 @@ def build(session: Session, row: Outbox, secret: bytes, with_mail: bool = True) 
         "move": None,
         "due_at": payload.get("due_at"),
         "problem": payload.get("reason"),
+        "personal_link": None if consent is None else consent.link,
+        "unsubscribe": None if consent is None else unsubscribe_url(consent),
     }
     due = deadlines.due_at(game) if version == game.version else None
     if game.deadline_seconds is not None:
@@ -225,8 +265,10 @@ def build(session: Session, row: Outbox, secret: bytes, with_mail: bool = True) 
         "seed": game.seed if over_now else None,
         "text": text,
     }
-    if not seat.email or not with_mail:
+    if not seat.email or consent is None:
         return Notice(None, data)
+    if consent.ask:
+        return Notice(_ask(row, seat.email, names, rules.title, consent, context), data)
     mail = EmailMessage()
     mail["Subject"] = _subject(OutboxKind(row.kind), rules.title, game.id, context)
     mail["From"] = sender()
@@ -242,6 +284,7 @@ def build(session: Session, row: Outbox, secret: bytes, with_mail: bool = True) 
     mail["X-Referee-Version"] = str(version)
     mail["X-Referee-Kind"] = row.kind
     mail["X-Referee-Head"] = f"{head_seq} {head_hash}"
+    _unsubscribe_headers(mail, consent)
     mail.set_content(text)
     picture = row.kind in (
         OutboxKind.INVITATION,
@@ -266,6 +309,53 @@ def build(session: Session, row: Outbox, secret: bytes, with_mail: bool = True) 
         filename="state.json",
     )
     return Notice(mail, data)
+
+
+def _unsubscribe_headers(mail: EmailMessage, consent: Consent) -> None:
+    """RFC 8058 one-click: a mail program may POST to the link to stop every mail."""
+    mailto = f"mailto:stop+{consent.stop_token}@{domain()}"
+    mail["List-Unsubscribe"] = f"<{unsubscribe_url(consent)}>, <{mailto}>"
+    mail["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+
+
+def _ask(
+    row: Outbox,
+    address: str,
+    names: list[str],
+    title: str,
+    consent: Consent,
+    context: dict[str, Any],
+) -> EmailMessage:
+    """The one mail an address that has not accepted gets: who invites it to
+    what, and how to accept. The names in it were typed by whoever made the
+    game, a stranger to the recipient: only the first player's is quoted,
+    plainly (`plain`), and the recipient's own is not used at all."""
+    assert row.seat is not None
+    facts = {
+        "title": title,
+        "game_id": row.game_id,
+        "players": len(names),
+        "inviter": plain(names[0]),
+        "first": row.seat == 0,
+        "site": public_url(),
+        "accept": accept_url(consent),
+        "unsubscribe": unsubscribe_url(consent),
+        "reply_to": context["reply_to"],
+    }
+    mail = EmailMessage()
+    mail["Subject"] = f'[{title}] An invitation to play: reply "accept" to join'
+    mail["From"] = sender()
+    mail["To"] = Address(addr_spec=address)
+    mail["Reply-To"] = context["reply_to"]
+    mail["Message-ID"] = message_id(row)
+    mail["Date"] = format_datetime(datetime.fromisoformat(row.created_at))
+    mail["X-Referee-Game"] = row.game_id
+    mail["X-Referee-Seat"] = str(row.seat)
+    mail["X-Referee-Kind"] = row.kind
+    _unsubscribe_headers(mail, consent)
+    mail.set_content(_text.get_template("ask.txt.j2").render(facts))
+    mail.add_alternative(_html.get_template("ask.html.j2").render(facts), subtype="html")
+    return mail
 
 
 def _round_lines(rules: AnyGame, state: Any, names: list[str]) -> list[str]:

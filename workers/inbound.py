@@ -33,13 +33,15 @@ from sqlalchemy.exc import IntegrityError
 from referee import settings
 from referee.engine import IllegalMove, Resign
 from referee.queue import DECIDE, deliver_soon, enqueue
-from referee.store import keys, reads, submissions
+from referee.store import addresses, keys, reads, submissions
 from referee.store.clock import now
 from referee.store.db import transaction
 from referee.store.tables import Game, Inbound, Outbox, OutboxKind, Source
 
 MAX_LINE = 400
 _ADDRESS = re.compile(r"^play\+([a-z0-9]+)@", re.IGNORECASE)
+# List-Unsubscribe's mailto: a mail to it stops the address its token names.
+_STOP = re.compile(r"^stop\+([a-z0-9]+)@", re.IGNORECASE)
 _ATTRIBUTION = re.compile(r"(wrote|writes|a écrit|schrieb|escribió)\s*:\s*$", re.IGNORECASE)
 _FORWARD = re.compile(r"^-{2,}\s*(original message|forwarded message)", re.IGNORECASE)
 
@@ -171,11 +173,20 @@ def take(raw: bytes, token: str) -> str:
             session.rollback()
             return "250 2.0.0 this message was taken already"
         rules = reads.rules_of(game)
+        answered = True
         reply = Outbox(
             game_id=game.id, kind=OutboxKind.REFUSED, seat=seat, payload={}, created_at=now()
         )
         word = (line or "").lower()
-        if line is None:
+        if word == "accept":
+            # The seat's own address (the sender check above) says yes to our mail.
+            known = addresses.find(session, address) if address else None
+            inbound.outcome = "accepted"
+            session.add(inbound)
+            if known is not None:
+                addresses.accept(session, known)
+            answered = False
+        elif line is None:
             reply.payload = {"reason": "no move was found in your reply"}
         elif word in (OutboxKind.HELP, OutboxKind.BOARD):
             reply.kind, reply.payload = OutboxKind(word), {"version": game.version}
@@ -195,7 +206,7 @@ def take(raw: bytes, token: str) -> str:
                     seen_version=game.version,
                     idempotency_key=f"mail:{key}",
                 )
-        if submission is None:
+        if submission is None and answered:
             inbound.outcome = reply.kind
             session.add(inbound)
             session.add(reply)
@@ -205,6 +216,21 @@ def take(raw: bytes, token: str) -> str:
     else:
         deliver_soon()
     return "250 2.0.0 taken"
+
+
+def take_stop(token: str) -> str:
+    """A mail to the `mailto:` of a List-Unsubscribe header: stop that address."""
+    with transaction() as session:
+        known = addresses.by_token(session, "stop", token)
+        if known is None:
+            return "550 5.1.1 this address is not valid"
+        addresses.stop(session, known)
+    return "250 2.0.0 no more mail to this address"
+
+
+def _stop_known(token: str) -> bool:
+    with transaction() as session:
+        return addresses.by_token(session, "stop", token) is not None
 
 
 # -- the listener ---------------------------------------------------------------
@@ -221,6 +247,13 @@ class Handler:
         address: str,
         rcpt_options: list[str],
     ) -> str:
+        loop = asyncio.get_running_loop()
+        stopping = _STOP.match(address)
+        if stopping is not None and not envelope.rcpt_tos:
+            if not await loop.run_in_executor(None, _stop_known, stopping.group(1)):
+                return "550 5.1.1 this address is not valid"
+            envelope.rcpt_tos.append(address)
+            return "250 2.1.5 OK"
         found = _ADDRESS.match(address)
         if found is None or len(envelope.rcpt_tos) >= 1:
             return "550 5.1.1 send one reply to one play+ address"
@@ -231,6 +264,10 @@ class Handler:
         return "250 2.1.5 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        loop = asyncio.get_running_loop()
+        stopping = _STOP.match(envelope.rcpt_tos[0])
+        if stopping is not None:
+            return await loop.run_in_executor(None, take_stop, stopping.group(1))
         found = _ADDRESS.match(envelope.rcpt_tos[0])
         assert found is not None
         raw = envelope.original_content or b""

@@ -29,6 +29,7 @@ import logging
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy.exc import OperationalError
@@ -36,9 +37,9 @@ from sqlmodel import Session
 
 from referee import settings
 from referee.queue import DEADLINES, DELIVER, DELIVER_HOOKS, announce_changed, app, deliver_soon
-from referee.store import deadlines, delivery, keys, reads
-from referee.store.db import engine
-from referee.store.tables import Outbox, Seat
+from referee.store import addresses, deadlines, delivery, keys, reads
+from referee.store.db import engine, transaction
+from referee.store.tables import Game, Outbox, Seat
 from workers import compose, transport
 
 _log = logging.getLogger(__name__)
@@ -82,9 +83,43 @@ def _hook_open(seat: Seat | None) -> bool:
     return seat is not None and seat.webhook_url is not None and seat.webhook_off_at is None
 
 
+def _consent(
+    row: Outbox, email: str | None, trusted: bool, secret: bytes
+) -> compose.Consent | None:
+    """How this row may mail its seat's address (None: not at all), asked at send time.
+
+    An address that has not accepted gets its one invitation asking it to
+    (when no other game invited it within `REFEREE_INVITE_EVERY`) and
+    nothing else; a stopped address gets nothing. The seat's personal link
+    rides on its first full mail.
+    """
+    if not email:
+        return None
+    assert row.id is not None and row.seat is not None
+    with Session(engine()) as session:
+        known = addresses.find(session, email)
+    if known is None:
+        # A game made before addresses were kept.
+        with transaction() as session:
+            addresses.ensure(session, secret, email)
+        with Session(engine()) as session:
+            known = addresses.find(session, email)
+        assert known is not None
+    mode = addresses.mail_mode(known, trusted, row.kind)
+    if mode == addresses.NONE:
+        return None
+    if mode == addresses.ASK:
+        moment = datetime.now(UTC)
+        if not addresses.claim_invitation(email, row.id, moment, settings.active().invite_every):
+            return None
+        return compose.Consent(True, known.accept_token, known.stop_token)
+    return compose.Consent(False, known.accept_token, known.stop_token)
+
+
 def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes) -> int:
-    """Send one row's mail; its webhook is left to `deliver_hooks` (or settled, if none)."""
-    # The reading session is closed before anything is written: on SQLite
+    """Send one row's mail where its address may be mailed; its webhook is left to
+    `deliver_hooks` (or settled, if none)."""
+    # Each reading session is closed before anything is written: on SQLite
     # every transaction takes the file's one write lock (BEGIN IMMEDIATE), so
     # a write opened while this session is still open would wait on this
     # very thread until the busy timeout, freezing the embedded server.
@@ -95,13 +130,24 @@ def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes) -> int
         assert row is not None and row.id is not None
         seat = None if row.seat is None else reads.seats(session, row.game_id)[row.seat]
         attempts = row.attempts
-        if seat is not None and seat.email and row.mail_at is None:
+        game = session.get(Game, row.game_id)
+        trusted = game is not None and game.trusted
+    consent = None
+    if seat is not None and row.mail_at is None:
+        consent = _consent(row, seat.email, trusted, secret)
+    if consent is not None and not consent.ask and seat is not None and seat.linked_at is None:
+        link_token = keys.seat_link_token(secret, row.game_id, seat.seat)
+        consent = replace(consent, link=f"{compose.public_url()}/g/{row.game_id}/seat/{link_token}")
+    if consent is not None:
+        with Session(engine()) as session:
+            built = session.get(Outbox, row_id)
+            assert built is not None
             try:
-                notice = compose.build(session, row, secret)
+                notice = compose.build(session, built, secret, consent)
             except OperationalError as error:
                 # The database went away, not a fault of the row: retry it like a refused send.
                 give_up = settings.active().mail_attempts
-                failure = (repr(error), _backoff(row.attempts), give_up)
+                failure = (repr(error), _backoff(attempts), give_up)
             except Exception:
                 _log.exception("outbox row %s cannot be built", row_id)
                 failure = ("cannot be built", 3600, 1)
@@ -113,6 +159,8 @@ def _deliver_one(row_id: int, sender: transport.Transport, secret: bytes) -> int
     try:
         if notice is not None and notice.mail is not None:
             sender.send(notice.mail)
+            if consent is not None and consent.link is not None and seat is not None:
+                addresses.linked(row.game_id, seat.seat)
         _mark_done(row_id, *channels)
     except Exception as error:
         wait = _backoff(attempts)
@@ -185,7 +233,7 @@ def _post_one(row_id: int, claim: delivery.Claim, secret: bytes) -> int | None:
         delivery_id = compose.message_id(row)
         if _hook_open(seat):
             try:
-                notice = compose.build(session, row, secret, with_mail=False)
+                notice = compose.build(session, row, secret, None)
                 body = json.dumps(notice.data, sort_keys=True).encode("utf-8")
             except OperationalError:
                 database_gone = True

@@ -12,9 +12,10 @@ from referee.engine import JSON
 from referee.games import AnyGame
 from referee.replay import new_state
 from referee.rng import commitment, new_seed
+from referee.store import addresses
 from referee.store.appending import Logged, append_to_log, with_forced_moves, write
 from referee.store.clock import now
-from referee.store.keys import hash_token, new_token
+from referee.store.keys import hash_token, new_token, seat_link_token, server_secret
 from referee.store.tables import Game, GameStatus, Outbox, OutboxKind, Seat, TimeoutPolicy
 
 
@@ -35,8 +36,18 @@ def create_game(
     options: JSON,
     deadline_seconds: int | None = None,
     on_timeout: TimeoutPolicy | None = None,
+    *,
+    trusted: bool = False,
+    secret: bytes | None = None,
 ) -> Created:
-    """A new game with a fresh secret seed; returns the seat tokens, the only copy.
+    """A new game with a fresh secret seed; returns the seat tokens.
+
+    A seat without a mail address gets a random token, and this is its only
+    copy. A seat with one gets a token derived from the server `secret`
+    (`keys.seat_link_token`; default: `keys.server_secret()`, which callers
+    on SQLite fetch before their transaction), so that its personal link can
+    be mailed once the address may be written to. `trusted` games (made with
+    the API key) mail their seats without waiting for them to accept.
 
     `options` must already be validated by `rules.load_options`. The
     deadline and what happens when it runs out are service options, not the
@@ -61,6 +72,7 @@ def create_game(
         updated_at=stamp,
         deadline_seconds=deadline_seconds,
         on_timeout=None if deadline_seconds is None else on_timeout,
+        trusted=trusted,
     )
     rounds_before = rules.rounds_decided(state)
     logged: list[Logged] = []
@@ -78,9 +90,14 @@ def create_game(
     for name, value in appended.game.items():
         setattr(game, name, value)
     session.add(game)
+    if secret is None and any(email for _, email in players):
+        secret = server_secret()
     tokens = []
     for number, (name, email) in enumerate(players):
         token = new_token()
+        if email and secret is not None:
+            token = seat_link_token(secret, game.id, number)
+            addresses.ensure(session, secret, email)
         tokens.append(token)
         session.add(
             Seat(game_id=game.id, seat=number, name=name, email=email, token_hash=hash_token(token))

@@ -118,3 +118,20 @@ def webhook_secret(secret: bytes, game_id: str, seat: int, generation: int = 0) 
     """
     purpose = "webhook" if generation == 0 else f"webhook{generation}"
     return _mac(secret, purpose, game_id, seat).hex()
+
+
+def seat_link_token(secret: bytes, game_id: str, seat: int) -> str:
+    """The REST token of a seat that has a mail address, derived so that a mail can carry it.
+
+    The store still keeps only its hash (it authenticates like any token);
+    deriving it lets the personal link go out in whichever mail first
+    reaches the seat, however long after the game was made.
+    """
+    return base64.urlsafe_b64encode(_mac(secret, "seat", game_id, seat)).decode().rstrip("=")
+
+
+def address_token(secret: bytes, purpose: str, address: str) -> str:
+    """The token of an address's `accept` or `stop` link: an HMAC of the address, in base32."""
+    message = f"address:{purpose}:{address}".encode()
+    digest = hmac.new(secret, message, hashlib.sha256).digest()[:25]
+    return base64.b32encode(digest).decode("ascii").lower()

@@ -104,6 +104,9 @@ class Game(SQLModel, table=True):
     # that the sweep does each once per turn.
     reminded_version: int | None = None
     timed_out_version: int | None = None
+    # Created with the API key: its seats are mailed without first accepting
+    # (games made before this column existed count as trusted).
+    trusted: bool = False
 
 
 class Seat(SQLModel, table=True):
@@ -125,6 +128,37 @@ class Seat(SQLModel, table=True):
     webhook_off_at: str | None = Field(default=None, max_length=40)
     # Mixed into the signing key: rotating the secret raises it.
     webhook_generation: int = 0
+    # When a mail carrying the seat's personal link went out (None: not yet).
+    linked_at: str | None = Field(default=None, max_length=40)
+
+
+class AddressState(StrEnum):
+    """Whether the referee may mail an address: invited (only one invitation,
+    asking it to accept), accepted, or stopped (nothing until it accepts again)."""
+
+    INVITED = "invited"
+    ACCEPTED = "accepted"
+    STOPPED = "stopped"
+
+
+class Address(SQLModel, table=True):
+    """A mail address some seat was given, and what its owner said about our mail.
+
+    The tokens of its accept and unsubscribe links are HMACs of the address
+    (`keys.address_token`), kept here so that a link finds its address.
+    """
+
+    address: str = Field(primary_key=True, max_length=254)
+    state: str = Field(default=AddressState.INVITED, max_length=10)
+    accept_token: str = Field(max_length=64, unique=True)
+    stop_token: str = Field(max_length=64, unique=True)
+    created_at: str = Field(max_length=40)
+    # When an invitation asking to accept last went out, and which outbox row
+    # sent it (so that retrying that row is not taken for a second invitation).
+    invited_at: str | None = Field(default=None, max_length=40)
+    invited_row: int | None = None
+    accepted_at: str | None = Field(default=None, max_length=40)
+    stopped_at: str | None = Field(default=None, max_length=40)
 
 
 class Move(SQLModel, table=True):

@@ -48,7 +48,7 @@ from referee.rng import Rng
 from tests.mail.conftest import DOMAIN, Mailbox, mail_env
 from tests.security.webhook_servers import SlowServer
 from tests.servers import Redis, pg_admin, private_redis
-from tests.service.conftest import REFEREE, Process, free_port, pg_database
+from tests.service.conftest import REFEREE, TEST_API_KEY, Process, free_port, pg_database
 
 __all__ = ["pg_database"]
 
@@ -262,6 +262,7 @@ def settle(database: str) -> tuple[int, int]:
 
 def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
     http = requests.Session()
+    http.headers["X-API-Key"] = TEST_API_KEY
     players = []
     slow = SlowServer()
     for n in range(GAMES):

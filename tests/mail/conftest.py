@@ -27,6 +27,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from tests.service.conftest import (
     REFEREE,
+    TEST_API_KEY,
     Process,
     Service,
     base_env,
@@ -114,7 +115,7 @@ class MailService:
                 client.sendmail(sender, [to], message)
 
 
-def wait_port(port: int, proc: Process, seconds: float = 30) -> None:
+def wait_port(port: int, proc: Process, seconds: float = 90) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
@@ -144,6 +145,8 @@ def mail_env(database: str, smtp_port: int, **extra: str) -> dict[str, str]:
         # Below the lease, which a webhook post must not outlast.
         REFEREE_WEBHOOK_DEADLINE="3",
         REFEREE_MAIL_MAX_BYTES="2000000",
+        # These tests are about playing by mail: their games come from a trusted client.
+        REFEREE_API_KEY=TEST_API_KEY,
         **extra,
     )
 

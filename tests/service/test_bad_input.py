@@ -45,7 +45,12 @@ APP = create_app(Settings())
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     url = f"sqlite:///{tmp_path_factory.mktemp('bad') / 'referee.sqlite3'}"
-    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
+    # Many requests from one test client: limits far above what it sends.
+    generous = {"rate_create": "1000000/second", "rate_moves": "1000000/second"}
+    with (
+        settings_with(database_url=url, redis_url=None, **generous),
+        pytest.MonkeyPatch.context() as patch,
+    ):
         patch.setitem(queue.app.conf, "task_always_eager", True)
         db.upgrade()
         yield APP

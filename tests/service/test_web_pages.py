@@ -36,8 +36,9 @@ HOST = "http://localhost"
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'referee.sqlite3'}"
     # The test client's pages are served from http://localhost: forms come from there.
+    generous = {"rate_create": "1000000/second", "rate_moves": "1000000/second"}
     with (
-        settings_with(database_url=url, redis_url=None, public_url=HOST),
+        settings_with(database_url=url, redis_url=None, public_url=HOST, **generous),
         pytest.MonkeyPatch.context() as patch,
     ):
         app = create_app(settings.active())
@@ -150,12 +151,14 @@ def test_the_new_game_form_shows_every_option_with_its_default(app: Flask, rules
 
 
 def test_creating_shows_each_personal_link_once(app: Flask) -> None:
-    host, answer = create(app, "mandala", ["Ann", "Bob"], **{"email-1": "bob@example.org"})
+    host, answer = create(app, "mandala", ["Ann", "Bob", "Cy"], **{"email-1": "bob@example.org"})
     text = answer.get_data(as_text=True)
     assert answer.status_code == 201
     assert answer.headers["Cache-Control"] == "no-store"
     links = links_of(text)
+    # Bob has a mail address: his link goes there, not to whoever made the game.
     assert len(links) == 2 and len(set(links)) == 2
+    assert 'data-seat="1"' in text and "invited by mail" in text
     game_id = links[0].split("/")[4]
     for link in links:
         assert link.rsplit("/", 1)[1] not in page(host, game_id)

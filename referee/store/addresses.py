@@ -1,0 +1,163 @@
+"""Mail addresses and whether the referee may write to them.
+
+Anyone may create a game naming any address, so an address the referee
+has never heard from gets one invitation asking it to accept, and nothing
+else until it does (by the link in that mail, or a reply saying `accept`).
+Accepting holds for every later game; the unsubscribe link of any mail
+stops everything until the address accepts again. Games created with the
+API key (`game.trusted`) mail accepted and invited addresses alike; no game
+mails a stopped one. Delivery asks `mail_mode` at send time, so a stop
+takes effect for mail already queued.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, or_, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from referee.store.clock import now, stamp
+from referee.store.db import transaction
+from referee.store.keys import address_token
+from referee.store.tables import (
+    Address,
+    AddressState,
+    Game,
+    GameStatus,
+    Outbox,
+    OutboxKind,
+    Seat,
+    core_table,
+)
+
+_ADDRESS = core_table(Address)
+# Two games naming one new address at once: one row goes in, the other finds it.
+_INSERT = {
+    "postgresql": postgresql.insert(_ADDRESS).on_conflict_do_nothing(),
+    "sqlite": sqlite.insert(_ADDRESS).on_conflict_do_nothing(),
+}
+
+# What a seat's mail may be: the whole mail, the invitation asking to accept, or nothing.
+FULL = "full"
+ASK = "ask"
+NONE = "none"
+
+
+def normal(address: str) -> str:
+    """Addresses are compared without case (as the inbound sender check does)."""
+    return address.strip().lower()
+
+
+def ensure(session: Session, secret: bytes, address: str) -> None:
+    """Know `address` (invited, never mailed yet) unless it is known already."""
+    known = normal(address)
+    dialect = session.get_bind().dialect.name
+    session.connection().execute(
+        _INSERT[dialect].values(
+            address=known,
+            state=AddressState.INVITED,
+            accept_token=address_token(secret, "accept", known),
+            stop_token=address_token(secret, "stop", known),
+            created_at=now(),
+        )
+    )
+
+
+def find(session: Session, address: str) -> Address | None:
+    return session.get(Address, normal(address))
+
+
+def by_token(session: Session, purpose: str, token: str) -> Address | None:
+    """The address whose `accept` or `stop` link carries `token`."""
+    if not token.isalnum() or len(token) > 64:
+        return None
+    column = Address.accept_token if purpose == "accept" else Address.stop_token
+    return session.exec(select(Address).where(column == token.lower())).first()
+
+
+def mail_mode(known: Address | None, trusted: bool, kind: str) -> str:
+    """What the seat at `known` may be sent for an outbox row of `kind`."""
+    state = AddressState.INVITED if known is None else known.state
+    if state == AddressState.STOPPED:
+        return NONE
+    if trusted or state == AddressState.ACCEPTED:
+        return FULL
+    return ASK if kind == OutboxKind.INVITATION else NONE
+
+
+def claim_invitation(address: str, row_id: int, moment: datetime, every: float) -> bool:
+    """May outbox row `row_id` send `address` its invitation? One per `every` seconds.
+
+    The row that claimed it may claim it again (a retry after a refused send).
+    """
+    cut = stamp(moment - timedelta(seconds=every))
+    with transaction() as session:
+        claimed = session.connection().execute(
+            update(Address)
+            .where(
+                col(Address.address) == normal(address),
+                col(Address.state) == AddressState.INVITED,
+                or_(
+                    col(Address.invited_row) == row_id,
+                    col(Address.invited_at).is_(None),
+                    col(Address.invited_at) < cut,
+                ),
+            )
+            .values(invited_at=stamp(moment), invited_row=row_id)
+        )
+        return claimed.rowcount == 1
+
+
+def accept(session: Session, known: Address) -> bool:
+    """The address accepts mail; its seats in running games that never got
+    their personal link get an invitation (which now carries it). False if it
+    had accepted already."""
+    if known.state == AddressState.ACCEPTED:
+        return False
+    stamp_now = now()
+    known.state = AddressState.ACCEPTED
+    known.accepted_at = stamp_now
+    session.add(known)
+    waiting = session.exec(
+        select(Seat)
+        .join(Game, col(Game.id) == col(Seat.game_id))
+        .where(
+            col(Game.status) == GameStatus.ACTIVE,
+            col(Seat.linked_at).is_(None),
+            func.lower(col(Seat.email)) == known.address,
+        )
+    )
+    for seat in waiting:
+        session.add(
+            Outbox(
+                game_id=seat.game_id,
+                kind=OutboxKind.INVITATION,
+                seat=seat.seat,
+                payload={"accepted": True},
+                created_at=stamp_now,
+            )
+        )
+    return True
+
+
+def stop(session: Session, known: Address) -> None:
+    """No more mail to this address, from any game, until it accepts again."""
+    known.state = AddressState.STOPPED
+    known.stopped_at = now()
+    session.add(known)
+
+
+def linked(game_id: str, seat: int) -> None:
+    """A mail carrying the seat's personal link went out."""
+    with transaction() as session:
+        session.execute(
+            update(Seat)
+            .where(
+                col(Seat.game_id) == game_id,
+                col(Seat.seat) == seat,
+                col(Seat.linked_at).is_(None),
+            )
+            .values(linked_at=now())
+        )
