@@ -85,8 +85,10 @@ class Mailbox:
             self.controller = None
 
     def to(self, address: str) -> list[Received]:
+        # Mail domains are compared without case: the referee keeps them lower-cased.
+        wanted = address.lower()
         with self.lock:
-            return [m for m in self.messages if address in m.rcpt]
+            return [m for m in self.messages if wanted in (r.lower() for r in m.rcpt)]
 
     def wait_for(self, address: str, count: int, seconds: float = 30) -> list[Received]:
         deadline = time.monotonic() + seconds
