@@ -51,10 +51,15 @@ class Settings:
     mail_lease: float = 120.0
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_check_sender: bool = True
+    # Both set: `referee mail-in` offers STARTTLS with this certificate chain and key (PEM).
+    mail_tls_cert: str | None = None
+    mail_tls_key: str | None = None
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
             raise BadSetting(f"REFEREE_SWEEPS must be 'worker' or 'beat', not {self.sweeps!r}")
+        if (self.mail_tls_cert is None) != (self.mail_tls_key is None):
+            raise BadSetting("REFEREE_MAIL_TLS_CERT and REFEREE_MAIL_TLS_KEY go together")
 
     @property
     def sender(self) -> str:
@@ -97,6 +102,8 @@ ENVIRONMENT = {
     "mail_lease": "REFEREE_MAIL_LEASE",
     "mail_max_bytes": "REFEREE_MAIL_MAX_BYTES",
     "mail_check_sender": "REFEREE_MAIL_CHECK_SENDER",
+    "mail_tls_cert": "REFEREE_MAIL_TLS_CERT",
+    "mail_tls_key": "REFEREE_MAIL_TLS_KEY",
 }
 
 
