@@ -39,6 +39,13 @@ def played_game(url: str, moves: int, emails: tuple[str | None, str | None] = (N
     return created.game.id
 
 
+def _version(session: Session, game_id: str) -> int:
+    """The game's version now: the position a player submitting now sees."""
+    game = session.get(Game, game_id)
+    assert game is not None
+    return game.version
+
+
 def play_on(url: str, game_id: str, moves: int) -> None:
     """Decide `moves` more random moves, chosen from the state replayed locally."""
     with Session(db.engine()) as session:
@@ -53,7 +60,12 @@ def play_on(url: str, game_id: str, moves: int) -> None:
         move = RULES.random_move(state, seat, chooser)
         with Session(db.engine(), expire_on_commit=False) as session:
             submission, _ = submissions.record(
-                session, game_id, seat, RULES.move_to_json(move), source=Source.REST, seen_version=0
+                session,
+                game_id,
+                seat,
+                RULES.move_to_json(move),
+                source=Source.REST,
+                seen_version=_version(session, game_id),
             )
             session.commit()
         decided = deciding.decide(submission.id).submission
@@ -170,7 +182,7 @@ def test_a_game_begun_under_earlier_rules_ends_under_them(url: str) -> None:
                 step.seat,
                 older.move_to_json(step.move),
                 source=Source.REST,
-                seen_version=0,
+                seen_version=_version(session, game_id),
             )
             session.commit()
         decided = deciding.decide(submission.id).submission
@@ -208,7 +220,7 @@ def test_a_seat_that_can_only_pass_is_asked_and_passes_like_any_other(url: str) 
                 step.seat,
                 rules.move_to_json(step.move),
                 source=Source.REST,
-                seen_version=0,
+                seen_version=_version(session, game_id),
             )
             session.commit()
         decided = deciding.decide(submission.id).submission
