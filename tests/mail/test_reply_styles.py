@@ -5,17 +5,20 @@ the referee sends back (one thread per game and seat, marked as a machine's)."""
 from __future__ import annotations
 
 import smtplib
+import ssl
+import subprocess
 import time
 from email.utils import make_msgid
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from referee.games.maniki import ARRANGEMENTS, _reach
-from tests.mail.conftest import MailService, Received
+from tests.mail.conftest import MailService, Received, wait_port
 from tests.mail.players import listed_moves, state_of, text_of, version, wait_mail
 from tests.mail.test_reading import wrap
-from tests.service.conftest import Client
+from tests.service.conftest import REFEREE, Client, Process, free_port
 from tests.service.test_games_http import solve
 
 
@@ -223,3 +226,41 @@ def test_one_thread_per_game_and_seat_and_machine_headers(mail_service: MailServ
     assert "P0" in str(mails[0].mail["Subject"]) and "P1" in str(mails[0].mail["Subject"])
     bob_turn = wait_mail(env, "thread-1@players.test", "your_turn", 1)
     assert "after 1 move)" in text_of(bob_turn.mail)
+
+
+def test_mail_in_offers_starttls(mail_service: MailService, tmp_path: Path) -> None:
+    env = mail_service
+    cert, key = tmp_path / "mx.pem", tmp_path / "mx.key"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-subj", "/CN=referee.test", "-keyout", str(key), "-out", str(cert)),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    tls_env = {
+        **env.service.env,
+        "REFEREE_MAIL_TLS_CERT": str(cert),
+        "REFEREE_MAIL_TLS_KEY": str(key),
+    }
+    listener = Process(
+        [REFEREE, "mail-in", "--port", str(port)], tls_env, tmp_path / "mail-in.log"
+    ).start()
+    try:
+        wait_port(port, listener)
+        created = create(env, "subdivision", "tls-")
+        ann = "tls-0@players.test"
+        turn = wait_mail(env, ann, "your_turn", 0)
+        move = listed_moves(text_of(turn.mail))[0]
+        raw, _ = raw_reply(turn, ann, move + "\n")
+        with smtplib.SMTP("127.0.0.1", port, timeout=30) as client:
+            client.ehlo()
+            assert client.has_extn("starttls")
+            client.starttls(context=ssl._create_unverified_context())
+            client.sendmail(ann, [str(turn.mail["Reply-To"])], raw)
+        wait_mail(env, ann, "answer")
+        assert log(env, created["id"]) == [move]
+    finally:
+        listener.stop()
