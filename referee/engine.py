@@ -288,6 +288,26 @@ class Game(ABC, Generic[S, M]):
         """
         return RoundSummary()
 
+    def decision_key(self, state: S, seat: int) -> Any:
+        """What `seat` is answering in `state`, as a value compared with `==`.
+
+        A move made while seeing one state and decided in another is judged
+        only if the key is the same in both (`referee.store.deciding.judge`,
+        docs/design.md "Stale moves"). By default the seat's whole view:
+        any change it could see makes its move stale. Games where others'
+        moves leave the question standing say less (MaNiKi: the card).
+        """
+        return self.view(state, seat)
+
+    def answer_note(self, before: S, after: S, seat: int) -> str | None:
+        """What the answer to `seat`'s accepted move should say beyond "accepted".
+
+        `before` and `after` are the states around the move. Only what
+        `seat` may see: a MaNiKi sequence that missed the card put its
+        seat out of the card, which "accepted" alone would hide.
+        """
+        return None
+
     def hidden_tail(self, state: S) -> int:
         """How many of the latest logged moves must be shown as `sealed` now.
 

@@ -78,6 +78,9 @@ class Settings:
     trusted_proxies: str | None = None
     # Seconds before a game may mail an unaccepted address another invitation.
     invite_every: float = 86400.0
+    # Both set: `referee mail-in` offers STARTTLS with this certificate chain and key (PEM).
+    mail_tls_cert: str | None = None
+    mail_tls_key: str | None = None
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
@@ -103,6 +106,8 @@ class Settings:
                     f"{ENVIRONMENT[name]} must be a rate such as 30/hour, "
                     f"not {getattr(self, name)!r}"
                 ) from None
+        if (self.mail_tls_cert is None) != (self.mail_tls_key is None):
+            raise BadSetting("REFEREE_MAIL_TLS_CERT and REFEREE_MAIL_TLS_KEY go together")
 
     @property
     def delivery_queue(self) -> str:
@@ -181,6 +186,8 @@ ENVIRONMENT = {
     "rate_moves": "REFEREE_RATE_MOVES",
     "trusted_proxies": "REFEREE_TRUSTED_PROXY",
     "invite_every": "REFEREE_INVITE_EVERY",
+    "mail_tls_cert": "REFEREE_MAIL_TLS_CERT",
+    "mail_tls_key": "REFEREE_MAIL_TLS_KEY",
 }
 # Settings where an empty variable says "none" instead of "the default".
 _EMPTY_MEANS_NONE = {"access_log"}

@@ -12,7 +12,9 @@ different message.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from email.headerregistry import Address
@@ -27,10 +29,22 @@ from sqlmodel import Session, col, select
 from referee import settings
 from referee.engine import JSON
 from referee.games import AnyGame
+from referee.record import canonical_json
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
-from referee.store import clock, deadlines, keys, reads
-from referee.store.tables import Game, Move, Outbox, OutboxKind, Seat, Source, Submission
+from referee.store import deadlines, keys, reads
+from referee.store.tables import (
+    Game,
+    Inbound,
+    Move,
+    Outbox,
+    OutboxKind,
+    Seat,
+    Source,
+    Submission,
+    SubmissionStatus,
+)
+from workers import wording
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 LAST_MOVES = 8
@@ -65,8 +79,9 @@ def public_url() -> str:
     return settings.active().public_url
 
 
-def reply_address(secret: bytes, game_id: str, seat: int) -> str:
-    return f"play+{keys.reply_token(secret, game_id, seat)}@{domain()}"
+def reply_address(secret: bytes, game_id: str, seat: int, version: int) -> str:
+    """The seat's reply address for a mail showing `version`: a reply answers that position."""
+    return f"play+{keys.reply_token(secret, game_id, seat, version)}@{domain()}"
 
 
 def message_id(row: Outbox) -> str:
@@ -116,22 +131,101 @@ class Notice:
     data: JSON
 
 
-def _subject(kind: OutboxKind, title: str, game_id: str, context: dict[str, Any]) -> str:
-    short = game_id[:8]
-    subjects = {
-        OutboxKind.INVITATION: f"[{title}] You are invited to game {short}",
-        OutboxKind.YOUR_TURN: (
-            f"[{title}] Your move (move {context['version'] + 1}) in game {short}"
-        ),
-        OutboxKind.REMINDER: f"[{title}] Reminder: your move in game {short} is due",
-        OutboxKind.ANSWER: f"[{title}] Your move in game {short}: {context.get('status', '')}",
-        OutboxKind.ROUND_OVER: f"[{title}] A round is over in game {short}",
-        OutboxKind.GAME_OVER: f"[{title}] Game {short} is over",
-        OutboxKind.HELP: f"[{title}] How to play game {short} by mail",
-        OutboxKind.BOARD: f"[{title}] The board of game {short}",
-        OutboxKind.REFUSED: f"[{title}] Your reply to game {short} was not understood",
-    }
-    return subjects.get(kind, f"[{title}] Game {short}")
+def subject(title: str, names: list[str], game_id: str) -> str:
+    """One subject for every mail of a game, so mail programs keep them in one thread."""
+    return f"{title}: {wording.joined(names)} (game {game_id[:8]})"
+
+
+def list_id(title: str, game_id: str) -> str:
+    """A List-Id per game (RFC 2919), which mail filters and programs can sort by."""
+    return f"{title} game {game_id[:8]} <{game_id}.games.{domain()}>"
+
+
+def _thread_root(session: Session, row: Outbox) -> str | None:
+    """The Message-ID of the first mail of this game actually sent to this seat, before `row`.
+
+    None when `row` is the first: it then starts the thread.
+    """
+    first = session.exec(
+        select(Outbox.id)
+        .where(
+            Outbox.game_id == row.game_id,
+            Outbox.seat == row.seat,
+            col(Outbox.mail_at).is_not(None),
+            col(Outbox.id) < row.id,
+        )
+        .order_by(col(Outbox.id))
+        .limit(1)
+    ).first()
+    return None if first is None else f"<referee.{first}.{row.game_id}@{domain()}>"
+
+
+def _their_reply(session: Session, row: Outbox, submission: Submission | None) -> str | None:
+    """The Message-ID of the player's mail that `row` answers, if it came by mail."""
+    if submission is None:
+        found = row.payload.get("in_reply_to")
+        return found if isinstance(found, str) else None
+    return session.exec(
+        select(Inbound.message_id).where(Inbound.submission_id == submission.id).limit(1)
+    ).first()
+
+
+# Mail pictures at three quarters of the drawing's size (585 to 820 pixels
+# wide): as wide as a mail reader shows them, at 60% of the drawing's cost.
+PICTURE_ZOOM = 0.75
+_PICTURES: dict[str, bytes] = {}
+_PICTURES_KEPT = 256
+_pictures_lock = threading.Lock()
+
+
+def board_png(game_name: str, view_state: JSON, names: list[str]) -> bytes:
+    """The board's PNG, drawn once per distinct picture in this process.
+
+    Every seat that sees the same thing, and each mail of a seat until the
+    position changes, shares one drawing: resvg takes most of a mail's CPU.
+    The key is the hash of what is drawn, so no view can get another's picture.
+    """
+    key = hashlib.sha256(
+        canonical_json({"game": game_name, "view": view_state, "names": names}).encode()
+    ).hexdigest()
+    found = _PICTURES.get(key)
+    if found is None:
+        found = render_png(game_name, view_state, names, zoom=PICTURE_ZOOM)
+        with _pictures_lock:
+            if len(_PICTURES) >= _PICTURES_KEPT:
+                del _PICTURES[next(iter(_PICTURES))]
+            _PICTURES[key] = found
+    return found
+
+
+def grouped_moves(rules: AnyGame, moves: list[Any], limit: int) -> tuple[list[str], list[str]]:
+    """At most `limit` moves to list, with every kind (the JSON `type`) among them.
+
+    Each kind gets its share in turn, so a long list of one kind cannot hide
+    the others; they are listed kind by kind, each in the game's order.
+    Returns the moves and, when some were left out, a line per kind saying how many shown.
+    """
+    kinds: dict[str, list[str]] = {}
+    for move in moves:
+        kinds.setdefault(str(rules.move_to_json(move).get("type", "")), []).append(
+            rules.notate(move)
+        )
+    if len(moves) <= limit:
+        return [notation for listed in kinds.values() for notation in listed], []
+    taken = dict.fromkeys(kinds, 0)
+    left = limit
+    while left > 0:
+        grew = False
+        for kind, listed in kinds.items():
+            if left > 0 and taken[kind] < len(listed):
+                taken[kind] += 1
+                left -= 1
+                grew = True
+        if not grew:
+            break
+    shown = [notation for kind, listed in kinds.items() for notation in listed[: taken[kind]]]
+    counts = [f"{taken[kind]} of {len(listed)} {kind}" for kind, listed in kinds.items()]
+    return shown, counts
 
 
 def _last_moves(session: Session, game: Game, version: int, first_sealed: int) -> list[str]:
@@ -169,6 +263,30 @@ def _head(session: Session, game: Game, upto: int) -> tuple[int, str]:
     return upto, row.hash
 
 
+_PICTURED = frozenset(
+    {
+        OutboxKind.INVITATION,
+        OutboxKind.YOUR_TURN,
+        OutboxKind.REMINDER,
+        OutboxKind.BOARD,
+        OutboxKind.ROUND_OVER,
+        OutboxKind.GAME_OVER,
+        OutboxKind.ANSWER,
+        OutboxKind.REFUSED,
+    }
+)
+# The kinds that list the seat's legal moves when it is to act.
+_LISTING = frozenset(
+    {
+        OutboxKind.YOUR_TURN,
+        OutboxKind.REMINDER,
+        OutboxKind.BOARD,
+        OutboxKind.ANSWER,
+        OutboxKind.REFUSED,
+    }
+)
+
+
 def build(session: Session, row: Outbox, secret: bytes, consent: Consent | None) -> Notice:
     """The message of outbox row `row`, as its seat may see it.
 
@@ -176,78 +294,92 @@ def build(session: Session, row: Outbox, secret: bytes, consent: Consent | None)
     now); the webhook's JSON is built all the same.
     """
     game = session.get(Game, row.game_id)
-    assert game is not None and row.seat is not None
+    assert game is not None and row.seat is not None and row.id is not None
     seats = reads.seats(session, game.id)
     seat: Seat = seats[row.seat]
     names = [s.name for s in seats]
     rules = reads.rules_of(game)
     payload = row.payload
-    over_now = row.kind == OutboxKind.GAME_OVER
+    kind = OutboxKind(row.kind)
+    over_now = kind == OutboxKind.GAME_OVER
     version = game.version if over_now else int(payload.get("version", game.version))
-    if row.kind in (OutboxKind.INVITATION, OutboxKind.ANSWER, OutboxKind.HELP, OutboxKind.REFUSED):
+    if kind in (OutboxKind.INVITATION, OutboxKind.ANSWER, OutboxKind.HELP, OutboxKind.REFUSED):
         version = min(version, game.version)
     state = reads.state_at(session, game, version)
     first_sealed = version - rules.hidden_tail(state) + 1
     head_seq, head_hash = _head(session, game, first_sealed - 1)
     view = envelope(rules, state, version, row.seat)
+    sent = datetime.fromisoformat(row.created_at)
     context: dict[str, Any] = {
-        "kind": row.kind,
+        "kind": kind,
         "title": rules.title,
         "game_id": game.id,
         "name": seat.name,
         "seat": row.seat,
         "names": names,
         "version": version,
-        "link": f"{public_url()}/v1/games/{game.id}",
+        "after": wording.counted(version, "move"),
+        "link": f"{public_url()}/g/{game.id}",
         "head_seq": head_seq,
         "head_hash": head_hash,
         "seed_commitment": game.seed_commitment,
+        "seed_value": None,
+        "witness": wording.wrapped(f"Log witness: move {head_seq} has hash", head_hash),
+        "commitment": wording.wrapped("Seed commitment (SHA-256):", game.seed_commitment),
         "board": render_text(game.name, view["state"], names),
         "last_moves": _last_moves(session, game, version, first_sealed),
         "to_act": [f"seat {s} ({names[s]})" for s in view["to_act"]],
         "notation_help": rules.notation_help,
-        "reply_to": reply_address(secret, game.id, row.seat),
+        "reply_to": reply_address(secret, game.id, row.seat, version),
         "deadline": None,
         "result": None,
         "round": [],
         "seed": None,
         "legal": [],
-        "legal_more": 0,
+        "legal_counts": [],
         "lists_every_move": rules.lists_every_move,
         "status": None,
+        "code": None,
         "reason": None,
+        "note": None,
+        "timed_out": False,
         "move": None,
-        "due_at": payload.get("due_at"),
+        "due_at": None,
         "problem": payload.get("reason"),
         "personal_link": None if consent is None else consent.link,
         "unsubscribe": None if consent is None else unsubscribe_url(consent),
     }
+    if payload.get("due_at"):
+        context["due_at"] = wording.moment(datetime.fromisoformat(payload["due_at"]), sent)
     due = deadlines.due_at(game) if version == game.version else None
     if game.deadline_seconds is not None:
         context["deadline"] = {
-            "hours": round(game.deadline_seconds / 3600, 2),
+            "length": wording.duration(game.deadline_seconds),
             "policy": game.on_timeout or "random",
-            "due_at": None if due is None else clock.stamp(due),
+            "due_at": None if due is None else wording.moment(due, sent),
         }
-    if row.seat in view["to_act"] and row.kind in (
-        OutboxKind.YOUR_TURN,
-        OutboxKind.REMINDER,
-        OutboxKind.BOARD,
-    ):
-        legal = [rules.notate(m) for m in rules.legal_moves(state, row.seat)]
-        context["legal"] = legal[:MAX_LISTED]
-        context["legal_more"] = max(len(legal) - MAX_LISTED, 0)
-    if row.kind == OutboxKind.ANSWER:
+    if row.seat in view["to_act"] and kind in _LISTING:
+        moves = rules.legal_moves(state, row.seat)
+        context["legal"], context["legal_counts"] = grouped_moves(rules, moves, MAX_LISTED)
+    submission = None
+    if kind == OutboxKind.ANSWER:
         submission = session.get(Submission, payload["submission"])
         assert submission is not None
         context["status"] = submission.status
+        context["code"] = submission.code
         context["reason"] = submission.reason
+        context["timed_out"] = submission.source == Source.TIMEOUT
         context["move"] = rules.notate(rules.move_from_json(submission.move))
-    if row.kind == OutboxKind.ROUND_OVER:
+        if submission.status == SubmissionStatus.ACCEPTED and submission.seq is not None:
+            before = reads.state_at(session, game, submission.seq - 1)
+            after = reads.state_at(session, game, submission.seq)
+            context["note"] = rules.answer_note(before, after, row.seat)
+    if kind == OutboxKind.ROUND_OVER:
         context["round"] = _round_lines(rules, state, names)
     if over_now:
         context["result"] = _result_lines(game, names)
-        context["seed"] = game.seed
+        context["seed"] = wording.wrapped("The seed was", game.seed or "")
+        context["seed_value"] = game.seed
     text = _text.get_template("mail.txt.j2").render(context)
     data = {
         "id": message_id(row),
@@ -270,15 +402,24 @@ def build(session: Session, row: Outbox, secret: bytes, consent: Consent | None)
     if consent.ask:
         return Notice(_ask(row, seat.email, names, rules.title, consent, context), data)
     mail = EmailMessage()
-    mail["Subject"] = _subject(OutboxKind(row.kind), rules.title, game.id, context)
+    mail["Subject"] = subject(rules.title, names, game.id)
     mail["From"] = sender()
     mail["To"] = Address(seat.name, addr_spec=seat.email)
     mail["Reply-To"] = context["reply_to"]
     mail["Message-ID"] = message_id(row)
-    mail["Date"] = format_datetime(datetime.fromisoformat(row.created_at))
-    thread = f"<referee.game.{game.id}@{domain()}>"
-    mail["References"] = thread
-    mail["In-Reply-To"] = thread
+    mail["Date"] = format_datetime(sent)
+    # One thread per game and seat: every mail refers to the first one sent,
+    # and an answer also to the player's own reply.
+    root = _thread_root(session, row)
+    theirs = _their_reply(session, row, submission)
+    references = [found for found in (root, theirs) if found is not None]
+    if references:
+        mail["References"] = " ".join(references)
+        mail["In-Reply-To"] = references[-1]
+    # A machine's mail (RFC 3834): no vacation notice or read receipt answers it.
+    mail["Auto-Submitted"] = "auto-generated"
+    mail["X-Auto-Response-Suppress"] = "All"
+    mail["List-Id"] = list_id(rules.title, game.id)
     mail["X-Referee-Game"] = game.id
     mail["X-Referee-Seat"] = str(row.seat)
     mail["X-Referee-Version"] = str(version)
@@ -286,21 +427,13 @@ def build(session: Session, row: Outbox, secret: bytes, consent: Consent | None)
     mail["X-Referee-Head"] = f"{head_seq} {head_hash}"
     _unsubscribe_headers(mail, consent)
     mail.set_content(text)
-    picture = row.kind in (
-        OutboxKind.INVITATION,
-        OutboxKind.YOUR_TURN,
-        OutboxKind.REMINDER,
-        OutboxKind.BOARD,
-        OutboxKind.ROUND_OVER,
-        OutboxKind.GAME_OVER,
-    )
-    cid = f"board.{row.id}@{domain()}" if picture else None
+    cid = f"board.{row.id}@{domain()}" if kind in _PICTURED else None
     html = _html.get_template("mail.html.j2").render({**context, "cid": cid})
     mail.add_alternative(html, subtype="html")
     if cid is not None:
         html_part = mail.get_payload()[1]  # type: ignore[index]
         assert isinstance(html_part, EmailMessage)
-        png = render_png(game.name, view["state"], names)
+        png = board_png(game.name, view["state"], names)
         html_part.add_related(png, "image", "png", cid=f"<{cid}>", filename="board.png")
     mail.add_attachment(
         json.dumps(view, sort_keys=True, indent=1).encode("utf-8"),

@@ -400,6 +400,29 @@ class Maniki(Game[State, Move]):
     def rounds_decided(self, state: State) -> int:
         return state.decided
 
+    def decision_key(self, state: State, seat: int) -> Any:
+        # Another seat's wrong answer or pass leaves the card standing: the
+        # question is the same until the card is decided (or the seat resigns).
+        return (state.decided, seat in state.resigned)
+
+    def answer_note(self, before: State, after: State, seat: int) -> str | None:
+        if seat in after.resigned:
+            return None
+        if after.decided > before.decided:
+            if after.last_round is not None and after.last_round.winner == seat:
+                return "Right: you won this card."
+            # Its answer was the card's last, and not right (or the round
+            # ended otherwise): the round-over mail tells how it went.
+            return "This card is decided, and not won by you."
+        answer = next((a for a in after.answers if a.seat == seat), None)
+        if answer is None:
+            return None
+        if after.sealed:
+            return "Your answer to this card is sealed until every seat has answered."
+        if answer.orders is None:
+            return "You passed: you are out of this card."
+        return "Wrong: that sequence does not end on the card. You are out of this card."
+
     def pass_move(self, state: State, seat: int) -> Move | None:
         return Pass() if seat in self.actors(state) else None
 

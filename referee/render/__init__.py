@@ -62,12 +62,18 @@ def render_text(game_name: str, view: JSON, names: Sequence[str] | None = None) 
     return _drawings(game_name)[1](view, names)
 
 
-def render_png(game_name: str, view: JSON, names: Sequence[str] | None = None) -> bytes:
-    """The board of `view` as a PNG image, for mail, drawn by resvg in Noto Sans."""
+def render_png(
+    game_name: str, view: JSON, names: Sequence[str] | None = None, zoom: float = 1.0
+) -> bytes:
+    """The board of `view` as a PNG image, for mail, drawn by resvg in Noto Sans.
+
+    `zoom` scales the picture (the drawing's cost falls with its area).
+    """
     picture = render_svg(game_name, view, names)
     return bytes(
         resvg_py.svg_to_bytes(
             svg_string=picture,
+            zoom=zoom,
             skip_system_fonts=True,
             font_files=_PNG_FONTS,
             font_family=fontpkg_noto_sans.FAMILY,

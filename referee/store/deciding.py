@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from referee.engine import IllegalMove
+from referee.games import AnyGame
 from referee.store.appending import (
     INSERT_OUTBOX,
     Logged,
@@ -95,7 +96,15 @@ class Reach:
 
 
 # The columns of a submission that judging reads.
-SUBMISSION_READ = ("id", "seat", "move", "expected_version", "source", *DECISION_FIELDS)
+SUBMISSION_READ = (
+    "id",
+    "seat",
+    "move",
+    "expected_version",
+    "seen_version",
+    "source",
+    *DECISION_FIELDS,
+)
 _SEATS_OF_GAME = _SEAT.c.game_id == _GAME.c.id
 # Deciding runs for every move, so it reads in one statement what it needs:
 # the game (with the state at its head) and the submission, both locked, the
@@ -195,6 +204,12 @@ def judge(
             if state is None:
                 state = state_at(session, game, game.version)
                 rounds_before = rules.rounds_decided(state)
+            if expected is None and _moved_on(session, game, rules, submission, version, state):
+                raise IllegalMove(
+                    "stale_version",
+                    f"the game moved on since version {submission['seen_version']}, which your "
+                    f"move answered (it is at version {version} now): look again and resubmit",
+                )
             move = rules.move_from_json(submission["move"])
             after = rules.play(state, submission["seat"], move)
         except IllegalMove as refused:
@@ -210,12 +225,12 @@ def judge(
         submission = {**submission, **fields, "decided_at": stamp}
         update = {name: submission[name] for name in DECISION_FIELDS}
         connection.execute(_SET_SUBMISSION, {"submission_id": submission["id"], **update})
-        if submission["source"] == Source.MAIL:
-            # A move that came by mail is answered by mail, accepted or refused.
+        source, seat = submission["source"], submission["seat"]
+        # A move that came by mail is answered by mail, accepted or refused;
+        # a seat whose move the referee played for it hears of it at once.
+        if source == Source.MAIL or (source == Source.TIMEOUT and seat in reach.reachable):
             payload = {"submission": submission["id"]}
-            answers.append(
-                outbox_row(game.id, OutboxKind.ANSWER, submission["seat"], payload, stamp)
-            )
+            answers.append(outbox_row(game.id, OutboxKind.ANSWER, seat, payload, stamp))
         decided.append(_decided(submission))
     if not logged:
         if answers:
@@ -236,6 +251,35 @@ def judge(
     connection.execute(SET_GAME, {"game_id": game.id, **appended.game, **(changes or {})})
     write(connection, appended, answers=answers)
     return decided, bool(answers or appended.news)
+
+
+def _moved_on(
+    session: Session,
+    game: GameRow,
+    rules: AnyGame,
+    submission: dict[str, Any],
+    version: int,
+    state: Any,
+) -> bool:
+    """Whether what the seat answered changed between the version it saw and `state`.
+
+    The rule (docs/design.md, "Stale moves"): a move is judged against the
+    position its sender saw. When the game is still at `seen_version`, or
+    the changes since left the seat's `Game.decision_key` as it was
+    (another seat's answer to the same MaNiKi card), it is played;
+    otherwise it is refused as `stale_version`. A timeout's move is chosen
+    by the referee from the very position it is played in, under the
+    game's lock, so it is never stale; nor is a submission recorded before
+    versions were (no `seen_version`).
+    """
+    seen = submission["seen_version"]
+    if seen is None or seen == version or submission["source"] == Source.TIMEOUT:
+        return False
+    if not 0 <= seen < version:
+        return True
+    seat = submission["seat"]
+    before = state_at(session, game, seen)
+    return bool(rules.decision_key(before, seat) != rules.decision_key(state, seat))
 
 
 def _decided(submission: dict[str, Any]) -> Decided:

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import secrets
 import threading
+from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -83,30 +84,58 @@ def _mac(secret: bytes, purpose: str, game_id: str, seat: int) -> bytes:
     return hmac.new(secret, message, hashlib.sha256).digest()
 
 
-def reply_token(secret: bytes, game_id: str, seat: int) -> str:
-    """The secret part of a seat's reply address: game, seat and a MAC, in lower-case base32.
+@dataclass(frozen=True, slots=True)
+class ReplyKey:
+    """What a reply address names: the game, the seat, and the version its mail showed.
 
-    It is derived, not stored, so every mail can carry it; it is not the
-    REST token (which the server cannot recover: it keeps only its hash).
+    `version` is None for the addresses of mails sent before addresses
+    carried one: such a reply is judged against the position at arrival.
     """
-    raw = bytes.fromhex(game_id) + bytes([seat]) + _mac(secret, "reply", game_id, seat)[:12]
+
+    game_id: str
+    seat: int
+    version: int | None
+
+
+# game id (16 bytes), seat (1), MAC (12): 29 bytes, 47 base32 letters; a
+# versioned token adds the version (4 bytes), 33 bytes, 53 letters.
+_PLAIN_LENGTH = 47
+_VERSIONED_LENGTH = 53
+
+
+def reply_token(secret: bytes, game_id: str, seat: int, version: int | None = None) -> str:
+    """The secret part of a reply address: game, seat, version and a MAC, in lower-case base32.
+
+    Each mail carries the version it shows, signed, so a reply answers the
+    position of the mail it replies to (`referee.store.deciding.judge`)
+    and an address is worth something only while that position stands.
+    It is derived, not stored, and it is not the REST token (which the
+    server cannot recover: it keeps only its hash).
+    """
+    if version is None:
+        mac = _mac(secret, "reply", game_id, seat)[:12]
+        raw = bytes.fromhex(game_id) + bytes([seat]) + mac
+    else:
+        mac = _mac(secret, f"reply@{version}", game_id, seat)[:12]
+        raw = bytes.fromhex(game_id) + bytes([seat]) + version.to_bytes(4, "big") + mac
     return base64.b32encode(raw).decode("ascii").rstrip("=").lower()
 
 
-def read_token(secret: bytes, token: str) -> tuple[str, int] | None:
-    """The (game id, seat) a reply token names; None for anything forged or malformed."""
+def read_token(secret: bytes, token: str) -> ReplyKey | None:
+    """What a reply token names; None for anything forged or malformed."""
     text = token.strip().upper()
-    if len(text) != 47 or not text.isalnum():
+    if len(text) not in (_PLAIN_LENGTH, _VERSIONED_LENGTH) or not text.isalnum():
         return None
     try:
-        raw = base64.b32decode(text + "=")
+        raw = base64.b32decode(text + "=" * (-len(text) % 8))
     except ValueError:
         return None
     game_id, seat = raw[:16].hex(), raw[16]
+    version = int.from_bytes(raw[17:21], "big") if len(text) == _VERSIONED_LENGTH else None
     # Compared as text, so another spelling of the same bits is refused too.
-    if not hmac.compare_digest(text.lower(), reply_token(secret, game_id, seat)):
+    if not hmac.compare_digest(text.lower(), reply_token(secret, game_id, seat, version)):
         return None
-    return game_id, seat
+    return ReplyKey(game_id, seat, version)
 
 
 def webhook_secret(secret: bytes, game_id: str, seat: int, generation: int = 0) -> str:

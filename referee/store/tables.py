@@ -254,6 +254,9 @@ class Inbound(SQLModel, table=True):
     seat: int | None = None
     received_at: str = Field(max_length=40)
     outcome: str = Field(max_length=40)
+    # The reply's own Message-ID, which the answer to it refers to (threading).
+    message_id: str | None = Field(default=None, max_length=250)
+    submission_id: str | None = Field(default=None, max_length=32, index=True)
 
 
 class Setting(SQLModel, table=True):

@@ -97,6 +97,10 @@ def test_each_policy_applies_once_and_reminds_once(
     assert all(source == "timeout" for _, _, source in played)
     if expected is not None:
         assert all(notation == expected for _, notation, _ in played)
+    # Each seat the referee played for is told so at once, by its own mail.
+    for seat, notation, _ in played:
+        told = wait_mail(env, f"{policy}-{seat}@players.test", "answer")
+        assert f'Time ran out, so the referee played "{notation}" for you' in text_of(told.mail)
     if policy == "forfeit":
         assert summary(env, game_id)["status"] == "over"
         wait_mail(env, f"{policy}-1@players.test", "game_over")

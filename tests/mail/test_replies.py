@@ -86,8 +86,11 @@ def test_garbage_gets_an_answer_and_no_move(
     before = count(mail_service, ANN)
     reply(mail_service, game["turn"], "I think I'd rather go for a walk")
     refused = wait_mail(mail_service, ANN, "refused", after=before)
-    assert "could not be used" in text_of(refused.mail)
+    assert "could not be read as a move" in text_of(refused.mail)
     assert "expected" in text_of(refused.mail) or "not" in text_of(refused.mail)
+    # It says how to write a move and which moves there are.
+    assert "How to write a move" in text_of(refused.mail)
+    assert listed_moves(text_of(refused.mail)) == listed_moves(text_of(game["turn"].mail))
     before = count(mail_service, ANN)
     reply(mail_service, game["turn"], "")
     refused = wait_mail(mail_service, ANN, "refused", after=before)

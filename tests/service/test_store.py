@@ -39,6 +39,13 @@ def played_game(url: str, moves: int, emails: tuple[str | None, str | None] = (N
     return created.game.id
 
 
+def _version(session: Session, game_id: str) -> int:
+    """The game's version now: the position a player submitting now sees."""
+    game = session.get(Game, game_id)
+    assert game is not None
+    return game.version
+
+
 def play_on(url: str, game_id: str, moves: int) -> None:
     """Decide `moves` more random moves, chosen from the state replayed locally."""
     with Session(db.engine()) as session:
@@ -59,7 +66,12 @@ def accept(game_id: str, seat: int, move: dict[str, Any]) -> None:
     """Record `move` for `seat` and decide it, as the API and a worker would: accepted."""
     with Session(db.engine(), expire_on_commit=False) as session:
         submission, _ = submissions.record(
-            session, game_id, seat, move, source=Source.REST, seen_version=0
+            session,
+            game_id,
+            seat,
+            move,
+            source=Source.REST,
+            seen_version=_version(session, game_id),
         )
         session.commit()
     decided = deciding.decide(submission.id).submission
@@ -233,3 +245,45 @@ def test_a_repeated_idempotency_key_records_nothing_new(url: str) -> None:
         )
     assert (fresh, again_fresh, other_fresh) == (True, False, True)
     assert again.id == first.id != other.id
+
+
+def _pending(session: Session, game_id: str, seat: int, rules: Any, text: str, seen: int) -> str:
+    submission, _ = submissions.record(
+        session,
+        game_id,
+        seat,
+        rules.move_to_json(rules.parse(text)),
+        source=Source.MAIL,
+        seen_version=seen,
+    )
+    return submission.id
+
+
+def test_a_move_is_judged_against_the_position_its_sender_saw(url: str) -> None:
+    # Subdivision: a move left pending while its seat's position changed is stale.
+    with db.transaction() as session:
+        game_id = creation.create_game(
+            session, RULES, [("a", None), ("b", None)], RULES.load_options({}, 2)
+        ).game.id
+    with Session(db.engine(), expire_on_commit=False) as session:
+        seed = session.get(Game, game_id).seed  # type: ignore[union-attr]
+        state = new_state(RULES, seed, 2, RULES.load_options({}, 2))
+        first, second = (RULES.notate(m) for m in RULES.legal_moves(state, 0)[:2])
+        early = _pending(session, game_id, 0, RULES, first, 0)
+        late = _pending(session, game_id, 0, RULES, second, 0)
+        session.commit()
+    assert deciding.decide(early).submission.status == "accepted"  # type: ignore[union-attr]
+    refused = deciding.decide(late).submission
+    assert refused is not None and refused.code == "stale_version"
+
+    # MaNiKi: another seat's answer to the same card leaves an answer standing.
+    maniki = games.get("maniki")
+    players = [("a", None), ("b", None), ("c", None)]
+    with db.transaction() as session:
+        game_id = creation.create_game(session, maniki, players, maniki.load_options({}, 3)).game.id
+    with Session(db.engine(), expire_on_commit=False) as session:
+        passing = _pending(session, game_id, 0, maniki, "pass", 0)
+        other = _pending(session, game_id, 1, maniki, "pass", 0)
+        session.commit()
+    assert deciding.decide(passing).submission.status == "accepted"  # type: ignore[union-attr]
+    assert deciding.decide(other).submission.status == "accepted"  # type: ignore[union-attr]
