@@ -497,6 +497,7 @@ _REFUSED = (
 def _submission_doc(conflict: str, refused: str, *more: int) -> dict[str, Any]:
     errors = {400: "bad_request: a malformed Idempotency-Key; bad_json: the body is not JSON"}
     errors |= {401: NO_SEAT, 404: NO_GAME, 409: conflict, 422: refused}
+    errors |= {429: "too_many_requests: this client submitted too many moves (`Retry-After`)"}
     errors |= {415: NOT_JSON} if 415 in more else {}
     links = {"links": _SUBMISSION_LINKS}
     return {"security": [{"seat": []}], **declared(errors, also={201: links, 202: links})}
