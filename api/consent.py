@@ -16,7 +16,7 @@ from flask import Blueprint, Response, render_template, request
 
 from api import web
 from api.errors import Problem
-from referee.queue import DELIVER, enqueue
+from referee.queue import deliver_soon
 from referee.store import addresses
 from referee.store.db import transaction
 from referee.store.tables import Address
@@ -65,7 +65,7 @@ def accept(token: str) -> str:
         fresh = addresses.accept(db, found)
     if fresh:
         try:
-            enqueue(DELIVER)
+            deliver_soon()
         except Exception:
             # The delivery sweep sends the invitations once the broker is back.
             _log.exception("could not enqueue delivery after an acceptance")
