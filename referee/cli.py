@@ -321,7 +321,16 @@ def serve(host: str, port: int, threads: int | None) -> None:
     if queue.eager():
         queue.start_sweeper()
     threads = threads or chosen.threads
-    server = create_server(app, host=host, port=port, threads=threads, ident="referee")
+    # X-Forwarded-For reaches the app, which believes it only from REFEREE_TRUSTED_PROXY
+    # (api/throttle.py); waitress would otherwise drop it before anyone could decide.
+    server = create_server(
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="referee",
+        clear_untrusted_proxy_headers=False,
+    )
     click.echo(f"referee: http://{host}:{port}/v1/rules  (database {db.database_url()})")
     server.run()
 

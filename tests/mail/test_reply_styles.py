@@ -218,7 +218,9 @@ def test_one_thread_per_game_and_seat_and_machine_headers(mail_service: MailServ
         assert created["id"] in str(mail.mail["List-Id"])
         assert f"/g/{created['id']}" in text_of(mail.mail)
         assert "/v1/games" not in text_of(mail.mail)
-        assert all(len(line) <= 72 for line in text_of(mail.mail).splitlines()[-3:])
+        # The witness lines fit 72 columns (a link, which cannot be wrapped, may not).
+        tail = text_of(mail.mail).splitlines()[-3:]
+        assert all(len(line) <= 72 for line in tail if "://" not in line)
         if mail is not mails[0]:
             assert str(mail.mail["References"]).split()[0] == root
     assert str(answer.mail["In-Reply-To"]) == mid

@@ -26,7 +26,7 @@ import requests
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 from tests.servers import chromium
-from tests.service.conftest import Service, base_env, start_server
+from tests.service.conftest import TEST_API_KEY, Service, base_env, start_server
 
 FLAGS = [
     "--headless",
@@ -53,7 +53,12 @@ def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     the server for the 30 s busy timeout. Mail is tested in tests/mail.
     """
     tmp = tmp_path_factory.mktemp("web")
-    env = base_env(DATABASE_URL=f"sqlite:///{tmp / 'referee.sqlite3'}", REFEREE_SWEEP_EVERY="3600")
+    # With an API key the lobby's games are a trusted client's: every seat's link is shown.
+    env = base_env(
+        DATABASE_URL=f"sqlite:///{tmp / 'referee.sqlite3'}",
+        REFEREE_SWEEP_EVERY="3600",
+        REFEREE_API_KEY=TEST_API_KEY,
+    )
     url, server = start_server(env, tmp)
     service = Service(url, env["DATABASE_URL"], env, tmp, server)
     yield service
@@ -101,6 +106,7 @@ def create_in_lobby(page: Page, url: str, game: str, names: list[str]) -> list[s
     page.click(f"a.button[href='/new/{game}']")
     for n, name in enumerate(names):
         page.fill(f"#name-{n}", name)
+    page.fill("#api_key", TEST_API_KEY)
     page.click("text=Create the game")
     assert page.locator("h1").inner_text().endswith("is ready")
     return [page.input_value(f"#link-{n}") for n in range(len(names))]
@@ -118,6 +124,7 @@ def test_a_whole_game_through_the_pages(
     host.fill("#name-0", "Ann")
     host.fill("#name-1", "Bob")
     host.fill("#email-1", "bob@example.org")
+    host.fill("#api_key", TEST_API_KEY)
     host.click("text=Create the game")
     host.screenshot(path=artifacts / "created.png", full_page=True)
     links = [host.input_value(f"#link-{n}") for n in range(2)]
