@@ -84,6 +84,8 @@ def play(name: str, players: int, moves: int, seed: str) -> str:
 def build_all(game_ids: list[str]) -> tuple[list[float], list[Any]]:
     """Every outbox row of the games built once: CPU ms per build, and the mails."""
     secret = keys.server_secret()
+    # Every address here has accepted the referee's mail: full mails, as players get them.
+    accepted = compose.Consent(ask=False, accept_token="bench", stop_token="bench")
     times, mails = [], []
     with DbSession(db.engine()) as session:
         rows = session.exec(
@@ -91,7 +93,7 @@ def build_all(game_ids: list[str]) -> tuple[list[float], list[Any]]:
         ).all()
         for row in rows:
             started = time.thread_time()
-            notice = compose.build(session, row, secret)
+            notice = compose.build(session, row, secret, accepted)
             times.append((time.thread_time() - started) * 1000)
             mails.append(notice.mail)
     return times, mails
