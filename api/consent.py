@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 
 from flask import Blueprint, Response, render_template, request
+from sqlmodel import Session
 
 from api import web
 from api.errors import Problem
@@ -42,12 +43,17 @@ def _problem_page(error: Problem) -> tuple[str, int]:
     return render_template("web/error.html", status=error.status, detail=error.detail), error.status
 
 
-def _address(purpose: str, token: str) -> Address:
-    with transaction() as db:
-        found = addresses.by_token(db, purpose, token)
+def _address_in(db: Session, purpose: str, token: str) -> Address:
+    """The address a link's token names; a 404 page for any other token."""
+    found = addresses.by_token(db, purpose, token)
     if found is None:
         raise Problem(404, "not_found", "This link is not valid (or no longer).")
     return found
+
+
+def _address(purpose: str, token: str) -> Address:
+    with transaction() as db:
+        return _address_in(db, purpose, token)
 
 
 @bp.get("/accept/<token>")
@@ -59,10 +65,7 @@ def ask_accept(token: str) -> str:
 @bp.post("/accept/<token>")
 def accept(token: str) -> str:
     with transaction() as db:
-        found = addresses.by_token(db, "accept", token)
-        if found is None:
-            raise Problem(404, "not_found", "This link is not valid (or no longer).")
-        fresh = addresses.accept(db, found)
+        fresh = addresses.accept(db, _address_in(db, "accept", token))
     if fresh:
         try:
             deliver_soon()
@@ -81,8 +84,5 @@ def ask_stop(token: str) -> str:
 @bp.post("/unsubscribe/<token>")
 def stop(token: str) -> str:
     with transaction() as db:
-        found = addresses.by_token(db, "stop", token)
-        if found is None:
-            raise Problem(404, "not_found", "This link is not valid (or no longer).")
-        addresses.stop(db, found)
+        addresses.stop(db, _address_in(db, "stop", token))
     return render_template("web/consent.html", action="stop", done=True, path=request.path)
