@@ -288,7 +288,8 @@ def _logging(access_log: str | None) -> logging.Logger:
     type=int,
     default=None,
     show_default="REFEREE_THREADS or 16",
-    help="Requests served at once (a `?wait=` request holds one).",
+    help="Requests served at once besides REFEREE_EVENTS_MAX event streams "
+    "(a `?wait=` request holds one).",
 )
 def serve(host: str, port: int, threads: int | None) -> None:
     """Run the API in this one process on waitress, a production WSGI server.
@@ -320,7 +321,9 @@ def serve(host: str, port: int, threads: int | None) -> None:
     db.upgrade()
     if queue.eager():
         queue.start_sweeper()
-    threads = threads or chosen.threads
+    # As in deploy/gunicorn.conf.py: event streams hold threads of their own beside
+    # those every other request shares, so followers can never take them all.
+    threads = (threads or chosen.threads) + chosen.events_max
     # X-Forwarded-For reaches the app, which believes it only from REFEREE_TRUSTED_PROXY
     # (api/throttle.py); waitress would otherwise drop it before anyone could decide.
     server = create_server(

@@ -26,6 +26,8 @@ from tests.service.conftest import Client, Service, base_env, redis_url, start_s
 
 KEEPALIVE = "0.5"
 MAX_FOLLOWERS = 4
+# Fewer than the followers: streams must hold threads of their own, not these.
+THREADS = 2
 PATIENCE = 30.0
 
 
@@ -34,7 +36,11 @@ def stack(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:
     tmp = tmp_path_factory.mktemp(f"events-{request.param}")
-    settings = {"REFEREE_EVENTS_KEEPALIVE": KEEPALIVE, "REFEREE_EVENTS_MAX": str(MAX_FOLLOWERS)}
+    settings = {
+        "REFEREE_EVENTS_KEEPALIVE": KEEPALIVE,
+        "REFEREE_EVENTS_MAX": str(MAX_FOLLOWERS),
+        "REFEREE_THREADS": str(THREADS),
+    }
     if request.param == "redis":
         database = request.getfixturevalue("pg_database")
         env = base_env(
@@ -287,7 +293,7 @@ def test_heartbeats_come_while_nothing_changes(stack: Service) -> None:
 
 def test_more_followers_than_the_setting_get_503_with_retry_after(stack: Service) -> None:
     client = Client(stack.url)
-    game_id, _tokens = new_game(client, "maniki", 2)
+    game_id, tokens = new_game(client, "maniki", 2)
     opened: list[Stream] = []
     try:
         # Streams closed by earlier tests are let go at their next keepalive,
@@ -305,6 +311,8 @@ def test_more_followers_than_the_setting_get_503_with_retry_after(stack: Service
         assert refused.headers["Content-Type"] == "application/problem+json"
         assert refused.json()["code"] == "too_many_followers"
         assert int(refused.headers["Retry-After"]) > 0
+        # The followers hold more threads than REFEREE_THREADS, yet moves are answered.
+        assert play_first_legal(client, game_id, tokens) == 1
         # Once a follower leaves, its place is free again.
         opened.pop().close()
         deadline = time.monotonic() + PATIENCE
@@ -315,7 +323,7 @@ def test_more_followers_than_the_setting_get_503_with_retry_after(stack: Service
                 break
             assert time.monotonic() < deadline, "the place of a closed stream was never freed"
             time.sleep(0.2)
-        assert again.event().id == 0
+        assert again.event().id == 1  # the version the move above made
     finally:
         for stream in opened:
             stream.close()
