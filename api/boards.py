@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from api import auth
 from api.errors import BAD_QUERY, BAD_TOKEN, Problem, declared
+from api.expensive import BUSY, taking_turns
 from api.games import SEAT, find, session
 from api.media import SVG, negotiated, text_response
 from api.schemas import StateArgs
@@ -43,10 +44,16 @@ def board_svg(
     operationId="getBoardSvg",
     security=SEAT,
     **declared(
-        {401: BAD_TOKEN, 404: "not_found: no such game, or `at` beyond the log", 422: BAD_QUERY}
+        {
+            401: BAD_TOKEN,
+            404: "not_found: no such game, or `at` beyond the log",
+            422: BAD_QUERY,
+            503: BUSY,
+        }
     ),
 )
 @blp.doc(responses={200: text_response("the board as the caller may see it, after move `at`", SVG)})
+@taking_turns
 def board(args: dict[str, Any], game_id: str) -> Response:
     """A picture (SVG) of the caller's view of the board after move `at` (default: latest)."""
     picture = board_svg(game_id, args.get("at"))

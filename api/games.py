@@ -15,6 +15,7 @@ from sqlmodel import Session
 
 from api import auth, throttle
 from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, NO_SEAT, NOT_JSON, Problem, declared
+from api.expensive import BUSY, taking_turns
 from api.media import NDJSON, negotiated, text_response
 from api.schemas import (
     EnvelopeOut,
@@ -675,9 +676,10 @@ def moves(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/games/<game_id>/log.jsonl", methods=["GET"])
 @blp.doc(
     operationId="getGameRecord",
-    **declared({404: NO_GAME, 422: BAD_QUERY}),
+    **declared({404: NO_GAME, 422: BAD_QUERY, 503: BUSY}),
 )
 @blp.doc(responses={200: text_response("the game record, JSON Lines", NDJSON)})
+@taking_turns
 def log_jsonl(game_id: str) -> Response:
     """The game record for `referee verify`: the seed only once the game is over."""
     with session() as db:
@@ -689,7 +691,8 @@ def log_jsonl(game_id: str) -> Response:
 
 @blp.route("/games/<game_id>/verify", methods=["GET"])
 @blp.response(200, VerifyOut)
-@blp.doc(operationId="verifyGame", **declared({404: NO_GAME, 422: BAD_QUERY}))
+@blp.doc(operationId="verifyGame", **declared({404: NO_GAME, 422: BAD_QUERY, 503: BUSY}))
+@taking_turns
 def verify(game_id: str) -> dict[str, Any]:
     """Does the chain hold, and does replaying the log give the stored state?
 

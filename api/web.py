@@ -51,6 +51,7 @@ from werkzeug.exceptions import HTTPException
 from api import bodies, throttle
 from api import games as api_games
 from api.errors import Problem
+from api.expensive import taking_turns
 from api.rules import describe
 from api.schemas import PlayerIn
 from referee import games, render, settings
@@ -633,6 +634,7 @@ def _answer(db: Session, game: Game, seat: int | None, rules: AnyGame) -> JSONis
 
 
 @bp.get("/g/<game_id>")
+@taking_turns
 def game(game_id: str) -> str:
     return render_template("web/game.html", **game_context(game_id))
 

@@ -62,6 +62,10 @@ class Settings:
     # streams one API process holds open (each holds one of its threads).
     events_keepalive: float = 15.0
     events_max: int = 100
+    # Expensive reads (pages, pictures, records, verify) one process computes at
+    # once, and the seconds one may wait for its turn before a 503 (api/expensive.py).
+    expensive_reads: int = 1
+    expensive_wait: float = 30.0
     # Seconds one webhook delivery may take in all, lookup to last byte.
     webhook_deadline: float = 10.0
     # Failures in a row after which a seat's webhook is switched off.
@@ -94,6 +98,10 @@ class Settings:
                 "REFEREE_WEBHOOK_DEADLINE must be above 0 and below REFEREE_MAIL_LEASE "
                 f"({self.mail_lease:g}), not {self.webhook_deadline:g}"
             )
+        if self.expensive_reads < 1:
+            raise BadSetting("REFEREE_EXPENSIVE_READS must be 1 or more")
+        if not 0 <= self.expensive_wait <= 3600:
+            raise BadSetting("REFEREE_EXPENSIVE_WAIT must be from 0 to 3600 seconds")
         if self.webhook_max_failures < 1:
             raise BadSetting("REFEREE_WEBHOOK_MAX_FAILURES must be at least 1")
         if self.db_pool is not None and self.db_pool < 1:
@@ -178,6 +186,8 @@ ENVIRONMENT = {
     "access_log": "REFEREE_ACCESS_LOG",
     "events_keepalive": "REFEREE_EVENTS_KEEPALIVE",
     "events_max": "REFEREE_EVENTS_MAX",
+    "expensive_reads": "REFEREE_EXPENSIVE_READS",
+    "expensive_wait": "REFEREE_EXPENSIVE_WAIT",
     "webhook_deadline": "REFEREE_WEBHOOK_DEADLINE",
     "webhook_max_failures": "REFEREE_WEBHOOK_MAX_FAILURES",
     "webhook_allow_private": "REFEREE_WEBHOOK_ALLOW_PRIVATE",

@@ -1,4 +1,5 @@
-"""Work per request is bounded: verify is kept per version, reads take no write lock, pages page.
+"""Work per request is bounded: verify is kept per version, reads take no write lock, pages
+page, expensive reads take turns.
 
 In-process on SQLite (tasks eager), through Flask's test client.
 """
@@ -6,7 +7,9 @@ In-process on SQLite (tasks eager), through Flask's test client.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -16,6 +19,7 @@ from sqlalchemy import delete, update
 from sqlmodel import col, select
 
 from api import create_app, web
+from api.expensive import taking_turns
 from referee import queue, settings
 from referee.store import db
 from referee.store.tables import Game, Setting, Verification
@@ -117,3 +121,83 @@ def test_only_the_latest_verification_of_each_game_is_kept(app: Flask) -> None:
     with db.reading() as session:
         games = session.exec(select(col(Verification.game_id))).all()
     assert len(games) == len(set(games))
+
+
+EXPENSIVE = (
+    "/v1/games/{id}/verify",
+    "/v1/games/{id}/log.jsonl",
+    "/v1/games/{id}/board.svg",
+    "/g/{id}",
+)
+
+
+@contextmanager
+def expensive_read_in_progress() -> Iterator[None]:
+    """Another thread computes an expensive read (one that waits to be let go) meanwhile."""
+    let_go, started = threading.Event(), threading.Event()
+
+    @taking_turns
+    def computing() -> None:
+        started.set()
+        let_go.wait(30)
+
+    other = threading.Thread(target=computing)
+    other.start()
+    try:
+        assert started.wait(10)
+        yield
+    finally:
+        let_go.set()
+        other.join(10)
+
+
+def test_expensive_reads_take_turns_and_moves_do_not_wait_for_them(app: Flask) -> None:
+    client = app.test_client()
+    game = passing_game(client, 2, 2)
+    paths = [path.format(id=game["id"]) for path in EXPENSIVE]
+    with settings_with(expensive_reads=1, expensive_wait=0.2), expensive_read_in_progress():
+        for path in paths:
+            busy = client.get(path)
+            assert busy.status_code == 503, path
+            assert busy.headers["Retry-After"] == "1"
+            if path.startswith("/v1"):
+                assert busy.mimetype == "application/problem+json"
+                assert busy.get_json()["code"] == "busy"
+        # What is not expensive is answered at once, moves above all.
+        assert client.get(f"/v1/games/{game['id']}/state").status_code == 200
+        moved = client.post(
+            f"/v1/games/{game['id']}/moves?wait=5",
+            json={"notation": "pass"},
+            headers={"Authorization": f"Bearer {game['seats'][0]['token']}"},
+        )
+        assert moved.status_code == 201
+    for path in paths:
+        assert client.get(path).status_code == 200, path
+
+
+def test_an_expensive_read_waits_for_its_turn_rather_than_failing(app: Flask) -> None:
+    client = app.test_client()
+    game = passing_game(client, 2, 2)
+    answers: list[int] = []
+    with settings_with(expensive_reads=1, expensive_wait=30):
+        with expensive_read_in_progress():
+            waiting = threading.Thread(
+                target=lambda: answers.append(
+                    client.get(f"/v1/games/{game['id']}/verify").status_code
+                )
+            )
+            waiting.start()
+            waiting.join(0.5)
+            assert waiting.is_alive() and answers == []  # asleep until the other is done
+        waiting.join(30)
+    assert answers == [200]
+    # Two at once, if two are allowed.
+    with settings_with(expensive_reads=2, expensive_wait=0.2), expensive_read_in_progress():
+        assert client.get(f"/v1/games/{game['id']}/verify").status_code == 200
+
+
+def test_the_document_declares_the_busy_answer_of_each_expensive_read(app: Flask) -> None:
+    document = app.test_client().get("/openapi.json").get_json()
+    for path in EXPENSIVE[:3]:
+        responses = document["paths"][path.replace("{id}", "{game_id}")]["get"]["responses"]
+        assert "application/problem+json" in responses["503"]["content"], path
