@@ -17,8 +17,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from api import bodies, errors, undeclared
-from api.game_schemas import move_components
-from api.schemas import ProblemSchema
+from api.game_schemas import move_components, new_game_components
+from api.schemas import GameEventOut, NewGameIn, ProblemSchema
 from referee.queue import configure
 from referee.settings import Settings
 
@@ -68,8 +68,9 @@ def create_app(chosen: Settings | None = None) -> Flask:
     )
     app.before_request(bodies.check_request)
     api = ProblemApi(app)
-    for name, schema in move_components().items():
+    for name, schema in (move_components() | new_game_components(NewGameIn)).items():
         api.spec.components.schema(name, component=schema)
+    api.spec.components.schema(events.GAME_EVENT, schema=GameEventOut)
     api.register_blueprint(rules.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(submissions.blp)

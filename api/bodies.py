@@ -21,11 +21,7 @@ from typing import Any
 from flask import request
 
 from api.errors import Problem
-
-# Deeper than any move, option set or body the referee takes (they nest 4 or 5 levels).
-MAX_DEPTH = 32
-# Integers beyond 64 bits are no move number, seat, count or option of any game.
-MAX_DIGITS = 19
+from api.limits import MAX_DEPTH, MAX_DIGITS
 
 # NUL is no text either: PostgreSQL refuses it in text columns.
 _NOT_TEXT = re.compile(r"[\x00\ud800-\udfff]")

@@ -62,6 +62,8 @@ def _stream(
             return
 
 
+# The component of each event's `data` (registered by create_app).
+GAME_EVENT = "GameEvent"
 _STREAM_DOC = {
     "security": SEAT,
     "parameters": [
@@ -69,8 +71,8 @@ _STREAM_DOC = {
             "in": "header",
             "name": "Last-Event-ID",
             "required": False,
-            "schema": {"type": "string", "pattern": "^[0-9]{1,12}$"},
-            "description": "the version of the last event the client has",
+            "schema": {"type": "string", "pattern": "^[0-9]{0,12}$"},
+            "description": "the version of the last event the client has (empty: none)",
         }
     ],
     "responses": {
@@ -81,7 +83,28 @@ _STREAM_DOC = {
                 "`: keepalive` comments between them; the stream ends after the event "
                 "of a finished game"
             ),
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "content": {
+                "text/event-stream": {
+                    # Each event: its fields as Server-Sent Events name them.
+                    "schema": {
+                        "type": "object",
+                        "required": ["id", "data"],
+                        "properties": {
+                            "id": {
+                                "type": "string",
+                                "pattern": "^[0-9]+$",
+                                "description": "the game's version",
+                            },
+                            "event": {"type": "string", "enum": ["message"]},
+                            "data": {
+                                "type": "string",
+                                "contentMediaType": "application/json",
+                                "contentSchema": {"$ref": f"#/components/schemas/{GAME_EVENT}"},
+                            },
+                        },
+                    }
+                }
+            },
         },
         "204": {"description": "the game is over and the client has its last version"},
     },

@@ -1,9 +1,12 @@
-"""Each game's moves and options as JSON Schema, for `/openapi.json` and `GET /v1/rules`.
+"""Each game's moves, options and new-game body as JSON Schema, for `/openapi.json` and
+`GET /v1/rules`.
 
 A game's move is one object schema per `type` (from `Game.move_fields`),
 joined by a `oneOf` with a discriminator on `type`; `resign` is shared by
 every game. The OpenAPI document holds them as components (`SubdivisionMove`,
 `SubdivisionPlaceMove`, ...); `GET /v1/rules` gives the same schema inline.
+The body of `POST /v1/games` is likewise one schema per game (`NewSubdivisionGame`,
+...: its name, its player counts, its options) joined on `game`.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from typing import Any
 
 from apispec import APISpec
 from apispec.ext.marshmallow.openapi import OpenAPIConverter
-from marshmallow import fields
+from marshmallow import Schema, fields
 
+from api.limits import MAX_DIGITS
 from referee import games
 from referee.engine import JSON
 from referee.games import AnyGame
@@ -35,11 +39,36 @@ def _kind_name(game: AnyGame, kind: str) -> str:
     return f"{_camel(game.name)}{_camel(kind)}Move"
 
 
+_LARGEST = 10**MAX_DIGITS - 1
+
+
+# No NUL in any text (api/bodies.py): PostgreSQL's text cannot hold it.
+_NO_NUL = "^[^\\u0000]*$"
+
+
+def _bounded(described: Any) -> Any:
+    """`described` with the bounds api/bodies.py puts on every integer and text made explicit."""
+    if isinstance(described, list):
+        return [_bounded(item) for item in described]
+    if not isinstance(described, dict):
+        return described
+    bounded = {key: _bounded(value) for key, value in described.items()}
+    if bounded.get("type") == "integer":
+        bounded.setdefault("minimum", -_LARGEST)
+        bounded.setdefault("maximum", _LARGEST)
+    if bounded.get("type") == "string" and "enum" not in bounded:
+        bounded.setdefault("pattern", _NO_NUL)
+    return bounded
+
+
 def _object(kind: str, described: JSON) -> JSON:
     """One kind of move: its `type`, then its own fields, and nothing else."""
     return {
         "type": "object",
-        "properties": {"type": {"type": "string", "enum": [kind]}, **described["properties"]},
+        "properties": {
+            "type": {"type": "string", "enum": [kind]},
+            **_bounded(described["properties"]),
+        },
         "required": ["type", *described["required"]],
         "additionalProperties": False,
     }
@@ -101,7 +130,7 @@ _CONVERTER = OpenAPIConverter(
 
 def option_schema(field: fields.Field[Any]) -> JSON:
     """One option as JSON Schema, with its default."""
-    described: JSON = dict(_CONVERTER.field2property(field))
+    described: JSON = _bounded(dict(_CONVERTER.field2property(field)))
     if "oneOf" in described:
         # A field of its own kind (such as "off" or a list) says its type in
         # `oneOf`; apispec's guess of the type beside it would contradict it.
@@ -109,3 +138,51 @@ def option_schema(field: fields.Field[Any]) -> JSON:
     default = field.load_default
     described["default"] = default() if callable(default) else default
     return described
+
+
+def option_schemas(game: AnyGame) -> dict[str, JSON]:
+    """Each option of `game` as JSON Schema, by name."""
+    return {name: option_schema(field) for name, field in game.options_schema().fields.items()}
+
+
+NEW_GAME = "NewGame"
+
+
+def new_game_components(body: type[Schema]) -> dict[str, JSON]:
+    """The body of `POST /v1/games` per game, from `body`'s fields, by component name.
+
+    What a body may hold depends on the game it names: its player counts and
+    its options, which are refused as unknown or of the wrong type just as
+    the schema says. (Some games check options against each other and the
+    player count too, `bad_options`; a schema cannot say all of that.)
+    """
+    shared: JSON = _CONVERTER.schema2jsonschema(body)  # type: ignore[no-untyped-call]
+    components: dict[str, JSON] = {}
+    mapping: dict[str, str] = {}
+    for game in games.all_games():
+        fewest, most = min(game.players), max(game.players)
+        assert game.players == tuple(range(fewest, most + 1)), "player counts are a range"
+        options = f"{_camel(game.name)}Options"
+        components[options] = {
+            "type": "object",
+            "description": f"the options of {game.title}; defaults fill in what is left out",
+            "properties": option_schemas(game),
+            "additionalProperties": False,
+        }
+        properties = dict(shared["properties"])
+        properties["game"] = {"type": "string", "enum": [game.name]}
+        properties["players"] = {**properties["players"], "minItems": fewest, "maxItems": most}
+        properties["options"] = {"$ref": _REF + options}
+        name = f"New{_camel(game.name)}Game"
+        components[name] = {
+            **shared,
+            "description": f"a new game of {game.title}",
+            "properties": properties,
+        }
+        mapping[game.name] = _REF + name
+    components[NEW_GAME] = {
+        "description": "a new game: the schema of the game named in `game`",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "game", "mapping": mapping},
+    }
+    return components

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from flask_smorest import Blueprint
-from marshmallow import Schema
 
 from api.errors import BAD_QUERY, declared
-from api.game_schemas import inline_move_schema, option_schema
+from api.game_schemas import inline_move_schema, option_schemas
 from api.schemas import RulesOut
 from referee import games
 from referee.engine import Resign
@@ -21,10 +20,6 @@ blp = Blueprint("rules", __name__, url_prefix="/v1", description="The games and 
 _EXAMPLE_SEED = "rules-example"
 
 
-def _options(schema: type[Schema]) -> dict[str, Any]:
-    return {name: option_schema(field) for name, field in schema().fields.items()}
-
-
 def _move_examples(game: AnyGame) -> list[dict[str, Any]]:
     players = game.players[0]
     state = new_state(game, _EXAMPLE_SEED, players, game.load_options({}, players))
@@ -34,7 +29,7 @@ def _move_examples(game: AnyGame) -> list[dict[str, Any]]:
 
 
 def describe(game: AnyGame) -> dict[str, Any]:
-    options = _options(game.options_schema)
+    options = option_schemas(game)
     return {
         "name": game.name,
         "title": game.title,

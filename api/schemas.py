@@ -81,9 +81,34 @@ class MailAddress(fields.String):
         return address
 
 
+# Documented forms, each a part of what the server reads: a plain ASCII mail
+# address (the server takes any address it can send to, but none under a
+# special-use name such as .local, .invalid or .onion), and a deadline as a
+# whole number and a unit within 1 minute and 366 days (the server also reads
+# decimals, a space before the unit and capitals).
+MAIL_ADDRESS_FORM = (
+    r"^[A-Za-z0-9]{1,20}([._+-][A-Za-z0-9]{1,20}){0,2}"
+    r"@([A-Za-z0-9]{1,20}(-[A-Za-z0-9]{1,20}){0,2}\.){1,3}[A-Za-z]{2,24}$"
+)
+DEADLINE_FORM = (
+    r"^(([6-9][0-9]|[1-9][0-9]{2,5})s|[1-9][0-9]{0,4}m|[1-9][0-9]{0,2}h?"
+    r"|([1-9][0-9]?|[12][0-9]{2}|3[0-5][0-9]|36[0-6])d)$"
+)
+
+
 class PlayerIn(Strict):
     name = fields.String(required=True, validate=[validate.Length(min=1, max=100), PRINTABLE])
-    email = MailAddress(load_default=None, allow_none=True)
+    email = MailAddress(
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "format": "email",
+            "pattern": MAIL_ADDRESS_FORM,
+            "maxLength": 254,
+            "description": "where the seat is invited and plays by mail (none: no mail); "
+            "not under a special-use name such as .local, .invalid, .localhost, .onion, .arpa",
+        },
+    )
 
 
 class NewGameIn(Strict):
@@ -105,7 +130,11 @@ class NewGameIn(Strict):
         load_default=None,
         allow_none=True,
         validate=validate.Length(min=1, max=20),
-        metadata={"description": "time per turn, e.g. `72h`, `90m`, `2d` (default: none)"},
+        metadata={
+            "description": "time per turn, from 1 minute to 366 days: `72h`, `90m`, `2d`, "
+            "`600s` or a number of hours (default: none)",
+            "pattern": DEADLINE_FORM,
+        },
     )
     on_timeout = fields.String(
         load_default=TimeoutPolicy.RANDOM.value,
@@ -259,6 +288,19 @@ class EnvelopeOut(Schema):
     to_act = fields.List(fields.Integer(), required=True)
     result = fields.Nested(ResultOut, required=True, metadata=NULL_WHILE_RUNNING)
     state = fields.Dict(required=True)
+
+
+class GameEventOut(Schema):
+    """What each event of `GET .../events` carries as its JSON `data`."""
+
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(("active", "over")))
+    to_act = fields.List(fields.Integer(), required=True)
+    result = fields.Nested(ResultOut, required=True, metadata=NULL_WHILE_RUNNING)
+    view = fields.Nested(
+        EnvelopeOut, required=True, metadata={"description": "the state as the caller may see it"}
+    )
 
 
 class LegalMoveOut(Schema):

@@ -114,7 +114,9 @@ class Generated:
 
 
 def _new_game(api: Generated, name: str, players: int) -> Any:
-    body = api.model("NewGameIn").from_dict(
+    # Each game has a body model of its own, with its player counts and options.
+    model = "New" + "".join(part.capitalize() for part in name.split("_")) + "Game"
+    body = api.model(model).from_dict(
         {"game": name, "players": [{"name": f"P{n}"} for n in range(players)]}
     )
     answer = api.op("create_game").sync_detailed(client=api.client(), body=body)
