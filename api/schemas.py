@@ -281,23 +281,24 @@ class StateArgs(Strict):
     at = fields.Integer(validate=validate.Range(min=0, max=10_000_000))
 
 
-class EnvelopeOut(Schema):
-    game = fields.String(required=True)
+class _Progress(Schema):
+    """Where a game stands at one version: the fields a state and an event share."""
+
     version = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(("active", "over")))
     to_act = fields.List(fields.Integer(), required=True)
     result = fields.Nested(ResultOut, required=True, metadata=NULL_WHILE_RUNNING)
+
+
+class EnvelopeOut(_Progress):
+    game = fields.String(required=True)
     state = fields.Dict(required=True)
 
 
-class GameEventOut(Schema):
+class GameEventOut(_Progress):
     """What each event of `GET .../events` carries as its JSON `data`."""
 
     game_id = fields.String(required=True)
-    version = fields.Integer(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(("active", "over")))
-    to_act = fields.List(fields.Integer(), required=True)
-    result = fields.Nested(ResultOut, required=True, metadata=NULL_WHILE_RUNNING)
     view = fields.Nested(
         EnvelopeOut, required=True, metadata={"description": "the state as the caller may see it"}
     )
