@@ -22,6 +22,7 @@ from flask_smorest import Blueprint
 from api import auth
 from api.errors import Problem, problem
 from api.following import Change, Follower, following, read_change
+from api.game_schemas import COMPONENTS
 from api.games import SEAT, find, session
 from referee import settings
 
@@ -99,7 +100,7 @@ _STREAM_DOC = {
                             "data": {
                                 "type": "string",
                                 "contentMediaType": "application/json",
-                                "contentSchema": {"$ref": f"#/components/schemas/{GAME_EVENT}"},
+                                "contentSchema": {"$ref": COMPONENTS + GAME_EVENT},
                             },
                         },
                     }

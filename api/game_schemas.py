@@ -23,7 +23,8 @@ from referee.engine import JSON
 from referee.games import AnyGame
 
 RESIGN = "ResignMove"
-_REF = "#/components/schemas/"
+# Where a `$ref` finds a component of the OpenAPI document.
+COMPONENTS = "#/components/schemas/"
 
 
 def _camel(name: str) -> str:
@@ -96,10 +97,10 @@ def move_components() -> dict[str, JSON]:
             components[name] = schema
         components[move_name(game)] = {
             "description": f"a move of {game.title} as JSON",
-            "oneOf": [{"$ref": _REF + name} for name, _ in kinds.values()],
+            "oneOf": [{"$ref": COMPONENTS + name} for name, _ in kinds.values()],
             "discriminator": {
                 "propertyName": "type",
-                "mapping": {kind: _REF + name for kind, (name, _) in kinds.items()},
+                "mapping": {kind: COMPONENTS + name for kind, (name, _) in kinds.items()},
             },
         }
     return components
@@ -107,7 +108,7 @@ def move_components() -> dict[str, JSON]:
 
 def any_move() -> JSON:
     """A move of any game (a `resign` fits all of them, hence `anyOf`)."""
-    return {"anyOf": [{"$ref": _REF + move_name(game)} for game in games.all_games()]}
+    return {"anyOf": [{"$ref": COMPONENTS + move_name(game)} for game in games.all_games()]}
 
 
 def inline_move_schema(game: AnyGame) -> JSON:
@@ -172,14 +173,14 @@ def new_game_components(body: type[Schema]) -> dict[str, JSON]:
         properties = dict(shared["properties"])
         properties["game"] = {"type": "string", "enum": [game.name]}
         properties["players"] = {**properties["players"], "minItems": fewest, "maxItems": most}
-        properties["options"] = {"$ref": _REF + options}
+        properties["options"] = {"$ref": COMPONENTS + options}
         name = f"New{_camel(game.name)}Game"
         components[name] = {
             **shared,
             "description": f"a new game of {game.title}",
             "properties": properties,
         }
-        mapping[game.name] = _REF + name
+        mapping[game.name] = COMPONENTS + name
     components[NEW_GAME] = {
         "description": "a new game: the schema of the game named in `game`",
         "oneOf": [{"$ref": ref} for ref in mapping.values()],

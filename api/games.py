@@ -16,7 +16,7 @@ from sqlmodel import Session
 from api import auth, throttle
 from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, NO_SEAT, NOT_JSON, Problem, declared
 from api.expensive import BUSY, taking_turns
-from api.game_schemas import NEW_GAME
+from api.game_schemas import COMPONENTS, NEW_GAME
 from api.media import NDJSON, negotiated, text_response
 from api.schemas import (
     EnvelopeOut,
@@ -135,13 +135,10 @@ def links(game_id: str) -> dict[str, str]:
     }
 
 
-NEW_GAME_REF = f"#/components/schemas/{NEW_GAME}"
-
-
 @blp.route("/games", methods=["POST"])
 @blp.arguments(NewGameIn)
 # Documented per game (api/game_schemas.py): what a body may hold depends on its game.
-@blp.doc(requestBody={"content": {"application/json": {"schema": {"$ref": NEW_GAME_REF}}}})
+@blp.doc(requestBody={"content": {"application/json": {"schema": {"$ref": COMPONENTS + NEW_GAME}}}})
 @blp.response(
     201,
     NewGameOut,
