@@ -290,8 +290,8 @@ CROSS_CHECKED = sorted(
 # What a request the document allows may still be refused for, by operation:
 # each depends on more than the request, so no schema can promise acceptance.
 BEYOND_THE_SCHEMA = {
-    # The position: whether a move is legal now, and whether a notation or a
-    # move of some game is one of the game this game is.
+    # The position, and the game: whether a move is legal now, and whether a
+    # move the document allows (any game's) is one of this game's.
     "submitMove": {"illegal_move", "bad_move", "bad_notation"},
     # Whether the seat is still in the game (a seat resigns once).
     "resign": {"illegal_move"},
