@@ -41,7 +41,7 @@ import requests
 
 from bench.games import figures_of
 from bench.load import load
-from bench.service import Run, Stack, _tree, compare, pg_admin, start_stack
+from bench.service import Run, Stack, _tree, compare, start_stack
 from referee import games
 from referee.replay import replay
 
@@ -122,9 +122,7 @@ def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
     from referee.store import creation, db, deciding, records, submissions
     from referee.store.tables import Game, Source
 
-    settings.use(
-        settings.Settings(database_url=pg_admin().rsplit("/", 1)[0] + "/" + stack.database)
-    )
+    settings.use(settings.Settings(database_url=stack.database_url))
     # Version 1, which lets a deck with no card won go round for ever.
     endless = games.get("maniki", "1")
     with db.transaction() as session:

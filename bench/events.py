@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 
 import psycopg
 
-from bench.service import Stack, Tally, move_sender, new_games, offered, pg_admin, start_stack
+from bench.service import Stack, Tally, move_sender, new_games, offered, start_stack
 
 # (game id, seat token or None) per follower.
 Plan = list[tuple[str, str | None]]
@@ -172,8 +172,7 @@ def web_processes(stack: Stack) -> str:
 
 def decided_at(stack: Stack) -> dict[tuple[str, int], float]:
     """When each logged move was decided (the stamp the worker gave it), by game and version."""
-    url = pg_admin().rsplit("/", 1)[0] + "/" + stack.database
-    with psycopg.connect(url) as connection:
+    with psycopg.connect(stack.database_url) as connection:
         rows = connection.execute("SELECT game_id, seq, created_at FROM move").fetchall()
     return {(g, seq): datetime.fromisoformat(at).timestamp() for g, seq, at in rows}
 

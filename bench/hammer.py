@@ -41,7 +41,7 @@ from typing import Any
 import requests
 from sqlalchemy import delete
 
-from bench.service import BIN, ROOT, pg_admin, start_stack
+from bench.service import BIN, ROOT, start_stack
 from referee import games, settings
 from referee.store import creation, db, deciding, submissions
 from referee.store.tables import Source, Verification
@@ -205,8 +205,7 @@ def on_postgresql(args: argparse.Namespace) -> dict[str, Any]:
     cores = os.cpu_count() or 1
     stack = start_stack(2 * cores, "prefork", cores, workers=1)
     try:
-        database = pg_admin().rsplit("/", 1)[0] + "/" + stack.database
-        settings.use(settings.Settings(database_url=database))
+        settings.use(settings.Settings(database_url=stack.database_url))
         game_id = build_long_game(args.moves)
         figures = verify_costs(stack.url, game_id)
         figures |= hammer(stack.url, game_id, args.moves, args.seconds, args.clients)

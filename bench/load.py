@@ -44,7 +44,6 @@ from bench.service import (
     Stack,
     move_sender,
     new_games,
-    pg_admin,
     saturate,
     start_stack,
 )
@@ -402,8 +401,7 @@ def load(
         stack.drain()
         ids = ", ".join(_lua(game_id) for game_id in played)
         reads_run = _wrk(_READS % {"ids": "{" + ids + "}"}, stack.url, threads, seconds)
-    url = pg_admin().rsplit("/", 1)[0] + "/" + stack.database
-    with psycopg.connect(url) as connection:
+    with psycopg.connect(stack.database_url) as connection:
         row = connection.execute(
             "SELECT count(*) FROM submission WHERE status = 'accepted' AND game_id = ANY(%s)",
             (played,),

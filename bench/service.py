@@ -55,6 +55,11 @@ def pg_admin() -> str:
     return os.environ.get("REFEREE_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
 
+def pg_database(name: str) -> str:
+    """The URL of database `name` on the admin URL's server."""
+    return pg_admin().rsplit("/", 1)[0] + "/" + name
+
+
 def redis_url() -> str:
     """The broker (REFEREE_BENCH_REDIS, read when used)."""
     return os.environ.get("REFEREE_BENCH_REDIS", "redis://127.0.0.1:6379/0")
@@ -99,10 +104,13 @@ class Stack:
             time.sleep(0.1)
         time.sleep(0.5)
 
+    @property
+    def database_url(self) -> str:
+        return pg_database(self.database)
+
     def server_side(self) -> str:
         """Created-to-decided as the database saw it, for the moves."""
-        url = pg_admin().rsplit("/", 1)[0] + "/" + self.database
-        with psycopg.connect(url) as connection:
+        with psycopg.connect(self.database_url) as connection:
             row = connection.execute(
                 "SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY"
                 " extract(epoch FROM decided_at::timestamptz - created_at::timestamptz))"
@@ -170,7 +178,7 @@ def start_stack(
     queue_name = f"referee-bench-{uuid.uuid4().hex[:8]}"
     env = {
         **os.environ,
-        "DATABASE_URL": pg_admin().rsplit("/", 1)[0] + "/" + name,
+        "DATABASE_URL": pg_database(name),
         "REDIS_URL": redis_url(),
         "REFEREE_QUEUE": queue_name,
         "REFEREE_BENCH_FLOOR": "1",
