@@ -17,9 +17,11 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from api import bodies, errors, undeclared
+from api.context import EXTENSION
 from api.game_schemas import move_components, new_game_components
 from api.schemas import GameEventOut, NewGameIn, ProblemSchema
-from referee.queue import configure
+from referee.service import Referee
+from referee.service.refusals import Refusal
 from referee.settings import Settings
 
 MAX_BODY = 64 * 1024
@@ -42,13 +44,12 @@ class ProblemApi(Api):  # type: ignore[misc]
         return errors.from_http(error)
 
 
-def create_app(chosen: Settings | None = None) -> Flask:
-    """The referee's Flask app; `chosen` (default: the environment's) become the process's."""
+def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
+    """The referee's Flask app, on the settings `chosen` (or the `referee` given, built on them)."""
     from api import boards, consent, events, floor, games, rules, submissions, web
 
-    chosen = chosen or Settings.from_environ()
-    configure(chosen)
     app = Flask("referee")
+    app.extensions[EXTENSION] = referee or Referee(chosen)
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY,
         API_TITLE="referee",
@@ -84,6 +85,7 @@ def create_app(chosen: Settings | None = None) -> Flask:
     undeclared.install(app, api.spec.to_dict())
     app.register_error_handler(HTTPException, errors.from_http)
     app.register_error_handler(errors.Problem, errors.from_problem)
+    app.register_error_handler(Refusal, errors.from_refusal)
     app.register_error_handler(OperationalError, errors.from_database_down)
     app.register_error_handler(PoolTimeout, errors.from_database_down)
     app.register_error_handler(Exception, errors.from_anything)

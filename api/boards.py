@@ -10,9 +10,10 @@ from flask_smorest import Blueprint
 from sqlmodel import Session
 
 from api import auth
+from api.context import find, session
 from api.errors import BAD_QUERY, BAD_TOKEN, Problem, declared
 from api.expensive import BUSY, taking_turns
-from api.games import SEAT, find, session
+from api.games import SEAT
 from api.media import SVG, negotiated, text_response
 from api.schemas import StateArgs
 from referee import render

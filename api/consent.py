@@ -10,21 +10,15 @@ in the path is the proof).
 
 from __future__ import annotations
 
-import logging
-
 from flask import Blueprint, Response, render_template, request
-from sqlmodel import Session
 
 from api import web
-from api.errors import Problem
-from referee.queue import deliver_soon
-from referee.store import addresses
-from referee.store.db import transaction
-from referee.store.tables import Address
+from api.context import referee
+from api.errors import Problem, status_of
+from referee.service import consent
+from referee.service.refusals import Refusal
 
 bp = Blueprint("consent", __name__, template_folder="templates")
-
-_log = logging.getLogger(__name__)
 
 
 @bp.after_request
@@ -43,46 +37,31 @@ def _problem_page(error: Problem) -> tuple[str, int]:
     return render_template("web/error.html", status=error.status, detail=error.detail), error.status
 
 
-def _address_in(db: Session, purpose: str, token: str) -> Address:
-    """The address a link's token names; a 404 page for any other token."""
-    found = addresses.by_token(db, purpose, token)
-    if found is None:
-        raise Problem(404, "not_found", "This link is not valid (or no longer).")
-    return found
-
-
-def _address(purpose: str, token: str) -> Address:
-    with transaction() as db:
-        return _address_in(db, purpose, token)
+@bp.errorhandler(Refusal)
+def _refusal_page(refused: Refusal) -> tuple[str, int]:
+    status = status_of(refused)
+    return render_template("web/error.html", status=status, detail=refused.reason), status
 
 
 @bp.get("/accept/<token>")
 def ask_accept(token: str) -> str:
-    _address("accept", token)
+    consent.check_link(referee(), consent.ACCEPT, token)
     return render_template("web/consent.html", action="accept", done=False, path=request.path)
 
 
 @bp.post("/accept/<token>")
 def accept(token: str) -> str:
-    with transaction() as db:
-        fresh = addresses.accept(db, _address_in(db, "accept", token))
-    if fresh:
-        try:
-            deliver_soon()
-        except Exception:
-            # The delivery sweep sends the invitations once the broker is back.
-            _log.exception("could not enqueue delivery after an acceptance")
+    consent.accept_address(referee(), token)
     return render_template("web/consent.html", action="accept", done=True, path=request.path)
 
 
 @bp.get("/unsubscribe/<token>")
 def ask_stop(token: str) -> str:
-    _address("stop", token)
+    consent.check_link(referee(), consent.STOP, token)
     return render_template("web/consent.html", action="stop", done=False, path=request.path)
 
 
 @bp.post("/unsubscribe/<token>")
 def stop(token: str) -> str:
-    with transaction() as db:
-        addresses.stop(db, _address_in(db, "stop", token))
+    consent.stop_address(referee(), token)
     return render_template("web/consent.html", action="stop", done=True, path=request.path)

@@ -16,6 +16,7 @@ from flask import Response, json
 from werkzeug.exceptions import HTTPException
 
 from api.schemas import ProblemSchema
+from referee.service import refusals
 
 PROBLEM = "application/problem+json"
 
@@ -59,10 +60,43 @@ class Problem(Exception):
         self.extra = extra
 
 
-def problem(status: int, code: str, detail: str, **extra: Any) -> Response:
+# The one table of the service's refusals as HTTP answers: status and problem title.
+REFUSALS: dict[type[refusals.Refusal], tuple[int, str]] = {
+    refusals.NotFound: (404, "Not found"),
+    refusals.Unauthorized: (401, "Unauthorized"),
+    refusals.UnknownGame: (422, "Unknown game"),
+    refusals.BadPlayers: (422, "Wrong number of players"),
+    refusals.BadOptions: (422, "Invalid options"),
+    refusals.BadRequest: (422, "Bad request"),
+    refusals.GameOver: (409, "Game over"),
+    refusals.NotYourTurn: (409, "Not your turn"),
+    refusals.StaleVersion: (409, "Stale version"),
+    refusals.IdempotencyConflict: (409, "Idempotency conflict"),
+    refusals.BadNotation: (422, "Unreadable notation"),
+    refusals.BadMove: (422, "Malformed move"),
+    refusals.IllegalMoveRefused: (422, "Illegal move"),
+}
+
+
+def status_of(refused: refusals.Refusal) -> int:
+    return REFUSALS[type(refused)][0]
+
+
+def from_refusal(refused: refusals.Refusal) -> Response:
+    """A refusal of the service, as its row of `REFUSALS` says."""
+    status, title = REFUSALS[type(refused)]
+    extra = dict(refused.extra)
+    if isinstance(refused, refusals.MoveRefusal):
+        extra["reason"] = refused.reason
+    return problem(status, refused.code, refused.reason, title=title, **extra)
+
+
+def problem(
+    status: int, code: str, detail: str, title: str | None = None, **extra: Any
+) -> Response:
     body = {
         "type": f"https://referee.invalid/problems/{code}",
-        "title": HTTPStatus(status).phrase,
+        "title": title or HTTPStatus(status).phrase,
         "status": status,
         "detail": detail,
         "code": code,

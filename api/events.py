@@ -20,11 +20,11 @@ from flask import Response, request
 from flask_smorest import Blueprint
 
 from api import auth
+from api.context import find, referee, session
 from api.errors import Problem, problem
 from api.following import Change, Follower, following, read_change
 from api.game_schemas import COMPONENTS
-from api.games import SEAT, find, session
-from referee import settings
+from api.games import SEAT
 
 blp = Blueprint("events", __name__, url_prefix="/v1", description="Following a game as it changes")
 
@@ -47,7 +47,7 @@ def _last_event_id() -> int | None:
 def _stream(
     follower: Follower, seat: int | None, now: Change, after: int | None
 ) -> Iterator[bytes]:
-    keepalive = settings.active().events_keepalive
+    keepalive = referee().settings.events_keepalive
     # A client that has the current version gets only what comes next; one
     # that is behind (or names a version that never was) gets it at once.
     sent = now.version if after == now.version else -1
@@ -132,7 +132,7 @@ def events(game_id: str) -> Response:
     if now.over and after is not None and after >= now.version:
         # Nothing will follow; 204 also tells an EventSource not to reconnect.
         return Response(status=204)
-    follower = following().admit(now)
+    follower = following(referee()).admit(now)
     if follower is None:
         busy = problem(
             503, "too_many_followers", "this server follows as many games as it may; try again soon"

@@ -19,8 +19,8 @@ import threading
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
+from api.context import settings
 from api.errors import Problem
-from referee import settings
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -43,7 +43,7 @@ def taking_turns(handler: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(handler)
     def waiting_its_turn(*args: P.args, **kwargs: P.kwargs) -> R:
-        chosen = settings.active()
+        chosen = settings()
         gate = _gate(chosen.expensive_reads)
         if not gate.acquire(timeout=chosen.expensive_wait):
             raise Problem(

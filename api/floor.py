@@ -9,15 +9,12 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
-from referee.queue import NOOP, enqueue
-from referee.store import db, delivery
+from api.context import referee
+from referee.service.bench import floor_row
 
 blp = Blueprint("floor", __name__, url_prefix="/bench")
 
 
 @blp.route("/floor/<game_id>", methods=["POST"])
 def floor(game_id: str) -> ResponseReturnValue:
-    with db.transaction() as session:
-        row_id = delivery.bench_row(session, game_id)
-    enqueue(NOOP, row_id)
-    return jsonify({"id": row_id}), 202
+    return jsonify({"id": floor_row(referee(), game_id)}), 202

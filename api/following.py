@@ -25,12 +25,10 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from referee import settings
 from referee.games import AnyGame
-from referee.queue import eager, hearing_changes, listen_changes
 from referee.replay import envelope
+from referee.service import Referee
 from referee.store import reads
-from referee.store.db import engine
 from referee.store.tables import Game, GameStatus
 
 _log = logging.getLogger(__name__)
@@ -123,7 +121,8 @@ class Follower:
 class Following:
     """Every follower of this process, by game, and the reader thread that keeps them told."""
 
-    def __init__(self) -> None:
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
         self.pid = os.getpid()
         self.lock = threading.Lock()
         self.watches: dict[str, _Watch] = {}
@@ -131,13 +130,13 @@ class Following:
         self.hinted: set[str] = set()
         self.resync = False
         self.wake = threading.Event()
-        listen_changes(self.hear)
+        referee.queue.listen_changes(self.hear)
         threading.Thread(target=self.run, name="referee-followers", daemon=True).start()
 
     def admit(self, now: Change) -> Follower | None:
         """A place for one more follower of `now`'s game, or None when the process is full."""
         with self.lock:
-            if self.count >= settings.active().events_max:
+            if self.count >= self.referee.settings.events_max:
                 return None
             self.count += 1
             watch = self.watches.get(now.game_id)
@@ -171,7 +170,10 @@ class Following:
 
     def run(self) -> None:
         while True:
-            woken = self.wake.wait(_POLL if eager() or not hearing_changes() else _RECHECK)
+            queue = self.referee.queue
+            woken = self.wake.wait(
+                _POLL if queue.eager or not queue.hearing_changes() else _RECHECK
+            )
             self.wake.clear()
             with self.lock:
                 hinted, self.hinted = self.hinted, set()
@@ -189,7 +191,7 @@ class Following:
 
     def moved(self, followed: dict[str, int]) -> set[str]:
         """The followed games whose version is past the one their followers have: one query."""
-        with Session(engine()) as db:
+        with self.referee.db.reading() as db:
             rows = db.exec(
                 select(Game.id, Game.version).where(col(Game.id).in_(list(followed)))
             ).all()
@@ -199,7 +201,7 @@ class Following:
         wanted = sorted(game_ids)
         if not wanted:
             return
-        with Session(engine()) as db:
+        with self.referee.db.reading() as db:
             found = db.exec(select(Game).where(col(Game.id).in_(wanted))).all()
             changes = [read_change(db, game) for game in found]
         for change in changes:
@@ -209,13 +211,15 @@ class Following:
                 watch.offer(change)
 
 
-_hubs: list[Following] = []
+_hubs: dict[int, Following] = {}
 _hubs_lock = threading.Lock()
 
 
-def following() -> Following:
-    """This process's followers: made on first use, and again in a forked child (no thread)."""
+def following(referee: Referee) -> Following:
+    """The followers of `referee`'s games in this process: made on first use, and again
+    in a forked child (which has the hub but not its thread)."""
     with _hubs_lock:
-        if not _hubs or _hubs[0].pid != os.getpid():
-            _hubs[:] = [Following()]
-        return _hubs[0]
+        hub = _hubs.get(id(referee))
+        if hub is None or hub.pid != os.getpid():
+            hub = _hubs[id(referee)] = Following(referee)
+        return hub

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 import re
-import time
-from collections.abc import Callable
-from contextlib import ExitStack
 from typing import Any
 
 from flask import Response, request, url_for
 from flask_smorest import Blueprint
-from sqlmodel import Session
 
 from api import auth, throttle
+from api.context import find, referee, session
 from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, NO_SEAT, NOT_JSON, Problem, declared
 from api.expensive import BUSY, taking_turns
 from api.game_schemas import COMPONENTS, NEW_GAME
@@ -41,46 +37,27 @@ from api.schemas import (
     WebhookSecretOut,
     WebhookStatusOut,
 )
-from referee import games, settings, webhooks
-from referee.engine import BadOptions, IllegalMove, Resign
-from referee.queue import DECIDE, Heard, decided_signal, eager, enqueue
 from referee.replay import SEALED_NOTATION, envelope
 from referee.rng import commitment
-from referee.store import (
-    clock,
-    creation,
-    deadlines,
-    keys,
-    reads,
-    records,
-    submissions,
-    verification,
+from referee.service import refusals
+from referee.service import webhooks as hooks
+from referee.service.creating import NewGame, Player, create_game
+from referee.service.records import verify_game
+from referee.service.submitting import (
+    SeatToken,
+    SubmitMove,
+    refusal_of,
+    submit_move,
 )
+from referee.store import clock, deadlines, reads, records
 from referee.store import webhooks as store_webhooks
-from referee.store.db import reading, transaction
-from referee.store.tables import (
-    DECISION_FIELDS,
-    Game,
-    GameStatus,
-    Source,
-    Submission,
-    SubmissionStatus,
-    TimeoutPolicy,
-)
+from referee.store.tables import Game, GameStatus, Submission, SubmissionStatus
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their moves and logs")
 
-_log = logging.getLogger(__name__)
-
 MAX_KEY = 200
-ID = re.compile(r"[0-9a-f]{32}")
 KEY = re.compile(r"[\x20-\x7e]{1,200}")
 SEAT: list[dict[str, list[str]]] = [{"seat": []}, {}]
-
-# The refusals a submission can get once decided, when the game moved on
-# between recording and deciding: the same status as when the API refuses
-# them at once, so that a code always comes with one status.
-CONFLICTS = frozenset({"not_your_turn", "stale_version", "game_over"})
 
 
 def _game_link(operation: str, source: str = "$response.body#/id") -> dict[str, Any]:
@@ -103,27 +80,6 @@ GAME_LINKS = {
         "getBoardSvg",
     )
 }
-
-
-def session() -> Session:
-    """A session for reading (on SQLite it leaves the write lock to writers)."""
-    return reading()
-
-
-def well_formed(identifier: str) -> bool:
-    """Ids are 32 hex digits; anything else is looked up nowhere."""
-    return ID.fullmatch(identifier) is not None
-
-
-def no_such_game() -> Problem:
-    return Problem(404, "not_found", "there is no game with this id")
-
-
-def find(db: Session, game_id: str) -> Game:
-    game = db.get(Game, game_id) if well_formed(game_id) else None
-    if game is None:
-        raise no_such_game()
-    return game
 
 
 def links(game_id: str) -> dict[str, str]:
@@ -174,38 +130,16 @@ def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     trusted = auth.check_api_key()
     if not trusted:
         throttle.check("create")
-    try:
-        rules = games.get(body["game"])
-    except KeyError as error:
-        raise Problem(422, "unknown_game", str(error.args[0])) from None
     players = body["players"]
-    try:
-        options = rules.load_options(body["options"], len(players))
-    except BadOptions as error:
-        if "_players" in error.errors:
-            raise Problem(
-                422, "bad_players", " ".join(error.errors["_players"]), errors=error.errors
-            ) from None
-        raise Problem(
-            422, "bad_options", "the options are not valid", errors=error.errors
-        ) from None
-    try:
-        deadline = None if body["deadline"] is None else deadlines.parse_deadline(body["deadline"])
-    except ValueError as error:
-        raise Problem(422, "bad_request", str(error), errors={"deadline": [str(error)]}) from None
-    # Fetched before the transaction: on SQLite it may write the secret's row.
-    secret = keys.server_secret()
-    with transaction() as db:
-        created = creation.create_game(
-            db,
-            rules,
-            [(p["name"], p["email"]) for p in players],
-            options,
-            deadline_seconds=deadline,
-            on_timeout=TimeoutPolicy(body["on_timeout"]),
-            trusted=trusted,
-            secret=secret,
-        )
+    command = NewGame(
+        game=body["game"],
+        players=[Player(p["name"], p["email"]) for p in players],
+        options=body["options"],
+        deadline=body["deadline"],
+        on_timeout=body["on_timeout"],
+        trusted=trusted,
+    )
+    created = create_game(referee(), command)
     game = created.game
     answer: dict[str, Any] = {
         "id": game.id,
@@ -363,120 +297,26 @@ def submission_json(submission: Submission, seat: int | None) -> dict[str, Any]:
     }
 
 
-def _wait(submission: Submission, seconds: float, heard: Heard, pending: bool) -> Submission:
-    """The submission once decided, or as it is after `seconds`.
-
-    `pending` says the submission is known to be undecided (just recorded,
-    its task not run here), which saves reading it before the first wait.
-    A decision heard from the worker carries the fields it set, so it is
-    answered without reading the submission again.
-    """
-    deadline = time.monotonic() + seconds
-    while True:
-        if not pending:
-            with session() as db:
-                submission = db.get(Submission, submission.id) or submission
-        pending = False
-        left = deadline - time.monotonic()
-        if submission.status != SubmissionStatus.PENDING or left <= 0:
-            return submission
-        # Look again now and then even unannounced: a decision made outside
-        # a worker task (a direct `decide`) announces nothing.
-        decided = heard(min(left, 0.5))
-        if (
-            isinstance(decided, dict)
-            and decided.get("status", SubmissionStatus.PENDING) != SubmissionStatus.PENDING
-        ):
-            for name in DECISION_FIELDS:
-                setattr(submission, name, decided.get(name))
-            return submission
-
-
 def _answer(submission: Submission, waited: bool) -> tuple[dict[str, Any], int]:
     body = {"submission": submission_json(submission, submission.seat)}
     if not waited or submission.status == SubmissionStatus.PENDING:
         return body, 202
     if submission.status == SubmissionStatus.ACCEPTED:
         return body, 201
-    raise Problem(
-        409 if submission.code in CONFLICTS else 422,
-        submission.code or "illegal_move",
-        submission.reason or "the move was refused",
-        reason=submission.reason or "",
-        submission=body["submission"],
-    )
+    raise refusal_of(submission, submission=body["submission"])
 
 
-def submit(
-    game_id: str,
-    move: Any,
-    expected: int | None,
-    wait: float | None,
-    seat_of: Callable[[Session, str], int] = auth.seat,
-) -> Any:
-    """Shape-check a move, record it as pending and enqueue it; the worker decides.
-
-    `seat_of` says who is asking: the bearer token here, the seat cookie on game pages.
-    """
+def submit(game_id: str, move: Any, expected: int | None, wait: float | None) -> Any:
+    """Submit the bearer token's move; the worker decides it (`?wait=`: answer once decided)."""
     key = _key()
     throttle.check("moves")
-    with transaction() as db:
-        game = reads.turn(db, game_id) if well_formed(game_id) else None
-        if game is None:
-            raise no_such_game()
-        seat = seat_of(db, game.id)
-        rules = games.get(game.name, game.rules_version)
-        try:
-            parsed = (
-                rules.parse(move, game.options)
-                if isinstance(move, str)
-                else rules.move_from_json(move)
-            )
-        except IllegalMove as refused:
-            raise Problem(422, refused.code, refused.reason, reason=refused.reason) from None
-        move_json = rules.move_to_json(parsed)
-        body_hash = submissions.request_hash(move_json, expected)
-        earlier = submissions.find_by_key(db, game.id, seat, key) if key is not None else None
-        if earlier is None:
-            if game.status != GameStatus.ACTIVE:
-                raise Problem(409, "game_over", "the game is over", reason="the game is over")
-            if expected is not None and expected != game.version:
-                detail = f"the game is at version {game.version}, not {expected}"
-                raise Problem(409, "stale_version", detail, reason=detail)
-            if seat not in game.to_act and not isinstance(parsed, Resign):
-                raise Problem(
-                    409, "not_your_turn", "it is not your turn", reason="it is not your turn"
-                )
-        submission, fresh = submissions.record(
-            db,
-            game.id,
-            seat,
-            move_json,
-            source=Source.REST,
-            seen_version=game.version if expected is None else expected,
-            expected_version=expected,
-            idempotency_key=key,
-        )
-        # The submission must exist before it is enqueued.
-        db.commit()
-    if not fresh and submission.request_hash != body_hash:
-        raise Problem(
-            409,
-            "idempotency_conflict",
-            "this Idempotency-Key was used for another request",
-        )
-    with ExitStack() as stack:
-        # Listen before enqueueing, so that no announcement comes too early.
-        heard = None if wait is None else stack.enter_context(decided_signal(submission.id))
-        if fresh:
-            try:
-                enqueue(DECIDE, submission.id)
-            except Exception:
-                # The sweep enqueues it again once the broker is back.
-                _log.exception("could not enqueue submission %s", submission.id)
-        if heard is not None and wait is not None:
-            submission = _wait(submission, wait, heard, pending=fresh and not eager())
-    return _answer(submission, wait is not None)
+    token = auth.bearer()
+    if token is None:
+        raise refusals.Unauthorized("this needs a seat's token: 'Authorization: Bearer ...'")
+    command = SubmitMove(
+        game_id, SeatToken(token), move, expected_version=expected, idempotency_key=key
+    )
+    return _answer(submit_move(referee(), command, wait), wait is not None)
 
 
 # What OpenAPI says of every submission a seat makes besides its parameters.
@@ -566,21 +406,10 @@ def set_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
     Setting it again switches a webhook back on after failures switched it off.
     """
-    chosen = settings.active()
-    try:
-        webhooks.check(
-            body["url"],
-            allow_private=chosen.webhook_allow_private,
-            seconds=chosen.webhook_deadline,
-        )
-    except webhooks.Refused as refused:
-        raise Problem(422, refused.code, refused.reason) from None
-    with transaction() as db:
-        game = find(db, game_id)
-        seat = auth.seat(db, game.id)
-        store_webhooks.set_url(db, game.id, seat, body["url"])
-        health = store_webhooks.health(db, game.id, seat)
-    return {**_health(health), **_secret(game.id, seat, health.generation)}
+    game_id, seat = _caller_seat(game_id)
+    health = hooks.set_webhook(referee(), game_id, seat, body["url"])
+    secret = hooks.signing_secret(referee(), game_id, seat, health.generation)
+    return {**_health(health), **_secret(secret)}
 
 
 @blp.route("/games/<game_id>/webhook", methods=["GET"])
@@ -607,11 +436,7 @@ def get_webhook(game_id: str) -> dict[str, Any]:
 )
 def drop_webhook(game_id: str) -> dict[str, Any]:
     """Stop POSTing the caller's notifications (the answer holds no secret)."""
-    with transaction() as db:
-        game = find(db, game_id)
-        seat = auth.seat(db, game.id)
-        store_webhooks.set_url(db, game.id, seat, None)
-        return _health(store_webhooks.health(db, game.id, seat))
+    return _health(hooks.drop_webhook(referee(), *_caller_seat(game_id)))
 
 
 @blp.route("/games/<game_id>/webhook/secret", methods=["POST"])
@@ -623,11 +448,14 @@ def drop_webhook(game_id: str) -> dict[str, Any]:
 )
 def rotate_webhook_secret(game_id: str) -> dict[str, Any]:
     """A new signing secret for the caller's webhook; the old one signs nothing more."""
-    with transaction() as db:
+    return _secret(hooks.rotate_secret(referee(), *_caller_seat(game_id)))
+
+
+def _caller_seat(game_id: str) -> tuple[str, int]:
+    """The game and the seat of the bearer token, which this request needs."""
+    with session() as db:
         game = find(db, game_id)
-        seat = auth.seat(db, game.id)
-        generation = store_webhooks.rotate(db, game.id, seat)
-    return _secret(game.id, seat, generation)
+        return game.id, auth.seat(db, game.id)
 
 
 def _health(health: store_webhooks.Health) -> dict[str, Any]:
@@ -638,13 +466,13 @@ def _health(health: store_webhooks.Health) -> dict[str, Any]:
         "last_error": health.last_error,
         "retry_at": health.retry_at,
         "switched_off_at": health.switched_off_at,
-        "max_failures": settings.active().webhook_max_failures,
+        "max_failures": referee().settings.webhook_max_failures,
     }
 
 
-def _secret(game_id: str, seat: int, generation: int) -> dict[str, Any]:
+def _secret(secret: str) -> dict[str, Any]:
     return {
-        "secret": keys.webhook_secret(keys.server_secret(), game_id, seat, generation),
+        "secret": secret,
         "signature": "X-Referee-Signature: sha256=<hex HMAC-SHA256(secret, "
         "X-Referee-Timestamp + '.' + body)>",
     }
@@ -703,7 +531,7 @@ def verify(game_id: str) -> dict[str, Any]:
     """
     with session() as db:
         game = find(db, game_id)
-    checked = verification.check(game)
+    checked = verify_game(referee(), game)
     over = game.status == GameStatus.OVER
     problems = checked.problems
     return {

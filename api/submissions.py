@@ -7,9 +7,11 @@ from typing import Any
 from flask_smorest import Blueprint
 
 from api import auth
+from api.context import session
 from api.errors import BAD_QUERY, BAD_TOKEN, Problem, declared
-from api.games import session, submission_json, well_formed
+from api.games import submission_json
 from api.schemas import SubmissionOut
+from referee.service.submitting import well_formed
 from referee.store.tables import Submission
 
 blp = Blueprint("submissions", __name__, url_prefix="/v1", description="Submitted moves")

@@ -22,17 +22,18 @@ from limits import RateLimitItem, parse
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import MovingWindowRateLimiter
 
+from api.context import settings
 from api.errors import Problem
-from referee import settings
+from referee.settings import Settings
 
 _log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 # The limiter of the settings in use (tests switch settings within one process).
-_current: list[tuple[settings.Settings, MovingWindowRateLimiter]] = []
+_current: list[tuple[Settings, MovingWindowRateLimiter]] = []
 
 
-def _limiter(chosen: settings.Settings) -> MovingWindowRateLimiter:
+def _limiter(chosen: Settings) -> MovingWindowRateLimiter:
     with _lock:
         if not _current or _current[0][0] is not chosen:
             storage: Storage
@@ -49,7 +50,7 @@ def _limiter(chosen: settings.Settings) -> MovingWindowRateLimiter:
 def client() -> str:
     """The address that counts as the client of this request."""
     peer = request.remote_addr or "unknown"
-    proxies = settings.active().trusted_proxies
+    proxies = settings().trusted_proxies
     forwarded = request.headers.get("X-Forwarded-For", "")
     if proxies and forwarded and peer in {p.strip() for p in proxies.split(",")}:
         last = forwarded.split(",")[-1].strip()
@@ -62,7 +63,7 @@ def client() -> str:
 
 def check(action: str) -> None:
     """Count one `action` ("create" or "moves") for this client; 429 when over its limit."""
-    chosen = settings.active()
+    chosen = settings()
     rate = chosen.rate_create if action == "create" else chosen.rate_moves
     item: RateLimitItem = parse(rate)
     limiter = _limiter(chosen)

@@ -49,17 +49,17 @@ from sqlmodel import Session
 from werkzeug.exceptions import HTTPException
 
 from api import bodies, throttle
-from api import games as api_games
-from api.errors import Problem
+from api.context import find, referee, session
+from api.errors import Problem, status_of
 from api.expensive import taking_turns
 from api.rules import describe
 from api.schemas import PlayerIn
-from referee import games, render, settings
-from referee.engine import BadOptions
+from referee import games, render
 from referee.games import AnyGame
 from referee.replay import SEALED_NOTATION, envelope
-from referee.store import clock, creation, deadlines, keys, reads, records
-from referee.store.db import transaction
+from referee.service import creating, refusals
+from referee.service.submitting import SeatToken, SubmitMove, submit_move
+from referee.store import clock, deadlines, keys, reads, records
 from referee.store.tables import Game, Submission, TimeoutPolicy
 
 bp = Blueprint(
@@ -144,13 +144,13 @@ def csrf_token() -> str:
 
 def public_origin() -> str:
     """The origin (scheme, host, port) of REFEREE_PUBLIC_URL: where forms are served from."""
-    parts = urlsplit(settings.active().public_url)
+    parts = urlsplit(referee().settings.public_url)
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
 def secure_cookies() -> bool:
     """Cookies go over HTTPS only when the public URL is https (a proxy may end TLS before us)."""
-    return request.is_secure or settings.active().public_url.lower().startswith("https://")
+    return request.is_secure or referee().settings.public_url.lower().startswith("https://")
 
 
 def check_csrf() -> None:
@@ -182,15 +182,7 @@ def cookie_seat(db: Session, game_id: str) -> int | None:
     return keys.seat_of_token(db, game_id, token)
 
 
-def cookie_seat_needed(db: Session, game_id: str) -> int:
-    seat = cookie_seat(db, game_id)
-    if seat is None:
-        raise Problem(
-            401,
-            "unauthorized",
-            "This browser holds no seat of this game: open your personal link first.",
-        )
-    return seat
+NO_SEAT_HERE = "This browser holds no seat of this game: open your personal link first."
 
 
 @bp.after_request
@@ -223,6 +215,12 @@ def _problem_page(error: Problem) -> tuple[str, int, dict[str, str]]:
     return page, error.status, error.headers
 
 
+@bp.errorhandler(refusals.Refusal)
+def _refusal_page(refused: refusals.Refusal) -> tuple[str, int]:
+    status = status_of(refused)
+    return render_template("web/error.html", status=status, detail=refused.reason), status
+
+
 @bp.errorhandler(HTTPException)
 def _http_page(error: HTTPException) -> tuple[str, int]:
     status = error.code or 500
@@ -234,7 +232,7 @@ def _http_page(error: HTTPException) -> tuple[str, int]:
 
 @bp.get("/")
 def lobby() -> str:
-    with api_games.session() as db:
+    with session() as db:
         found = reads.list_games(db, None, None, None, LOBBY_GAMES)
         rows = [
             {
@@ -375,72 +373,73 @@ def _said(field: str, messages: Any) -> str:
     return text if field.startswith("_") else f"{field}: {text}"
 
 
-@bp.post("/new/<name>")
-def create_game(name: str) -> tuple[str, int]:
-    check_csrf()
-    rules = _rules(name)
-    described = describe(rules)
-    form = request.form
-    errors: dict[str, str] = {}
+def _form_errors(refused: refusals.Refusal) -> dict[str, str]:
+    """The new-game form's messages for a refusal of the service, by field."""
+    if isinstance(refused, refusals.BadRequest):
+        return {"deadline": f"Time per turn: {refused.reason}"}
+    said = {}
+    for field, messages in refused.extra.get("errors", {}).items():
+        target = "players" if field == "_players" else f"opt-{field}"
+        said[target] = _said(field, messages)
+    return said
+
+
+def _form_game(rules: AnyGame, form: Mapping[str, str], errors: dict[str, str]) -> JSONish:
+    """The new game the form asks for, as the service's command fields; notes what is wrong."""
     key = _api_key()
     given = form.get("api_key", "")
     if key and not hmac.compare_digest(given.encode(), key.encode()):
         errors["api_key"] = "This server needs its API key to create games."
     players = _read_players(form, max(rules.players), errors)
-    options = _read_options(form, described, errors)
+    options = _read_options(form, describe(rules), errors)
     counts = ", ".join(map(str, rules.players))
     if len(players) not in rules.players and "players" not in errors:
         errors["players"] = (
             f"{rules.title} is played by {counts} players; you named {len(players)}."
         )
-    if not errors:
-        try:
-            options = rules.load_options(options, len(players))
-        except BadOptions as error:
-            for field, messages in error.errors.items():
-                target = "players" if field == "_players" else f"opt-{field}"
-                errors[target] = _said(field, messages)
-    deadline = None
-    if form.get("deadline", "").strip():
-        try:
-            deadline = deadlines.parse_deadline(form["deadline"])
-        except ValueError as error:
-            errors["deadline"] = f"Time per turn: {error}"
     on_timeout = form.get("on_timeout", "random")
     if on_timeout not in ON_TIMEOUT:
         errors["on_timeout"] = "Choose what happens when time runs out."
-    if errors:
+    return {
+        "game": rules.name,
+        "players": [creating.Player(p["name"], p["email"]) for p in players],
+        "options": options,
+        "deadline": form.get("deadline", "").strip() or None,
+        "on_timeout": on_timeout,
+        # With the server's key this is a trusted client, as for the API.
+        "trusted": key is not None,
+    }
+
+
+@bp.post("/new/<name>")
+def create_game(name: str) -> tuple[str, int]:
+    check_csrf()
+    rules = _rules(name)
+    form = request.form
+    errors: dict[str, str] = {}
+    command = creating.NewGame(**_form_game(rules, form, errors))
+    if not errors and not command.trusted:
+        throttle.check("create")
+    try:
+        created = None if errors else creating.create_game(referee(), command)
+    except (refusals.BadPlayers, refusals.BadOptions, refusals.BadRequest) as refused:
+        errors |= _form_errors(refused)
+    if created is None:
         values = {k: v for k, v in form.items() if k not in ("csrf", "api_key")}
         return render_template("web/new.html", **_form_context(rules, values, errors)), 422
-    # With the server's key this is a trusted client, as for the API.
-    trusted = key is not None
-    if not trusted:
-        throttle.check("create")
-    secret = keys.server_secret()
-    with transaction() as db:
-        created = creation.create_game(
-            db,
-            rules,
-            [(p["name"], p["email"]) for p in players],
-            options,
-            deadline_seconds=deadline,
-            on_timeout=TimeoutPolicy(on_timeout),
-            trusted=trusted,
-            secret=secret,
-        )
     game_id = created.game.id
     # A seat with a mail address gets its link there, not on this page.
     links = [
         {
             "seat": n,
-            "name": p["name"],
+            "name": player.name,
             "link": None
-            if p["email"] and not trusted
+            if player.email and not command.trusted
             else url_for(".seat", game_id=game_id, token=token, _external=True),
         }
-        for n, (p, token) in enumerate(zip(players, created.tokens, strict=True))
+        for n, (player, token) in enumerate(zip(command.players, created.tokens, strict=True))
     ]
-    page = render_template("web/created.html", rules=described, game_id=game_id, links=links)
+    page = render_template("web/created.html", rules=describe(rules), game_id=game_id, links=links)
     return page, 201
 
 
@@ -449,8 +448,8 @@ def create_game(name: str) -> tuple[str, int]:
 
 @bp.get("/g/<game_id>/seat/<token>")
 def seat(game_id: str, token: str) -> Response:
-    with api_games.session() as db:
-        game = api_games.find(db, game_id)
+    with session() as db:
+        game = find(db, game_id)
         number = keys.seat_of_token(db, game.id, token) if len(token) <= 200 else None
         name = next((s.name for s in reads.seats(db, game.id) if s.seat == number), None)
     if number is None:
@@ -525,45 +524,68 @@ def log_window(at: int, version: int) -> LogWindow:
     )
 
 
-def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
-    with api_games.session() as db:
-        game = api_games.find(db, game_id)
+@dataclass(frozen=True, slots=True)
+class _PageReads:
+    """What a game page reads from the database, in one reading session."""
+
+    game: Game
+    seat: int | None
+    at: int
+    rules: AnyGame
+    seats: list[Any]
+    state: Any
+    head: Any
+    first_sealed: int
+    shown: LogWindow
+    rows: list[Any]
+    answer: JSONish | None
+
+
+def _page_reads(game_id: str) -> _PageReads:
+    with session() as db:
+        game = find(db, game_id)
         seat = cookie_seat(db, game.id)
         at = _at(game)
-        rules = reads.rules_of(game)
-        seats = reads.seats(db, game.id)
         state = reads.state_at(db, game, at)
         head = state if at == game.version else reads.state_at(db, game, game.version)
-        first_sealed = records.sealed_from(game, head)
         shown = log_window(at, game.version)
-        rows = reads.log(db, game.id, after=shown.start, limit=LOG_PAGE)
-        answer = _answer(db, game, seat, rules)
-    names = [s.name for s in seats]
-    env = envelope(rules, state, at, seat)
-    view = env["state"]
-    scores = rules.scores(state)
-    label = rules.score_label if scores else ""
-    result = env["result"]
-    resigned = rules.resigned(state)
-    latest = at == game.version
-    acting = seat is not None and latest and game.status == "active" and seat in game.to_act
-    moves = (
-        [rules.notate(m) for m in rules.legal_moves(head, seat)]
-        if acting and seat is not None
-        else []
-    )
-    log = [
+        rules = reads.rules_of(game)
+        return _PageReads(
+            game=game,
+            seat=seat,
+            at=at,
+            rules=rules,
+            seats=reads.seats(db, game.id),
+            state=state,
+            head=head,
+            first_sealed=records.sealed_from(game, head),
+            shown=shown,
+            rows=reads.log(db, game.id, after=shown.start, limit=LOG_PAGE),
+            answer=_answer(db, game, seat, rules),
+        )
+
+
+def _log_lines(page: _PageReads, names: list[str]) -> list[JSONish]:
+    """The moves the page lists, sealed ones without their notation."""
+    return [
         {
             "seq": row.seq,
             "seat": row.seat,
             "name": names[row.seat] if 0 <= row.seat < len(names) else f"Seat {row.seat}",
-            "notation": SEALED_NOTATION if row.seq >= first_sealed else row.notation,
-            "sealed": row.seq >= first_sealed,
+            "notation": SEALED_NOTATION if row.seq >= page.first_sealed else row.notation,
+            "sealed": row.seq >= page.first_sealed,
             "at": row.created_at[:16].replace("T", " "),
         }
-        for row in rows
+        for row in page.rows
     ]
-    players = [
+
+
+def _player_lines(page: _PageReads, env: JSONish) -> list[JSONish]:
+    """Each seat with its score, whether it acts, resigned or won, and whether it is you."""
+    scores = page.rules.scores(page.state)
+    resigned = page.rules.resigned(page.state)
+    result = env["result"]
+    return [
         {
             "seat": s.seat,
             "name": s.name,
@@ -571,31 +593,52 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
             "to_act": s.seat in env["to_act"],
             "resigned": s.seat in resigned,
             "winner": result is not None and s.seat in result["winners"],
-            "you": s.seat == seat,
+            "you": s.seat == page.seat,
         }
-        for s in seats
+        for s in page.seats
     ]
+
+
+def _acting(page: _PageReads) -> bool:
+    """Whether this browser's seat may move now, on the page of the game's present."""
+    game, seat = page.game, page.seat
+    latest = page.at == game.version
+    return seat is not None and latest and game.status == "active" and seat in game.to_act
+
+
+def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
+    page = _page_reads(game_id)
+    game, rules, seat = page.game, page.rules, page.seat
+    names = [s.name for s in page.seats]
+    env = envelope(rules, page.state, page.at, seat)
+    view = env["state"]
+    acting = _acting(page)
+    moves = (
+        [rules.notate(m) for m in rules.legal_moves(page.head, seat)]
+        if acting and seat is not None
+        else []
+    )
     return {
         "game": game,
         "title": rules.title,
         "notation_help": rules.notation_help,
         "seat": seat,
         "seat_name": names[seat] if seat is not None else None,
-        "at": at,
-        "latest": latest,
+        "at": page.at,
+        "latest": page.at == game.version,
         "version": game.version,
         "env": env,
         "svg": render.render_svg(game.name, view, names),
         "text_board": render.render_text(game.name, view, names),
-        "score_label": label,
-        "players": players,
+        "score_label": rules.score_label if rules.scores(page.state) else "",
+        "players": _player_lines(page, env),
         "to_act_names": [names[n] for n in env["to_act"] if n < len(names)],
-        "log": log,
-        "log_window": shown,
+        "log": _log_lines(page, names),
+        "log_window": page.shown,
         "acting": acting,
         "moves": moves[:MOVE_BUTTONS],
         "complete": rules.lists_every_move and len(moves) <= MOVE_BUTTONS,
-        "answer": answer,
+        "answer": page.answer,
         "message": message,
         "typed": typed,
         "seed": game.seed if game.status == "over" else None,
@@ -640,20 +683,22 @@ def game(game_id: str) -> str:
 
 
 def _submitted(game_id: str, move: Any, expected: int | None) -> Response | tuple[str, int]:
+    """Submit this browser's seat's move and show its answer, or the page with the refusal."""
     typed = move if isinstance(move, str) else ""
+    token = request.cookies.get(SEAT_COOKIE)
     try:
-        body, _status = api_games.submit(game_id, move, expected, WAIT, cookie_seat_needed)
-    except Problem as refused:
-        if refused.status == 404:
-            raise
-        made = refused.extra.get("submission")
-        if isinstance(made, dict) and "id" in made:
-            return _to_answer(game_id, made["id"])
+        if not token or len(token) > 200:
+            raise refusals.Unauthorized(NO_SEAT_HERE)
+        command = SubmitMove(game_id, SeatToken(token), move, expected_version=expected)
+        submission = submit_move(referee(), command, WAIT)
+    except refusals.NotFound:
+        raise
+    except refusals.Refusal as refused:
         page = render_template(
-            "web/game.html", **game_context(game_id, message=refused.detail, typed=typed)
+            "web/game.html", **game_context(game_id, message=refused.reason, typed=typed)
         )
-        return page, refused.status
-    return _to_answer(game_id, body["submission"]["id"])
+        return page, status_of(refused)
+    return _to_answer(game_id, submission.id)
 
 
 def _to_answer(game_id: str, submission_id: str) -> Response:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 import click
@@ -29,6 +29,9 @@ from referee.replay import (
 from referee.replay import verify as verify_record
 from referee.rng import commitment, new_seed
 from referee.settings import DEFAULT_PUBLIC_URL, BadSetting, Settings
+
+if TYPE_CHECKING:
+    from referee.service import Referee
 
 
 def _fail(message: str) -> NoReturn:
@@ -214,6 +217,14 @@ def move(file: Path, notation: str, seat: int) -> None:
 # -- the service ---------------------------------------------------------------
 
 
+def _referee(chosen: Settings) -> Referee:
+    """This process's referee, which delivers too where it runs the tasks itself."""
+    from referee.service import Referee
+    from workers.tasks import DELIVERY_JOBS
+
+    return Referee(chosen, jobs=DELIVERY_JOBS)
+
+
 def _settings() -> Settings:
     """The settings the environment gives, or exit saying which variable is wrong."""
     try:
@@ -302,8 +313,6 @@ def serve(host: str, port: int, threads: int | None) -> None:
     from waitress.server import create_server
 
     from api import create_app
-    from referee import queue
-    from referee.store import db
 
     chosen = _settings()
     if chosen.public_url == DEFAULT_PUBLIC_URL:
@@ -317,10 +326,11 @@ def serve(host: str, port: int, threads: int | None) -> None:
             # Unset: the server's own address, which browsers' forms come from.
             named = f"[{host}]" if ":" in host else host
             chosen = replace(chosen, public_url=f"http://{named}:{port}")
-    app = AccessLog(create_app(chosen), _logging(chosen.access_log))
-    db.upgrade()
-    if queue.eager():
-        queue.start_sweeper()
+    referee = _referee(chosen)
+    app = AccessLog(create_app(chosen, referee), _logging(chosen.access_log))
+    referee.db.upgrade()
+    if referee.queue.eager:
+        referee.queue.start_sweeper()
     # As in deploy/gunicorn.conf.py: event streams hold threads of their own beside
     # those every other request shares, so followers can never take them all.
     threads = (threads or chosen.threads) + chosen.events_max
@@ -334,7 +344,7 @@ def serve(host: str, port: int, threads: int | None) -> None:
         ident="referee",
         clear_untrusted_proxy_headers=False,
     )
-    click.echo(f"referee: http://{host}:{port}/v1/rules  (database {db.database_url()})")
+    click.echo(f"referee: http://{host}:{port}/v1/rules  (database {referee.db.url})")
     server.run()
 
 
@@ -350,15 +360,12 @@ def serve(host: str, port: int, threads: int | None) -> None:
 @click.pass_context
 def worker(ctx: click.Context, role: str) -> None:
     """Run a Celery worker (needs REDIS_URL); extra arguments go to Celery."""
-    from referee import queue
-
-    chosen = _settings()
-    queue.configure(chosen)
-    if queue.eager():
+    referee = _referee(_settings())
+    if referee.queue.eager:
         _fail("set REDIS_URL: without a broker moves are decided inside `referee serve`")
     import workers
 
-    workers.run(list(ctx.args), role)
+    workers.run(referee, list(ctx.args), role)
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -369,19 +376,17 @@ def beat(ctx: click.Context) -> None:
     For deployments with REFEREE_SWEEPS=beat (workers then leave the sweeps
     to it); extra arguments go to Celery (e.g. --schedule FILE).
     """
-    from referee import queue
-
-    queue.configure(_settings())
-    if queue.eager():
+    referee = _referee(_settings())
+    if referee.queue.eager:
         _fail("set REDIS_URL: without a broker `referee serve` runs the sweeps itself")
-    if queue.sweeps_in_workers():
+    if referee.queue.sweeps_in_workers():
         _fail(
             "set REFEREE_SWEEPS=beat for the workers and this process: "
             "with the default (worker) every worker sweeps by itself"
         )
     import workers
 
-    workers.run_beat(list(ctx.args))
+    workers.run_beat(referee, list(ctx.args))
 
 
 @main.group()
@@ -392,12 +397,11 @@ def db() -> None:
 @db.command()
 def upgrade() -> None:
     """Migrate the database's schema to the latest version."""
-    from referee import settings
-    from referee.store import db as store
+    from referee.store.db import Database
 
-    settings.use(_settings())
-    store.upgrade()
-    click.echo(f"{store.database_url()}: up to date")
+    database = Database.of(_settings())
+    database.upgrade()
+    click.echo(f"{database.url}: up to date")
 
 
 @main.command("mail-in")
@@ -410,15 +414,12 @@ def mail_in(host: str, port: int) -> None:
     to the workers like REST moves (REDIS_URL), or are decided in this
     process in the embedded default.
     """
-    from referee import queue
-    from referee.store import db as store
-    from workers import inbound
+    from mailin import server
 
-    chosen = _settings()
-    queue.configure(chosen)
-    store.upgrade()
-    if queue.eager():
+    referee = _referee(_settings())
+    referee.db.upgrade()
+    if referee.queue.eager:
         # Answers to replies go out from here too (leases keep them single).
-        queue.start_delivery()
-    click.echo(f"referee mail-in: smtp://{host}:{port}  (database {store.database_url()})")
-    inbound.serve(host, port, chosen)
+        referee.queue.start_delivery()
+    click.echo(f"referee mail-in: smtp://{host}:{port}  (database {referee.db.url})")
+    server.serve(referee, host, port)

@@ -1,12 +1,15 @@
-"""The Celery app and the names of its tasks, shared by the API and the worker.
+"""The queue between the processes: enqueueing tasks, and hearing of decisions.
 
-The API only enqueues by task name; the bodies live in `workers.tasks`,
-which the app imports by name when a worker starts (and, in the embedded
-default, in the API's own process, where tasks run eagerly). So the two
-layers above never import each other.
+Each process builds one `Queue` from its settings (through the service's
+`Referee`) and hands it down; nothing is read at import. The names of the
+tasks are shared by whoever enqueues (the API, mail-in, the sweeps) and the
+worker that runs them (`workers.tasks` registers the service's jobs on the
+queue's Celery app under these names), so the entry points never import
+each other.
 
-Without `REDIS_URL` there is no broker: tasks run in-process as they are
-enqueued (Celery eager mode), which is the embedded default.
+Without `REDIS_URL` there is no broker: a task runs in the process that
+enqueues it, as it is enqueued (the embedded default), through the `run`
+the queue is given.
 """
 
 from __future__ import annotations
@@ -23,9 +26,7 @@ from typing import Any
 import redis
 from celery import Celery
 
-from referee import settings
-
-_redis: list[redis.Redis] = []
+from referee.settings import Settings
 
 DECIDE = "referee.decide"
 SWEEP = "referee.sweep"
@@ -48,8 +49,12 @@ HARD_TIME_LIMIT = 240
 
 _log = logging.getLogger(__name__)
 
+# Runs a task in this process: its name and arguments.
+Run = Callable[[str, tuple[Any, ...]], Any]
+Heard = Callable[[float], "dict[str, Any] | bool"]
 
-def _celery_settings(chosen: settings.Settings) -> dict[str, Any]:
+
+def celery_settings(chosen: Settings) -> dict[str, Any]:
     broker = chosen.redis_url
     return dict(
         broker_url=broker or "memory://",
@@ -72,122 +77,201 @@ def _celery_settings(chosen: settings.Settings) -> dict[str, Any]:
     )
 
 
-app = Celery("referee", include=["workers.tasks", "workers.notify"])
-app.conf.update(_celery_settings(settings.active()))
+class Queue:
+    """This process's way to the tasks: a broker (`REDIS_URL`), or `run` right here."""
 
+    def __init__(self, chosen: Settings, run: Run) -> None:
+        self.settings = chosen
+        self.eager = not chosen.redis_url
+        self._run = run
+        # The Celery app that sends to the broker (and that a worker runs).
+        self.celery = Celery("referee")
+        self.celery.conf.update(celery_settings(chosen))
+        self._redis: list[redis.Redis] = []
+        # What hears of changed games in this process (`listen_changes`).
+        self._change_hooks: list[Callable[[str | None], None]] = []
+        self._listeners: list[_Listener] = []
+        self._listeners_lock = threading.Lock()
+        # The embedded default's delivery threads, woken by `deliver_soon`.
+        self._delivery_wanted: list[threading.Event] = []
 
-def configure(chosen: settings.Settings) -> None:
-    """Make `chosen` this process's settings: the store, the queue and delivery read them.
+    def enqueue(self, name: str, *args: Any) -> None:
+        """Run task `name` soon: on a worker, or right here in the embedded default."""
+        if self.eager:
+            self._run(name, args)
+        else:
+            self.celery.send_task(name, args=args)
 
-    Each entry point (web app, worker, beat, mail-in) calls this once with
-    the settings it built from the environment.
-    """
-    settings.use(chosen)
-    app.conf.update(_celery_settings(chosen))
-    _redis.clear()
+    def deliver_soon(self) -> None:
+        """Have the outbox sent soon: by the delivery queue's workers, or, in the embedded
+        default, by this process's delivery threads (`start_delivery`), never here."""
+        if not self.eager:
+            for task in DELIVERY:
+                self.celery.send_task(task)
+            return
+        for wanted in self._delivery_wanted:
+            wanted.set()
 
+    def client(self) -> redis.Redis:
+        if not self._redis:
+            url = self.settings.redis_url
+            assert url is not None, "announcements need a broker"
+            self._redis.append(redis.Redis.from_url(url))
+        return self._redis[0]
 
-def eager() -> bool:
-    return bool(app.conf.task_always_eager)
+    def decided_channel(self) -> str:
+        """The channel this deployment's decisions are announced on.
 
+        Redis's publish/subscribe ignores the database number, so on a fixed
+        name deployments sharing one Redis (other database numbers, other
+        queues) would hear each other's decisions: every web process would
+        read all their traffic, and a test's or a staging stack's decisions
+        would reach production's listeners. The name holds the database number
+        and the queue name (`REFEREE_QUEUE`), which tell deployments apart.
+        """
+        database = self.client().connection_pool.connection_kwargs.get("db", 0)
+        return f"referee:decided:{database}:{self.settings.queue}"
 
-def enqueue(name: str, *args: Any) -> None:
-    """Run task `name` soon: on a worker, or right here in the embedded default."""
-    if eager():
-        app.loader.import_default_modules()
-        app.tasks[name].apply(args=args)
-    else:
-        app.send_task(name, args=args)
+    def announce_decided(self, decided: dict[str, Any]) -> None:
+        """Tell whoever waits on a submission (`?wait=`) how it was decided.
 
+        `decided` holds the submission's `id` and the fields a decision sets
+        (status, code, reason, seq, decided_at), so a waiting request can
+        answer without reading the submission again; and `game_id`, so that
+        the followers of a game (`GET .../events`) hear of an accepted move on
+        the same message.
+        """
+        if not self.eager:
+            message = json.dumps(decided, separators=(",", ":"))
+            self.client().publish(self.decided_channel(), message)
+        elif decided.get("status") == "accepted" and decided.get("game_id"):
+            # Decided in this very process: its followers are told at once.
+            self.tell_changed(str(decided["game_id"]))
 
-_delivery_wanted: list[threading.Event] = []
+    def announce_changed(self, game_id: str) -> None:
+        """Tell the followers of a game that it changed outside a decision (a timeout)."""
+        self.announce_decided({"game_id": game_id, "status": "accepted"})
 
+    def listen_changes(self, hook: Callable[[str | None], None]) -> None:
+        """Have `hook(game_id)` called on each announced change of a game, in this process.
 
-def deliver_soon() -> None:
-    """Have the outbox sent soon: by the delivery queue's workers, or, in the embedded
-    default, by this process's delivery threads (`start_delivery`), never here."""
-    if not eager():
-        for task in DELIVERY:
-            app.send_task(task)
-        return
-    for wanted in _delivery_wanted:
-        wanted.set()
+        `hook(None)` says announcements may have been lost (the subscription
+        was just made or made again): read every followed game once more. With
+        a broker this starts the process's one subscription; in the embedded
+        default the hooks are called by the decision itself.
+        """
+        self._change_hooks.append(hook)
+        if not self.eager:
+            self._listener()
 
+    def hearing_changes(self) -> bool:
+        """Whether announcements reach this process now (the subscription is up, or none
+        is needed)."""
+        if self.eager:
+            return True
+        return self._listener().subscribed.is_set()
 
-def _client() -> redis.Redis:
-    if not _redis:
-        url = settings.active().redis_url
-        assert url is not None, "announcements need a broker"
-        _redis.append(redis.Redis.from_url(url))
-    return _redis[0]
+    def tell_changed(self, game_id: str | None) -> None:
+        for hook in list(self._change_hooks):
+            try:
+                hook(game_id)
+            except Exception:
+                _log.exception("a follower of game changes failed")
 
+    def _listener(self) -> _Listener:
+        with self._listeners_lock:
+            # A forked child (a gunicorn worker) has the list but not the thread.
+            if not self._listeners or self._listeners[0].pid != os.getpid():
+                self._listeners[:] = [_Listener(self)]
+            return self._listeners[0]
 
-def decided_channel() -> str:
-    """The channel this deployment's decisions are announced on.
+    @contextmanager
+    def decided_signal(self, submission_id: str) -> Iterator[Heard]:
+        """Listen for `announce_decided` of one submission; yields `wait(seconds)`.
 
-    Redis's publish/subscribe ignores the database number, so on a fixed
-    name deployments sharing one Redis (other database numbers, other
-    queues) would hear each other's decisions: every web process would
-    read all their traffic, and a test's or a staging stack's decisions
-    would reach production's listeners. The name holds the database number
-    and the queue name (`REFEREE_QUEUE`), which tell deployments apart.
-    """
-    database = _client().connection_pool.connection_kwargs.get("db", 0)
-    return f"referee:decided:{database}:{settings.active().queue}"
+        `wait` returns the announced decision, True when the caller should read
+        the database (woken without one), or False when `seconds` passed.
+        Listen before enqueueing, so an announcement is not missed. In the
+        embedded default decisions are made before the request goes on, so
+        `wait` only sleeps.
+        """
+        if self.eager:
+            yield lambda seconds: threading.Event().wait(seconds)
+            return
+        listener = self._listener()
+        waiter = _Waiter(submission_id)
+        listener.add(waiter)
 
+        def wait(seconds: float) -> dict[str, Any] | bool:
+            if not waiter.event.wait(seconds):
+                return False
+            waiter.event.clear()
+            return waiter.decided or True
 
-def announce_decided(decided: dict[str, Any]) -> None:
-    """Tell whoever waits on a submission (`?wait=`) how it was decided.
-
-    `decided` holds the submission's `id` and the fields a decision sets
-    (status, code, reason, seq, decided_at), so a waiting request can
-    answer without reading the submission again; and `game_id`, so that
-    the followers of a game (`GET .../events`) hear of an accepted move on
-    the same message.
-    """
-    if not eager():
-        _client().publish(decided_channel(), json.dumps(decided, separators=(",", ":")))
-    elif decided.get("status") == "accepted" and decided.get("game_id"):
-        # Decided in this very process: its followers are told at once.
-        _tell_changed(str(decided["game_id"]))
-
-
-def announce_changed(game_id: str) -> None:
-    """Tell the followers of a game that it changed outside a decision (a timeout)."""
-    announce_decided({"game_id": game_id, "status": "accepted"})
-
-
-# What hears of changed games in this process (`listen_changes`): called
-# with a game's id, or with None when announcements may have been lost.
-_change_hooks: list[Callable[[str | None], None]] = []
-
-
-def listen_changes(hook: Callable[[str | None], None]) -> None:
-    """Have `hook(game_id)` called on each announced change of a game, in this process.
-
-    `hook(None)` says announcements may have been lost (the subscription
-    was just made or made again): read every followed game once more. With
-    a broker this starts the process's one subscription; in the embedded
-    default the hooks are called by the decision itself.
-    """
-    _change_hooks.append(hook)
-    if not eager():
-        _listener()
-
-
-def hearing_changes() -> bool:
-    """Whether announcements reach this process now (the subscription is up, or none is needed)."""
-    if eager():
-        return True
-    return _listener().subscribed.is_set()
-
-
-def _tell_changed(game_id: str | None) -> None:
-    for hook in list(_change_hooks):
         try:
-            hook(game_id)
-        except Exception:
-            _log.exception("a follower of game changes failed")
+            yield wait
+        finally:
+            listener.remove(waiter)
+
+    def sweeps_in_workers(self) -> bool:
+        """Whether each worker runs the sweeps itself (`REFEREE_SWEEPS=worker`, the default).
+
+        With `REFEREE_SWEEPS=beat` one `referee beat` process (Celery beat) sends
+        them instead, and workers only run tasks.
+        """
+        return self.settings.sweeps == "worker"
+
+    def start_sweeper(self) -> threading.Thread:
+        """A daemon thread that enqueues the sweeps every `REFEREE_SWEEP_EVERY` seconds.
+
+        Like Celery beat, but inside the worker (or `referee serve` alone): the
+        sweeps for pending submissions, due outbox rows and deadlines are all
+        idempotent, so a sweeper per worker does no harm. Deadlines live in the
+        database; nothing waits on the broker with a long ETA. In the embedded
+        default the tasks run on this thread, except delivery, which has threads
+        of its own (`start_delivery`): a slow recipient must not stop the sweeps.
+        """
+        if self.eager:
+            self.start_delivery()
+
+        pause = threading.Event()
+
+        def loop() -> None:
+            while not pause.wait(self.settings.sweep_every):
+                try:
+                    for task in SWEEPS:
+                        if not (self.eager and task in DELIVERY):
+                            self.enqueue(task)
+                except Exception:
+                    _log.exception("the sweep could not be enqueued; trying again later")
+
+        thread = threading.Thread(target=loop, name="referee-sweeper", daemon=True)
+        thread.start()
+        return thread
+
+    def start_delivery(self) -> list[threading.Thread]:
+        """The embedded default's delivery: a thread for mail and one for webhooks, each
+        running its task every `REFEREE_SWEEP_EVERY` seconds and whenever `deliver_soon`
+        asks. Apart from the request threads that decide and from the sweeper."""
+        threads = []
+        for task in DELIVERY:
+            wanted = threading.Event()
+            self._delivery_wanted.append(wanted)
+
+            def loop(task: str = task, wanted: threading.Event = wanted) -> None:
+                while True:
+                    wanted.wait(self.settings.sweep_every)
+                    wanted.clear()
+                    try:
+                        self._run(task, ())
+                    except Exception:
+                        _log.exception("delivery (%s) failed; trying again later", task)
+
+            name = "referee-" + task.rsplit(".", 1)[-1].replace("_", "-")
+            thread = threading.Thread(target=loop, name=name, daemon=True)
+            thread.start()
+            threads.append(thread)
+        return threads
 
 
 class _Listener:
@@ -200,7 +284,8 @@ class _Listener:
     announcements made in the gap are lost.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, queue: Queue) -> None:
+        self.queue = queue
         self.lock = threading.Lock()
         self.waiters: dict[str, list[_Waiter]] = {}
         self.subscribed = threading.Event()
@@ -228,9 +313,9 @@ class _Listener:
             time.sleep(0.5)
 
     def listen(self) -> None:
-        pubsub = _client().pubsub()  # type: ignore[no-untyped-call]
+        pubsub = self.queue.client().pubsub()  # type: ignore[no-untyped-call]
         try:
-            pubsub.subscribe(decided_channel())
+            pubsub.subscribe(self.queue.decided_channel())
             while True:
                 message = pubsub.get_message(timeout=30)
                 if message is None:
@@ -252,7 +337,7 @@ class _Listener:
             waiter.decided = decided
             waiter.event.set()
         if decided.get("status") == "accepted" and decided.get("game_id"):
-            _tell_changed(str(decided["game_id"]))
+            self.queue.tell_changed(str(decided["game_id"]))
 
     def wake_all(self) -> None:
         # (Re)subscribed: what was announced before is lost, so every
@@ -261,7 +346,7 @@ class _Listener:
             found = [waiter for waiters in self.waiters.values() for waiter in waiters]
         for waiter in found:
             waiter.event.set()
-        _tell_changed(None)
+        self.queue.tell_changed(None)
 
 
 class _Waiter:
@@ -271,111 +356,3 @@ class _Waiter:
         self.submission_id = submission_id
         self.event = threading.Event()
         self.decided: dict[str, Any] | None = None
-
-
-_listeners: list[_Listener] = []
-_listeners_lock = threading.Lock()
-
-
-def _listener() -> _Listener:
-    with _listeners_lock:
-        # A forked child (a gunicorn worker) has the list but not the thread.
-        if not _listeners or _listeners[0].pid != os.getpid():
-            _listeners[:] = [_Listener()]
-        return _listeners[0]
-
-
-Heard = Callable[[float], "dict[str, Any] | bool"]
-
-
-@contextmanager
-def decided_signal(submission_id: str) -> Iterator[Heard]:
-    """Listen for `announce_decided` of one submission; yields `wait(seconds)`.
-
-    `wait` returns the announced decision, True when the caller should read
-    the database (woken without one), or False when `seconds` passed.
-    Listen before enqueueing, so an announcement is not missed. In the
-    embedded default decisions are made before the request goes on, so
-    `wait` only sleeps.
-    """
-    if eager():
-        yield lambda seconds: threading.Event().wait(seconds)
-        return
-    listener = _listener()
-    waiter = _Waiter(submission_id)
-    listener.add(waiter)
-
-    def wait(seconds: float) -> dict[str, Any] | bool:
-        if not waiter.event.wait(seconds):
-            return False
-        waiter.event.clear()
-        return waiter.decided or True
-
-    try:
-        yield wait
-    finally:
-        listener.remove(waiter)
-
-
-def sweeps_in_workers() -> bool:
-    """Whether each worker runs the sweeps itself (`REFEREE_SWEEPS=worker`, the default).
-
-    With `REFEREE_SWEEPS=beat` one `referee beat` process (Celery beat) sends
-    them instead, and workers only run tasks.
-    """
-    return settings.active().sweeps == "worker"
-
-
-def start_sweeper() -> threading.Thread:
-    """A daemon thread that enqueues the sweeps every `REFEREE_SWEEP_EVERY` seconds.
-
-    Like Celery beat, but inside the worker (or `referee serve` alone): the
-    sweeps for pending submissions, due outbox rows and deadlines are all
-    idempotent, so a sweeper per worker does no harm. Deadlines live in the
-    database; nothing waits on the broker with a long ETA. In the embedded
-    default the tasks run on this thread, except delivery, which has threads
-    of its own (`start_delivery`): a slow recipient must not stop the sweeps.
-    """
-    stop = threading.Event()
-    if eager():
-        start_delivery()
-
-    def loop() -> None:
-        while not stop.wait(settings.active().sweep_every):
-            try:
-                for task in SWEEPS:
-                    if eager() and task in DELIVERY:
-                        continue
-                    enqueue(task)
-            except Exception:
-                _log.exception("the sweep could not be enqueued; trying again later")
-
-    thread = threading.Thread(target=loop, name="referee-sweeper", daemon=True)
-    thread.start()
-    return thread
-
-
-def start_delivery() -> list[threading.Thread]:
-    """The embedded default's delivery: a thread for mail and one for webhooks, each
-    running its task every `REFEREE_SWEEP_EVERY` seconds and whenever `deliver_soon`
-    asks. Apart from the request threads that decide and from the sweeper."""
-    threads = []
-    for task in DELIVERY:
-        wanted = threading.Event()
-        _delivery_wanted.append(wanted)
-
-        def loop(task: str = task, wanted: threading.Event = wanted) -> None:
-            while True:
-                wanted.wait(settings.active().sweep_every)
-                wanted.clear()
-                try:
-                    app.loader.import_default_modules()
-                    app.tasks[task].apply()
-                except Exception:
-                    _log.exception("delivery (%s) failed; trying again later", task)
-
-        name = "referee-" + task.rsplit(".", 1)[-1].replace("_", "-")
-        thread = threading.Thread(target=loop, name=name, daemon=True)
-        thread.start()
-        threads.append(thread)
-    return threads

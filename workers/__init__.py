@@ -11,33 +11,8 @@ from typing import Any
 
 from celery import signals
 
-from referee import settings
-from referee.queue import app, start_sweeper, sweeps_in_workers
-from referee.store import db
-
-
-@signals.worker_process_init.connect
-def _fresh_connections(**_kwargs: Any) -> None:
-    # A forked pool process must not share its parent's database connections.
-    db.dispose()
-
-
-# The role this process's worker was started with (see `run`), and the
-# arguments of the delivering child to start once it is ready (role "all").
-_role: list[str] = ["all"]
-_child_argv: list[list[str]] = []
-
-
-@signals.worker_ready.connect
-def _ready(**_kwargs: Any) -> None:
-    # Delivery-only workers leave the sweeps to those that decide.
-    if sweeps_in_workers() and _role[0] != "deliver":
-        start_sweeper()
-    # Started only now, so that its start does not slow the deciding one's.
-    for argv in _child_argv:
-        _start_delivery_child(argv)
-    _child_argv.clear()
-
+from referee.service import Referee
+from workers import tasks
 
 # One process per core (Celery's prefork default): once deciding became a
 # handful of Core statements, threads spent more on contending for the GIL
@@ -46,9 +21,9 @@ def _ready(**_kwargs: Any) -> None:
 DEFAULT_POOL = ["--pool", "prefork"]
 
 
-def queues(role: str) -> list[str]:
+def queues(referee: Referee, role: str) -> list[str]:
     """The queues a worker of `role` consumes: deciding, delivery, or both ("all")."""
-    chosen = settings.active()
+    chosen = referee.settings
     return {
         "decide": [chosen.queue],
         "deliver": [chosen.delivery_queue],
@@ -56,7 +31,7 @@ def queues(role: str) -> list[str]:
     }[role]
 
 
-def run(argv: list[str], role: str = "all") -> None:
+def run(referee: Referee, argv: list[str], role: str = "all") -> None:
     """Start a worker with Celery's own command-line arguments, on `role`'s queues.
 
     Delivery has its own queue so that a slow mail server or webhook never
@@ -66,15 +41,27 @@ def run(argv: list[str], role: str = "all") -> None:
     one is ready, delivers; the child goes when this process does, even
     when it is killed.
     """
-    from workers import tasks  # noqa: F401  (registers the tasks)
-
+    app = tasks.register(referee)
     pool = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
     given = any(arg in ("-Q", "--queues") or arg.startswith("--queues=") for arg in argv)
-    if role == "all" and not given:
-        _child_argv.append(argv)
-        role = "decide"
-    _role[0] = role
-    chosen = [] if given else ["--queues", ",".join(queues(role))]
+    child = [argv] if role == "all" and not given else []
+    role = "decide" if child else role
+
+    @signals.worker_process_init.connect(weak=False)
+    def fresh_connections(**_kwargs: Any) -> None:
+        # A forked pool process must not share its parent's database connections.
+        referee.db.dispose()
+
+    @signals.worker_ready.connect(weak=False)
+    def ready(**_kwargs: Any) -> None:
+        # Delivery-only workers leave the sweeps to those that decide.
+        if referee.queue.sweeps_in_workers() and role != "deliver":
+            referee.queue.start_sweeper()
+        # Started only now, so that its start does not slow the deciding one's.
+        for argv in child:
+            _start_delivery_child(argv)
+
+    chosen = [] if given else ["--queues", ",".join(queues(referee, role))]
     app.worker_main(["worker", *([] if pool else DEFAULT_POOL), *chosen, *argv])
 
 
@@ -102,6 +89,6 @@ def _end_with_parent() -> None:
         pass  # not Linux: the child ends at the parent's normal exit (atexit)
 
 
-def run_beat(argv: list[str]) -> None:
+def run_beat(referee: Referee, argv: list[str]) -> None:
     """Start Celery beat, which sends the periodic sweeps (`REFEREE_SWEEPS=beat`)."""
-    app.start(["beat", *argv])
+    tasks.register(referee).start(["beat", *argv])

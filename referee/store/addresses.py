@@ -19,7 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from referee.store.clock import now, stamp
-from referee.store.db import transaction
+from referee.store.db import Database
 from referee.store.keys import address_token
 from referee.store.tables import (
     Address,
@@ -48,6 +48,18 @@ NONE = "none"
 def normal(address: str) -> str:
     """Addresses are compared without case (as the inbound sender check does)."""
     return address.strip().lower()
+
+
+def same_address(sender: str, seat_address: str) -> bool:
+    """Whether a From address is the seat's: case ignored, and a `+tag` ignored
+    where the seat's own address has none (`ann+games@x` is `ann@x`)."""
+    sender, seat_address = sender.strip().lower(), seat_address.strip().lower()
+    if not sender or "@" not in sender or not seat_address:
+        return False
+    local, _at, domain = sender.rpartition("@")
+    if "+" not in seat_address.rpartition("@")[0]:
+        local = local.split("+", 1)[0]
+    return f"{local}@{domain}" == seat_address
 
 
 def ensure(session: Session, secret: bytes, address: str) -> None:
@@ -87,13 +99,15 @@ def mail_mode(known: Address | None, trusted: bool, kind: str) -> str:
     return ASK if kind == OutboxKind.INVITATION else NONE
 
 
-def claim_invitation(address: str, row_id: int, moment: datetime, every: float) -> bool:
+def claim_invitation(
+    db: Database, address: str, row_id: int, moment: datetime, every: float
+) -> bool:
     """May outbox row `row_id` send `address` its invitation? One per `every` seconds.
 
     The row that claimed it may claim it again (a retry after a refused send).
     """
     cut = stamp(moment - timedelta(seconds=every))
-    with transaction() as session:
+    with db.transaction() as session:
         claimed = session.connection().execute(
             update(Address)
             .where(
@@ -149,9 +163,9 @@ def stop(session: Session, known: Address) -> None:
     session.add(known)
 
 
-def linked(game_id: str, seat: int) -> None:
+def linked(db: Database, game_id: str, seat: int) -> None:
     """A mail carrying the seat's personal link went out."""
-    with transaction() as session:
+    with db.transaction() as session:
         session.execute(
             update(Seat)
             .where(

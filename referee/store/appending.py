@@ -1,8 +1,9 @@
-"""Appending moves to a game's log: the hash-chained rows, the game's new fields, the news.
+"""Appending moves to a game's log: the hash-chained rows, the game's new fields, the notices.
 
-Only deciding (`referee.store.deciding`) and creating a game call this, each
-inside the transaction that holds the game's lock, so a game's log has one
-writer at a time and `(game_id, seq)` never collides.
+Only the service's deciding and creating call this, each inside the
+transaction that holds the game's lock, so a game's log has one writer at a
+time and `(game_id, seq)` never collides. Which notices are written is the
+service's policy; this module only writes the rows it is given.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import sqlalchemy as sa
 
 from referee.games import AnyGame
 from referee.record import entry_hash
-from referee.replay import forced_moves
 from referee.store.reads import SNAPSHOT_EVERY, GameRow
 from referee.store.tables import GameStatus, Move, Outbox, OutboxKind, Snapshot, core_table
 
@@ -28,14 +28,6 @@ _INSERT_SNAPSHOT = sa.insert(core_table(Snapshot))
 INSERT_OUTBOX = sa.insert(core_table(Outbox))
 
 
-def with_forced_moves(rules: AnyGame, state: Any, logged: list[Logged]) -> Any:
-    """Log the moves the referee records by itself after `state`; returns the state after them."""
-    for seat, move, after in forced_moves(rules, state):
-        logged.append((seat, move, None))
-        state = after
-    return state
-
-
 @dataclass(frozen=True, slots=True)
 class Appended:
     """What appending moves to a game's log writes: the rows, and the game's new fields."""
@@ -44,27 +36,12 @@ class Appended:
     moves: list[dict[str, Any]]
     # A snapshot row, every SNAPSHOT_EVERY moves.
     snapshot: dict[str, Any] | None
-    # Outbox rows, for seats with mail or a webhook only.
-    news: list[dict[str, Any]]
 
 
-def append_to_log(
-    game: GameRow,
-    rules: AnyGame,
-    state: Any,
-    logged: Sequence[Logged],
-    stamp: str,
-    *,
-    rounds_before: int,
-    seat_count: int,
-    reachable: frozenset[int],
+def log_entries(
+    game: GameRow, rules: AnyGame, state: Any, logged: Sequence[Logged], stamp: str
 ) -> Appended:
-    """The log entries for `logged` (already applied: `state` is the state after them).
-
-    `rounds_before` is `rules.rounds_decided` of the state before `logged`:
-    a change that raises it ends a round, which every seat hears of.
-    `reachable` are the seats with mail or a webhook.
-    """
+    """The log entries for `logged` (already applied: `state` is the state after them)."""
     version = game.version
     prev = game.head_hash
     rows = []
@@ -87,32 +64,15 @@ def append_to_log(
         )
         prev = digest
     result = rules.result(state)
-    to_act = sorted(rules.actors(state))
     changes: dict[str, Any] = {
         "version": version,
         "head_hash": prev,
-        "to_act": to_act,
+        "to_act": sorted(rules.actors(state)),
         "updated_at": stamp,
         "status": GameStatus.ACTIVE if result is None else GameStatus.OVER,
         "result": None if result is None else result.to_json(),
         "state": rules.state_to_json(state),
     }
-    news: list[tuple[OutboxKind, int, dict[str, Any]]]
-    if result is not None:
-        news = [
-            (OutboxKind.GAME_OVER, seat, {"result": changes["result"], "seed": game.seed})
-            for seat in range(len(result.scores))
-        ]
-    else:
-        news = []
-        if rules.rounds_decided(state) > rounds_before:
-            # Once over, the game-over mail tells the round's end with the rest.
-            news = [
-                (OutboxKind.ROUND_OVER, seat, {"version": version}) for seat in range(seat_count)
-            ]
-        # Every seat that must act after a change hears of it, even one that
-        # already could: a MaNiKi card won by another seat is a new card for all.
-        news += [(OutboxKind.YOUR_TURN, seat, {"version": version}) for seat in to_act]
     return Appended(
         game=changes,
         moves=rows,
@@ -121,13 +81,6 @@ def append_to_log(
             if version // SNAPSHOT_EVERY > game.version // SNAPSHOT_EVERY
             else None
         ),
-        # News for a seat with neither mail nor a webhook would go nowhere:
-        # it is not written at all.
-        news=[
-            outbox_row(game.id, kind, seat, payload, stamp)
-            for kind, seat, payload in news
-            if seat in reachable
-        ],
     )
 
 
@@ -139,12 +92,12 @@ def outbox_row(
 
 
 def write(
-    connection: sa.Connection, appended: Appended, answers: Sequence[dict[str, Any]] = ()
+    connection: sa.Connection, appended: Appended | None, notices: Sequence[dict[str, Any]] = ()
 ) -> None:
-    """Insert the rows of `appended`, after outbox rows `answers`; not the game's own row."""
-    if appended.moves:
+    """Insert the rows of `appended` and the outbox rows `notices`; not the game's own row."""
+    if appended is not None and appended.moves:
         connection.execute(_INSERT_MOVES, appended.moves)
-    if appended.snapshot is not None:
+    if appended is not None and appended.snapshot is not None:
         connection.execute(_INSERT_SNAPSHOT, appended.snapshot)
-    if answers or appended.news:
-        connection.execute(INSERT_OUTBOX, [*answers, *appended.news])
+    if notices:
+        connection.execute(INSERT_OUTBOX, list(notices))

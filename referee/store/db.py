@@ -30,19 +30,16 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, exc
 from sqlmodel import Session
 
-from referee import settings
+from referee.settings import Settings
 
 _MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-
-_engines: dict[str, Engine] = {}
 
 # The execution option that marks a reading session's connections.
 _READING = "referee_reading"
 
 
-def database_url() -> str:
-    """The SQLAlchemy URL of the settings' database, with psycopg 3 chosen for PostgreSQL."""
-    url = settings.active().database_url
+def database_url(url: str) -> str:
+    """The SQLAlchemy URL of a `DATABASE_URL`, with psycopg 3 chosen for PostgreSQL."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
@@ -86,53 +83,57 @@ def _readable(fd: int) -> bool:
     return bool(poller.poll(0))
 
 
-def engine() -> Engine:
-    """The (cached) engine of the settings' database."""
-    url = database_url()
-    if url not in _engines:
-        if url.startswith("sqlite"):
-            created = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
-            _sqlite_setup(created)
+class Database:
+    """One database's engine and its sessions; each process builds one from its settings."""
+
+    def __init__(self, url: str, pool_size: int = 5) -> None:
+        self.url = database_url(url)
+        if self.url.startswith("sqlite"):
+            self.engine = create_engine(
+                self.url, connect_args={"check_same_thread": False, "timeout": 30}
+            )
+            _sqlite_setup(self.engine)
         else:
             # No overflow: the pool's size is the most this process ever holds.
-            size = settings.active().pool_size
-            created = create_engine(url, pool_size=size, max_overflow=0)
-            _postgresql_setup(created)
-        _engines[url] = created
-    return _engines[url]
+            self.engine = create_engine(self.url, pool_size=pool_size, max_overflow=0)
+            _postgresql_setup(self.engine)
+        self._reading = self.engine.execution_options(**{_READING: True})
 
+    @classmethod
+    def of(cls, chosen: Settings) -> Database:
+        """The database `chosen` names (`DATABASE_URL`), pooled as they say."""
+        return cls(chosen.database_url, chosen.pool_size)
 
-@contextmanager
-def transaction() -> Iterator[Session]:
-    """A session whose work is committed at the end, or rolled back on error."""
-    with Session(engine(), expire_on_commit=False) as session:
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
 
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A session whose work is committed at the end, or rolled back on error."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
 
-def reading() -> Session:
-    """A session for reads alone: on SQLite it takes no write lock (BEGIN, not IMMEDIATE).
+    def reading(self) -> Session:
+        """A session for reads alone: on SQLite it takes no write lock (BEGIN, not IMMEDIATE).
 
-    Never write in it: a deferred SQLite transaction that tries to write
-    while another holds the lock fails at once instead of waiting.
-    """
-    return Session(engine().execution_options(**{_READING: True}), expire_on_commit=False)
+        Never write in it: a deferred SQLite transaction that tries to write
+        while another holds the lock fails at once instead of waiting.
+        """
+        return Session(self._reading, expire_on_commit=False)
 
+    def upgrade(self) -> None:
+        """Bring the database's schema up to date (Alembic `upgrade head`)."""
+        config = Config()
+        config.set_main_option("script_location", str(_MIGRATIONS))
+        config.attributes["engine"] = self.engine
+        command.upgrade(config, "head")
 
-def upgrade() -> None:
-    """Bring the database's schema up to date (Alembic `upgrade head`)."""
-    config = Config()
-    config.set_main_option("script_location", str(_MIGRATIONS))
-    config.attributes["engine"] = engine()
-    command.upgrade(config, "head")
-
-
-def dispose() -> None:
-    """Close every pooled connection (after a fork, or at the end of tests)."""
-    for created in _engines.values():
-        created.dispose()
-    _engines.clear()
+    def dispose(self) -> None:
+        """Close every pooled connection (after a fork, or when done with the database)."""
+        self.engine.dispose()

@@ -1,30 +1,19 @@
-"""Deadlines: reminders at 80% of a turn's time, and the moves the referee plays when it runs out.
+"""Deadlines as the game row keeps them: reading a duration, when a turn runs out, the rows due.
 
-Deadlines live on the game row and are applied by a sweep that is handed
-the time, so tests move the clock instead of sleeping. A timed-out seat's
-move is recorded and judged like any other submission (source `timeout`),
-inside the one transaction that also marks the turn as timed out.
+Deadlines live on the game row and are applied by the service's sweep
+(`referee.service.timing`), which is handed the time, so tests move the
+clock instead of sleeping.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlmodel import Session, col, select
 
-from referee.engine import Resign
-from referee.games import AnyGame
-from referee.rng import Rng
-from referee.store import submissions
-from referee.store.appending import with_forced_moves
-from referee.store.clock import now, parse_stamp, stamp
-from referee.store.db import engine, transaction
-from referee.store.deciding import SUBMISSION_READ, Reach, judge
-from referee.store.reads import rules_of, seats, state_at
-from referee.store.tables import Game, GameStatus, Outbox, OutboxKind, Source, TimeoutPolicy
+from referee.store.clock import parse_stamp
+from referee.store.tables import Game, GameStatus
 
 _DURATION = re.compile(r"([0-9]{1,6}(?:\.[0-9]{1,6})?) ?([smhd]?)")
 
@@ -50,39 +39,15 @@ def due_at(game: Game) -> datetime | None:
     return parse_stamp(game.updated_at) + timedelta(seconds=game.deadline_seconds)
 
 
-@dataclass(frozen=True, slots=True)
-class Swept:
-    reminded: list[str]
-    timed_out: list[str]
+def with_deadlines(session: Session) -> list[Game]:
+    """The running games that have a deadline."""
+    query = select(Game).where(
+        Game.status == GameStatus.ACTIVE, col(Game.deadline_seconds).is_not(None)
+    )
+    return list(session.exec(query))
 
 
-def sweep_deadlines(moment: datetime) -> Swept:
-    """Send the reminders due at 80% of a turn's time and apply the timeouts due at `moment`."""
-    with Session(engine()) as session:
-        games = list(
-            session.exec(
-                select(Game).where(
-                    Game.status == GameStatus.ACTIVE, col(Game.deadline_seconds).is_not(None)
-                )
-            )
-        )
-    reminded, timed_out = [], []
-    for game in games:
-        due = due_at(game)
-        assert due is not None and game.deadline_seconds is not None
-        if due <= moment and game.timed_out_version != game.version:
-            if _time_out(game.id, game.version, moment):
-                timed_out.append(game.id)
-        elif (
-            due - timedelta(seconds=game.deadline_seconds * 0.2) <= moment
-            and game.reminded_version != game.version
-            and _remind(game.id, game.version)
-        ):
-            reminded.append(game.id)
-    return Swept(reminded, timed_out)
-
-
-def _locked(session: Session, game_id: str, version: int) -> Game | None:
+def locked(session: Session, game_id: str, version: int) -> Game | None:
     """The game under its lock, if it is still at `version` and running."""
     game = session.exec(
         select(Game).where(Game.id == game_id).with_for_update(key_share=True)
@@ -90,81 +55,3 @@ def _locked(session: Session, game_id: str, version: int) -> Game | None:
     if game is None or game.version != version or game.status != GameStatus.ACTIVE:
         return None
     return game
-
-
-def _remind(game_id: str, version: int) -> bool:
-    with transaction() as session:
-        game = _locked(session, game_id, version)
-        if game is None or game.reminded_version == version:
-            return False
-        game.reminded_version = version
-        session.add(game)
-        due = due_at(game)
-        assert due is not None
-        for seat in game.to_act:
-            session.add(
-                Outbox(
-                    game_id=game.id,
-                    kind=OutboxKind.REMINDER,
-                    seat=seat,
-                    payload={"version": version, "due_at": stamp(due)},
-                    created_at=now(),
-                )
-            )
-        return True
-
-
-def timeout_move(
-    rules: AnyGame, state: Any, seat: int, policy: TimeoutPolicy, seed: str, version: int
-) -> Any:
-    """The move the referee plays for a seat out of time.
-
-    `pass` where the rules have one and allow it now (`Game.pass_move`),
-    `random` otherwise; `random` draws from an rng seeded with the
-    secret seed, the version and the seat, so it is fixed by stored data.
-    """
-    if policy == TimeoutPolicy.FORFEIT:
-        return Resign()
-    passing = rules.pass_move(state, seat) if policy == TimeoutPolicy.PASS else None
-    if passing is not None:
-        return passing
-    return rules.random_move(state, seat, Rng(f"{seed}:timeout:{version}:{seat}"))
-
-
-def _time_out(game_id: str, version: int, moment: datetime) -> bool:
-    with transaction() as session:
-        game = _locked(session, game_id, version)
-        if game is None or game.timed_out_version == version:
-            return False
-        due = due_at(game)
-        if due is None or due > moment:
-            return False
-        rules = rules_of(game)
-        state = state_at(session, game, version)
-        policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
-        recorded = []
-        for seat in game.to_act:
-            if rules.result(state) is not None or seat not in rules.actors(state):
-                continue
-            move = timeout_move(rules, state, seat, policy, game.seed, version)
-            state = with_forced_moves(rules, rules.play(state, seat, move), [])
-            submission, _fresh = submissions.record(
-                session,
-                game.id,
-                seat,
-                rules.move_to_json(move),
-                source=Source.TIMEOUT,
-                seen_version=version,
-                # Once per seat and turn, whoever sweeps.
-                idempotency_key=f"timeout:{version}",
-            )
-            recorded.append(submission.model_dump(include=set(SUBMISSION_READ)))
-        game_seats = seats(session, game.id)
-        reach = Reach(
-            len(game_seats),
-            frozenset(seat.seat for seat in game_seats if seat.email or seat.webhook_url),
-        )
-        decided, _news = judge(
-            session, game, recorded, reach, {"timed_out_version": version}, at=stamp(moment)
-        )
-        return bool(decided)

@@ -1,47 +1,23 @@
-"""Deciding submissions: the one place a move is ever judged and appended to a log.
+"""The rows deciding reads and writes: the game and submission under their locks, the marks.
 
-`decide` locks the game and the submission, takes the state at the head
-(kept on the game's row, or rebuilt from the latest snapshot and the log
-after it), plays the move, appends it and any moves the referee records by
-itself, marks the submission and writes the outbox rows, all in one
-transaction. A submission that is no longer pending when the lock is held
-is left alone, so running `decide` twice (a late ack redelivered, two
-workers racing, a sweep) decides it exactly once. The deadline sweep judges
-the moves it plays for seats out of time with the same `judge`, under the
-lock it already holds.
+Deciding runs for every move, so it reads in one statement what it needs
+and writes with Core statements built once. The policy (what is refused,
+who is told) is the service's (`referee.service.deciding`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from referee.engine import IllegalMove
-from referee.games import AnyGame
-from referee.store.appending import (
-    INSERT_OUTBOX,
-    Logged,
-    append_to_log,
-    outbox_row,
-    with_forced_moves,
-    write,
-)
-from referee.store.clock import now
-from referee.store.db import transaction
-from referee.store.reads import GameRow, rules_of, state_at
 from referee.store.tables import (
     DECISION_FIELDS,
     Game,
-    GameStatus,
-    OutboxKind,
     Seat,
-    Source,
     Submission,
-    SubmissionStatus,
     core_table,
 )
 
@@ -60,16 +36,6 @@ class Decided:
     reason: str | None
     seq: int | None
     decided_at: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """A submission as `decide` left it, and whether it wrote news that is due to be sent."""
-
-    submission: Decided | None
-    news_due: bool = False
-    # The submission's game, so that its followers can be told it changed.
-    game_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +71,41 @@ SUBMISSION_READ = (
     "source",
     *DECISION_FIELDS,
 )
-_SEATS_OF_GAME = _SEAT.c.game_id == _GAME.c.id
+# A seat news can reach: the one rule of who is told (a seat nobody can reach
+# gets no notices written at all).
+REACHABLE = _SEAT.c.email.is_not(None) | _SEAT.c.webhook_url.is_not(None)
+
+
+def _reach_columns(game_id: sa.ColumnElement[str]) -> list[sa.Label[Any]]:
+    """The number of a game's seats, and the seats news can reach (comma-separated)."""
+    seats_of_game = _SEAT.c.game_id == game_id
+    return [
+        sa.select(sa.func.count())
+        .select_from(_SEAT)
+        .where(seats_of_game)
+        .scalar_subquery()
+        .label("seat_count"),
+        sa.select(sa.func.aggregate_strings(sa.cast(_SEAT.c.seat, sa.String), ","))
+        .where(seats_of_game, REACHABLE)
+        .scalar_subquery()
+        .label("reachable_seats"),
+    ]
+
+
+def _reach(row: sa.Row[Any]) -> Reach:
+    listed = row.reachable_seats
+    reachable = frozenset(int(seat) for seat in listed.split(",")) if listed else frozenset()
+    return Reach(row.seat_count, reachable)
+
+
+_REACH = sa.select(*_reach_columns(sa.bindparam("game_id")))
+
+
+def reach(session: Session, game_id: str) -> Reach:
+    """How many seats the game has, and which of them news can reach."""
+    return _reach(session.connection().execute(_REACH, {"game_id": game_id}).one())
+
+
 # Deciding runs for every move, so it reads in one statement what it needs:
 # the game (with the state at its head) and the submission, both locked, the
 # number of seats, and the seats news can reach (with mail or a webhook).
@@ -116,15 +116,7 @@ _LOCK_FOR_DECISION = (
     sa.select(
         *(_GAME.c[name] for name in LockedGame.__dataclass_fields__),
         *(_SUBMISSION.c[name].label(f"submission_{name}") for name in SUBMISSION_READ),
-        sa.select(sa.func.count())
-        .select_from(_SEAT)
-        .where(_SEATS_OF_GAME)
-        .scalar_subquery()
-        .label("seat_count"),
-        sa.select(sa.func.aggregate_strings(sa.cast(_SEAT.c.seat, sa.String), ","))
-        .where(_SEATS_OF_GAME, _SEAT.c.email.is_not(None) | _SEAT.c.webhook_url.is_not(None))
-        .scalar_subquery()
-        .label("reachable_seats"),
+        *_reach_columns(_GAME.c.id),
     )
     .select_from(_SUBMISSION.join(_GAME, _GAME.c.id == _SUBMISSION.c.game_id))
     .where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
@@ -136,151 +128,42 @@ _SET_SUBMISSION = sa.update(_SUBMISSION).where(_SUBMISSION.c.id == sa.bindparam(
 SET_GAME = sa.update(_GAME).where(_GAME.c.id == sa.bindparam("game_id"))
 
 
-def decide(submission_id: str) -> Decision:
-    """Decide one submission, exactly once; `Decision(None)` when there is no such submission.
+@dataclass(frozen=True, slots=True)
+class Locked:
+    """A submission and its game, both locked for deciding, and the game's reach."""
 
-    The decision says whether delivery has work now (the worker sends it at once).
-    """
-    with transaction() as session:
-        # Core statements on the session's connection: the ORM's bookkeeping
-        # cost more than the statements on this path, run for every move.
-        found = (
-            session.connection()
-            .execute(_LOCK_FOR_DECISION, {"submission_id": submission_id})
-            .first()
-        )
-        if found is None:
-            return Decision(None)
-        submission = {name: found._mapping[f"submission_{name}"] for name in SUBMISSION_READ}
-        game = LockedGame(*found[: len(LockedGame.__dataclass_fields__)])
-        if submission["status"] != SubmissionStatus.PENDING:
-            return Decision(_decided(submission), game_id=game.id)
-        listed = found.reachable_seats
-        reach = Reach(
-            found.seat_count,
-            frozenset(int(seat) for seat in listed.split(",")) if listed else frozenset(),
-        )
-        decided, news_due = judge(session, game, [submission], reach)
-        return Decision(decided[0], news_due, game.id)
+    game: LockedGame
+    submission: dict[str, Any]
+    reach: Reach
 
 
-def judge(
-    session: Session,
-    game: GameRow,
-    submissions: Sequence[dict[str, Any]],
-    reach: Reach,
-    changes: dict[str, Any] | None = None,
-    at: str | None = None,
-) -> tuple[list[Decided], bool]:
-    """Decide pending `submissions` of a game locked in `session`, in order.
-
-    Each is played against the position the ones before it left; the
-    accepted ones, and the moves the referee records by itself after each,
-    are appended together. `changes` are more of the game's fields to set
-    in the same statement; `at` is the time to stamp (default: now; the
-    deadline sweep gives the time it was handed, from which the next
-    turn's clock then starts). Returns the decisions, and whether news is due.
-    """
-    connection = session.connection()
-    rules = rules_of(game)
-    stamp = at or now()
-    status = game.status
-    version = game.version
-    state: Any = None
-    rounds_before = 0
-    logged: list[Logged] = []
-    answers: list[dict[str, Any]] = []
-    decided: list[Decided] = []
-    for submission in submissions:
-        try:
-            if status != GameStatus.ACTIVE:
-                raise IllegalMove("game_over", "the game is over")
-            expected = submission["expected_version"]
-            if expected is not None and expected != version:
-                raise IllegalMove(
-                    "stale_version",
-                    f"the game is at version {version}, not {expected}: look again and resubmit",
-                )
-            if state is None:
-                state = state_at(session, game, game.version)
-                rounds_before = rules.rounds_decided(state)
-            if expected is None and _moved_on(session, game, rules, submission, version, state):
-                raise IllegalMove(
-                    "stale_version",
-                    f"the game moved on since version {submission['seen_version']}, which your "
-                    f"move answered (it is at version {version} now): look again and resubmit",
-                )
-            move = rules.move_from_json(submission["move"])
-            after = rules.play(state, submission["seat"], move)
-        except IllegalMove as refused:
-            fields: dict[str, Any] = {"status": SubmissionStatus.REJECTED}
-            fields |= {"code": refused.code, "reason": refused.reason}
-        else:
-            fields = {"status": SubmissionStatus.ACCEPTED, "seq": version + 1}
-            logged.append((submission["seat"], move, submission["id"]))
-            state = with_forced_moves(rules, after, logged)
-            version = game.version + len(logged)
-            if rules.result(state) is not None:
-                status = GameStatus.OVER
-        submission = {**submission, **fields, "decided_at": stamp}
-        update = {name: submission[name] for name in DECISION_FIELDS}
-        connection.execute(_SET_SUBMISSION, {"submission_id": submission["id"], **update})
-        source, seat = submission["source"], submission["seat"]
-        # A move that came by mail is answered by mail, accepted or refused;
-        # a seat whose move the referee played for it hears of it at once.
-        if source == Source.MAIL or (source == Source.TIMEOUT and seat in reach.reachable):
-            payload = {"submission": submission["id"]}
-            answers.append(outbox_row(game.id, OutboxKind.ANSWER, seat, payload, stamp))
-        decided.append(_decided(submission))
-    if not logged:
-        if answers:
-            connection.execute(INSERT_OUTBOX, answers)
-        if changes:
-            connection.execute(SET_GAME, {"game_id": game.id, **changes})
-        return decided, bool(answers)
-    appended = append_to_log(
-        game,
-        rules,
-        state,
-        logged,
-        stamp,
-        rounds_before=rounds_before,
-        seat_count=reach.seat_count,
-        reachable=reach.reachable,
+def lock_for_decision(session: Session, submission_id: str) -> Locked | None:
+    """Lock a submission and its game; None when there is no such submission."""
+    # Core statements on the session's connection: the ORM's bookkeeping
+    # cost more than the statements on this path, run for every move.
+    found = (
+        session.connection().execute(_LOCK_FOR_DECISION, {"submission_id": submission_id}).first()
     )
-    connection.execute(SET_GAME, {"game_id": game.id, **appended.game, **(changes or {})})
-    write(connection, appended, answers=answers)
-    return decided, bool(answers or appended.news)
+    if found is None:
+        return None
+    return Locked(
+        LockedGame(*found[: len(LockedGame.__dataclass_fields__)]),
+        {name: found._mapping[f"submission_{name}"] for name in SUBMISSION_READ},
+        _reach(found),
+    )
 
 
-def _moved_on(
-    session: Session,
-    game: GameRow,
-    rules: AnyGame,
-    submission: dict[str, Any],
-    version: int,
-    state: Any,
-) -> bool:
-    """Whether what the seat answered changed between the version it saw and `state`.
-
-    The rule (docs/design.md, "Stale moves"): a move is judged against the
-    position its sender saw. When the game is still at `seen_version`, or
-    the changes since left the seat's `Game.decision_key` as it was
-    (another seat's answer to the same MaNiKi card), it is played;
-    otherwise it is refused as `stale_version`. A timeout's move is chosen
-    by the referee from the very position it is played in, under the
-    game's lock, so it is never stale; nor is a submission recorded before
-    versions were (no `seen_version`).
-    """
-    seen = submission["seen_version"]
-    if seen is None or seen == version or submission["source"] == Source.TIMEOUT:
-        return False
-    if not 0 <= seen < version:
-        return True
-    seat = submission["seat"]
-    before = state_at(session, game, seen)
-    return bool(rules.decision_key(before, seat) != rules.decision_key(state, seat))
+def set_submission(connection: sa.Connection, submission: dict[str, Any]) -> None:
+    """Write the fields deciding set on a submission."""
+    update = {name: submission[name] for name in DECISION_FIELDS}
+    connection.execute(_SET_SUBMISSION, {"submission_id": submission["id"], **update})
 
 
-def _decided(submission: dict[str, Any]) -> Decided:
+def set_game(connection: sa.Connection, game_id: str, changes: dict[str, Any]) -> None:
+    """Write new values of a game's fields."""
+    if changes:
+        connection.execute(SET_GAME, {"game_id": game_id, **changes})
+
+
+def decided(submission: dict[str, Any]) -> Decided:
     return Decided(**{name: submission[name] for name in ("id", *DECISION_FIELDS)})

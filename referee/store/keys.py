@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from referee import settings
-from referee.store.db import engine
+from referee.store.db import Database
 from referee.store.tables import Seat, Setting
 
 _SECRET_KEY = "mail_secret"
@@ -60,12 +59,9 @@ def seat_of_token(session: Session, game_id: str, token: str) -> int | None:
     return found
 
 
-def server_secret() -> bytes:
-    """`REFEREE_SECRET`, or a random secret made once and kept in the database."""
-    configured = settings.active().secret
-    if configured:
-        return configured.encode("utf-8")
-    with Session(engine()) as session:
+def kept_secret(db: Database) -> bytes:
+    """The random server secret the database keeps, made on first use (no `REFEREE_SECRET`)."""
+    with Session(db.engine) as session:
         found = session.get(Setting, _SECRET_KEY)
         if found is None:
             session.add(Setting(key=_SECRET_KEY, value=secrets.token_hex(32)))

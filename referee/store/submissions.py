@@ -1,10 +1,9 @@
 """Recording submissions: every move from every source enters the referee here.
 
-REST requests and game pages, mail replies, and the moves the referee plays
-for a seat whose time ran out all call `record`, which writes one pending
-submission with its source and the version its seat saw; then
-`referee.store.deciding.decide` (or, for timeouts, the same judging inside
-the sweep's transaction) decides it. Nothing else writes a submission.
+Every source of moves goes through the service's `record_move`
+(`referee.service.submitting`), which calls `record` to write one pending
+submission with its source and the version its seat saw; nothing else
+writes a submission.
 """
 
 from __future__ import annotations
@@ -52,14 +51,12 @@ def record(
 ) -> tuple[Submission, bool]:
     """Record a pending submission; `(earlier, False)` when its key was used already.
 
-    `move` is the move's JSON form, already parsed by the game's rules.
+    The caller looks for an earlier submission with the key first (the
+    service does, once); a retry that races in between finds the first one
+    here. `move` is the move's JSON form, already parsed by the game's rules.
     `expected_version`, when given, must still be the game's version when
     the move is decided. The caller commits.
     """
-    if idempotency_key is not None:
-        earlier = find_by_key(session, game_id, seat, idempotency_key)
-        if earlier is not None:
-            return earlier, False
     submission = Submission(
         id=new_id(),
         game_id=game_id,

@@ -20,7 +20,7 @@ from sqlmodel import col
 from referee.record import Record, chain_problems
 from referee.replay import ReplayError, replay
 from referee.store.clock import now
-from referee.store.db import reading, transaction
+from referee.store.db import Database
 from referee.store.reads import rules_of, state_at
 from referee.store.records import full_record
 from referee.store.tables import Game, Verification
@@ -34,16 +34,16 @@ class Checked:
     problems: list[str]
 
 
-def check(game: Game) -> Checked:
+def check(db: Database, game: Game) -> Checked:
     """The outcome of checking `game`'s log at its version: kept, or worked out and kept."""
-    with reading() as session:
+    with db.reading() as session:
         kept = session.get(Verification, (game.id, game.version))
         if kept is not None:
             return Checked(kept.chain_valid, kept.replay_matches, list(kept.problems))
         full = full_record(session, game)
         stored = state_at(session, game, game.version)
     checked = _work_out(game, full, stored)
-    _keep(game, checked)
+    _keep(db, game, checked)
     return checked
 
 
@@ -62,9 +62,9 @@ def _work_out(game: Game, full: Record, stored: object) -> Checked:
     return Checked(not chain, matches, problems)
 
 
-def _keep(game: Game, checked: Checked) -> None:
+def _keep(db: Database, game: Game, checked: Checked) -> None:
     try:
-        with transaction() as session:
+        with db.transaction() as session:
             if session.get(Verification, (game.id, game.version)) is not None:
                 return  # another request checked this version meanwhile
             session.execute(

@@ -181,18 +181,6 @@ def sender_of(message: EmailMessage) -> str:
     return found[0][1].strip() if len(found) == 1 else ""
 
 
-def same_address(sender: str, seat_address: str) -> bool:
-    """Whether a From address is the seat's: case ignored, and a `+tag` ignored
-    where the seat's own address has none (`ann+games@x` is `ann@x`)."""
-    sender, seat_address = sender.strip().lower(), seat_address.strip().lower()
-    if not sender or "@" not in sender or not seat_address:
-        return False
-    local, _at, domain = sender.rpartition("@")
-    if "+" not in seat_address.rpartition("@")[0]:
-        local = local.split("+", 1)[0]
-    return f"{local}@{domain}" == seat_address
-
-
 _VACATION_SUBJECT = re.compile(
     r"^(auto(matic)?[ -]?(reply|response|antwort)|out of (the )?office|abwesenheit|"
     r"absence|vacation|afwezig|r[ée]ponse automatique)",

@@ -1,0 +1,208 @@
+"""The inbound SMTP server (`referee mail-in`): replies to turn mails become submissions.
+
+A reply is addressed to `play+<token>@<domain>`; the token
+(`referee.store.keys.reply_token`) names the game, the seat and the version
+the answered mail showed, and is checked with the server's secret. What
+cannot come from the seat is refused inside the SMTP conversation, so the
+sending server bounces it to its own user and the referee never mails a
+stranger: a forged or unknown token at RCPT (550), a From that is not the
+seat's address at DATA (550), a message over `REFEREE_MAIL_MAX_BYTES`
+(552). Mail from a machine (an auto-reply, a bounce, a list) is taken and
+dropped without an answer. This server reads the message (`mailin.reading`)
+and hands what it found to the service (`referee.service.replies`), whose
+refusals it answers with SMTP codes. Each message gets one log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+import signal
+import ssl
+import threading
+from dataclasses import dataclass
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from mailin import reading
+from referee.service import Referee, refusals
+from referee.service.replies import Reply, reply_seat, take_reply
+from referee.settings import Settings
+from referee.store import addresses
+
+_log = logging.getLogger(__name__)
+_ADDRESS = re.compile(r"^play\+([a-z0-9]+)@", re.IGNORECASE)
+# List-Unsubscribe's mailto: a mail to it stops the address its token names.
+_STOP = re.compile(r"^stop\+([a-z0-9]+)@", re.IGNORECASE)
+
+
+_MESSAGE_ID = re.compile(r"^<[^<>\s]{1,240}>$")
+
+
+def message_key(message: EmailMessage, raw: bytes) -> str:
+    """What names a message across copies: its Message-ID, or its bytes when it has none."""
+    found = str(message.get("Message-ID", "")).strip()
+    return hashlib.sha256(found.encode() if found else raw).hexdigest()
+
+
+def message_id(message: EmailMessage) -> str | None:
+    """The reply's Message-ID if it is one an answer may refer to, else None."""
+    found = str(message.get("Message-ID", "")).strip()
+    return found if _MESSAGE_ID.match(found) else None
+
+
+# -- taking a reply in -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """The SMTP answer to one reply, and what the log line says of it."""
+
+    answer: str
+    outcome: str
+    game_id: str | None = None
+    seat: int | None = None
+
+
+# The service's refusals of a reply, as SMTP answers.
+_REFUSED = {
+    refusals.NotFound: ("550 5.1.1", "bad address"),
+    refusals.Unauthorized: ("550 5.7.1", "refused (not the seat's From)"),
+}
+
+
+def take(referee: Referee, raw: bytes, token: str, envelope_sender: str = "") -> Taken:
+    """Take one reply for the seat `token` names."""
+    message = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(message, EmailMessage)
+    reply = Reply(
+        token=token,
+        message_key=message_key(message, raw),
+        message_id=message_id(message),
+        sender=reading.sender_of(message),
+        words=reading.candidates(reading.body_text(message)),
+        automatic=reading.automatic(message, envelope_sender),
+    )
+    try:
+        taken = take_reply(referee, reply)
+    except (refusals.NotFound, refusals.Unauthorized) as refused:
+        code, outcome = _REFUSED[type(refused)]
+        extra = refused.extra
+        return Taken(f"{code} {refused.reason}", outcome, extra.get("game_id"), extra.get("seat"))
+    if taken.outcome == "duplicate":
+        answer = "250 2.0.0 this message was taken already"
+    elif taken.outcome.startswith("dropped"):
+        answer = "250 2.0.0 automatic mail dropped"
+    else:
+        answer = "250 2.0.0 taken"
+    return Taken(answer, taken.outcome, taken.game_id, taken.seat)
+
+
+def take_stop(referee: Referee, token: str) -> str:
+    """A mail to the `mailto:` of a List-Unsubscribe header: stop that address."""
+    with referee.db.transaction() as session:
+        known = addresses.by_token(session, "stop", token)
+        if known is None:
+            return "550 5.1.1 this address is not valid"
+        addresses.stop(session, known)
+    return "250 2.0.0 no more mail to this address"
+
+
+def _stop_known(referee: Referee, token: str) -> bool:
+    with referee.db.reading() as session:
+        return addresses.by_token(session, "stop", token) is not None
+
+
+# -- the listener ---------------------------------------------------------------
+
+
+class Handler:
+    """aiosmtpd's handler: checks addresses at RCPT, takes the reply at DATA."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        loop = asyncio.get_running_loop()
+        stopping = _STOP.match(address)
+        if stopping is not None and not envelope.rcpt_tos:
+            if not await loop.run_in_executor(None, _stop_known, self.referee, stopping.group(1)):
+                return "550 5.1.1 this address is not valid"
+            envelope.rcpt_tos.append(address)
+            return "250 2.1.5 OK"
+        found = _ADDRESS.match(address)
+        if found is None or len(envelope.rcpt_tos) >= 1:
+            return "550 5.1.1 send one reply to one play+ address"
+        try:
+            await loop.run_in_executor(None, reply_seat, self.referee, found.group(1))
+        except refusals.NotFound:
+            _log.info("refused at RCPT: from=%s (not a valid reply address)", envelope.mail_from)
+            return "550 5.1.1 this reply address is not valid"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        loop = asyncio.get_running_loop()
+        stopping = _STOP.match(envelope.rcpt_tos[0])
+        if stopping is not None:
+            return await loop.run_in_executor(None, take_stop, self.referee, stopping.group(1))
+        found = _ADDRESS.match(envelope.rcpt_tos[0])
+        assert found is not None
+        raw = envelope.original_content or b""
+        sender = envelope.mail_from or ""
+        taken = await loop.run_in_executor(None, take, self.referee, raw, found.group(1), sender)
+        # One line per message, never the token: who, which game and seat, what became of it.
+        _log.info(
+            "mail in: from=%s game=%s seat=%s outcome=%s answer=%s",
+            sender or "<>",
+            taken.game_id or "-",
+            "-" if taken.seat is None else taken.seat,
+            taken.outcome,
+            taken.answer[:3],
+        )
+        return taken.answer
+
+
+def tls_context(chosen: Settings) -> ssl.SSLContext | None:
+    """The STARTTLS context of `REFEREE_MAIL_TLS_CERT` and `_KEY`, or None without them."""
+    if chosen.mail_tls_cert is None or chosen.mail_tls_key is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(chosen.mail_tls_cert, chosen.mail_tls_key)
+    return context
+
+
+def serve(referee: Referee, host: str, port: int) -> None:
+    """Listen until SIGTERM or SIGINT, taking replies for `referee`."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    chosen = referee.settings
+    controller = Controller(
+        Handler(referee),
+        hostname=host,
+        port=port,
+        data_size_limit=chosen.mail_max_bytes,
+        server_hostname=chosen.mail_domain,
+        ready_timeout=30,
+        tls_context=tls_context(chosen),
+    )
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_args: stop.set())
+    controller.start()
+    try:
+        stop.wait()
+    finally:
+        controller.stop()

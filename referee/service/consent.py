@@ -1,0 +1,54 @@
+"""An address says yes to the referee's mail, or stops it, by a link's token or a mail.
+
+Each mail carries an address's `accept` and `stop` tokens (HMACs of the
+address, `keys.address_token`); a token that names no address is refused
+as not found, so a stranger learns nothing about which addresses are known.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlmodel import Session
+
+from referee.service import refusals
+from referee.service.publishing import Published, publish
+from referee.store import addresses
+from referee.store.tables import Address
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+ACCEPT = "accept"
+STOP = "stop"
+
+
+def _named(session: Session, purpose: str, token: str) -> Address:
+    found = addresses.by_token(session, purpose, token)
+    if found is None:
+        raise refusals.NotFound("This link is not valid (or no longer).")
+    return found
+
+
+def check_link(referee: Referee, purpose: str, token: str) -> None:
+    """Refuse a link whose token names no address (`purpose`: ACCEPT or STOP)."""
+    with referee.db.reading() as session:
+        _named(session, purpose, token)
+
+
+def accept_address(referee: Referee, token: str) -> bool:
+    """The address the token names accepts the referee's mail; False if it had already.
+
+    Its seats that never got their personal link are invited again, now with it.
+    """
+    with referee.db.transaction() as session:
+        fresh = addresses.accept(session, _named(session, ACCEPT, token))
+    # The delivery sweep sends the invitations if the broker cannot be reached now.
+    publish(referee, Published(news=fresh))
+    return fresh
+
+
+def stop_address(referee: Referee, token: str) -> None:
+    """No more mail to the address the token names, from any game, until it accepts again."""
+    with referee.db.transaction() as session:
+        addresses.stop(session, _named(session, STOP, token))

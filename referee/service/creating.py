@@ -1,0 +1,181 @@
+"""Creating a game: its rules and options checked, a secret seed, seats with their tokens.
+
+A seat without a mail address gets a random token, and this is its only
+copy. A seat with one gets a token derived from the server secret
+(`keys.seat_link_token`), so that its personal link can be mailed once the
+address may be written to. `trusted` games (made with the API key) mail
+their seats without waiting for them to accept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from referee import games
+from referee.engine import JSON, BadOptions
+from referee.games import AnyGame
+from referee.replay import new_state
+from referee.rng import commitment, new_seed
+from referee.service import news, refusals
+from referee.service.deciding import with_forced_moves
+from referee.service.publishing import Published, publish
+from referee.store import addresses
+from referee.store.appending import Logged, log_entries, outbox_row
+from referee.store.clock import now
+from referee.store.creation import insert_game, new_id
+from referee.store.deadlines import parse_deadline
+from referee.store.deciding import Reach
+from referee.store.keys import hash_token, new_token, seat_link_token
+from referee.store.tables import Game, GameStatus, OutboxKind, Seat, TimeoutPolicy
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    name: str
+    # The address the referee mails this seat at (after it accepts), or None.
+    email: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game to create: which, who plays, its options and its clock."""
+
+    game: str
+    players: Sequence[Player]
+    options: JSON
+    # A duration such as `72h` (`parse_deadline`), or None for no time limit.
+    deadline: str | None = None
+    on_timeout: str = TimeoutPolicy.RANDOM
+    # Made with the server's API key: its seats are mailed without asking them first.
+    trusted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    game: Game
+    # Each seat's secret token, in seat order.
+    tokens: tuple[str, ...]
+
+
+def rules_named(name: str) -> AnyGame:
+    """The rules of the game called `name`; refused when no game is called so."""
+    try:
+        return games.get(name)
+    except KeyError as error:
+        raise refusals.UnknownGame(str(error.args[0])) from None
+
+
+def checked_options(rules: AnyGame, options: JSON | None, players: int) -> JSON:
+    """The options, validated for `players` seats with defaults filled in; refused otherwise."""
+    try:
+        return rules.load_options(options, players)
+    except BadOptions as error:
+        if "_players" in error.errors:
+            reason = " ".join(error.errors["_players"])
+            raise refusals.BadPlayers(reason, errors=error.errors) from None
+        raise refusals.BadOptions("the options are not valid", errors=error.errors) from None
+
+
+def deadline_seconds(text: str | None) -> int | None:
+    """The turn's time in seconds; refused for what is not a duration the referee keeps."""
+    try:
+        return None if text is None else parse_deadline(text)
+    except ValueError as error:
+        raise refusals.BadRequest(str(error), errors={"deadline": [str(error)]}) from None
+
+
+def create_game(referee: Referee, command: NewGame) -> Created:
+    """Create a game, with a fresh secret seed; returns it with its seats' tokens."""
+    rules = rules_named(command.game)
+    options = checked_options(rules, command.options, len(command.players))
+    seconds = deadline_seconds(command.deadline)
+    secret = referee.secret() if any(player.email for player in command.players) else None
+    with referee.db.transaction() as session:
+        game = _game_row(rules, options, seconds, command)
+        appended, notices = _first_entries(game, rules, command.players)
+        for name, value in appended.game.items():
+            setattr(game, name, value)
+        seats, tokens = [], []
+        for number, player in enumerate(command.players):
+            token = new_token()
+            if player.email and secret is not None:
+                token = seat_link_token(secret, game.id, number)
+                addresses.ensure(session, secret, player.email)
+            tokens.append(token)
+            seats.append(
+                Seat(
+                    game_id=game.id,
+                    seat=number,
+                    name=player.name,
+                    email=player.email,
+                    token_hash=hash_token(token),
+                )
+            )
+        insert_game(session, game, seats, appended, notices)
+    publish(referee, Published(news=bool(notices)))
+    return Created(game, tuple(tokens))
+
+
+def _game_row(rules: AnyGame, options: JSON, seconds: int | None, command: NewGame) -> Game:
+    seed = new_seed()
+    stamp = now()
+    return Game(
+        id=new_id(),
+        name=rules.name,
+        rules_version=rules.rules_version,
+        options=options,
+        seed=seed,
+        seed_commitment=commitment(seed),
+        status=GameStatus.ACTIVE,
+        version=0,
+        head_hash=commitment(seed),
+        to_act=[],
+        created_at=stamp,
+        updated_at=stamp,
+        # The deadline and what happens when it runs out are service options,
+        # not the rules': they are kept on the game row, out of `options`.
+        deadline_seconds=seconds,
+        on_timeout=None if seconds is None else TimeoutPolicy(command.on_timeout),
+        trusted=command.trusted,
+    )
+
+
+def _first_entries(
+    game: Game, rules: AnyGame, players: Sequence[Player]
+) -> tuple[Any, list[dict[str, Any]]]:
+    """The moves the referee records by itself at the start, and the first notices:
+    an invitation for each seat, then the news of those moves."""
+    state = new_state(rules, game.seed, len(players), game.options)
+    rounds_before = rules.rounds_decided(state)
+    logged: list[Logged] = []
+    state = with_forced_moves(rules, state, logged)
+    appended = log_entries(game, rules, state, logged, game.created_at)
+    reach = Reach(
+        len(players), frozenset(number for number, player in enumerate(players) if player.email)
+    )
+    invitations = [
+        outbox_row(
+            game.id,
+            OutboxKind.INVITATION,
+            number,
+            {"name": player.name, "email": player.email},
+            game.created_at,
+        )
+        for number, player in enumerate(players)
+    ]
+    first_news = news.after_moves(
+        game.id,
+        game.seed,
+        rules,
+        state,
+        appended,
+        rounds_before=rounds_before,
+        reach=reach,
+        stamp=game.created_at,
+    )
+    return appended, [*invitations, *first_news]

@@ -1,0 +1,231 @@
+"""Deciding submissions: the one place a move is ever judged and appended to a log.
+
+`decide` locks the game and the submission, takes the state at the head
+(kept on the game's row, or rebuilt from the latest snapshot and the log
+after it), plays the move, appends it and any moves the referee records by
+itself, marks the submission and writes the notices, all in one
+transaction; then publishes. A submission that is no longer pending when
+the lock is held is left alone, so running `decide` twice (a late ack
+redelivered, two workers racing, a sweep) decides it exactly once. The
+deadline sweep judges the moves it plays for seats out of time with the
+same `judge`, under the lock it already holds.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlmodel import Session
+
+from referee.engine import IllegalMove, Resign
+from referee.games import AnyGame
+from referee.replay import forced_moves
+from referee.service import news, refusals
+from referee.service.publishing import Published, publish
+from referee.store import deciding as rows
+from referee.store import submissions
+from referee.store.appending import Logged, log_entries, write
+from referee.store.clock import now, stamp
+from referee.store.deciding import Decided, Reach
+from referee.store.reads import GameRow, rules_of, state_at
+from referee.store.tables import GameStatus, Source, SubmissionStatus
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+_log = logging.getLogger(__name__)
+
+
+def decide(referee: Referee, submission_id: str) -> Decided | None:
+    """Decide one submission, exactly once, and publish; None when there is no such submission."""
+    with referee.db.transaction() as session:
+        locked = rows.lock_for_decision(session, submission_id)
+        if locked is None:
+            return None
+        game, submission = locked.game, locked.submission
+        published = Published()
+        if submission["status"] != SubmissionStatus.PENDING:
+            decided = rows.decided(submission)
+        else:
+            judged = judge(session, game, [submission], locked.reach)
+            decided, published.news = judged.decided[0], judged.news
+        published.decided.append((decided, game.id))
+    publish(referee, published)
+    return decided
+
+
+def check_turn(status: str, version: int, expected: int | None) -> None:
+    """Refuse a move in a game that is over, or one that expected another version."""
+    if status != GameStatus.ACTIVE:
+        raise refusals.GameOver()
+    if expected is not None and expected != version:
+        raise refusals.StaleVersion.expected(version, expected)
+
+
+def check_seat(to_act: Sequence[int], seat: int, move: Any) -> None:
+    """Refuse a move from a seat that may not act now (resigning it always may)."""
+    if seat not in to_act and not isinstance(move, Resign):
+        raise refusals.NotYourTurn()
+
+
+def with_forced_moves(rules: AnyGame, state: Any, logged: list[Logged]) -> Any:
+    """Log the moves the referee records by itself after `state`; returns the state after them."""
+    for seat, move, after in forced_moves(rules, state):
+        logged.append((seat, move, None))
+        state = after
+    return state
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """The decisions of a batch of submissions, and whether news is due."""
+
+    decided: list[Decided]
+    news: bool
+
+
+@dataclass(slots=True)
+class _Judging:
+    """A game locked for judging, as its submissions are played one after the other."""
+
+    session: Session
+    game: GameRow
+    rules: AnyGame
+    reach: Reach
+    stamp: str
+    status: str
+    version: int
+    state: Any = None
+    rounds_before: int = 0
+    logged: list[Logged] = field(default_factory=list)
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    decided: list[Decided] = field(default_factory=list)
+
+    def head(self) -> Any:
+        """The state the next submission is played in (read once, at the first need)."""
+        if self.state is None:
+            self.state = state_at(self.session, self.game, self.game.version)
+            self.rounds_before = self.rules.rounds_decided(self.state)
+        return self.state
+
+
+def judge(
+    session: Session,
+    game: GameRow,
+    submissions: Sequence[dict[str, Any]],
+    reach: Reach,
+    changes: dict[str, Any] | None = None,
+    at: str | None = None,
+) -> Judged:
+    """Decide pending `submissions` of a game locked in `session`, in order.
+
+    Each is played against the position the ones before it left; the
+    accepted ones, and the moves the referee records by itself after each,
+    are appended together. `changes` are more of the game's fields to set
+    in the same statement; `at` is the time to stamp (default: now; the
+    deadline sweep gives the time it was handed, from which the next
+    turn's clock then starts).
+    """
+    judging = _Judging(session, game, rules_of(game), reach, at or now(), game.status, game.version)
+    for submission in submissions:
+        _judge_one(judging, submission)
+    return _save(judging, changes or {})
+
+
+def _judge_one(judging: _Judging, submission: dict[str, Any]) -> None:
+    try:
+        move, after = _played(judging, submission)
+    except refusals.Refusal as refused:
+        fields: dict[str, Any] = {"status": SubmissionStatus.REJECTED}
+        fields |= {"code": refused.code, "reason": refused.reason}
+    else:
+        fields = {"status": SubmissionStatus.ACCEPTED, "seq": judging.version + 1}
+        judging.logged.append((submission["seat"], move, submission["id"]))
+        judging.state = with_forced_moves(judging.rules, after, judging.logged)
+        judging.version = judging.game.version + len(judging.logged)
+        if judging.rules.result(judging.state) is not None:
+            judging.status = GameStatus.OVER
+    submission = {**submission, **fields, "decided_at": judging.stamp}
+    rows.set_submission(judging.session.connection(), submission)
+    answer = news.answer(judging.game.id, submission, judging.reach, judging.stamp)
+    if answer is not None:
+        judging.answers.append(answer)
+    judging.decided.append(rows.decided(submission))
+
+
+def _played(judging: _Judging, submission: dict[str, Any]) -> tuple[Any, Any]:
+    """The submission's move and the state after it; raises the refusal that stops it."""
+    check_turn(judging.status, judging.version, submission["expected_version"])
+    state = judging.head()
+    if submission["expected_version"] is None and _moved_on(judging, submission):
+        raise refusals.StaleVersion.moved_on(judging.version, submission["seen_version"])
+    try:
+        move = judging.rules.move_from_json(submission["move"])
+        return move, judging.rules.play(state, submission["seat"], move)
+    except IllegalMove as refused:
+        raise refusals.from_rules(refused) from None
+
+
+def _moved_on(judging: _Judging, submission: dict[str, Any]) -> bool:
+    """Whether what the seat answered changed between the version it saw and now.
+
+    The rule (docs/design.md, "Stale moves"): a move is judged against the
+    position its sender saw. When the game is still at `seen_version`, or
+    the changes since left the seat's `Game.decision_key` as it was
+    (another seat's answer to the same MaNiKi card), it is played;
+    otherwise it is refused as `stale_version`. A timeout's move is chosen
+    by the referee from the very position it is played in, under the
+    game's lock, so it is never stale; nor is a submission recorded before
+    versions were (no `seen_version`).
+    """
+    seen, version = submission["seen_version"], judging.version
+    if seen is None or seen == version or submission["source"] == Source.TIMEOUT:
+        return False
+    if not 0 <= seen < version:
+        return True
+    seat, rules = submission["seat"], judging.rules
+    before = state_at(judging.session, judging.game, seen)
+    return bool(rules.decision_key(before, seat) != rules.decision_key(judging.state, seat))
+
+
+def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
+    """Append what was accepted, mark the game, write the notices."""
+    connection = judging.session.connection()
+    game = judging.game
+    if not judging.logged:
+        write(connection, None, judging.answers)
+        rows.set_game(connection, game.id, changes)
+        return Judged(judging.decided, bool(judging.answers))
+    appended = log_entries(game, judging.rules, judging.state, judging.logged, judging.stamp)
+    notices = news.after_moves(
+        game.id,
+        game.seed,
+        judging.rules,
+        judging.state,
+        appended,
+        rounds_before=judging.rounds_before,
+        reach=judging.reach,
+        stamp=judging.stamp,
+    )
+    rows.set_game(connection, game.id, {**appended.game, **changes})
+    write(connection, appended, [*judging.answers, *notices])
+    return Judged(judging.decided, bool(judging.answers or notices))
+
+
+def sweep_pending(referee: Referee) -> int:
+    """Enqueue again every submission left pending longer than `REFEREE_SWEEP_AFTER` seconds.
+
+    A broker that lost its messages, or an API that could not reach it,
+    only delays a decision.
+    """
+    after = timedelta(seconds=referee.settings.sweep_after)
+    with referee.db.reading() as session:
+        pending = submissions.pending_before(session, stamp(datetime.now(UTC) - after))
+    publish(referee, Published(to_decide=pending))
+    if pending:
+        _log.info("sweep: %d pending submissions enqueued again", len(pending))
+    return len(pending)

@@ -1,0 +1,45 @@
+"""The jobs the queue's tasks name, as use cases of the service.
+
+A worker registers each on its Celery app under its task name
+(`workers.tasks`); in the embedded default the queue runs them in the
+process that enqueues them. Delivery's jobs are handed to the `Referee`
+by the entry points that deliver (the worker, `referee serve`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from referee.queue import DEADLINES, DECIDE, NOOP, SWEEP
+from referee.service.deciding import decide, sweep_pending
+from referee.service.timing import sweep_deadlines
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+Job = Callable[..., Any]
+
+
+def _decide(referee: Referee, submission_id: str) -> None:
+    decide(referee, submission_id)
+
+
+def _deadlines(referee: Referee, at: str | None = None) -> dict[str, list[str]]:
+    """Reminders and timeouts due at `at` (ISO 8601; default: now)."""
+    moment = datetime.fromisoformat(at) if at else datetime.now(UTC)
+    swept = sweep_deadlines(referee, moment)
+    return {"reminded": swept.reminded, "timed_out": swept.timed_out}
+
+
+def _noop(_referee: Referee, *_args: object) -> None:
+    """Does nothing: the benchmark's floor enqueues it."""
+
+
+JOBS: dict[str, Job] = {
+    DECIDE: _decide,
+    SWEEP: sweep_pending,
+    DEADLINES: _deadlines,
+    NOOP: _noop,
+}

@@ -1,0 +1,76 @@
+"""Who is told what after a change: the referee's notices, as outbox rows to write.
+
+Every seat that must act after a change hears of it, each seat hears of a
+round's end and of the game's end, a move that came by mail is answered by
+mail, and a seat whose move the referee played for it hears of it at once.
+A notice for a seat no channel can reach would go nowhere: it is not
+written at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.games import AnyGame
+from referee.store.appending import Appended, outbox_row
+from referee.store.deciding import Reach
+from referee.store.tables import OutboxKind, Source
+
+
+def after_moves(
+    game_id: str,
+    seed: str,
+    rules: AnyGame,
+    state: Any,
+    appended: Appended,
+    *,
+    rounds_before: int,
+    reach: Reach,
+    stamp: str,
+) -> list[dict[str, Any]]:
+    """The notices of moves just logged (`appended`), `state` being the state after them.
+
+    `rounds_before` is `rules.rounds_decided` of the state before them: a
+    change that raises it ends a round, which every seat hears of.
+    """
+    version = appended.game["version"]
+    news: list[tuple[OutboxKind, int, dict[str, Any]]]
+    if appended.game["result"] is not None:
+        result = appended.game["result"]
+        news = [
+            (OutboxKind.GAME_OVER, seat, {"result": result, "seed": seed})
+            for seat in range(reach.seat_count)
+        ]
+    else:
+        news = []
+        if rules.rounds_decided(state) > rounds_before:
+            # Once over, the game-over mail tells the round's end with the rest.
+            news = [
+                (OutboxKind.ROUND_OVER, seat, {"version": version})
+                for seat in range(reach.seat_count)
+            ]
+        # Every seat that must act after a change hears of it, even one that
+        # already could: a MaNiKi card won by another seat is a new card for all.
+        news += [
+            (OutboxKind.YOUR_TURN, seat, {"version": version}) for seat in appended.game["to_act"]
+        ]
+    return [
+        outbox_row(game_id, kind, seat, payload, stamp)
+        for kind, seat, payload in news
+        if seat in reach.reachable
+    ]
+
+
+def answer(
+    game_id: str, submission: dict[str, Any], reach: Reach, stamp: str
+) -> dict[str, Any] | None:
+    """The notice that answers a decided submission, if its source is answered.
+
+    A move that came by mail is answered by mail, accepted or refused; a
+    seat whose move the referee played for it hears of it at once.
+    """
+    source, seat = submission["source"], submission["seat"]
+    if source == Source.MAIL or (source == Source.TIMEOUT and seat in reach.reachable):
+        payload = {"submission": submission["id"]}
+        return outbox_row(game_id, OutboxKind.ANSWER, seat, payload, stamp)
+    return None

@@ -1,0 +1,62 @@
+"""Publishing what a use case decided, once its transaction has committed, in one place.
+
+Publishing before the commit could tell a waiting client of a move that a
+rollback then took back; publishing in each caller wrote the same steps
+four times. Each use case returns a `Published`, and `publish` sends it:
+the decisions to whoever waits on them and to the games' followers, the
+submissions still to decide to the queue, and a nudge to delivery when
+there is news to send.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+from referee.queue import DECIDE
+from referee.store.deciding import Decided
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Published:
+    """What a committed use case tells the rest of the referee."""
+
+    # Decided submissions, each with its game.
+    decided: list[tuple[Decided, str]] = field(default_factory=list)
+    # Games that changed without a decision of a submission (a timeout).
+    changed: list[str] = field(default_factory=list)
+    # Submissions recorded and still to be decided.
+    to_decide: list[str] = field(default_factory=list)
+    # Whether notices were written that are due to be sent now.
+    news: bool = False
+
+    def __iadd__(self, more: Published) -> Published:
+        self.decided += more.decided
+        self.changed += more.changed
+        self.to_decide += more.to_decide
+        self.news = self.news or more.news
+        return self
+
+
+def publish(referee: Referee, what: Published) -> None:
+    """Tell the waiting, the followers, the queue and delivery what `what` holds."""
+    queue = referee.queue
+    for decided, game_id in what.decided:
+        queue.announce_decided({**asdict(decided), "game_id": game_id})
+    for game_id in what.changed:
+        queue.announce_changed(game_id)
+    for submission_id in what.to_decide:
+        try:
+            queue.enqueue(DECIDE, submission_id)
+        except Exception:
+            # The sweep enqueues it again once the broker is back.
+            _log.exception("could not enqueue submission %s", submission_id)
+    if what.news:
+        # On the delivery queue, or the embedded default's delivery threads, never here.
+        queue.deliver_soon()

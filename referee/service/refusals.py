@@ -1,0 +1,167 @@
+"""The refusals of the use cases: one class per kind, each with its stable `code`.
+
+Whichever path meets a refusal (a REST request, a game page, a mail reply,
+the worker deciding a move recorded earlier), it is raised as the same
+class with the same words, so a player reads one sentence for one cause.
+The entry points translate a refusal into their own output: `api/errors.py`
+keeps the one table of HTTP statuses and problem titles, mail answers quote
+`reason`. Refusals never mention hidden information.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from referee.engine import IllegalMove
+
+
+class Refusal(Exception):
+    """A use case refused what it was asked; `reason` is written for the person asking."""
+
+    code: ClassVar[str]
+
+    def __init__(self, reason: str, **extra: Any) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        # More for the answer (`errors` per field, the refused `submission`).
+        self.extra = extra
+
+
+class MoveRefusal(Refusal):
+    """A refusal of a move: its answers also carry `reason` (and, once decided, the submission)."""
+
+
+class NotFound(Refusal):
+    """No such game, submission or move number."""
+
+    code = "not_found"
+
+    @classmethod
+    def game(cls) -> NotFound:
+        return cls("there is no game with this id")
+
+
+class Unauthorized(Refusal):
+    """The caller is not who the operation needs (a seat of this game, the API key)."""
+
+    code = "unauthorized"
+
+
+class UnknownGame(Refusal):
+    """The name is not a registered game."""
+
+    code = "unknown_game"
+
+
+class BadPlayers(Refusal):
+    """A player count the game does not allow."""
+
+    code = "bad_players"
+
+
+class BadOptions(Refusal):
+    """A game's options that are not valid (`errors` per option)."""
+
+    code = "bad_options"
+
+
+class BadRequest(Refusal):
+    """A request whose content the rules do not read: a bad deadline, a malformed key."""
+
+    code = "bad_request"
+
+
+class GameOver(MoveRefusal):
+    """The game is over: nothing more can be played."""
+
+    code = "game_over"
+
+    def __init__(self, reason: str = "the game is over", **extra: Any) -> None:
+        super().__init__(reason, **extra)
+
+
+class NotYourTurn(MoveRefusal):
+    """The seat may not act now (also: it has already answered this MaNiKi card)."""
+
+    code = "not_your_turn"
+
+    def __init__(self, reason: str = "it is not your turn", **extra: Any) -> None:
+        super().__init__(reason, **extra)
+
+
+class StaleVersion(MoveRefusal):
+    """The move answered a position the game has left."""
+
+    code = "stale_version"
+
+    @classmethod
+    def expected(cls, version: int, expected: int) -> StaleVersion:
+        """`expected_version` named a version the game is no longer at."""
+        return cls(f"the game is at version {version}, not {expected}: look again and resubmit")
+
+    @classmethod
+    def moved_on(cls, version: int, seen: int) -> StaleVersion:
+        """What the seat answered changed since the version its move was made at."""
+        return cls(
+            f"the game moved on since version {seen}, which your move answered "
+            f"(it is at version {version} now): look again and resubmit"
+        )
+
+
+class IdempotencyConflict(Refusal):
+    """An Idempotency-Key used again for another request."""
+
+    code = "idempotency_conflict"
+
+    def __init__(
+        self, reason: str = "this Idempotency-Key was used for another request", **extra: Any
+    ) -> None:
+        super().__init__(reason, **extra)
+
+
+class BadNotation(MoveRefusal):
+    """The move's notation cannot be read; the reason says what was expected."""
+
+    code = "bad_notation"
+
+
+class BadMove(MoveRefusal):
+    """The move's JSON has the wrong shape."""
+
+    code = "bad_move"
+
+
+class IllegalMoveRefused(MoveRefusal):
+    """The rules refuse the move; the reason says why."""
+
+    code = "illegal_move"
+
+
+# The rules' own refusal codes (`referee.engine.IllegalMove`), as the service's kinds.
+_FROM_RULES: dict[str, type[MoveRefusal]] = {
+    kind.code: kind
+    for kind in (BadNotation, BadMove, IllegalMoveRefused, GameOver, NotYourTurn, StaleVersion)
+}
+
+
+def from_rules(refused: IllegalMove, **extra: Any) -> MoveRefusal:
+    """The refusal of the rules' `IllegalMove`, same code and same words."""
+    return _FROM_RULES.get(refused.code, IllegalMoveRefused)(refused.reason, **extra)
+
+
+def of_code(code: str | None, reason: str | None, **extra: Any) -> MoveRefusal:
+    """The refusal a decided submission recorded (its `code` and `reason`)."""
+    kind = _FROM_RULES.get(code or "", IllegalMoveRefused)
+    return kind(reason or "the move was refused", **extra)
+
+
+def every_kind() -> list[type[Refusal]]:
+    """Every kind of refusal the service raises (docs/api.md lists each code)."""
+    found: list[type[Refusal]] = []
+    pending = list(Refusal.__subclasses__())
+    while pending:
+        kind = pending.pop(0)
+        if "code" in vars(kind):
+            found.append(kind)
+        pending.extend(kind.__subclasses__())
+    return found

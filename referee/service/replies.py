@@ -1,0 +1,177 @@
+"""Taking a mail reply: the seat's words become a submission, an acceptance or an answer.
+
+The mail-in server reads the message (`workers.reading`) and hands over
+what it found; this use case checks that the reply may come from the seat,
+takes each message once (by its Message-ID), and then: `accept` says yes
+to the referee's mail, `help` and `board` are answered at once, a move is
+submitted like any other (seen at the answered mail's version; the worker
+decides it and mails the answer), and text that is no move gets a mail
+saying why. Mail from a machine is taken and dropped without an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from referee.engine import JSON, IllegalMove, Resign
+from referee.games import AnyGame
+from referee.service import refusals
+from referee.service.publishing import Published, publish
+from referee.service.submitting import KnownSeat, SubmitMove, record_move
+from referee.store import addresses, keys, reads
+from referee.store.appending import outbox_row, write
+from referee.store.clock import now
+from referee.store.tables import Game, Inbound, OutboxKind, Source
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A reply as the mail-in server read it."""
+
+    # The token of its `play+<token>@` address.
+    token: str
+    # What names the message across copies, and its own Message-ID (None: unusable).
+    message_key: str
+    message_id: str | None
+    # The address in its From header.
+    sender: str
+    # The moves the text may hold, most likely first (`workers.reading.candidates`).
+    words: Sequence[str]
+    # Why it is a machine's mail (an auto-reply, a bounce), or None for a person's.
+    automatic: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """What became of a reply: its outcome, for the mail-in server's log and answer."""
+
+    outcome: str
+    game_id: str
+    seat: int
+
+
+DROPPED = "dropped"
+DUPLICATE = "duplicate"
+
+
+def reply_seat(referee: Referee, token: str) -> keys.ReplyKey:
+    """The game and seat a reply address names; refused for a forged or unknown one."""
+    named = keys.read_token(referee.secret(), token)
+    if named is None:
+        raise refusals.NotFound("this reply address is not valid")
+    return named
+
+
+def take_reply(referee: Referee, reply: Reply) -> Taken:
+    """Take one reply for the seat its address names (each message once)."""
+    named = reply_seat(referee, reply.token)
+    game_id, seat = named.game_id, named.seat
+    if reply.automatic is not None:
+        # Taken and dropped: a bounce or an answer would only feed a mail loop.
+        return Taken(f"{DROPPED} ({reply.automatic})", game_id, seat)
+    published = Published()
+    with referee.db.transaction() as session:
+        game = session.get(Game, game_id)
+        seats = reads.seats(session, game_id) if game is not None else []
+        if game is None or seat >= len(seats):
+            raise refusals.NotFound("this reply address is not valid")
+        address = seats[seat].email or ""
+        checks = referee.settings.mail_check_sender
+        if checks and not addresses.same_address(reply.sender, address):
+            raise refusals.Unauthorized(
+                "this address takes replies only from the seat's own mail address",
+                game_id=game_id,
+                seat=seat,
+            )
+        inbound = Inbound(
+            message_key=reply.message_key,
+            game_id=game_id,
+            seat=seat,
+            received_at=now(),
+            outcome="",
+            message_id=reply.message_id,
+        )
+        session.add(inbound)
+        try:
+            session.flush()
+        except IntegrityError:
+            session.rollback()
+            return Taken(DUPLICATE, game_id, seat)
+        outcome, inbound.submission_id = _act(
+            session, game, seat, address, reply, named.version, published
+        )
+        inbound.outcome = outcome
+        session.add(inbound)
+    publish(referee, published)
+    return Taken(outcome, game_id, seat)
+
+
+def _act(
+    session: Session,
+    game: Game,
+    seat: int,
+    address: str,
+    reply: Reply,
+    seen: int | None,
+    published: Published,
+) -> tuple[str, str | None]:
+    """Do what the reply says; returns the outcome and the submission it made, if any.
+    Fills `published` with what to publish."""
+    word = reply.words[0].lower() if reply.words else ""
+    if word == "accept":
+        # The seat's own address (the sender check) says yes to our mail.
+        known = addresses.find(session, address) if address else None
+        if known is not None:
+            addresses.accept(session, known)
+        # Mail held back until the address said yes may go now.
+        published.news = True
+        return "accepted", None
+    answer: dict[str, Any] = {"in_reply_to": reply.message_id}
+    kind = OutboxKind.REFUSED
+    if not reply.words:
+        answer["reason"] = "no move was found in your reply"
+    elif word in (OutboxKind.HELP, OutboxKind.BOARD):
+        kind = OutboxKind(word)
+        answer["version"] = game.version
+    else:
+        move = _parse(reads.rules_of(game), reply.words, game.options)
+        if isinstance(move, IllegalMove):
+            answer["reason"] = f"{reply.words[0]!r}: {move.reason}"
+        else:
+            command = SubmitMove(
+                game.id,
+                KnownSeat(seat),
+                move,
+                source=Source.MAIL,
+                # The version the answered mail showed: a move is judged against it.
+                seen_version=seen,
+                idempotency_key=f"mail:{reply.message_key}",
+            )
+            submission, _fresh = record_move(session, command)
+            published.to_decide.append(submission.id)
+            return "submitted", submission.id
+    write(session.connection(), None, [outbox_row(game.id, kind, seat, answer, now())])
+    published.news = True
+    return str(kind), None
+
+
+def _parse(rules: AnyGame, found: Sequence[str], options: JSON) -> JSON | IllegalMove:
+    """The JSON of the move the first candidate that parses gives, else the first one's refusal."""
+    refusal: IllegalMove | None = None
+    for text in found:
+        if text.lower() == "resign":
+            return rules.move_to_json(Resign())
+        try:
+            return rules.move_to_json(rules.parse(text, options))
+        except IllegalMove as refused:
+            refusal = refusal or refused
+    assert refusal is not None
+    return refusal

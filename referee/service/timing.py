@@ -1,0 +1,142 @@
+"""Deadlines: reminders at 80% of a turn's time, and the moves the referee plays when it runs out.
+
+The sweep is handed the time, so tests move the clock instead of sleeping.
+A timed-out seat's move is recorded and judged like any other submission
+(source `timeout`), inside the one transaction that also marks the turn
+as timed out; then the change is published.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from referee.engine import Resign
+from referee.games import AnyGame
+from referee.rng import Rng
+from referee.service.deciding import judge, with_forced_moves
+from referee.service.publishing import Published, publish
+from referee.service.submitting import KnownSeat, SubmitMove, record_move
+from referee.store import deciding as rows
+from referee.store.appending import outbox_row, write
+from referee.store.clock import now, stamp
+from referee.store.deadlines import due_at, locked, with_deadlines
+from referee.store.reads import rules_of, state_at
+from referee.store.tables import Game, OutboxKind, Source, TimeoutPolicy
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+
+@dataclass(frozen=True, slots=True)
+class Swept:
+    reminded: list[str]
+    timed_out: list[str]
+
+
+def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
+    """Send the reminders due at 80% of a turn's time and apply the timeouts due at `moment`."""
+    with referee.db.reading() as session:
+        games = with_deadlines(session)
+    reminded, timed_out = [], []
+    for game in games:
+        due = due_at(game)
+        assert due is not None and game.deadline_seconds is not None
+        if due <= moment and game.timed_out_version != game.version:
+            if _time_out(referee, game.id, game.version, moment):
+                timed_out.append(game.id)
+        elif (
+            due - timedelta(seconds=game.deadline_seconds * 0.2) <= moment
+            and game.reminded_version != game.version
+            and _remind(referee, game.id, game.version)
+        ):
+            reminded.append(game.id)
+    publish(referee, Published(changed=timed_out, news=bool(reminded or timed_out)))
+    return Swept(reminded, timed_out)
+
+
+def _remind(referee: Referee, game_id: str, version: int) -> bool:
+    with referee.db.transaction() as session:
+        game = locked(session, game_id, version)
+        if game is None or game.reminded_version == version:
+            return False
+        game.reminded_version = version
+        session.add(game)
+        due = due_at(game)
+        assert due is not None
+        payload = {"version": version, "due_at": stamp(due)}
+        reminders = [
+            outbox_row(game.id, OutboxKind.REMINDER, seat, payload, now()) for seat in game.to_act
+        ]
+        session.flush()
+        write(session.connection(), None, reminders)
+        return True
+
+
+def timeout_move(
+    rules: AnyGame, state: Any, seat: int, policy: TimeoutPolicy, seed: str, version: int
+) -> Any:
+    """The move the referee plays for a seat out of time.
+
+    `pass` where the rules have one and allow it now (`Game.pass_move`),
+    `random` otherwise; `random` draws from an rng seeded with the
+    secret seed, the version and the seat, so it is fixed by stored data.
+    """
+    if policy == TimeoutPolicy.FORFEIT:
+        return Resign()
+    passing = rules.pass_move(state, seat) if policy == TimeoutPolicy.PASS else None
+    if passing is not None:
+        return passing
+    return rules.random_move(state, seat, Rng(f"{seed}:timeout:{version}:{seat}"))
+
+
+def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) -> bool:
+    with referee.db.transaction() as session:
+        game = locked(session, game_id, version)
+        if game is None or game.timed_out_version == version:
+            return False
+        due = due_at(game)
+        if due is None or due > moment:
+            return False
+        recorded = [
+            submission.model_dump(include=set(rows.SUBMISSION_READ))
+            for submission in _record_timeouts(session, game)
+        ]
+        judged = judge(
+            session,
+            game,
+            recorded,
+            rows.reach(session, game.id),
+            {"timed_out_version": version},
+            at=stamp(moment),
+        )
+        return bool(judged.decided)
+
+
+def _record_timeouts(session: Any, game: Game) -> list[Any]:
+    """Record, for each seat out of time, the move its game's policy plays for it."""
+    rules = rules_of(game)
+    version = game.version
+    state = state_at(session, game, version)
+    policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
+    recorded = []
+    for seat in game.to_act:
+        if rules.result(state) is not None or seat not in rules.actors(state):
+            continue
+        move = timeout_move(rules, state, seat, policy, game.seed, version)
+        state = with_forced_moves(rules, rules.play(state, seat, move), [])
+        submission, _fresh = record_move(
+            session,
+            SubmitMove(
+                game.id,
+                KnownSeat(seat),
+                rules.move_to_json(move),
+                source=Source.TIMEOUT,
+                seen_version=version,
+                # Once per seat and turn, whoever sweeps.
+                idempotency_key=f"timeout:{version}",
+            ),
+        )
+        recorded.append(submission)
+    return recorded
