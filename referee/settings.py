@@ -26,7 +26,7 @@ class BadSetting(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """One value per environment variable (README, "Environment"), defaults filled in."""
+    """One value per environment variable (docs/operations.md, "Settings"), defaults filled in."""
 
     database_url: str = DEFAULT_DATABASE_URL
     # Unset: no broker, tasks run in the process that enqueues them.

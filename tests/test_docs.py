@@ -1,7 +1,10 @@
-"""The project documents itself: a rules page per game naming every field of its view."""
+"""The project documents itself: a rules page per game naming every field of its view,
+links that resolve, a README that stays a front door, and a settings table that
+names exactly the settings the code reads."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from pathlib import Path
@@ -11,9 +14,12 @@ import pytest
 from referee import games
 from referee.playout import steps
 from referee.rng import Rng
+from referee.settings import ENVIRONMENT, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = "../" + "shared"  # spelt apart so that this file does not point at it itself
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+SETTINGS_HEADER = "| variable | setting | default | what it sets |"
 
 
 @pytest.mark.parametrize("name", games.names())
@@ -30,16 +36,60 @@ def test_every_field_of_a_games_view_is_described_in_its_rules_page(name: str) -
     assert sorted(field for field in fields if f"`{field}`" not in page) == []
 
 
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives the headings of `page`."""
+    anchors = set()
+    for heading in re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.MULTILINE):
+        words = re.sub(r"[^\w\- ]", "", heading.lower().replace("`", ""))
+        anchors.add(words.replace(" ", "-"))
+    return anchors
+
+
 def test_every_link_between_the_documents_resolves() -> None:
     broken = []
-    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+    for page in PAGES:
         text = page.read_text(encoding="utf-8")
-        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
             if "://" in target or target.startswith("mailto:"):
                 continue
-            if not (page.parent / target).exists():
+            linked = (page.parent / target) if target else page
+            if not linked.exists():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
+            elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
+                broken.append(f"{page.relative_to(ROOT)} -> {target}#{anchor}")
     assert broken == []
+
+
+def test_the_readme_stays_a_front_door() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    # The two commands, exactly as .ci/run runs the second.
+    serve = "python3 -m pip install uv && uv run --locked --no-dev --isolated referee serve"
+    suite = "python3 -m pip install --quiet uv && uv run --locked pytest"
+    assert serve in readme and suite in readme
+    assert suite in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def _settings_table() -> dict[str, str]:
+    """The settings table of docs/operations.md: environment variable -> `Settings` field."""
+    lines = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index(SETTINGS_HEADER) + 2  # past the header and its rule
+    rows = {}
+    for line in itertools.takewhile(lambda line: line.startswith("|"), lines[start:]):
+        variable, setting = (cell.strip().strip("`") for cell in line.split("|")[1:3])
+        assert variable not in rows, f"{variable} is listed twice"
+        rows[variable] = setting
+    return rows
+
+
+def test_the_settings_table_lists_exactly_the_settings_the_code_reads() -> None:
+    listed = _settings_table()
+    read = set(ENVIRONMENT.values())
+    assert sorted(read - listed.keys()) == [], "read by referee/settings.py, not in the table"
+    assert sorted(listed.keys() - read) == [], "in the table, not read by referee/settings.py"
+    assert {field.name for field in dataclasses.fields(Settings)} == ENVIRONMENT.keys()
+    misnamed = {name: field for name, field in listed.items() if ENVIRONMENT.get(field) != name}
+    assert misnamed == {}, "the `Settings` field beside these variables is not the one they set"
 
 
 def test_nothing_in_the_repository_points_at_the_spec_it_was_built_from() -> None:

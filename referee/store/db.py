@@ -13,7 +13,7 @@ PostgreSQL's pool holds at most `Settings.pool_size` connections per
 process (`REFEREE_DB_POOL`); a request that finds them all busy waits for
 one (up to 30 s, then 503). Every web process and worker process holds a
 pool of its own, so their sum must stay below the server's
-`max_connections` (100 by default): see the README's "Database
+`max_connections` (100 by default): see docs/operations.md, "Database
 connections".
 """
 
