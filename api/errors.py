@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from api.schemas import ProblemSchema
 from referee.service import refusals
+from referee.service.webhooks import WebhookRefused
 
 PROBLEM = "application/problem+json"
 
@@ -75,10 +76,12 @@ REFUSALS: dict[type[refusals.Refusal], tuple[int, str]] = {
     refusals.BadNotation: (422, "Unreadable notation"),
     refusals.BadMove: (422, "Malformed move"),
     refusals.IllegalMoveRefused: (422, "Illegal move"),
+    WebhookRefused: (422, "Webhook URL refused"),
 }
 
 
 def status_of(refused: refusals.Refusal) -> int:
+    """The HTTP status of a refusal of the service."""
     return REFUSALS[type(refused)][0]
 
 

@@ -50,7 +50,6 @@ from referee.service.submitting import (
     submit_move,
 )
 from referee.store import clock, deadlines, reads, records
-from referee.store import webhooks as store_webhooks
 from referee.store.tables import Game, GameStatus, Submission, SubmissionStatus
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their moves and logs")
@@ -421,10 +420,7 @@ def set_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 )
 def get_webhook(game_id: str) -> dict[str, Any]:
     """The caller's webhook and its health: failures, the last error, backoff, switched off."""
-    with session() as db:
-        game = find(db, game_id)
-        seat = auth.seat(db, game.id)
-        return _health(store_webhooks.health(db, game.id, seat))
+    return _health(hooks.webhook_health(referee(), *_caller_seat(game_id)))
 
 
 @blp.route("/games/<game_id>/webhook", methods=["DELETE"])
@@ -458,7 +454,7 @@ def _caller_seat(game_id: str) -> tuple[str, int]:
         return game.id, auth.seat(db, game.id)
 
 
-def _health(health: store_webhooks.Health) -> dict[str, Any]:
+def _health(health: hooks.Health) -> dict[str, Any]:
     return {
         "url": health.url,
         "active": health.active,

@@ -31,10 +31,9 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from mailin import reading
-from referee.service import Referee, refusals
+from referee.service import Referee, consent, refusals
 from referee.service.replies import Reply, reply_seat, take_reply
 from referee.settings import Settings
-from referee.store import addresses
 
 _log = logging.getLogger(__name__)
 _ADDRESS = re.compile(r"^play\+([a-z0-9]+)@", re.IGNORECASE)
@@ -106,17 +105,19 @@ def take(referee: Referee, raw: bytes, token: str, envelope_sender: str = "") ->
 
 def take_stop(referee: Referee, token: str) -> str:
     """A mail to the `mailto:` of a List-Unsubscribe header: stop that address."""
-    with referee.db.transaction() as session:
-        known = addresses.by_token(session, "stop", token)
-        if known is None:
-            return "550 5.1.1 this address is not valid"
-        addresses.stop(session, known)
+    try:
+        consent.stop_address(referee, token)
+    except refusals.NotFound:
+        return "550 5.1.1 this address is not valid"
     return "250 2.0.0 no more mail to this address"
 
 
 def _stop_known(referee: Referee, token: str) -> bool:
-    with referee.db.reading() as session:
-        return addresses.by_token(session, "stop", token) is not None
+    try:
+        consent.check_link(referee, consent.STOP, token)
+    except refusals.NotFound:
+        return False
+    return True
 
 
 # -- the listener ---------------------------------------------------------------

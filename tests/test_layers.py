@@ -45,11 +45,31 @@ FORBIDDEN_IN_PURE = {
     "smtplib",
     "logging",
 }
-# Layer 3 and 4 may not reach above themselves.
+ENTRY_POINTS = {"api", "workers", "mailin", "referee.cli"}
+# The store (layer 3) and the service (layer 4) may not reach above themselves,
+# and the entry points (layer 5) never import each other.
 FORBIDDEN = {
-    "referee/store": {"api", "workers", "referee.cli"},
-    "api": {"workers", "referee.cli"},
-    "workers": {"api", "referee.cli"},
+    "referee/store": {"referee.service", *ENTRY_POINTS},
+    "referee/service": ENTRY_POINTS,
+    "api": ENTRY_POINTS - {"api"},
+    "workers": ENTRY_POINTS - {"workers"},
+    "mailin": ENTRY_POINTS - {"mailin"},
+}
+# The store's modules that write: only the service may use them, so that each
+# use case is written once and no entry point changes the store by itself.
+STORE_WRITING = {
+    f"referee.store.{name}"
+    for name in (
+        "addresses",
+        "appending",
+        "creation",
+        "deciding",
+        "delivery",
+        "notices",
+        "submissions",
+        "verification",
+        "webhooks",
+    )
 }
 
 
@@ -100,6 +120,13 @@ def test_pure_layers_import_no_io_and_nothing_above_them(entry: str) -> None:
 def test_upper_layers_do_not_import_each_other(entry: str) -> None:
     for path in python_files(entry):
         assert not offending(imported(path), FORBIDDEN[entry]), path
+
+
+@pytest.mark.parametrize("entry", ["api", "workers", "mailin", "referee/cli.py"])
+def test_entry_points_do_not_import_the_stores_writing_modules(entry: str) -> None:
+    assert python_files(entry), entry
+    for path in python_files(entry):
+        assert not offending(imported(path), STORE_WRITING), path
 
 
 def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:

@@ -14,7 +14,9 @@ from referee import webhooks
 from referee.service import refusals
 from referee.store import keys
 from referee.store import webhooks as seats_hooks
-from referee.store.webhooks import Health
+
+# What a seat may know of its webhook, as the entry points answer it.
+from referee.store.webhooks import Health as Health
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -42,6 +44,12 @@ def set_webhook(referee: Referee, game_id: str, seat: int, url: str) -> Health:
         raise WebhookRefused(refused) from None
     with referee.db.transaction() as session:
         seats_hooks.set_url(session, game_id, seat, url)
+        return seats_hooks.health(session, game_id, seat)
+
+
+def webhook_health(referee: Referee, game_id: str, seat: int) -> Health:
+    """The seat's webhook and its health: failures, the last error, backoff, switched off."""
+    with referee.db.reading() as session:
         return seats_hooks.health(session, game_id, seat)
 
 

@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from referee.store import webhooks
 from referee.store.clock import now, stamp
-from referee.store.db import transaction
+from referee.store.db import Database
 from referee.store.tables import Delivery, Outbox, OutboxKind, Seat
 
 
@@ -42,11 +42,11 @@ class Claim:
     owners: dict[int, tuple[str, int]] = field(default_factory=dict)
 
 
-def claim_due(moment: datetime, lease: float, limit: int = 20) -> Claim:
+def claim_due(db: Database, moment: datetime, lease: float, limit: int = 20) -> Claim:
     """Claim rows whose mail is due: pending and due, or `sending` with a lapsed lease."""
     at = stamp(moment)
     until = stamp(moment + timedelta(seconds=lease))
-    with transaction() as session:
+    with db.transaction() as session:
         query = (
             select(Outbox.id)
             .where(
@@ -74,7 +74,7 @@ def claim_due(moment: datetime, lease: float, limit: int = 20) -> Claim:
     return Claim(ids, until)
 
 
-def hold(row_id: int, claim: Claim, lease: float) -> bool:
+def hold(db: Database, row_id: int, claim: Claim, lease: float) -> bool:
     """Renew the lease of a claimed row right before sending it, if it is still ours.
 
     A claim's rows are sent one after the other; a row whose lease ran out
@@ -82,7 +82,7 @@ def hold(row_id: int, claim: Claim, lease: float) -> bool:
     differs from ours), and sending it here as well would send it twice.
     """
     renewed = stamp(datetime.now(UTC) + timedelta(seconds=lease))
-    with transaction() as session:
+    with db.transaction() as session:
         result = session.connection().execute(
             update(Outbox)
             .where(
@@ -95,9 +95,9 @@ def hold(row_id: int, claim: Claim, lease: float) -> bool:
         return result.rowcount == 1
 
 
-def channel_done(row_id: int, *channels: str) -> None:
+def channel_done(db: Database, row_id: int, *channels: str) -> None:
     """Mark channels ("mail", "hook") of a row as done, the row sent once both are."""
-    with transaction() as session:
+    with db.transaction() as session:
         row = session.get(Outbox, row_id)
         if row is None:
             return
@@ -120,10 +120,11 @@ def channel_done(row_id: int, *channels: str) -> None:
 
 
 def retry_later(
+    db: Database,
     row_id: int, error: str, moment: datetime, backoff: float, give_up_after: int
 ) -> None:
     """Put a row back for later (exponential backoff), or give up on it."""
-    with transaction() as session:
+    with db.transaction() as session:
         row = session.get(Outbox, row_id)
         if row is None or row.status != Delivery.SENDING:
             return
@@ -137,7 +138,7 @@ def retry_later(
         session.add(row)
 
 
-def claim_hooks(moment: datetime, lease: float, limit: int = 20) -> Claim:
+def claim_hooks(db: Database, moment: datetime, lease: float, limit: int = 20) -> Claim:
     """Claim rows whose webhook is to go: open, unleased, and the seat not in backoff.
 
     Rows of seats without an active webhook are left to the mail channel,
@@ -160,7 +161,7 @@ def claim_hooks(moment: datetime, lease: float, limit: int = 20) -> Claim:
         )
         .exists()
     )
-    with transaction() as session:
+    with db.transaction() as session:
         query = (
             select(Outbox.id, Outbox.game_id, Seat.seat)
             .join(Seat, seat_of_row)
@@ -192,10 +193,10 @@ def claim_hooks(moment: datetime, lease: float, limit: int = 20) -> Claim:
     return Claim(list(owners), until, owners)
 
 
-def hold_hook(row_id: int, claim: Claim, lease: float) -> bool:
+def hold_hook(db: Database, row_id: int, claim: Claim, lease: float) -> bool:
     """Renew a claimed row's webhook lease right before posting, if it is still ours."""
     renewed = stamp(datetime.now(UTC) + timedelta(seconds=lease))
-    with transaction() as session:
+    with db.transaction() as session:
         result = session.connection().execute(
             update(Outbox)
             .where(
@@ -208,9 +209,9 @@ def hold_hook(row_id: int, claim: Claim, lease: float) -> bool:
         return result.rowcount == 1
 
 
-def release_hook(row_id: int) -> None:
+def release_hook(db: Database, row_id: int) -> None:
     """Give a claimed row's webhook back untried (its seat went into backoff meanwhile)."""
-    with transaction() as session:
+    with db.transaction() as session:
         session.execute(
             update(Outbox)
             .where(col(Outbox.id) == row_id)
@@ -218,9 +219,9 @@ def release_hook(row_id: int) -> None:
         )
 
 
-def hook_done(row_id: int) -> None:
+def hook_done(db: Database, row_id: int) -> None:
     """The webhook took the row's notification: mark it, and the seat's webhook healthy."""
-    with transaction() as session:
+    with db.transaction() as session:
         row = session.get(Outbox, row_id)
         if row is None:
             return
@@ -230,6 +231,7 @@ def hook_done(row_id: int) -> None:
 
 
 def hook_failed(
+    db: Database,
     row_id: int,
     error: str,
     moment: datetime,
@@ -239,7 +241,7 @@ def hook_failed(
 ) -> bool:
     """Count a failed post against the seat and put the row back; True if the webhook
     was switched off. A row tried `give_up_after` times has its webhook settled."""
-    with transaction() as session:
+    with db.transaction() as session:
         row = session.get(Outbox, row_id)
         if row is None or row.seat is None or row.hook_at is not None:
             return False
@@ -250,7 +252,7 @@ def hook_failed(
         off = webhooks.failed(session, row.game_id, row.seat, error, moment, backoff, max_failures)
         gave_up = not off and row.hook_attempts >= give_up_after
     if gave_up:
-        with transaction() as session:
+        with db.transaction() as session:
             found = session.get(Outbox, row_id)
             if found is not None and found.hook_at is None:
                 found.hook_error = f"given up after {found.hook_attempts} attempts: {error}"[:300]
