@@ -16,7 +16,7 @@
    tail), `GET state?at=N/2`, `GET verify` the first time at that version
    (chain and a full replay from the seed on the server) and again (read
    from the table that keeps it), and an offline replay of the record.
-   The moves are decided in this process by the same `deciding.decide`
+   The moves are decided in this process by the same `decide` of the service
    the workers run, which is quicker than over HTTP.
 4. wrk against the 2-worker stack (bench/load.py): errors and latency.
 
@@ -118,19 +118,14 @@ def _p50_ms(url: str, count: int) -> float:
 
 def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
     """GET state and replay cost of one MaNiKi game at each log length."""
-    from referee import games, settings
-    from referee.store import creation, db, deciding, records, submissions
-    from referee.store.tables import Game, Source
+    from bench.long_game import extend_long_game, new_long_game
+    from referee.service import Referee
+    from referee.settings import Settings
+    from referee.store import records
+    from referee.store.tables import Game
 
-    settings.use(settings.Settings(database_url=stack.database_url))
-    # Version 1, which lets a deck with no card won go round for ever.
-    endless = games.get("maniki", "1")
-    with db.transaction() as session:
-        made = creation.create_game(
-            session, endless, [("a", None), ("b", None)], endless.load_options({}, 2)
-        )
-    game_id = made.game.id
-    move = {"type": "pass"}
+    referee = Referee(Settings(database_url=stack.database_url))
+    game_id = new_long_game(referee)
     version = 0
     rows = []
     print(
@@ -139,18 +134,11 @@ def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
     )
     build_started = time.perf_counter()
     for length in lengths:
-        while version < length:
-            seat = version % 2
-            with db.transaction() as session:
-                submission, _ = submissions.record(
-                    session, game_id, seat, move, source=Source.REST, seen_version=version
-                )
-            decided = deciding.decide(submission.id).submission
-            assert decided is not None and decided.status == "accepted", decided
-            version += 1
+        extend_long_game(referee, game_id, version, length)
+        version = length
         state_url = f"{stack.url}/v1/games/{game_id}/state"
         samples = 30 if length < 10_000 else 10
-        with db.transaction() as session:
+        with referee.db.reading() as session:
             game = session.get(Game, game_id)
             assert game is not None
             record = records.full_record(session, game)
@@ -175,9 +163,9 @@ def log_growth(stack: Stack, lengths: list[int]) -> list[dict[str, Any]]:
         )
     building = time.perf_counter() - build_started
     print(
-        f"(built {version} moves in-process with deciding.decide: {version / building:.0f} moves/s)"
+        f"(built {version} moves in-process through the service: {version / building:.0f} moves/s)"
     )
-    db.dispose()
+    referee.close()
     return rows
 
 

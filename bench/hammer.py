@@ -41,38 +41,13 @@ from typing import Any
 import requests
 from sqlalchemy import delete
 
+from bench.long_game import build_long_game
 from bench.service import BIN, ROOT, start_stack
-from referee import games, settings
-from referee.store import creation, db, deciding, submissions
-from referee.store.tables import Source, Verification
+from referee.store.db import Database
+from referee.store.tables import Verification
 
 
-def build_long_game(moves: int) -> str:
-    """A MaNiKi game (rules v1) of `moves` passes, decided in this process; its id."""
-    endless = games.get("maniki", "1")
-    with db.transaction() as session:
-        made = creation.create_game(
-            session, endless, [("a", None), ("b", None)], endless.load_options({}, 2)
-        )
-    game_id = made.game.id
-    started = time.perf_counter()
-    for version in range(moves):
-        with db.transaction() as session:
-            submission, _ = submissions.record(
-                session,
-                game_id,
-                version % 2,
-                {"type": "pass"},
-                source=Source.REST,
-                seen_version=version,
-            )
-        decided = deciding.decide(submission.id).submission
-        assert decided is not None and decided.status == "accepted", decided
-    print(f"  built {moves} moves in {time.perf_counter() - started:.0f} s")
-    return game_id
-
-
-def verify_costs(url: str, game_id: str) -> dict[str, float]:
+def verify_costs(url: str, database_url: str, game_id: str) -> dict[str, float]:
     """GET verify at the game's length: uncached (kept outcome dropped first) and cached, ms."""
     http = requests.Session()
     path = f"{url}/v1/games/{game_id}/verify"
@@ -83,12 +58,15 @@ def verify_costs(url: str, game_id: str) -> dict[str, float]:
         http.get(path, timeout=120).raise_for_status()
         return (time.perf_counter() - started) * 1000
 
+    database = Database(database_url)
+
     def drop() -> None:
-        with db.transaction() as session:
+        with database.transaction() as session:
             session.execute(delete(Verification))
 
     uncached = statistics.median(timed(drop) for _ in range(3))
     cached = statistics.median(timed(lambda: None) for _ in range(20))
+    database.dispose()
     return {"verify_uncached_ms": round(uncached, 1), "verify_cached_ms": round(cached, 2)}
 
 
@@ -205,11 +183,9 @@ def on_postgresql(args: argparse.Namespace) -> dict[str, Any]:
     cores = os.cpu_count() or 1
     stack = start_stack(2 * cores, "prefork", cores, workers=1)
     try:
-        settings.use(settings.Settings(database_url=stack.database_url))
-        game_id = build_long_game(args.moves)
-        figures = verify_costs(stack.url, game_id)
+        game_id = build_long_game(stack.database_url, args.moves)
+        figures = verify_costs(stack.url, stack.database_url, game_id)
         figures |= hammer(stack.url, game_id, args.moves, args.seconds, args.clients)
-        db.dispose()
         return figures
     finally:
         stack.stop()
@@ -218,10 +194,7 @@ def on_postgresql(args: argparse.Namespace) -> dict[str, Any]:
 def on_sqlite(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         database = f"sqlite:///{Path(folder) / 'referee.sqlite3'}"
-        settings.use(settings.Settings(database_url=database))
-        db.upgrade()
-        game_id = build_long_game(args.moves)
-        db.dispose()
+        game_id = build_long_game(database, args.moves)
         port = 18_000 + os.getpid() % 1000
         # One client plays every move: its limits must not be what is measured.
         env = {
@@ -248,9 +221,8 @@ def on_sqlite(args: argparse.Namespace) -> dict[str, Any]:
                         break
                 except requests.RequestException:
                     time.sleep(0.2)
-            figures = verify_costs(url, game_id)
+            figures = verify_costs(url, database, game_id)
             figures |= hammer(url, game_id, args.moves, args.seconds, args.clients)
-            db.dispose()
             return figures
         finally:
             server.terminate()

@@ -53,6 +53,8 @@ class NewGame:
     on_timeout: str = TimeoutPolicy.RANDOM
     # Made with the server's API key: its seats are mailed without asking them first.
     trusted: bool = False
+    # An earlier version of the game's rules that it keeps (None: the current one).
+    rules_version: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +64,10 @@ class Created:
     tokens: tuple[str, ...]
 
 
-def rules_named(name: str) -> AnyGame:
+def rules_named(name: str, rules_version: str | None = None) -> AnyGame:
     """The rules of the game called `name`; refused when no game is called so."""
     try:
-        return games.get(name)
+        return games.get(name, rules_version)
     except KeyError as error:
         raise refusals.UnknownGame(str(error.args[0])) from None
 
@@ -91,7 +93,7 @@ def deadline_seconds(text: str | None) -> int | None:
 
 def create_game(referee: Referee, command: NewGame) -> Created:
     """Create a game, with a fresh secret seed; returns it with its seats' tokens."""
-    rules = rules_named(command.game)
+    rules = rules_named(command.game, command.rules_version)
     options = checked_options(rules, command.options, len(command.players))
     seconds = deadline_seconds(command.deadline)
     secret = referee.secret() if any(player.email for player in command.players) else None
