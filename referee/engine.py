@@ -292,7 +292,7 @@ class Game(ABC, Generic[S, M]):
         """What `seat` is answering in `state`, as a value compared with `==`.
 
         A move made while seeing one state and decided in another is judged
-        only if the key is the same in both (`referee.store.deciding.judge`,
+        only if the key is the same in both (`referee.service.deciding.judge`,
         docs/design.md "Stale moves"). By default the seat's whole view:
         any change it could see makes its move stale. Games where others'
         moves leave the question standing say less (MaNiKi: the card).

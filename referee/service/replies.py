@@ -1,6 +1,6 @@
 """Taking a mail reply: the seat's words become a submission, an acceptance or an answer.
 
-The mail-in server reads the message (`workers.reading`) and hands over
+The mail-in server reads the message (`mailin.reading`) and hands over
 what it found; this use case checks that the reply may come from the seat,
 takes each message once (by its Message-ID), and then: `accept` says yes
 to the referee's mail, `help` and `board` are answered at once, a move is
@@ -43,7 +43,7 @@ class Reply:
     message_id: str | None
     # The address in its From header.
     sender: str
-    # The moves the text may hold, most likely first (`workers.reading.candidates`).
+    # The moves the text may hold, most likely first (`mailin.reading.candidates`).
     words: Sequence[str]
     # Why it is a machine's mail (an auto-reply, a bounce), or None for a person's.
     automatic: str | None = None

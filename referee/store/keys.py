@@ -103,7 +103,7 @@ def reply_token(secret: bytes, game_id: str, seat: int, version: int | None = No
     """The secret part of a reply address: game, seat, version and a MAC, in lower-case base32.
 
     Each mail carries the version it shows, signed, so a reply answers the
-    position of the mail it replies to (`referee.store.deciding.judge`)
+    position of the mail it replies to (`referee.service.deciding.judge`)
     and an address is worth something only while that position stands.
     It is derived, not stored, and it is not the REST token (which the
     server cannot recover: it keeps only its hash).
