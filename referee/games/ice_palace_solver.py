@@ -499,8 +499,8 @@ def _matchable(choices: list[set[int]]) -> bool:
 def _hole_slots(
     touched: dict[int, list[int]], holes: list[list[int]]
 ) -> tuple[dict[int, int], list[int], tuple[int, ...]]:
-    """The slot of `hole_bound` each hole a stack touches counts in, the room (empty
-    cells) of each slot, and the slots each slot links to (`links`).
+    """For each hole a stack touches, the slot `hole_bound` counts it in; the room
+    (empty cells) of each slot; and per slot, the slots linked to it (a bit mask).
 
     Recolouring a top counted in a hole reaches every hole linked to that one
     through stacks open into several (`links`: looser than the stack's own
