@@ -34,7 +34,7 @@ import threading
 import time
 from contextlib import suppress
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -105,32 +105,53 @@ def forbidden_kind(address: Address) -> str | None:
     return _kind(address)
 
 
-def parse(url: str) -> tuple[bool, str, int, str]:
-    """(tls, host, port, path with query) of an http(s) URL without credentials."""
+_BAD_PORT = "the URL's port is not a number from 1 to 65535"
+
+
+def _require_plain_text(url: str) -> None:
     if not url.isascii() or any(ch <= " " or ch == "\x7f" or ch == "\\" for ch in url):
         raise Refused(
             "webhook_bad_url",
             "write the URL in ASCII without spaces or backslashes "
             "(punycode for the host, %-escapes for the path)",
         )
-    parts = urlsplit(url)
+
+
+def _is_tls(parts: SplitResult) -> bool:
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
         raise Refused("webhook_bad_url", "only http and https URLs are taken")
+    return scheme == "https"
+
+
+def _host(parts: SplitResult) -> str:
     if "@" in parts.netloc:
         raise Refused("webhook_credentials", "a webhook URL may not hold a user name or password")
     host = parts.hostname or ""
     if not host or "%" in host:
         raise Refused("webhook_bad_url", "the URL has no usable host")
+    return host
+
+
+def _port(parts: SplitResult, tls: bool) -> int:
     try:
         port = parts.port
     except ValueError:
-        raise Refused("webhook_bad_url", "the URL's port is not a number from 1 to 65535") from None
+        raise Refused("webhook_bad_url", _BAD_PORT) from None
     if port == 0:
-        raise Refused("webhook_bad_url", "the URL's port is not a number from 1 to 65535")
-    tls = scheme == "https"
+        raise Refused("webhook_bad_url", _BAD_PORT)
+    return port or (443 if tls else 80)
+
+
+def parse(url: str) -> tuple[bool, str, int, str]:
+    """(tls, host, port, path with query) of an http(s) URL without credentials."""
+    _require_plain_text(url)
+    parts = urlsplit(url)
+    tls = _is_tls(parts)
+    host = _host(parts)
+    port = _port(parts, tls)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return tls, host, port or (443 if tls else 80), path
+    return tls, host, port, path
 
 
 def _lookup(host: str, port: int, seconds: float) -> list[str]:

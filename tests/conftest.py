@@ -4,7 +4,7 @@
 tests/mail, tests/faults and tests/load, and any test using a fixture that
 starts PostgreSQL, Redis, `referee serve`, workers, an SMTP server or
 Chromium (tests/servers.py starts PostgreSQL and Redis from wheels).
-`lint`: ruff, ruff format and mypy --strict over the whole tree
+`lint`: ruff, ruff format, mypy --strict and a complexity ceiling over the whole tree
 (tests/test_lint.py; mypy alone takes half a minute with a cold cache).
 `fast`: the rest — rules, records, pictures, the CLI, the API in-process on
 SQLite through Flask's test client, layering, deploy files — which runs

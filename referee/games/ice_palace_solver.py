@@ -399,16 +399,22 @@ def _hole_moves(
 ) -> Iterator[_HoleMove]:
     """The moves of `_unlocks_holes`: opening a colour to the outside, then opening
     one into a hole, then founding one pyramid into a hole."""
+    yield from _outside_openings(open_l, open_m, groups)
+    yield from _hole_openings(open_l, open_m, holes, groups, links)
+    yield from _hole_foundings(open_l, open_m, holes, groups)
 
-    def fillers(rest: tuple[Group, ...]) -> list[tuple[Group, ...]]:
-        """`rest` less a medium of one colour, to go under a small."""
-        return [
-            (*rest[:j], (mj, sj, nj - 1, lj), *rest[j + 1 :])
-            for j, (mj, sj, nj, lj) in enumerate(rest)
-            if nj
-        ]
 
-    # Open a colour to the outside, then found all of it there.
+def _less_a_medium(rest: tuple[Group, ...]) -> list[tuple[Group, ...]]:
+    """`rest` less a medium of one colour, to go under a small."""
+    return [
+        (*rest[:j], (mj, sj, nj - 1, lj), *rest[j + 1 :])
+        for j, (mj, sj, nj, lj) in enumerate(rest)
+        if nj
+    ]
+
+
+def _outside_openings(open_l: int, open_m: int, groups: tuple[Group, ...]) -> Iterator[_HoleMove]:
+    """Open a colour to the outside, then found all of it there."""
     for i, (_, s, m, la) in enumerate(groups):
         total = s + m + la
         if total < 2:
@@ -420,9 +426,18 @@ def _hole_moves(
             yield total, open_l + la, open_m - 1 + m, None, rest
         if s and open_l:
             yield total, open_l - 1 + la, open_m + m, None, rest
-            for less in fillers(rest):
+            for less in _less_a_medium(rest):
                 yield total + 1, open_l - 1 + la, open_m + m, None, less
-    # Open it into a hole, where its pyramids then found one by one.
+
+
+def _hole_openings(
+    open_l: int,
+    open_m: int,
+    holes: tuple[Hole, ...],
+    groups: tuple[Group, ...],
+    links: tuple[int, ...],
+) -> Iterator[_HoleMove]:
+    """Open a colour into a hole, where its pyramids then found one by one."""
     for i, (mask, s, m, la) in enumerate(groups):
         if s + m + la < 2:
             continue
@@ -442,9 +457,14 @@ def _hole_moves(
                 hole = (room, hole_l - 1, hole_m)
                 grown = (mask | bit, s - 1, m, la)
                 yield 1, open_l, open_m, (h, hole), (*rest, grown)
-                for less in fillers(rest):
+                for less in _less_a_medium(rest):
                     yield 2, open_l, open_m, (h, hole), (*less, grown)
-    # Found a colour's largest pyramid into a hole it reaches.
+
+
+def _hole_foundings(
+    open_l: int, open_m: int, holes: tuple[Hole, ...], groups: tuple[Group, ...]
+) -> Iterator[_HoleMove]:
+    """Found a colour's largest pyramid into a hole it reaches."""
     for i, (mask, s, m, la) in enumerate(groups):
         rest = groups[:i] + groups[i + 1 :]
         for h, (room, hole_l, hole_m) in enumerate(holes):
@@ -474,6 +494,40 @@ def _matchable(choices: list[set[int]]) -> bool:
         return False
 
     return all(claim(index, set()) for index in range(len(choices)))
+
+
+def _hole_slots(
+    touched: dict[int, list[int]], holes: list[list[int]]
+) -> tuple[dict[int, int], list[int], tuple[int, ...]]:
+    """For each hole a stack touches, the slot `hole_bound` counts it in; the room
+    (empty cells) of each slot; and per slot, the slots linked to it (a bit mask).
+
+    Recolouring a top counted in a hole reaches every hole linked to that one
+    through stacks open into several (`links`: looser than the stack's own
+    holes, but the same for every top counted in a hole, so a bound)."""
+    pooled = list(range(len(holes)))
+
+    def pool_of(h: int) -> int:
+        while pooled[h] != h:
+            h = pooled[h]
+        return h
+
+    for found in touched.values():
+        for h in found[1:]:
+            pooled[pool_of(h)] = pool_of(found[0])
+    # Holes told apart make `_unlocks_holes` exponential in their number:
+    # past a few, linked holes are pooled into one (looser, still a bound).
+    reached = {h for found in touched.values() for h in found}
+    separate = len(reached) <= _SEPARATE_HOLES
+    unit = {h: h if separate else pool_of(h) for h in reached}
+    used = sorted(set(unit.values()))
+    number = {h: i for i, h in enumerate(used)}
+    slot = {h: number[unit[h]] for h in reached}
+    room = [0] * len(used)
+    for h in reached:
+        room[slot[h]] += len(holes[h])
+    links = tuple(sum(1 << number[j] for j in used if pool_of(j) == pool_of(h)) for h in used)
+    return slot, room, links
 
 
 class _Search:
@@ -647,12 +701,41 @@ class _Search:
         position searched: placements only ever shrink the outside, so a cell
         of it walled in since counts as outside, which loosens the bound only.
         """
-        tops = self.tops
-        if not tops:
+        if not self.tops:
             return self.empty_bound()
         # Its own work, besides the `_unlocks_holes` calls: a few looks at each stack.
-        self.meter.charge(len(tops))
-        outside, (low_x, high_x, low_y, high_y) = self.flood_outside() if seen is None else seen
+        self.meter.charge(len(self.tops))
+        outside, frame = self.flood_outside() if seen is None else seen
+        touched, holes = self.walled_in(outside, frame)
+        slot, room, links = _hole_slots(touched, holes)
+        hole_tops, open_l, open_m, closed, outside_colours, masks = self.tally_tops(
+            touched, slot, len(room)
+        )
+        placed, more_l, more_m, groups = self.reach_groups(outside_colours, masks)
+        if not groups:
+            return placed
+        holes_now = tuple((room[i], hole_tops[i][0], hole_tops[i][1]) for i in range(len(room)))
+        return placed + _unlocks_holes(
+            self.meter,
+            open_l + more_l,
+            open_m + more_m,
+            closed,
+            holes_now,
+            tuple(sorted(groups)),
+            links,
+        )
+
+    def walled_in(
+        self, outside: set[int], frame: Frame
+    ) -> tuple[dict[int, list[int]], list[list[int]]]:
+        """The stacks open into holes only, each with the numbers of the holes it
+        touches, sorted; and the cells of each hole.
+
+        A stack with no outside neighbour but some empty one is open into
+        holes. Its colour reaches each of them; its top is counted in the
+        first (`tally_tops`)."""
+        tops = self.tops
+        low_x, high_x, low_y, high_y = frame
 
         def is_out(cell: int) -> bool:
             if cell in outside:
@@ -660,11 +743,6 @@ class _Search:
             x, y = _xy(cell)
             return not (low_x <= x <= high_x and low_y <= y <= high_y)
 
-        # A stack with no outside neighbour but some empty one is open into
-        # holes. Its colour reaches each of them; its top is counted in the
-        # first, and recolouring it reaches every hole linked to that one
-        # through such stacks (`links`: looser than the stack's own holes,
-        # but the same for every top counted in a hole, so a bound).
         hole_of: dict[int, int] = {}
         holes: list[list[int]] = []
         touched: dict[int, list[int]] = {}
@@ -675,31 +753,16 @@ class _Search:
             touched[cell] = sorted(
                 {self.hole_index(near, is_out, hole_of, holes) for near in empty}
             )
-        pooled = list(range(len(holes)))
+        return touched, holes
 
-        def pool_of(h: int) -> int:
-            while pooled[h] != h:
-                h = pooled[h]
-            return h
-
-        for found in touched.values():
-            for h in found[1:]:
-                pooled[pool_of(h)] = pool_of(found[0])
-        # Holes told apart make `_unlocks_holes` exponential in their number:
-        # past a few, linked holes are pooled into one (looser, still a bound).
-        reached = {h for found in touched.values() for h in found}
-        separate = len(reached) <= _SEPARATE_HOLES
-
-        def unit(h: int) -> int:
-            return h if separate else pool_of(h)
-
-        used = sorted({unit(h) for h in reached})
-        number = {h: i for i, h in enumerate(used)}
-        room = [0] * len(used)
-        for h in reached:
-            room[number[unit(h)]] += len(holes[h])
-        links = tuple(sum(1 << number[j] for j in used if pool_of(j) == pool_of(h)) for h in used)
-        counts = [[0, 0] for _ in used]
+    def tally_tops(
+        self, touched: dict[int, list[int]], slot: dict[int, int], slots: int
+    ) -> tuple[list[list[int]], int, int, tuple[int, int], int, dict[int, int]]:
+        """The tops by where they are open: the large and medium tops counted in each
+        hole slot, the outside-open large and medium tops, the closed ones, the
+        outside-open colours (a bit each), and the hole slots each colour reaches."""
+        tops = self.tops
+        hole_tops = [[0, 0] for _ in range(slots)]
         open_l = open_m = closed_l = closed_m = 0
         outside_colours = 0
         masks: dict[int, int] = {}
@@ -707,11 +770,11 @@ class _Search:
             size = code >> _SHIFT
             colour = code & _COLOUR_MASK
             if cell in touched:
-                for h in touched[cell]:
-                    masks[colour] = masks.get(colour, 0) | 1 << number[unit(h)]
-                h = number[unit(touched[cell][0])]
+                found = touched[cell]
+                for h in found:
+                    masks[colour] = masks.get(colour, 0) | 1 << slot[h]
                 if size > SMALL:
-                    counts[h][LARGE - size] += 1
+                    hole_tops[slot[found[0]]][LARGE - size] += 1
             elif any(cell + step not in tops for step in _NEAR):
                 outside_colours |= 1 << colour
                 open_l += size == LARGE
@@ -719,7 +782,14 @@ class _Search:
             else:
                 closed_l += size == LARGE
                 closed_m += size == MEDIUM
-        placed = 0
+        return hole_tops, open_l, open_m, (closed_l, closed_m), outside_colours, masks
+
+    def reach_groups(
+        self, outside_colours: int, masks: dict[int, int]
+    ) -> tuple[int, int, int, list[Group]]:
+        """The yard by colour: what the outside-open colours place (all of it), the
+        large and medium tops they add, and the other colours as `Group`s."""
+        placed = more_l = more_m = 0
         groups: list[Group] = []
         for colour in self.colours:
             s, m, la = self.colour_counts(colour)
@@ -727,22 +797,11 @@ class _Search:
                 continue
             if outside_colours >> colour & 1:
                 placed += s + m + la
-                open_l += la
-                open_m += m
+                more_l += la
+                more_m += m
             else:
                 groups.append((masks.get(colour, 0), s, m, la))
-        if not groups:
-            return placed
-        holes_now = tuple((room[i], counts[i][0], counts[i][1]) for i in range(len(used)))
-        return placed + _unlocks_holes(
-            self.meter,
-            open_l,
-            open_m,
-            (closed_l, closed_m),
-            holes_now,
-            tuple(sorted(groups)),
-            links,
-        )
+        return placed, more_l, more_m, groups
 
     def hole_index(
         self,

@@ -194,13 +194,27 @@ def _panel(canvas: Canvas, view: JSON, names: Sequence[str] | None, scored: set[
 
 
 def text(view: JSON, names: Sequence[str] | None) -> str:
-    path = view["path"]
-    pawn_at = {index: seat for seat, index in enumerate(view["pawns"]) if index >= 0}
     lines = [f"Mandala: {_status(view, names)}", ""]
     lines.append("Path: a kind is size (S/M/L) + colour (r y g b k=black);")
     lines.append(".. = taken, @n = pawn of seat n. Index = row + column.")
     lines.append("")
-    lines.append("      " + "".join(f"+{col:<3}" for col in range(10)))
+    lines.extend(_path_lines(view))
+    lines.append("")
+    lines.extend(_counts_lines("Eye:", view["eye"]))
+    lines.append("Scored: " + (" ".join(view["scored"]) or "none yet"))
+    lines.append("")
+    for seat, collection in enumerate(view["collections"]):
+        who = column(seat_name(names, seat), 20)
+        lines.append(f"{seat} {who} score {view['scores'][seat]:>3}  {_whereabouts(view, seat)}")
+        lines.extend(_counts_lines("   holds", collection))
+    return board_text(lines)
+
+
+def _path_lines(view: JSON) -> list[str]:
+    """The path ten indices to a row, pawns over their index, then pawns yet to enter."""
+    path = view["path"]
+    pawn_at = {index: seat for seat, index in enumerate(view["pawns"]) if index >= 0}
+    lines = ["      " + "".join(f"+{col:<3}" for col in range(10))]
     for row in range(0, PATH_LENGTH, 10):
         cells = []
         for index in range(row, min(row + 10, PATH_LENGTH)):
@@ -212,23 +226,16 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
     waiting = [str(seat) for seat, index in enumerate(view["pawns"]) if index < 0]
     if waiting:
         lines.append("Before the path: " + " ".join(f"@{seat}" for seat in waiting))
-    lines.append("")
-    lines.extend(_counts_lines("Eye:", view["eye"]))
-    lines.append("Scored: " + (" ".join(view["scored"]) or "none yet"))
-    lines.append("")
-    at_end = set(view["at_end"])
-    resigned = set(view.get("resigned", []))
-    for seat, collection in enumerate(view["collections"]):
-        pawn = view["pawns"][seat]
-        where = "start" if pawn < 0 else f"on {pawn}"
-        if seat in resigned:
-            where = "resigned"
-        elif seat in at_end:
-            where = "at end"
-        who = column(seat_name(names, seat), 20)
-        lines.append(f"{seat} {who} score {view['scores'][seat]:>3}  {where}")
-        lines.extend(_counts_lines("   holds", collection))
-    return board_text(lines)
+    return lines
+
+
+def _whereabouts(view: JSON, seat: int) -> str:
+    if seat in view.get("resigned", []):
+        return "resigned"
+    if seat in view["at_end"]:
+        return "at end"
+    pawn = view["pawns"][seat]
+    return "start" if pawn < 0 else f"on {pawn}"
 
 
 def _counts_lines(label: str, counts: dict[str, int]) -> list[str]:

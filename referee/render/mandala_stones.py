@@ -232,6 +232,19 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
     lines.append("Stacks: colours bottom to top, then the top's pattern (* star, o ring).")
     lines.append("Circles: (n) empty, An artist. Y yellow, B blue, R red, V violet.")
     lines.append("")
+    lines.extend("   " + "".join(f"{cell:^8}" for cell in row) for row in _lattice_cells(view))
+    lines.append("")
+    placed = view["mandala"]
+    header = f"Mandala ({len(placed)} of {view['mandala_spaces']}):"
+    lines.extend(_wrapped(header, placed))
+    lines.append("")
+    for seat, towers in enumerate(view["boards"]):
+        lines.extend(_seat_text(view, names, seat, towers))
+    return board_text(lines)
+
+
+def _lattice_cells(view: JSON) -> list[list[str]]:
+    """The 7 by 7 lattice as text cells: stacks between numbered circles or artists."""
     grid = [["" for _ in range(7)] for _ in range(7)]
     for (row, col), stack in zip(STACK_CELLS, view["stacks"], strict=True):
         if stack:
@@ -243,30 +256,28 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
         row, col = _circle_cell(number)
         artist = artist_at.get(number)
         grid[row][col] = f"{artist}{ARTIST_PATTERNS[artist]}" if artist else f"({number})"
-    lines.extend("   " + "".join(f"{cell:^8}" for cell in row) for row in grid)
-    lines.append("")
-    placed = view["mandala"]
-    header = f"Mandala ({len(placed)} of {view['mandala_spaces']}):"
-    lines.extend(_wrapped(header, placed))
-    lines.append("")
-    resigned = set(view.get("resigned", []))
-    for seat, towers in enumerate(view["boards"]):
-        who = column(seat_name(names, seat), 18)
-        notes = []
-        if seat == view["first_player"]:
-            notes.append("first")
-        if seat in resigned:
-            notes.append("resigned")
-        if view.get("to_move") == seat:
-            notes.append("to move")
-        lines.append(
-            f"{seat} {who} score {view['scores'][seat]:>3}  "
-            f"{_objectives_text(view['objectives'][seat])}"
-            + (f"  ({', '.join(notes)})" if notes else "")
-        )
-        cells = [f"{space + 1}:{''.join(tower) or '-'}" for space, tower in enumerate(towers)]
-        lines.append("    " + "  ".join(cells))
-    return board_text(lines)
+    return grid
+
+
+def _seat_text(
+    view: JSON, names: Sequence[str] | None, seat: int, towers: Sequence[Sequence[str]]
+) -> list[str]:
+    """A seat's line (score, objectives, notes) and the line of its towers."""
+    who = column(seat_name(names, seat), 18)
+    notes = []
+    if seat == view["first_player"]:
+        notes.append("first")
+    if seat in view.get("resigned", []):
+        notes.append("resigned")
+    if view.get("to_move") == seat:
+        notes.append("to move")
+    cells = [f"{space + 1}:{''.join(tower) or '-'}" for space, tower in enumerate(towers)]
+    return [
+        f"{seat} {who} score {view['scores'][seat]:>3}  "
+        f"{_objectives_text(view['objectives'][seat])}"
+        + (f"  ({', '.join(notes)})" if notes else ""),
+        "    " + "  ".join(cells),
+    ]
 
 
 def _wrapped(header: str, items: Sequence[str]) -> list[str]:
