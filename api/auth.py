@@ -7,8 +7,8 @@ import hmac
 from flask import current_app, request
 from sqlmodel import Session
 
-from api.errors import Problem
-from referee.store import keys
+from referee.service import refusals
+from referee.service.submitting import NO_TOKEN, SeatToken, seat_of
 
 MAX_TOKEN = 200
 
@@ -21,26 +21,21 @@ def bearer() -> str | None:
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
-        raise Problem(401, "unauthorized", "send 'Authorization: Bearer <seat token>'")
+        raise refusals.Unauthorized("send 'Authorization: Bearer <seat token>'")
     return token
 
 
 def viewer(session: Session, game_id: str) -> int | None:
     """The caller's seat in this game; None for a spectator; 401 for a bad token."""
     token = bearer()
-    if token is None:
-        return None
-    seat = keys.seat_of_token(session, game_id, token)
-    if seat is None:
-        raise Problem(401, "unauthorized", "this token is not a seat of this game")
-    return seat
+    return None if token is None else seat_of(session, game_id, SeatToken(token))
 
 
 def seat(session: Session, game_id: str) -> int:
     """The caller's seat, which this request needs."""
     found = viewer(session, game_id)
     if found is None:
-        raise Problem(401, "unauthorized", "this needs a seat's token: 'Authorization: Bearer ...'")
+        raise refusals.Unauthorized(NO_TOKEN)
     return found
 
 
@@ -55,5 +50,5 @@ def check_api_key() -> bool:
         return False
     given = request.headers.get("X-API-Key", "")
     if not hmac.compare_digest(given.encode("utf-8"), str(wanted).encode("utf-8")):
-        raise Problem(401, "unauthorized", "creating a game needs the server's API key (X-API-Key)")
+        raise refusals.Unauthorized("creating a game needs the server's API key (X-API-Key)")
     return True

@@ -686,17 +686,16 @@ def _submitted(game_id: str, move: Any, expected: int | None) -> Response | tupl
     """Submit this browser's seat's move and show its answer, or the page with the refusal."""
     typed = move if isinstance(move, str) else ""
     token = request.cookies.get(SEAT_COOKIE)
+    if token is not None and (not token or len(token) > 200):
+        token = None
     try:
-        if not token or len(token) > 200:
-            raise refusals.Unauthorized(NO_SEAT_HERE)
         command = SubmitMove(game_id, SeatToken(token), move, expected_version=expected)
         submission = submit_move(referee(), command, WAIT)
     except refusals.NotFound:
         raise
     except refusals.Refusal as refused:
-        page = render_template(
-            "web/game.html", **game_context(game_id, message=refused.reason, typed=typed)
-        )
+        said = NO_SEAT_HERE if isinstance(refused, refusals.Unauthorized) else refused.reason
+        page = render_template("web/game.html", **game_context(game_id, message=said, typed=typed))
         return page, status_of(refused)
     return _to_answer(game_id, submission.id)
 

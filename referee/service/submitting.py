@@ -39,6 +39,9 @@ _ID = re.compile(r"[0-9a-f]{32}")
 _CHECKED_AT_ONCE = frozenset({Source.REST})
 
 
+NO_TOKEN = "this needs a seat's token"
+
+
 def well_formed(identifier: str) -> bool:
     """Ids are 32 hex digits; anything else is looked up nowhere."""
     return _ID.fullmatch(identifier) is not None
@@ -46,9 +49,10 @@ def well_formed(identifier: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SeatToken:
-    """A seat named by its secret token (a bearer header, a game page's cookie)."""
+    """A seat named by its secret token (a bearer header, a game page's cookie); None
+    when the request carried none."""
 
-    token: str
+    token: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +83,8 @@ def seat_of(session: Session, game_id: str, seat: SeatToken | KnownSeat) -> int:
     """The seat number a command names; refused for a token that is not a seat here."""
     if isinstance(seat, KnownSeat):
         return seat.seat
+    if seat.token is None:
+        raise refusals.Unauthorized(NO_TOKEN)
     found = keys.seat_of_token(session, game_id, seat.token)
     if found is None:
         raise refusals.Unauthorized("this token is not a seat of this game")

@@ -120,8 +120,7 @@ def channel_done(db: Database, row_id: int, *channels: str) -> None:
 
 
 def retry_later(
-    db: Database,
-    row_id: int, error: str, moment: datetime, backoff: float, give_up_after: int
+    db: Database, row_id: int, error: str, moment: datetime, backoff: float, give_up_after: int
 ) -> None:
     """Put a row back for later (exponential backoff), or give up on it."""
     with db.transaction() as session:
