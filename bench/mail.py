@@ -31,10 +31,12 @@ from sqlmodel import Session as DbSession
 from sqlmodel import col, select
 
 from referee import games, settings
+from referee.delivery.channel import Consent
+from referee.delivery.mail import SmtpTransport
 from referee.rng import Rng
 from referee.store import creation, db, deciding, keys, reads, submissions
 from referee.store.tables import Game, Outbox, Source
-from workers import compose, transport
+from workers import compose
 
 GOAL_MS = 15.0
 
@@ -85,7 +87,7 @@ def build_all(game_ids: list[str]) -> tuple[list[float], list[Any]]:
     """Every outbox row of the games built once: CPU ms per build, and the mails."""
     secret = keys.server_secret()
     # Every address here has accepted the referee's mail: full mails, as players get them.
-    accepted = compose.Consent(ask=False, accept_token="bench", stop_token="bench")
+    accepted = Consent(ask=False, accept_token="bench", stop_token="bench")
     times, mails = [], []
     with DbSession(db.engine()) as session:
         rows = session.exec(
@@ -93,13 +95,13 @@ def build_all(game_ids: list[str]) -> tuple[list[float], list[Any]]:
         ).all()
         for row in rows:
             started = time.thread_time()
-            notice = compose.build(session, row, secret, accepted)
+            mail = compose.build(session, row, secret).mail("p@players.test", accepted, None)
             times.append((time.thread_time() - started) * 1000)
-            mails.append(notice.mail)
+            mails.append(mail)
     return times, mails
 
 
-def send_rate(sender: transport.SmtpTransport, mails: list[Any], prebuilt: bool) -> float:
+def send_rate(sender: SmtpTransport, mails: list[Any], prebuilt: bool) -> float:
     """Mails per second: each sent as built (prebuilt: as bytes made before the clock starts)."""
     payloads = [mail.as_bytes(policy=policy.SMTP) for mail in mails] if prebuilt else mails
     connection = sender._connect()
@@ -144,7 +146,7 @@ def main() -> None:
     server = Controller(sink, hostname="127.0.0.1", port=port)
     server.start()
     try:
-        sender = transport.SmtpTransport(f"smtp://127.0.0.1:{port}")
+        sender = SmtpTransport(f"smtp://127.0.0.1:{port}")
         floor = send_rate(sender, mails, prebuilt=True)
         started = time.perf_counter()
         compose._PICTURES.clear()

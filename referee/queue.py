@@ -24,18 +24,19 @@ import redis
 from celery import Celery
 
 from referee import settings
+from referee.delivery import CHANNELS
 
 _redis: list[redis.Redis] = []
 
 DECIDE = "referee.decide"
 SWEEP = "referee.sweep"
 NOOP = "referee.noop"
+# One channel's deliveries (its name the argument; none: every channel's, each apart).
 DELIVER = "referee.deliver"
-DELIVER_HOOKS = "referee.deliver_hooks"
 DEADLINES = "referee.deadlines"
 # Outbound delivery (mail, webhooks): its own queue, `<REFEREE_QUEUE>.delivery`,
 # so a slow recipient never holds up a decision.
-DELIVERY = (DELIVER, DELIVER_HOOKS)
+DELIVERY = (DELIVER,)
 # The periodic sweeps: pending submissions, deadlines, due mail and webhooks.
 SWEEPS = (SWEEP, DEADLINES, *DELIVERY)
 # Time limits of every task (s): the soft one raises inside the task, the
@@ -72,7 +73,7 @@ def _celery_settings(chosen: settings.Settings) -> dict[str, Any]:
     )
 
 
-app = Celery("referee", include=["workers.tasks", "workers.notify"])
+app = Celery("referee", include=["workers.tasks", "workers.delivering", "workers.deadlines"])
 app.conf.update(_celery_settings(settings.active()))
 
 
@@ -107,8 +108,8 @@ def deliver_soon() -> None:
     """Have the outbox sent soon: by the delivery queue's workers, or, in the embedded
     default, by this process's delivery threads (`start_delivery`), never here."""
     if not eager():
-        for task in DELIVERY:
-            app.send_task(task)
+        for channel in CHANNELS:
+            app.send_task(DELIVER, args=(channel,))
         return
     for wanted in _delivery_wanted:
         wanted.set()
@@ -356,25 +357,25 @@ def start_sweeper() -> threading.Thread:
 
 
 def start_delivery() -> list[threading.Thread]:
-    """The embedded default's delivery: a thread for mail and one for webhooks, each
+    """The embedded default's delivery: a thread per channel (mail, webhooks), each
     running its task every `REFEREE_SWEEP_EVERY` seconds and whenever `deliver_soon`
     asks. Apart from the request threads that decide and from the sweeper."""
     threads = []
-    for task in DELIVERY:
+    for channel in CHANNELS:
         wanted = threading.Event()
         _delivery_wanted.append(wanted)
 
-        def loop(task: str = task, wanted: threading.Event = wanted) -> None:
+        def loop(channel: str = channel, wanted: threading.Event = wanted) -> None:
             while True:
                 wanted.wait(settings.active().sweep_every)
                 wanted.clear()
                 try:
                     app.loader.import_default_modules()
-                    app.tasks[task].apply()
+                    app.tasks[DELIVER].apply(args=(channel,))
                 except Exception:
-                    _log.exception("delivery (%s) failed; trying again later", task)
+                    _log.exception("delivery (%s) failed; trying again later", channel)
 
-        name = "referee-" + task.rsplit(".", 1)[-1].replace("_", "-")
+        name = f"referee-deliver-{channel}"
         thread = threading.Thread(target=loop, name=name, daemon=True)
         thread.start()
         threads.append(thread)

@@ -1,4 +1,4 @@
-"""The outbox on the embedded default (SQLite): delivering never waits on itself.
+"""Notices on the embedded default (SQLite): one delivery per channel that reaches the seat.
 
 On SQLite every transaction takes the file's one write lock, so delivery
 must close its reading session before it marks a row; otherwise the
@@ -11,37 +11,82 @@ from pathlib import Path
 
 from sqlmodel import col, select
 
-from referee import games
-from referee.store import creation, db
+from referee import games, settings
+from referee.store import creation, db, webhooks
 from referee.store.db import transaction
-from referee.store.tables import Outbox
+from referee.store.notices import insert_notices, reachable_seats
+from referee.store.tables import Delivery, Outbox, OutboxKind
 from tests.configured import settings_with
-from workers import notify
+from workers import delivering
 
 
-def test_rows_for_seats_without_mail_or_webhook_are_settled_at_once(tmp_path: Path) -> None:
+def test_seats_no_channel_reaches_get_notices_without_deliveries(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'referee.sqlite3'}"
-    mail_dir = str(tmp_path / "mail-out")
-    with settings_with(database_url=url, mail_dir=mail_dir, smtp_url=None):
-        finished, statuses = _create_and_deliver()
-    assert statuses and 0 < finished <= len(statuses)
-    assert set(statuses) == {"sent"}
-    assert not (tmp_path / "mail-out").exists() or not any((tmp_path / "mail-out").iterdir())
+    mail_dir = tmp_path / "mail-out"
+    with settings_with(database_url=url, mail_dir=str(mail_dir), smtp_url=None):
+        db.upgrade()
+        try:
+            game_id = _create([("Ann", None), ("Bob", None)])
+            finished = delivering.deliver_due("mail", settings.active())
+            notices, deliveries = _rows(game_id)
+        finally:
+            db.dispose()
+    assert {kind for kind, _seat in notices} == {OutboxKind.INVITATION}
+    assert deliveries == [] and finished == 0
+    assert not mail_dir.exists() or not any(mail_dir.iterdir())
 
 
-def _create_and_deliver() -> tuple[int, list[str]]:
-    db.upgrade()
+def test_each_notice_gets_a_delivery_per_channel_reaching_its_seat(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'referee.sqlite3'}"
+    with settings_with(database_url=url, mail_dir=str(tmp_path / "mail-out"), smtp_url=None):
+        db.upgrade()
+        try:
+            game_id = _create([("Ann", "ann@players.test"), ("Bob", None), ("Cy", None)])
+            with transaction() as session:
+                webhooks.set_url(session, game_id, 1, "https://hooks.example/bob")
+                webhooks.set_url(session, game_id, 0, "https://hooks.example/ann")
+                reached = reachable_seats(session.connection(), game_id)
+                news = [
+                    {
+                        "game_id": game_id,
+                        "kind": OutboxKind.BOARD,
+                        "seat": seat,
+                        "payload": {},
+                        "created_at": "2026-01-01T00:00:00.000000+00:00",
+                    }
+                    for seat in range(3)
+                ]
+                insert_notices(session.connection(), news)
+            _notices, deliveries = _rows(game_id, OutboxKind.BOARD)
+        finally:
+            db.dispose()
+    assert reached == {0, 1}
+    assert sorted(deliveries) == [(0, "mail"), (0, "webhook"), (1, "webhook")]
+
+
+def _create(players: list[tuple[str, str | None]]) -> str:
     rules = games.get("subdivision")
     with transaction() as session:
-        options = rules.load_options({}, 2)
-        created = creation.create_game(session, rules, [("Ann", None), ("Bob", None)], options)
-        game_id = created.game.id
-    try:
-        finished = notify.deliver_due()
-        with transaction() as session:
-            statuses = session.exec(
-                select(Outbox.status).where(col(Outbox.game_id) == game_id)
-            ).all()
-    finally:
-        db.dispose()
-    return finished, list(statuses)
+        options = rules.load_options({}, len(players))
+        created = creation.create_game(session, rules, players, options, trusted=True)
+        return created.game.id
+
+
+def _rows(
+    game_id: str, kind: str | None = None
+) -> tuple[list[tuple[str, int]], list[tuple[int, str]]]:
+    """The game's notices (kind, seat), and its deliveries (seat, channel)."""
+    with transaction() as session:
+        chosen = [col(Outbox.game_id) == game_id]
+        if kind is not None:
+            chosen.append(col(Outbox.kind) == kind)
+        notices = session.exec(select(Outbox.kind, Outbox.seat).where(*chosen)).all()
+        deliveries = session.exec(
+            select(Outbox.seat, Delivery.channel)
+            .join(Delivery, col(Delivery.notice_id) == col(Outbox.id))
+            .where(*chosen)
+        ).all()
+    return (
+        [(found, seat) for found, seat in notices if seat is not None],
+        [(seat, channel) for seat, channel in deliveries if seat is not None],
+    )

@@ -1,13 +1,12 @@
-"""Every message the referee sends, built for one recipient from one outbox row.
+"""Every notice the referee sends, built once for its seat; each channel renders it.
 
 A message shows only what `view(state, seat)` shows that seat: the board
 (as monospace text, as a picture and as the state envelope in JSON), the
 last moves with those of an undecided sealed round hidden, and the hash of
 the last move the seat may see; a round-over mail adds the game's
-`round_summary` and `scores`, which every seat may see. Building a row's
-message again gives the same message (same Message-ID, Date and body), so
-a retry after a crash is a copy a mail client recognises, never a
-different message.
+`round_summary` and `scores`, which every seat may see. Building a notice
+again gives the same message (same Message-ID, Date and body), so a retry
+after a crash is a copy a mail client recognises, never a different message.
 """
 
 from __future__ import annotations
@@ -27,6 +26,8 @@ import jinja2
 from sqlmodel import Session, col, select
 
 from referee import settings
+from referee.delivery.channel import Consent
+from referee.delivery.mail import message_id as notice_message_id
 from referee.engine import JSON
 from referee.games import AnyGame
 from referee.record import canonical_json
@@ -39,7 +40,6 @@ from referee.store.tables import (
     Move,
     Outbox,
     OutboxKind,
-    Seat,
     Source,
     Submission,
     SubmissionStatus,
@@ -85,23 +85,9 @@ def reply_address(secret: bytes, game_id: str, seat: int, version: int) -> str:
 
 
 def message_id(row: Outbox) -> str:
-    """Stable for a row: every attempt to send it carries the same Message-ID."""
-    return f"<referee.{row.id}.{row.game_id}@{domain()}>"
-
-
-@dataclass(frozen=True, slots=True)
-class Consent:
-    """What a seat's address said about the referee's mail, as a message needs it.
-
-    `ask`: the address has not accepted, and this is its one invitation
-    asking it to (nothing of the game but its name and size). `link`: the
-    seat's personal link, in the first full mail that reaches the seat.
-    """
-
-    ask: bool
-    accept_token: str
-    stop_token: str
-    link: str | None = None
+    """Stable for a notice: every attempt on every channel carries the same id."""
+    assert row.id is not None
+    return notice_message_id(settings.active(), row.id, row.game_id)
 
 
 def unsubscribe_url(consent: Consent) -> str:
@@ -123,14 +109,6 @@ def plain(text: str) -> str:
     return " ".join(kept.split())[:_PLAIN_NAME].strip() or "(no name)"
 
 
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """One row's message to one seat: the mail (None: the seat has no address) and its JSON."""
-
-    mail: EmailMessage | None
-    data: JSON
-
-
 def subject(title: str, names: list[str], game_id: str) -> str:
     """One subject for every mail of a game, so mail programs keep them in one thread."""
     return f"{title}: {wording.joined(names)} (game {game_id[:8]})"
@@ -141,30 +119,8 @@ def list_id(title: str, game_id: str) -> str:
     return f"{title} game {game_id[:8]} <{game_id}.games.{domain()}>"
 
 
-def _thread_root(session: Session, row: Outbox) -> str | None:
-    """The Message-ID of the first mail of this game actually sent to this seat, before `row`.
-
-    None when `row` is the first: it then starts the thread.
-    """
-    first = session.exec(
-        select(Outbox.id)
-        .where(
-            Outbox.game_id == row.game_id,
-            Outbox.seat == row.seat,
-            col(Outbox.mail_at).is_not(None),
-            col(Outbox.id) < row.id,
-        )
-        .order_by(col(Outbox.id))
-        .limit(1)
-    ).first()
-    return None if first is None else f"<referee.{first}.{row.game_id}@{domain()}>"
-
-
-def _their_reply(session: Session, row: Outbox, submission: Submission | None) -> str | None:
-    """The Message-ID of the player's mail that `row` answers, if it came by mail."""
-    if submission is None:
-        found = row.payload.get("in_reply_to")
-        return found if isinstance(found, str) else None
+def _reply_to_submission(session: Session, submission: Submission) -> str | None:
+    """The Message-ID of the player's mail a submission came in, if it came by mail."""
     return session.exec(
         select(Inbound.message_id).where(Inbound.submission_id == submission.id).limit(1)
     ).first()
@@ -287,34 +243,57 @@ _LISTING = frozenset(
 )
 
 
-def build(session: Session, row: Outbox, secret: bytes, consent: Consent | None) -> Notice:
-    """The message of outbox row `row`, as its seat may see it.
-
-    `consent` None: no mail (the seat has no address, or may not be mailed
-    now); the webhook's JSON is built all the same.
-    """
-    game = session.get(Game, row.game_id)
-    assert game is not None and row.seat is not None and row.id is not None
-    seats = reads.seats(session, game.id)
-    seat: Seat = seats[row.seat]
-    names = [s.name for s in seats]
-    rules = reads.rules_of(game)
-    payload = row.payload
+def _shown_version(game: Game, row: Outbox) -> int:
+    """The version a notice shows: the game's end, or the one it was written for
+    (never beyond the head, for what answers a reply)."""
     kind = OutboxKind(row.kind)
-    over_now = kind == OutboxKind.GAME_OVER
-    version = game.version if over_now else int(payload.get("version", game.version))
+    if kind == OutboxKind.GAME_OVER:
+        return game.version
+    version = int(row.payload.get("version", game.version))
     if kind in (OutboxKind.INVITATION, OutboxKind.ANSWER, OutboxKind.HELP, OutboxKind.REFUSED):
         version = min(version, game.version)
+    return version
+
+
+@dataclass(frozen=True, slots=True)
+class _Position:
+    """What a seat may see of the game at the version a notice shows."""
+
+    version: int
+    state: Any
+    first_sealed: int
+    head_seq: int
+    head_hash: str
+    view: JSON
+
+
+def _position(session: Session, game: Game, rules: AnyGame, row: Outbox) -> _Position:
+    assert row.seat is not None
+    version = _shown_version(game, row)
     state = reads.state_at(session, game, version)
     first_sealed = version - rules.hidden_tail(state) + 1
     head_seq, head_hash = _head(session, game, first_sealed - 1)
     view = envelope(rules, state, version, row.seat)
-    sent = datetime.fromisoformat(row.created_at)
-    context: dict[str, Any] = {
-        "kind": kind,
+    return _Position(version, state, first_sealed, head_seq, head_hash, view)
+
+
+def _base_context(
+    session: Session,
+    game: Game,
+    rules: AnyGame,
+    row: Outbox,
+    shown: _Position,
+    names: list[str],
+    secret: bytes,
+) -> dict[str, Any]:
+    """What every notice's text says, before what its kind adds."""
+    assert row.seat is not None
+    version, head_seq, head_hash = shown.version, shown.head_seq, shown.head_hash
+    return {
+        "kind": OutboxKind(row.kind),
         "title": rules.title,
         "game_id": game.id,
-        "name": seat.name,
+        "name": names[row.seat],
         "seat": row.seat,
         "names": names,
         "version": version,
@@ -326,9 +305,9 @@ def build(session: Session, row: Outbox, secret: bytes, consent: Consent | None)
         "seed_value": None,
         "witness": wording.wrapped(f"Log witness: move {head_seq} has hash", head_hash),
         "commitment": wording.wrapped("Seed commitment (SHA-256):", game.seed_commitment),
-        "board": render_text(game.name, view["state"], names),
-        "last_moves": _last_moves(session, game, version, first_sealed),
-        "to_act": [f"seat {s} ({names[s]})" for s in view["to_act"]],
+        "board": render_text(game.name, shown.view["state"], names),
+        "last_moves": _last_moves(session, game, version, shown.first_sealed),
+        "to_act": [f"seat {s} ({names[s]})" for s in shown.view["to_act"]],
         "notation_help": rules.notation_help,
         "reply_to": reply_address(secret, game.id, row.seat, version),
         "deadline": None,
@@ -345,95 +324,163 @@ def build(session: Session, row: Outbox, secret: bytes, consent: Consent | None)
         "timed_out": False,
         "move": None,
         "due_at": None,
-        "problem": payload.get("reason"),
-        "personal_link": None if consent is None else consent.link,
-        "unsubscribe": None if consent is None else unsubscribe_url(consent),
+        "problem": row.payload.get("reason"),
+        "personal_link": None,
+        "unsubscribe": None,
     }
-    if payload.get("due_at"):
-        context["due_at"] = wording.moment(datetime.fromisoformat(payload["due_at"]), sent)
-    due = deadlines.due_at(game) if version == game.version else None
+
+
+def _deadline_context(game: Game, row: Outbox, version: int) -> dict[str, Any]:
+    """When the reminded turn runs out, and the game's deadline rule."""
+    sent = datetime.fromisoformat(row.created_at)
+    found: dict[str, Any] = {}
+    if row.payload.get("due_at"):
+        found["due_at"] = wording.moment(datetime.fromisoformat(row.payload["due_at"]), sent)
     if game.deadline_seconds is not None:
-        context["deadline"] = {
+        due = deadlines.due_at(game) if version == game.version else None
+        found["deadline"] = {
             "length": wording.duration(game.deadline_seconds),
             "policy": game.on_timeout or "random",
             "due_at": None if due is None else wording.moment(due, sent),
         }
-    if row.seat in view["to_act"] and kind in _LISTING:
-        moves = rules.legal_moves(state, row.seat)
-        context["legal"], context["legal_counts"] = grouped_moves(rules, moves, MAX_LISTED)
-    submission = None
-    if kind == OutboxKind.ANSWER:
-        submission = session.get(Submission, payload["submission"])
-        assert submission is not None
-        context["status"] = submission.status
-        context["code"] = submission.code
-        context["reason"] = submission.reason
-        context["timed_out"] = submission.source == Source.TIMEOUT
-        context["move"] = rules.notate(rules.move_from_json(submission.move))
-        if submission.status == SubmissionStatus.ACCEPTED and submission.seq is not None:
-            before = reads.state_at(session, game, submission.seq - 1)
-            after = reads.state_at(session, game, submission.seq)
-            context["note"] = rules.answer_note(before, after, row.seat)
+    return found
+
+
+def _answer_context(
+    session: Session, game: Game, rules: AnyGame, seat: int, submission: Submission
+) -> dict[str, Any]:
+    """How the seat's move was decided, for an answer."""
+    found: dict[str, Any] = {
+        "status": submission.status,
+        "code": submission.code,
+        "reason": submission.reason,
+        "timed_out": submission.source == Source.TIMEOUT,
+        "move": rules.notate(rules.move_from_json(submission.move)),
+    }
+    if submission.status == SubmissionStatus.ACCEPTED and submission.seq is not None:
+        before = reads.state_at(session, game, submission.seq - 1)
+        after = reads.state_at(session, game, submission.seq)
+        found["note"] = rules.answer_note(before, after, seat)
+    return found
+
+
+def _kind_context(
+    game: Game, rules: AnyGame, row: Outbox, shown: _Position, names: list[str]
+) -> dict[str, Any]:
+    """What the notice's kind adds: the seat's legal moves, the round, the result."""
+    assert row.seat is not None
+    kind = OutboxKind(row.kind)
+    found: dict[str, Any] = {}
+    if row.seat in shown.view["to_act"] and kind in _LISTING:
+        moves = rules.legal_moves(shown.state, row.seat)
+        found["legal"], found["legal_counts"] = grouped_moves(rules, moves, MAX_LISTED)
     if kind == OutboxKind.ROUND_OVER:
-        context["round"] = _round_lines(rules, state, names)
-    if over_now:
-        context["result"] = _result_lines(game, names)
-        context["seed"] = wording.wrapped("The seed was", game.seed or "")
-        context["seed_value"] = game.seed
-    text = _text.get_template("mail.txt.j2").render(context)
-    data = {
+        found["round"] = _round_lines(rules, shown.state, names)
+    if kind == OutboxKind.GAME_OVER:
+        found["result"] = _result_lines(game, names)
+        found["seed"] = wording.wrapped("The seed was", game.seed or "")
+        found["seed_value"] = game.seed
+    return found
+
+
+def _data(game: Game, row: Outbox, shown: _Position, context: dict[str, Any]) -> dict[str, Any]:
+    """The notice as JSON (what a webhook gets), its text without anything personal."""
+    over = row.kind == OutboxKind.GAME_OVER
+    return {
         "id": message_id(row),
         "kind": row.kind,
         "game_id": game.id,
         "game": game.name,
         "seat": row.seat,
-        "version": version,
-        "head_seq": head_seq,
-        "head_hash": head_hash,
-        "envelope": view,
+        "version": shown.version,
+        "head_seq": shown.head_seq,
+        "head_hash": shown.head_hash,
+        "envelope": shown.view,
         "last_moves": context["last_moves"],
         "legal_moves": context["legal"],
-        "result": game.result if over_now else None,
-        "seed": game.seed if over_now else None,
-        "text": text,
+        "result": game.result if over else None,
+        "seed": game.seed if over else None,
+        "text": _text.get_template("mail.txt.j2").render(context),
     }
-    if not seat.email or consent is None:
-        return Notice(None, data)
-    if consent.ask:
-        return Notice(_ask(row, seat.email, names, rules.title, consent, context), data)
+
+
+def build(session: Session, row: Outbox, secret: bytes) -> Composed:
+    """The content of notice `row`, as its seat may see it: built once, rendered by
+    each channel (`Composed.json`, `Composed.mail`)."""
+    game = session.get(Game, row.game_id)
+    assert game is not None and row.seat is not None and row.id is not None
+    names = [s.name for s in reads.seats(session, game.id)]
+    rules = reads.rules_of(game)
+    shown = _position(session, game, rules, row)
+    context = _base_context(session, game, rules, row, shown, names, secret)
+    context |= _deadline_context(game, row, shown.version)
+    context |= _kind_context(game, rules, row, shown, names)
+    their_reply = row.payload.get("in_reply_to")
+    if row.kind == OutboxKind.ANSWER:
+        submission = session.get(Submission, row.payload["submission"])
+        assert submission is not None
+        context |= _answer_context(session, game, rules, row.seat, submission)
+        their_reply = _reply_to_submission(session, submission)
+    return Composed(
+        message_id=message_id(row),
+        notice_id=row.id,
+        game_id=game.id,
+        seat=row.seat,
+        kind=row.kind,
+        created_at=row.created_at,
+        game_name=game.name,
+        context=context,
+        data=_data(game, row, shown, context),
+        their_reply=their_reply if isinstance(their_reply, str) else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Composed:
+    """A notice's content, built once; every channel renders it its own way."""
+
+    message_id: str
+    notice_id: int
+    game_id: str
+    seat: int
+    kind: str
+    created_at: str
+    game_name: str
+    context: dict[str, Any]
+    data: dict[str, Any]
+    # The Message-ID of the player's mail this notice answers, if it came by mail.
+    their_reply: str | None
+
+    def json(self) -> bytes:
+        return json.dumps(self.data, sort_keys=True).encode("utf-8")
+
+    def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
+        """The notice as a mail to `address`: the one invitation asking to accept, or in full."""
+        if consent.ask:
+            return _ask(self, address, consent)
+        return _full_mail(self, address, consent, thread_root)
+
+
+def _full_mail(
+    composed: Composed, address: str, consent: Consent, thread_root: str | None
+) -> EmailMessage:
+    context = {
+        **composed.context,
+        "personal_link": consent.link,
+        "unsubscribe": unsubscribe_url(consent),
+    }
     mail = EmailMessage()
-    mail["Subject"] = subject(rules.title, names, game.id)
-    mail["From"] = sender()
-    mail["To"] = Address(seat.name, addr_spec=seat.email)
-    mail["Reply-To"] = context["reply_to"]
-    mail["Message-ID"] = message_id(row)
-    mail["Date"] = format_datetime(sent)
-    # One thread per game and seat: every mail refers to the first one sent,
-    # and an answer also to the player's own reply.
-    root = _thread_root(session, row)
-    theirs = _their_reply(session, row, submission)
-    references = [found for found in (root, theirs) if found is not None]
-    if references:
-        mail["References"] = " ".join(references)
-        mail["In-Reply-To"] = references[-1]
-    # A machine's mail (RFC 3834): no vacation notice or read receipt answers it.
-    mail["Auto-Submitted"] = "auto-generated"
-    mail["X-Auto-Response-Suppress"] = "All"
-    mail["List-Id"] = list_id(rules.title, game.id)
-    mail["X-Referee-Game"] = game.id
-    mail["X-Referee-Seat"] = str(row.seat)
-    mail["X-Referee-Version"] = str(version)
-    mail["X-Referee-Kind"] = row.kind
-    mail["X-Referee-Head"] = f"{head_seq} {head_hash}"
+    _mail_headers(mail, composed, address, thread_root)
     _unsubscribe_headers(mail, consent)
-    mail.set_content(text)
-    cid = f"board.{row.id}@{domain()}" if kind in _PICTURED else None
+    mail.set_content(_text.get_template("mail.txt.j2").render(context))
+    cid = f"board.{composed.notice_id}@{domain()}" if composed.kind in _PICTURED else None
     html = _html.get_template("mail.html.j2").render({**context, "cid": cid})
     mail.add_alternative(html, subtype="html")
+    view = composed.data["envelope"]
     if cid is not None:
         html_part = mail.get_payload()[1]  # type: ignore[index]
         assert isinstance(html_part, EmailMessage)
-        png = board_png(game.name, view["state"], names)
+        png = board_png(composed.game_name, view["state"], context["names"])
         html_part.add_related(png, "image", "png", cid=f"<{cid}>", filename="board.png")
     mail.add_attachment(
         json.dumps(view, sort_keys=True, indent=1).encode("utf-8"),
@@ -441,7 +488,34 @@ def build(session: Session, row: Outbox, secret: bytes, consent: Consent | None)
         "json",
         filename="state.json",
     )
-    return Notice(mail, data)
+    return mail
+
+
+def _mail_headers(
+    mail: EmailMessage, composed: Composed, address: str, thread_root: str | None
+) -> None:
+    context, game_id, title = composed.context, composed.game_id, composed.context["title"]
+    mail["Subject"] = subject(title, context["names"], game_id)
+    mail["From"] = sender()
+    mail["To"] = Address(context["name"], addr_spec=address)
+    mail["Reply-To"] = context["reply_to"]
+    mail["Message-ID"] = composed.message_id
+    mail["Date"] = format_datetime(datetime.fromisoformat(composed.created_at))
+    # One thread per game and seat: every mail refers to the first one sent,
+    # and an answer also to the player's own reply.
+    references = [found for found in (thread_root, composed.their_reply) if found is not None]
+    if references:
+        mail["References"] = " ".join(references)
+        mail["In-Reply-To"] = references[-1]
+    # A machine's mail (RFC 3834): no vacation notice or read receipt answers it.
+    mail["Auto-Submitted"] = "auto-generated"
+    mail["X-Auto-Response-Suppress"] = "All"
+    mail["List-Id"] = list_id(title, game_id)
+    mail["X-Referee-Game"] = game_id
+    mail["X-Referee-Seat"] = str(composed.seat)
+    mail["X-Referee-Version"] = str(context["version"])
+    mail["X-Referee-Kind"] = composed.kind
+    mail["X-Referee-Head"] = f"{context['head_seq']} {context['head_hash']}"
 
 
 def _unsubscribe_headers(mail: EmailMessage, consent: Consent) -> None:
@@ -451,25 +525,19 @@ def _unsubscribe_headers(mail: EmailMessage, consent: Consent) -> None:
     mail["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
 
 
-def _ask(
-    row: Outbox,
-    address: str,
-    names: list[str],
-    title: str,
-    consent: Consent,
-    context: dict[str, Any],
-) -> EmailMessage:
+def _ask(composed: Composed, address: str, consent: Consent) -> EmailMessage:
     """The one mail an address that has not accepted gets: who invites it to
     what, and how to accept. The names in it were typed by whoever made the
     game, a stranger to the recipient: only the first player's is quoted,
     plainly (`plain`), and the recipient's own is not used at all."""
-    assert row.seat is not None
+    context = composed.context
+    title, names = context["title"], context["names"]
     facts = {
         "title": title,
-        "game_id": row.game_id,
+        "game_id": composed.game_id,
         "players": len(names),
         "inviter": plain(names[0]),
-        "first": row.seat == 0,
+        "first": composed.seat == 0,
         "site": public_url(),
         "accept": accept_url(consent),
         "unsubscribe": unsubscribe_url(consent),
@@ -480,11 +548,11 @@ def _ask(
     mail["From"] = sender()
     mail["To"] = Address(addr_spec=address)
     mail["Reply-To"] = context["reply_to"]
-    mail["Message-ID"] = message_id(row)
-    mail["Date"] = format_datetime(datetime.fromisoformat(row.created_at))
-    mail["X-Referee-Game"] = row.game_id
-    mail["X-Referee-Seat"] = str(row.seat)
-    mail["X-Referee-Kind"] = row.kind
+    mail["Message-ID"] = composed.message_id
+    mail["Date"] = format_datetime(datetime.fromisoformat(composed.created_at))
+    mail["X-Referee-Game"] = composed.game_id
+    mail["X-Referee-Seat"] = str(composed.seat)
+    mail["X-Referee-Kind"] = composed.kind
     _unsubscribe_headers(mail, consent)
     mail.set_content(_text.get_template("ask.txt.j2").render(facts))
     mail.add_alternative(_html.get_template("ask.html.j2").render(facts), subtype="html")

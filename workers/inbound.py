@@ -42,6 +42,7 @@ from referee.queue import DECIDE, deliver_soon, enqueue
 from referee.store import addresses, keys, reads, submissions
 from referee.store.clock import now
 from referee.store.db import transaction
+from referee.store.notices import insert_notices
 from referee.store.tables import Game, Inbound, Outbox, OutboxKind, Source
 from workers import reading
 
@@ -166,7 +167,7 @@ def take(raw: bytes, token: str, envelope_sender: str = "") -> Taken:
                 inbound.submission_id = submission.id
         if submission is None and answered:
             inbound.outcome = reply.kind
-            session.add(reply)
+            insert_notices(session.connection(), [reply.model_dump(exclude={"id"})])
         outcome = inbound.outcome
         session.add(inbound)
     # The worker decides the move and mails the answer; other answers go now.

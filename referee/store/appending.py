@@ -16,8 +16,9 @@ import sqlalchemy as sa
 from referee.games import AnyGame
 from referee.record import entry_hash
 from referee.replay import forced_moves
+from referee.store.notices import insert_notices
 from referee.store.reads import SNAPSHOT_EVERY, GameRow
-from referee.store.tables import GameStatus, Move, Outbox, OutboxKind, Snapshot, core_table
+from referee.store.tables import GameStatus, Move, OutboxKind, Snapshot, core_table
 
 # A move to log: the seat, the move, and the submission it came from (None
 # for a move the referee records by itself).
@@ -25,7 +26,6 @@ Logged = tuple[int, Any, str | None]
 
 _INSERT_MOVES = sa.insert(core_table(Move))
 _INSERT_SNAPSHOT = sa.insert(core_table(Snapshot))
-INSERT_OUTBOX = sa.insert(core_table(Outbox))
 
 
 def with_forced_moves(rules: AnyGame, state: Any, logged: list[Logged]) -> Any:
@@ -147,4 +147,4 @@ def write(
     if appended.snapshot is not None:
         connection.execute(_INSERT_SNAPSHOT, appended.snapshot)
     if answers or appended.news:
-        connection.execute(INSERT_OUTBOX, [*answers, *appended.news])
+        insert_notices(connection, [*answers, *appended.news])

@@ -13,10 +13,11 @@ from referee.games import AnyGame
 from referee.replay import new_state
 from referee.rng import commitment, new_seed
 from referee.store import addresses
-from referee.store.appending import Logged, append_to_log, with_forced_moves, write
+from referee.store.appending import Logged, append_to_log, outbox_row, with_forced_moves, write
 from referee.store.clock import now
 from referee.store.keys import hash_token, new_token, seat_link_token, server_secret
-from referee.store.tables import Game, GameStatus, Outbox, OutboxKind, Seat, TimeoutPolicy
+from referee.store.notices import insert_notices
+from referee.store.tables import Game, GameStatus, OutboxKind, Seat, TimeoutPolicy
 
 
 def new_id() -> str:
@@ -92,7 +93,7 @@ def create_game(
     session.add(game)
     if secret is None and any(email for _, email in players):
         secret = server_secret()
-    tokens = []
+    tokens, invitations = [], []
     for number, (name, email) in enumerate(players):
         token = new_token()
         if email and secret is not None:
@@ -102,15 +103,9 @@ def create_game(
         session.add(
             Seat(game_id=game.id, seat=number, name=name, email=email, token_hash=hash_token(token))
         )
-        session.add(
-            Outbox(
-                game_id=game.id,
-                kind=OutboxKind.INVITATION,
-                seat=number,
-                payload={"name": name, "email": email},
-                created_at=stamp,
-            )
-        )
+        payload = {"name": name, "email": email}
+        invitations.append(outbox_row(game.id, OutboxKind.INVITATION, number, payload, stamp))
     session.flush()
+    insert_notices(session.connection(), invitations)
     write(session.connection(), appended)
     return Created(game, tuple(tokens))

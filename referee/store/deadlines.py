@@ -19,12 +19,13 @@ from referee.engine import Resign
 from referee.games import AnyGame
 from referee.rng import Rng
 from referee.store import submissions
-from referee.store.appending import with_forced_moves
+from referee.store.appending import outbox_row, with_forced_moves
 from referee.store.clock import now, parse_stamp, stamp
 from referee.store.db import engine, transaction
 from referee.store.deciding import SUBMISSION_READ, Reach, judge
+from referee.store.notices import insert_notices, reachable_seats
 from referee.store.reads import rules_of, seats, state_at
-from referee.store.tables import Game, GameStatus, Outbox, OutboxKind, Source, TimeoutPolicy
+from referee.store.tables import Game, GameStatus, OutboxKind, Source, TimeoutPolicy
 
 _DURATION = re.compile(r"([0-9]{1,6}(?:\.[0-9]{1,6})?) ?([smhd]?)")
 
@@ -101,16 +102,9 @@ def _remind(game_id: str, version: int) -> bool:
         session.add(game)
         due = due_at(game)
         assert due is not None
-        for seat in game.to_act:
-            session.add(
-                Outbox(
-                    game_id=game.id,
-                    kind=OutboxKind.REMINDER,
-                    seat=seat,
-                    payload={"version": version, "due_at": stamp(due)},
-                    created_at=now(),
-                )
-            )
+        payload, at = {"version": version, "due_at": stamp(due)}, now()
+        reminders = [outbox_row(game.id, OutboxKind.REMINDER, s, payload, at) for s in game.to_act]
+        insert_notices(session.connection(), reminders)
         return True
 
 
@@ -160,10 +154,7 @@ def _time_out(game_id: str, version: int, moment: datetime) -> bool:
             )
             recorded.append(submission.model_dump(include=set(SUBMISSION_READ)))
         game_seats = seats(session, game.id)
-        reach = Reach(
-            len(game_seats),
-            frozenset(seat.seat for seat in game_seats if seat.email or seat.webhook_url),
-        )
+        reach = Reach(len(game_seats), reachable_seats(session.connection(), game.id))
         decided, _news = judge(
             session, game, recorded, reach, {"timed_out_version": version}, at=stamp(moment)
         )

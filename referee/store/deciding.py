@@ -20,10 +20,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from referee.delivery import reachable
 from referee.engine import IllegalMove
 from referee.games import AnyGame
 from referee.store.appending import (
-    INSERT_OUTBOX,
     Logged,
     append_to_log,
     outbox_row,
@@ -32,6 +32,7 @@ from referee.store.appending import (
 )
 from referee.store.clock import now
 from referee.store.db import transaction
+from referee.store.notices import insert_notices
 from referee.store.reads import GameRow, rules_of, state_at
 from referee.store.tables import (
     DECISION_FIELDS,
@@ -122,7 +123,7 @@ _LOCK_FOR_DECISION = (
         .scalar_subquery()
         .label("seat_count"),
         sa.select(sa.func.aggregate_strings(sa.cast(_SEAT.c.seat, sa.String), ","))
-        .where(_SEATS_OF_GAME, _SEAT.c.email.is_not(None) | _SEAT.c.webhook_url.is_not(None))
+        .where(_SEATS_OF_GAME, reachable(_SEAT))
         .scalar_subquery()
         .label("reachable_seats"),
     )
@@ -234,7 +235,7 @@ def judge(
         decided.append(_decided(submission))
     if not logged:
         if answers:
-            connection.execute(INSERT_OUTBOX, answers)
+            insert_notices(connection, answers)
         if changes:
             connection.execute(SET_GAME, {"game_id": game.id, **changes})
         return decided, bool(answers)

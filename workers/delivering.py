@@ -1,0 +1,202 @@
+"""Delivering notices: one Celery task, run once per channel, on the delivery queue.
+
+`referee.deliver` with a channel's name (`referee.delivery.CHANNELS`) sends
+that channel's due deliveries; without one, it asks for a run of every
+channel, each its own task, so a slow channel never holds another back.
+The task runs on the delivery queue (`REFEREE_QUEUE.delivery`), never where
+moves are decided. Each run claims due deliveries (`referee.store.delivery`),
+builds each notice's content once, has the channel send it, and marks it at
+once. A failure puts the delivery back with exponential backoff
+(`REFEREE_MAIL_BACKOFF` seconds, doubling, at most
+`REFEREE_MAIL_BACKOFF_MAX`) until `REFEREE_MAIL_ATTEMPTS` attempts; a
+worker that dies mid-send leaves its deliveries claimed until their lease
+(`REFEREE_MAIL_LEASE` seconds) runs out, when another worker sends them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+
+from sqlalchemy.exc import OperationalError
+
+from referee import settings
+from referee.delivery import CHANNELS
+from referee.delivery.channel import Channel, Content, Sender, Sent, Skipped
+from referee.queue import DELIVER, app, deliver_soon
+from referee.settings import Settings
+from referee.store import delivery, keys
+from referee.store.db import reading
+from referee.store.delivery import Claim, Claimed
+from referee.store.tables import Outbox
+from workers import compose
+
+_log = logging.getLogger(__name__)
+# Tries at marking a sent notice (0.2 s, 0.4 s, ... apart) before it counts as unsent.
+_MARK_ATTEMPTS = 5
+# How long one delivery task goes on claiming more rows; the next sweep
+# carries on. Well inside the tasks' soft time limit (referee.queue).
+_TASK_SECONDS = 60.0
+# Notices built lately, by id: a notice going out on several channels from
+# this process is built once.
+_BUILT: dict[int, Content] = {}
+_BUILT_KEPT = 256
+_built_lock = threading.Lock()
+
+
+class _Unbuildable(Exception):
+    """A notice whose content cannot be built (not the database's fault)."""
+
+
+def content(notice_id: int, secret: bytes) -> Content:
+    """The content of a notice, built once per process while it is kept."""
+    found = _BUILT.get(notice_id)
+    if found is not None:
+        return found
+    # Closed before anything is written (SQLite: one write lock per file).
+    with reading() as session:
+        notice = session.get(Outbox, notice_id)
+        assert notice is not None
+        try:
+            built = compose.build(session, notice, secret)
+        except OperationalError:
+            raise
+        except Exception as error:
+            _log.exception("notice %s cannot be built", notice_id)
+            raise _Unbuildable(repr(error)) from error
+    with _built_lock:
+        if len(_BUILT) >= _BUILT_KEPT:
+            del _BUILT[next(iter(_BUILT))]
+        _BUILT[notice_id] = built
+    return built
+
+
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """One run of a channel: its sender, its claim, and when it started."""
+
+    channel: Channel
+    settings: Settings
+    sender: Sender
+    secret: bytes
+    claim: Claim
+    started: float
+
+
+def deliver_due(name: str, chosen: Settings, moment: datetime | None = None) -> int:
+    """Send `name`'s due deliveries (in batches); returns how many were finished."""
+    channel = CHANNELS[name]
+    secret = keys.server_secret()
+    sender = channel.sender(chosen, secret)
+    started = time.monotonic()
+    finished = 0
+    try:
+        with ThreadPoolExecutor(channel.threads, thread_name_prefix=f"referee-{name}") as pool:
+            while time.monotonic() - started < _TASK_SECONDS:
+                at = datetime.now(UTC) if moment is None else moment
+                moment = None
+                claim = delivery.claim(
+                    name, channel.ready, at, chosen.mail_lease, in_order=channel.threads > 1
+                )
+                if not claim.rows:
+                    break
+                run = _Pass(channel, chosen, sender, secret, claim, started)
+                finished += sum(pool.map(partial(_send_rows, run), _groups(run)))
+    finally:
+        sender.close()
+    return finished
+
+
+def _groups(run: _Pass) -> list[list[Claimed]]:
+    """What one thread sends, in order: a seat's rows, or (one thread) every row."""
+    if run.channel.threads == 1:
+        return [run.claim.rows]
+    seats: dict[tuple[str, int], list[Claimed]] = defaultdict(list)
+    for row in run.claim.rows:
+        seats[row.game_id, row.seat].append(row)
+    return list(seats.values())
+
+
+def _send_rows(run: _Pass, rows: list[Claimed]) -> int:
+    """Send rows in order. With threads, a seat's rows after a failure are given back:
+    they wait for its backoff."""
+    finished = 0
+    for index, row in enumerate(rows):
+        if time.monotonic() - run.started >= _TASK_SECONDS:
+            _release(rows[index:])
+            break
+        outcome = _send_one(run, row)
+        if outcome is None and run.channel.threads > 1:
+            _release(rows[index + 1 :])
+            break
+        finished += outcome or 0
+    return finished
+
+
+def _release(rows: list[Claimed]) -> None:
+    for row in rows:
+        delivery.release(row.id)
+
+
+def _send_one(run: _Pass, row: Claimed) -> int | None:
+    """Send one row: 1 finished, 0 not ours or not now, None failed (tried again later)."""
+    if not delivery.hold(row.id, run.claim, run.settings.mail_lease):
+        return 0
+    try:
+        outcome = run.sender.send(row, lambda: content(row.notice_id, run.secret))
+    except OperationalError:
+        # The database went away, not a fault of the row: it goes back untried.
+        delivery.release(row.id)
+        return 0
+    except _Unbuildable as error:
+        delivery.failed(row.id, f"cannot be built: {error}")
+        return 1
+    except Exception as error:
+        _failed(run, row, str(error) or type(error).__name__)
+        return None
+    _mark(row, outcome)
+    return 1
+
+
+def _failed(run: _Pass, row: Claimed, error: str) -> None:
+    moment = datetime.now(UTC)
+    wait = run.sender.failed(row, error, moment)
+    if wait is None:
+        return
+    name = run.channel.name
+    _log.warning("%s of notice %s failed (%s); again in %.1fs", name, row.notice_id, error, wait)
+    delivery.retry_later(row.id, error, moment, wait, run.settings.mail_attempts)
+
+
+def _mark(row: Claimed, outcome: Sent | Skipped) -> None:
+    """Mark a row done, trying a few times: once a message was taken, failing to
+    write that down (a database connection killed) would send it again."""
+    for attempt in range(_MARK_ATTEMPTS):
+        try:
+            if isinstance(outcome, Skipped):
+                delivery.skipped(row.id, outcome.reason)
+                return
+            if outcome.follow_up is not None:
+                outcome.follow_up()
+            delivery.sent(row.id)
+            return
+        except OperationalError:
+            if attempt == _MARK_ATTEMPTS - 1:
+                raise
+            _log.warning("notice %s sent but not marked yet; trying again", row.notice_id)
+            time.sleep(0.2 * (attempt + 1))
+
+
+@app.task(name=DELIVER)
+def deliver(channel: str | None = None) -> int:
+    """Send one channel's due deliveries; without a channel, have every channel's sent."""
+    if channel is None:
+        deliver_soon()
+        return 0
+    return deliver_due(channel, settings.active())
