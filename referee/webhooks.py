@@ -34,7 +34,7 @@ import threading
 import time
 from contextlib import suppress
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -105,14 +105,29 @@ def forbidden_kind(address: Address) -> str | None:
     return _kind(address)
 
 
-def parse(url: str) -> tuple[bool, str, int, str]:
-    """(tls, host, port, path with query) of an http(s) URL without credentials."""
+def _plain_ascii(url: str) -> None:
     if not url.isascii() or any(ch <= " " or ch == "\x7f" or ch == "\\" for ch in url):
         raise Refused(
             "webhook_bad_url",
             "write the URL in ASCII without spaces or backslashes "
             "(punycode for the host, %-escapes for the path)",
         )
+
+
+def _port(parts: SplitResult) -> int | None:
+    """The URL's port (None: the scheme's), or Refused when it is not one."""
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise Refused("webhook_bad_url", "the URL's port is not a number from 1 to 65535")
+    return port
+
+
+def parse(url: str) -> tuple[bool, str, int, str]:
+    """(tls, host, port, path with query) of an http(s) URL without credentials."""
+    _plain_ascii(url)
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
@@ -122,12 +137,7 @@ def parse(url: str) -> tuple[bool, str, int, str]:
     host = parts.hostname or ""
     if not host or "%" in host:
         raise Refused("webhook_bad_url", "the URL has no usable host")
-    try:
-        port = parts.port
-    except ValueError:
-        raise Refused("webhook_bad_url", "the URL's port is not a number from 1 to 65535") from None
-    if port == 0:
-        raise Refused("webhook_bad_url", "the URL's port is not a number from 1 to 65535")
+    port = _port(parts)
     tls = scheme == "https"
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return tls, host, port or (443 if tls else 80), path
