@@ -24,7 +24,7 @@ _NOTICE = core_table(Outbox)
 _DELIVERY = core_table(Delivery)
 _SEAT = core_table(Seat)
 
-_INSERT_NOTICES = sa.insert(_NOTICE).returning(_NOTICE.c.id, sort_by_parameter_order=True)
+_INSERT_NOTICES = sa.insert(_NOTICE).returning(_NOTICE.c.id)
 _NOTICE_IDS: sa.BindParameter[list[int]] = sa.bindparam("notice_ids", expanding=True)
 
 
