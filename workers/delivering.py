@@ -31,7 +31,7 @@ from referee.delivery import CHANNELS
 from referee.delivery.channel import Channel, Content, Sender, Sent, Skipped
 from referee.queue import DELIVER, app, deliver_soon
 from referee.settings import Settings
-from referee.store import delivery, keys
+from referee.store import db, delivery, keys
 from referee.store.db import reading
 from referee.store.delivery import Claim, Claimed
 from referee.store.tables import Outbox
@@ -43,9 +43,9 @@ _MARK_ATTEMPTS = 5
 # How long one delivery task goes on claiming more rows; the next sweep
 # carries on. Well inside the tasks' soft time limit (referee.queue).
 _TASK_SECONDS = 60.0
-# Notices built lately, by id: a notice going out on several channels from
-# this process is built once.
-_BUILT: dict[int, Content] = {}
+# Notices built lately, by database and id: a notice going out on several
+# channels (or tried again) from this process is built once.
+_BUILT: dict[tuple[str, int], Content] = {}
 _BUILT_KEPT = 256
 _built_lock = threading.Lock()
 
@@ -56,7 +56,8 @@ class _Unbuildable(Exception):
 
 def content(notice_id: int, secret: bytes) -> Content:
     """The content of a notice, built once per process while it is kept."""
-    found = _BUILT.get(notice_id)
+    key = (db.database_url(), notice_id)
+    found = _BUILT.get(key)
     if found is not None:
         return found
     # Closed before anything is written (SQLite: one write lock per file).
@@ -73,7 +74,7 @@ def content(notice_id: int, secret: bytes) -> Content:
     with _built_lock:
         if len(_BUILT) >= _BUILT_KEPT:
             del _BUILT[next(iter(_BUILT))]
-        _BUILT[notice_id] = built
+        _BUILT[key] = built
     return built
 
 
