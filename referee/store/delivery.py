@@ -90,7 +90,7 @@ def claim(
     in_order: bool = False,
     limit: int = 20,
 ) -> Claim:
-    """Claim `channel`'s due rows whose seats are `ready`, oldest first.
+    """Claim `channel`'s due rows whose seats are `ready`, oldest notice first.
 
     `in_order`: a seat with a row being sent now is left out, so that its
     rows go one at a time, in order (and a slow receiver holds one thread,
@@ -114,7 +114,8 @@ def claim(
             _DELIVERY.join(_NOTICE, _NOTICE.c.id == _DELIVERY.c.notice_id).join(_SEAT, _OF_SEAT)
         )
         .where(*conditions)
-        .order_by(_DELIVERY.c.id)
+        # Notices in the order they were written (a round's end before the next turn).
+        .order_by(_DELIVERY.c.notice_id)
         .limit(limit)
         .with_for_update(of=_DELIVERY, skip_locked=True)
     )
