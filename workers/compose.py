@@ -384,7 +384,7 @@ def _kind_context(
 
 
 def _data(game: Game, row: Outbox, shown: _Position, context: dict[str, Any]) -> dict[str, Any]:
-    """The notice as JSON (what a webhook gets), its text without anything personal."""
+    """The notice as JSON (what a webhook gets), but for its text (`Composed.json`)."""
     over = row.kind == OutboxKind.GAME_OVER
     return {
         "id": message_id(row),
@@ -400,7 +400,6 @@ def _data(game: Game, row: Outbox, shown: _Position, context: dict[str, Any]) ->
         "legal_moves": context["legal"],
         "result": game.result if over else None,
         "seed": game.seed if over else None,
-        "text": _text.get_template("mail.txt.j2").render(context),
     }
 
 
@@ -452,7 +451,9 @@ class Composed:
     their_reply: str | None
 
     def json(self) -> bytes:
-        return json.dumps(self.data, sort_keys=True).encode("utf-8")
+        """The notice as JSON, with the mail's text less anything personal (links, consent)."""
+        text = _text.get_template("mail.txt.j2").render(self.context)
+        return json.dumps({**self.data, "text": text}, sort_keys=True).encode("utf-8")
 
     def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
         """The notice as a mail to `address`: the one invitation asking to accept, or in full."""
