@@ -5,7 +5,7 @@ Run: `uv run python bench/mail.py [--cards N] [--json FILE]`.
 It plays MaNiKi cards in a six-seat game on an embedded SQLite store (a
 card sends twelve mails: a round-over and a your-turn mail to each seat),
 and a Mandala Stones game (97 legal moves to list), then builds every
-mail the outbox holds, as the worker does (`workers.compose.build`),
+mail the outbox holds, as the worker does (`referee.delivery.compose.build`),
 timing each build in CPU time of the building thread. In the same run it
 sends the built mails to an aiosmtpd server in this process, one SMTP
 connection, and, as the floor, the same bytes prebuilt to the same server:
@@ -21,20 +21,24 @@ import socket
 import statistics
 import tempfile
 import time
-from dataclasses import replace
 from email import policy
 from typing import Any
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
-from sqlmodel import Session as DbSession
 from sqlmodel import col, select
 
-from referee import games, settings
+from referee import games
+from referee.delivery import compose
+from referee.delivery.channel import Consent
+from referee.delivery.mail import SmtpTransport
 from referee.rng import Rng
-from referee.store import creation, db, deciding, keys, reads, submissions
-from referee.store.tables import Game, Outbox, Source
-from workers import compose, transport
+from referee.service import Referee
+from referee.service.creating import NewGame, Player, create_game
+from referee.service.submitting import KnownSeat, SubmitMove, submit_move
+from referee.settings import Settings
+from referee.store import reads
+from referee.store.tables import Game, Outbox
 
 GOAL_MS = 15.0
 
@@ -50,56 +54,45 @@ class Sink:
         return "250 2.0.0 OK"
 
 
-def play(name: str, players: int, moves: int, seed: str) -> str:
+def play(referee: Referee, name: str, players: int, moves: int, seed: str) -> str:
     """A game of `players` seats, all with mail, and `moves` random moves decided."""
     rules = games.get(name)
-    with db.transaction() as session:
-        seats = [(f"P{i}", f"p{i}@players.test") for i in range(players)]
-        game_id = creation.create_game(
-            session, rules, seats, rules.load_options({}, players)
-        ).game.id
+    seats = [Player(f"P{i}", f"p{i}@players.test") for i in range(players)]
+    game_id = create_game(referee, NewGame(name, seats, {})).game.id
     chooser = Rng(seed)
     for _ in range(moves):
-        with DbSession(db.engine(), expire_on_commit=False) as session:
+        with referee.db.reading() as session:
             game = session.get(Game, game_id)
             assert game is not None
             state = reads.state_at(session, game, game.version)
-            if not rules.actors(state):
-                break
-            seat = min(rules.actors(state))
-            move = rules.random_move(state, seat, chooser)
-            submission, _ = submissions.record(
-                session,
-                game_id,
-                seat,
-                rules.move_to_json(move),
-                source=Source.REST,
-                seen_version=game.version,
-            )
-            session.commit()
-        deciding.decide(submission.id)
+        if not rules.actors(state):
+            break
+        seat = min(rules.actors(state))
+        move = rules.move_to_json(rules.random_move(state, seat, chooser))
+        submit_move(referee, SubmitMove(game_id, KnownSeat(seat), move))
     return game_id
 
 
-def build_all(game_ids: list[str]) -> tuple[list[float], list[Any]]:
+def build_all(referee: Referee, game_ids: list[str]) -> tuple[list[float], list[Any]]:
     """Every outbox row of the games built once: CPU ms per build, and the mails."""
-    secret = keys.server_secret()
+    secret = referee.secret()
+    site = compose.Site.of(referee.settings)
     # Every address here has accepted the referee's mail: full mails, as players get them.
-    accepted = compose.Consent(ask=False, accept_token="bench", stop_token="bench")
+    accepted = Consent(ask=False, accept_token="bench", stop_token="bench")
     times, mails = [], []
-    with DbSession(db.engine()) as session:
+    with referee.db.reading() as session:
         rows = session.exec(
             select(Outbox).where(col(Outbox.game_id).in_(game_ids)).order_by(col(Outbox.id))
         ).all()
         for row in rows:
             started = time.thread_time()
-            notice = compose.build(session, row, secret, accepted)
+            mail = compose.build(session, row, secret, site).mail("p@players.test", accepted, None)
             times.append((time.thread_time() - started) * 1000)
-            mails.append(notice.mail)
+            mails.append(mail)
     return times, mails
 
 
-def send_rate(sender: transport.SmtpTransport, mails: list[Any], prebuilt: bool) -> float:
+def send_rate(sender: SmtpTransport, mails: list[Any], prebuilt: bool) -> float:
     """Mails per second: each sent as built (prebuilt: as bytes made before the clock starts)."""
     payloads = [mail.as_bytes(policy=policy.SMTP) for mail in mails] if prebuilt else mails
     connection = sender._connect()
@@ -118,22 +111,22 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures here too")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="bench-mail-")
-    settings.use(
-        replace(
-            settings.active(),
+    referee = Referee(
+        Settings(
             database_url=f"sqlite:///{folder}/bench.sqlite3",
             secret="bench",
             mail_domain="referee.test",
+            mail_dir=f"{folder}/mail-out",
         )
     )
-    db.upgrade()
+    referee.db.upgrade()
     game_ids = [
-        play("maniki", 6, args.cards, "bench-maniki"),
-        play("mandala_stones", 2, 6, "bench-stones"),
-        play("subdivision", 2, 10, "bench-subdivision"),
+        play(referee, "maniki", 6, args.cards, "bench-maniki"),
+        play(referee, "mandala_stones", 2, 6, "bench-stones"),
+        play(referee, "subdivision", 2, 10, "bench-subdivision"),
     ]
-    cold, mails = build_all(game_ids)
-    warm, _ = build_all(game_ids)
+    cold, mails = build_all(referee, game_ids)
+    warm, _ = build_all(referee, game_ids)
     # The worker builds each row once: `cold` is the figure that counts (a
     # picture drawn once per distinct view, then shared); `warm` has every
     # picture drawn already and shows the cost of the rest of a build.
@@ -144,11 +137,11 @@ def main() -> None:
     server = Controller(sink, hostname="127.0.0.1", port=port)
     server.start()
     try:
-        sender = transport.SmtpTransport(f"smtp://127.0.0.1:{port}")
+        sender = SmtpTransport(f"smtp://127.0.0.1:{port}")
         floor = send_rate(sender, mails, prebuilt=True)
         started = time.perf_counter()
         compose._PICTURES.clear()
-        _times, built = build_all(game_ids)
+        _times, built = build_all(referee, game_ids)
         for mail in built:
             sender.send(mail)
         both = len(built) / (time.perf_counter() - started)

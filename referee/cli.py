@@ -218,11 +218,10 @@ def move(file: Path, notation: str, seat: int) -> None:
 
 
 def _referee(chosen: Settings) -> Referee:
-    """This process's referee, which delivers too where it runs the tasks itself."""
+    """This process's referee, on the settings it read once."""
     from referee.service import Referee
-    from workers.tasks import DELIVERY_JOBS
 
-    return Referee(chosen, jobs=DELIVERY_JOBS)
+    return Referee(chosen)
 
 
 def _settings() -> Settings:

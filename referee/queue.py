@@ -26,17 +26,18 @@ from typing import Any
 import redis
 from celery import Celery
 
+from referee.delivery import CHANNELS
 from referee.settings import Settings
 
 DECIDE = "referee.decide"
 SWEEP = "referee.sweep"
 NOOP = "referee.noop"
+# One channel's deliveries (its name the argument; none: every channel's, each apart).
 DELIVER = "referee.deliver"
-DELIVER_HOOKS = "referee.deliver_hooks"
 DEADLINES = "referee.deadlines"
 # Outbound delivery (mail, webhooks): its own queue, `<REFEREE_QUEUE>.delivery`,
 # so a slow recipient never holds up a decision.
-DELIVERY = (DELIVER, DELIVER_HOOKS)
+DELIVERY = (DELIVER,)
 # The periodic sweeps: pending submissions, deadlines, due mail and webhooks.
 SWEEPS = (SWEEP, DEADLINES, *DELIVERY)
 # Time limits of every task (s): the soft one raises inside the task, the
@@ -106,8 +107,8 @@ class Queue:
         """Have the outbox sent soon: by the delivery queue's workers, or, in the embedded
         default, by this process's delivery threads (`start_delivery`), never here."""
         if not self.eager:
-            for task in DELIVERY:
-                self.celery.send_task(task)
+            for channel in CHANNELS:
+                self.celery.send_task(DELIVER, args=(channel,))
             return
         for wanted in self._delivery_wanted:
             wanted.set()
@@ -250,24 +251,24 @@ class Queue:
         return thread
 
     def start_delivery(self) -> list[threading.Thread]:
-        """The embedded default's delivery: a thread for mail and one for webhooks, each
+        """The embedded default's delivery: a thread per channel (mail, webhooks), each
         running its task every `REFEREE_SWEEP_EVERY` seconds and whenever `deliver_soon`
         asks. Apart from the request threads that decide and from the sweeper."""
         threads = []
-        for task in DELIVERY:
+        for channel in CHANNELS:
             wanted = threading.Event()
             self._delivery_wanted.append(wanted)
 
-            def loop(task: str = task, wanted: threading.Event = wanted) -> None:
+            def loop(channel: str = channel, wanted: threading.Event = wanted) -> None:
                 while True:
                     wanted.wait(self.settings.sweep_every)
                     wanted.clear()
                     try:
-                        self._run(task, ())
+                        self._run(DELIVER, (channel,))
                     except Exception:
-                        _log.exception("delivery (%s) failed; trying again later", task)
+                        _log.exception("delivery (%s) failed; trying again later", channel)
 
-            name = "referee-" + task.rsplit(".", 1)[-1].replace("_", "-")
+            name = f"referee-deliver-{channel}"
             thread = threading.Thread(target=loop, name=name, daemon=True)
             thread.start()
             threads.append(thread)

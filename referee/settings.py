@@ -1,10 +1,11 @@
 """The referee's settings: read from the environment once, then handed around as one object.
 
 Every process (the web app, a worker, beat, mail-in, `referee serve`) builds
-`Settings.from_environ()` at its entry point and installs it with
-`use()`; the store, the queue and delivery read `active()`. Nothing else in
-the project reads `os.environ`, so a setting has one name, one default and
-one place where a bad value is refused.
+`Settings.from_environ()` once at its entry point and hands it down, to
+`create_app(settings)` or to the service's `Referee(settings)`; nothing
+reads it from a process-wide global. Nothing else in the project reads
+`os.environ`, so a setting has one name, one default and one place where a
+bad value is refused.
 """
 
 from __future__ import annotations
@@ -218,19 +219,3 @@ def _convert(name: str, text: str, kind: Any) -> Any:
     except ValueError:
         raise BadSetting(f"{name}={text!r} is not a valid {kind}") from None
     return text.rstrip("/") if name == "REFEREE_PUBLIC_URL" else text
-
-
-_active: list[Settings] = []
-
-
-def use(settings: Settings) -> Settings:
-    """Make `settings` this process's (entry points call it once; tests may call it again)."""
-    _active[:] = [settings]
-    return settings
-
-
-def active() -> Settings:
-    """This process's settings: those `use` installed, else the environment's, read once."""
-    if not _active:
-        _active.append(Settings.from_environ())
-    return _active[0]

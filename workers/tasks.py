@@ -1,7 +1,7 @@
 """The worker's tasks: each the service's job of the same name, run on this worker's referee.
 
 Deciding (`referee.service.deciding.decide`) is safe to run any number of
-times for the same submission; so are the sweeps.
+times for the same submission; so are the sweeps and delivery.
 """
 
 from __future__ import annotations
@@ -10,28 +10,14 @@ from typing import Any
 
 from celery import Celery
 
-from referee.queue import DELIVER, DELIVER_HOOKS
 from referee.service import Referee
-from referee.service.jobs import JOBS, Job
-from workers import notify
-
-
-def _deliver(referee: Referee) -> int:
-    return notify.deliver_due()
-
-
-def _deliver_hooks(referee: Referee) -> int:
-    return notify.deliver_hooks_due()
-
-
-# Delivery's jobs, which the processes that deliver hand to their `Referee`.
-DELIVERY_JOBS: dict[str, Job] = {DELIVER: _deliver, DELIVER_HOOKS: _deliver_hooks}
+from referee.service.jobs import JOBS
 
 
 def register(referee: Referee) -> Celery:
     """The referee's Celery app, with every job registered as the task of its name."""
     app = referee.queue.celery
-    for name in (*JOBS, *DELIVERY_JOBS):
+    for name in JOBS:
 
         def run(*args: Any, _name: str = name) -> Any:
             return referee.run_job(_name, args)

@@ -4,17 +4,16 @@ Every entry point (the REST API and the game pages, mail-in, the Celery
 tasks and sweeps, the CLI) builds one `Referee` from its process's settings
 and calls the use cases with it: create a game (`creating`), submit a move
 from any source (`submitting`), decide it (`deciding`), time out and remind
-(`timing`), take a mail reply (`replies`), publish what was decided
-(`publishing`). A use case checks, then saves in one transaction, then
-publishes after the commit, in that order; what it refuses it raises as a
-`refusals.Refusal`. Entry points only translate their input into a call
-and the answer into their output.
+(`timing`), take a mail reply (`replies`), deliver the notices
+(`delivering`), publish what was decided (`publishing`). A use case checks,
+then saves in one transaction, then publishes after the commit, in that
+order; what it refuses it raises as a `refusals.Refusal`. Entry points only
+translate their input into a call and the answer into their output.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
 from typing import Any
 
 from referee.queue import Queue
@@ -26,16 +25,8 @@ from referee.store.db import Database
 class Referee:
     """One process's referee: its settings, its database and its queue."""
 
-    def __init__(
-        self,
-        chosen: Settings,
-        db: Database | None = None,
-        jobs: Mapping[str, Callable[..., Any]] | None = None,
-    ) -> None:
+    def __init__(self, chosen: Settings, db: Database | None = None) -> None:
         self.settings = chosen
-        # Jobs beyond the service's own (`service.jobs`): delivery's, where this
-        # process delivers.
-        self._jobs = dict(jobs or {})
         self.db = db or Database.of(chosen)
         self.queue = Queue(chosen, self.run_job)
         self._secret: list[bytes] = []
@@ -54,7 +45,7 @@ class Referee:
         """Run the job a task names, here (the embedded default, or a worker's task)."""
         from referee.service.jobs import JOBS
 
-        return (self._jobs.get(name) or JOBS[name])(self, *args)
+        return JOBS[name](self, *args)
 
     def close(self) -> None:
         """Let go of the database's connections."""

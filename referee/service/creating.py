@@ -22,11 +22,11 @@ from referee.service import news, refusals
 from referee.service.deciding import with_forced_moves
 from referee.service.publishing import Published, publish
 from referee.store import addresses
-from referee.store.appending import Logged, log_entries, outbox_row
+from referee.store import deciding as rows
+from referee.store.appending import Appended, Logged, log_entries, outbox_row, write
 from referee.store.clock import now
 from referee.store.creation import insert_game, new_id
 from referee.store.deadlines import parse_deadline
-from referee.store.deciding import Reach
 from referee.store.keys import hash_token, new_token, seat_link_token
 from referee.store.tables import Game, GameStatus, OutboxKind, Seat, TimeoutPolicy
 
@@ -99,7 +99,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
     secret = referee.secret() if any(player.email for player in command.players) else None
     with referee.db.transaction() as session:
         game = _game_row(rules, options, seconds, command)
-        appended, notices = _first_entries(game, rules, command.players)
+        state, appended, rounds_before = _first_entries(game, rules, len(command.players))
         for name, value in appended.game.items():
             setattr(game, name, value)
         seats, tokens = [], []
@@ -118,8 +118,30 @@ def create_game(referee: Referee, command: NewGame) -> Created:
                     token_hash=hash_token(token),
                 )
             )
-        insert_game(session, game, seats, appended, notices)
-    publish(referee, Published(news=bool(notices)))
+        insert_game(session, game, seats, appended)
+        # An invitation for each seat, then the news of the moves logged at the start.
+        notices = [
+            outbox_row(
+                game.id,
+                OutboxKind.INVITATION,
+                number,
+                {"name": p.name, "email": p.email},
+                game.created_at,
+            )
+            for number, p in enumerate(command.players)
+        ]
+        notices += news.after_moves(
+            game.id,
+            game.seed,
+            rules,
+            state,
+            appended,
+            rounds_before=rounds_before,
+            reach=rows.reach(session, game.id),
+            stamp=game.created_at,
+        )
+        write(session.connection(), None, notices)
+    publish(referee, Published(news=True))
     return Created(game, tuple(tokens))
 
 
@@ -147,37 +169,11 @@ def _game_row(rules: AnyGame, options: JSON, seconds: int | None, command: NewGa
     )
 
 
-def _first_entries(
-    game: Game, rules: AnyGame, players: Sequence[Player]
-) -> tuple[Any, list[dict[str, Any]]]:
-    """The moves the referee records by itself at the start, and the first notices:
-    an invitation for each seat, then the news of those moves."""
-    state = new_state(rules, game.seed, len(players), game.options)
+def _first_entries(game: Game, rules: AnyGame, players: int) -> tuple[Any, Appended, int]:
+    """The state after the moves the referee records by itself at the start, their log
+    entries, and the rounds decided before them."""
+    state = new_state(rules, game.seed, players, game.options)
     rounds_before = rules.rounds_decided(state)
     logged: list[Logged] = []
     state = with_forced_moves(rules, state, logged)
-    appended = log_entries(game, rules, state, logged, game.created_at)
-    reach = Reach(
-        len(players), frozenset(number for number, player in enumerate(players) if player.email)
-    )
-    invitations = [
-        outbox_row(
-            game.id,
-            OutboxKind.INVITATION,
-            number,
-            {"name": player.name, "email": player.email},
-            game.created_at,
-        )
-        for number, player in enumerate(players)
-    ]
-    first_news = news.after_moves(
-        game.id,
-        game.seed,
-        rules,
-        state,
-        appended,
-        rounds_before=rounds_before,
-        reach=reach,
-        stamp=game.created_at,
-    )
-    return appended, [*invitations, *first_news]
+    return state, log_entries(game, rules, state, logged, game.created_at), rounds_before

@@ -2,8 +2,7 @@
 
 A worker registers each on its Celery app under its task name
 (`workers.tasks`); in the embedded default the queue runs them in the
-process that enqueues them. Delivery's jobs are handed to the `Referee`
-by the entry points that deliver (the worker, `referee serve`).
+process that enqueues them, and delivery on its own threads.
 """
 
 from __future__ import annotations
@@ -12,8 +11,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from referee.queue import DEADLINES, DECIDE, NOOP, SWEEP
+from referee.queue import DEADLINES, DECIDE, DELIVER, NOOP, SWEEP
 from referee.service.deciding import decide, sweep_pending
+from referee.service.delivering import deliver
 from referee.service.timing import sweep_deadlines
 
 if TYPE_CHECKING:
@@ -42,4 +42,5 @@ JOBS: dict[str, Job] = {
     SWEEP: sweep_pending,
     DEADLINES: _deadlines,
     NOOP: _noop,
+    DELIVER: deliver,
 }

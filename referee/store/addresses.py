@@ -18,6 +18,7 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
+from referee.store import notices
 from referee.store.clock import now, stamp
 from referee.store.db import Database
 from referee.store.keys import address_token
@@ -26,7 +27,6 @@ from referee.store.tables import (
     AddressState,
     Game,
     GameStatus,
-    Outbox,
     OutboxKind,
     Seat,
     core_table,
@@ -143,16 +143,17 @@ def accept(session: Session, known: Address) -> bool:
             func.lower(col(Seat.email)) == known.address,
         )
     )
-    for seat in waiting:
-        session.add(
-            Outbox(
-                game_id=seat.game_id,
-                kind=OutboxKind.INVITATION,
-                seat=seat.seat,
-                payload={"accepted": True},
-                created_at=stamp_now,
-            )
-        )
+    invitations = [
+        {
+            "game_id": seat.game_id,
+            "kind": OutboxKind.INVITATION,
+            "seat": seat.seat,
+            "payload": {"accepted": True},
+            "created_at": stamp_now,
+        }
+        for seat in waiting
+    ]
+    notices.insert_notices(session.connection(), invitations)
     return True
 
 

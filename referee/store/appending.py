@@ -16,8 +16,9 @@ import sqlalchemy as sa
 
 from referee.games import AnyGame
 from referee.record import entry_hash
+from referee.store.notices import insert_notices
 from referee.store.reads import SNAPSHOT_EVERY, GameRow
-from referee.store.tables import GameStatus, Move, Outbox, OutboxKind, Snapshot, core_table
+from referee.store.tables import GameStatus, Move, OutboxKind, Snapshot, core_table
 
 # A move to log: the seat, the move, and the submission it came from (None
 # for a move the referee records by itself).
@@ -25,7 +26,6 @@ Logged = tuple[int, Any, str | None]
 
 _INSERT_MOVES = sa.insert(core_table(Move))
 _INSERT_SNAPSHOT = sa.insert(core_table(Snapshot))
-INSERT_OUTBOX = sa.insert(core_table(Outbox))
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +94,11 @@ def outbox_row(
 def write(
     connection: sa.Connection, appended: Appended | None, notices: Sequence[dict[str, Any]] = ()
 ) -> None:
-    """Insert the rows of `appended` and the outbox rows `notices`; not the game's own row."""
+    """Insert the rows of `appended` and the notices with their deliveries; not the game's
+    own row."""
     if appended is not None and appended.moves:
         connection.execute(_INSERT_MOVES, appended.moves)
     if appended is not None and appended.snapshot is not None:
         connection.execute(_INSERT_SNAPSHOT, appended.snapshot)
     if notices:
-        connection.execute(INSERT_OUTBOX, list(notices))
+        insert_notices(connection, notices)

@@ -1,10 +1,9 @@
-"""Creating a game: writing its row, its seats, the first entries of its log and its notices."""
+"""Creating a game: writing its row, its seats and the first entries of its log."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Any
 
 from sqlmodel import Session
 
@@ -16,15 +15,9 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
-def insert_game(
-    session: Session,
-    game: Game,
-    seats: Sequence[Seat],
-    appended: Appended,
-    notices: Sequence[dict[str, Any]],
-) -> None:
-    """Write a new game (its fields from `appended` set already), seats, log rows and notices."""
+def insert_game(session: Session, game: Game, seats: Sequence[Seat], appended: Appended) -> None:
+    """Write a new game (its fields from `appended` set already), its seats and log rows."""
     session.add(game)
     session.add_all(seats)
     session.flush()
-    write(session.connection(), appended, notices)
+    write(session.connection(), appended)

@@ -13,6 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from referee.delivery import reachable
 from referee.store.tables import (
     DECISION_FIELDS,
     Game,
@@ -71,9 +72,9 @@ SUBMISSION_READ = (
     "source",
     *DECISION_FIELDS,
 )
-# A seat news can reach: the one rule of who is told (a seat nobody can reach
-# gets no notices written at all).
-REACHABLE = _SEAT.c.email.is_not(None) | _SEAT.c.webhook_url.is_not(None)
+# A seat news can reach, by any channel: the one rule of who is told (a seat
+# nobody can reach gets no notices written at all).
+REACHABLE = reachable(_SEAT)
 
 
 def _reach_columns(game_id: sa.ColumnElement[str]) -> list[sa.Label[Any]]:

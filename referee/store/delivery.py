@@ -1,77 +1,153 @@
-"""The outbox's delivery state machine: claiming due rows, leases, marking, retrying.
+"""The delivery state machine, one `delivery` row per (notice, channel): claiming due
+rows, leases, marking, retrying, giving up.
 
-Each row has two channels, mail and webhook, claimed and sent apart, so a
-slow or failing webhook never holds a mail back (nor the reverse).
+A row goes `pending` (due at `next_attempt_at`) → `sending` (claimed by one
+worker until `lease_until`) → `sent`, or `skipped` when the channel found
+nowhere to send it; or back to `pending` with a later `next_attempt_at`
+after a failure, and `failed` after too many attempts. A worker that dies
+while sending leaves its rows `sending`; once the lease has run out another
+worker claims them again, so nothing is lost. Every channel's rows are
+claimed on their own, so a slow or failing channel never holds another
+back, and a row marked done is never tried again, so a retry never repeats
+what already went out.
 
-The mail channel: rows go `pending` (due at `next_attempt_at`) →
-`sending` (claimed by one worker until `lease_until`) → mail done, or
-back to `pending` with a later `next_attempt_at` when the mail server
-refused, or `failed` after too many attempts. A worker that dies while
-sending leaves its rows `sending`; once the lease has run out another
-worker claims them again, so nothing is lost.
-
-The webhook channel: a row whose `hook_at` is empty is claimed with
-`hook_lease_until` while its seat's webhook is not in backoff (see
-`referee.store.webhooks`). A row is `sent` once both channels are done.
-Each channel is marked done on its own as soon as it went out, so a retry
-never repeats what already succeeded.
+Everything here is keyed by the channel's name; what is particular to a
+channel (whom it reaches, when its rows may be claimed) comes in as SQL.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, or_, update
-from sqlalchemy.orm import aliased
-from sqlmodel import Session, col, select
+import sqlalchemy as sa
+from sqlmodel import Session
 
-from referee.store import webhooks
 from referee.store.clock import now, stamp
 from referee.store.db import Database
-from referee.store.tables import Delivery, Outbox, OutboxKind, Seat
+from referee.store.tables import Delivery, DeliveryStatus, Outbox, OutboxKind, Seat, core_table
+
+_DELIVERY = core_table(Delivery)
+_NOTICE = core_table(Outbox)
+_SEAT = core_table(Seat)
+_OF_SEAT = (_SEAT.c.game_id == _NOTICE.c.game_id) & (_SEAT.c.seat == _NOTICE.c.seat)
+
+# When a due delivery of a seat may be claimed (`Channel.ready`).
+Ready = Callable[[sa.Table, str], sa.ColumnElement[bool]]
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    """One claimed delivery: its row, its notice and seat, and its attempts (this one counted)."""
+
+    id: int
+    notice_id: int
+    game_id: str
+    seat: int
+    kind: str
+    attempts: int
 
 
 @dataclass(frozen=True, slots=True)
 class Claim:
     """Rows one worker claimed, and the lease end that marks them as its own."""
 
-    ids: list[int]
+    rows: list[Claimed]
     lease_until: str
-    # The (game, seat) of each row, for webhook claims: one seat's rows go in order.
-    owners: dict[int, tuple[str, int]] = field(default_factory=dict)
 
 
-def claim_due(db: Database, moment: datetime, lease: float, limit: int = 20) -> Claim:
-    """Claim rows whose mail is due: pending and due, or `sending` with a lapsed lease."""
+def _due(at: str) -> sa.ColumnElement[bool]:
+    return sa.or_(
+        (_DELIVERY.c.status == DeliveryStatus.PENDING) & (_DELIVERY.c.next_attempt_at <= at),
+        (_DELIVERY.c.status == DeliveryStatus.SENDING) & (_DELIVERY.c.lease_until < at),
+    )
+
+
+def _sending_to_same_seat(channel: str, at: str) -> sa.Exists:
+    """A delivery of the same channel to the same seat is being sent now (its lease runs)."""
+    other, notice = _DELIVERY.alias("other"), _NOTICE.alias("other_notice")
+    return (
+        sa.select(other.c.id)
+        .join(notice, notice.c.id == other.c.notice_id)
+        .where(
+            other.c.channel == channel,
+            other.c.status == DeliveryStatus.SENDING,
+            other.c.lease_until >= at,
+            notice.c.game_id == _NOTICE.c.game_id,
+            notice.c.seat == _NOTICE.c.seat,
+        )
+        .exists()
+    )
+
+
+def claim(
+    db: Database,
+    channel: str,
+    ready: Ready,
+    moment: datetime,
+    lease: float,
+    *,
+    in_order: bool = False,
+    limit: int = 20,
+) -> Claim:
+    """Claim `channel`'s due rows whose seats are `ready`, oldest notice first.
+
+    `in_order`: a seat with a row being sent now is left out, so that its
+    rows go one at a time, in order (and a slow receiver holds one thread,
+    not one per row).
+    """
     at = stamp(moment)
     until = stamp(moment + timedelta(seconds=lease))
-    with db.transaction() as session:
-        query = (
-            select(Outbox.id)
-            .where(
-                or_(
-                    (col(Outbox.status) == Delivery.PENDING) & (col(Outbox.next_attempt_at) <= at),
-                    (col(Outbox.status) == Delivery.SENDING) & (col(Outbox.lease_until) < at),
-                ),
-                col(Outbox.mail_at).is_(None),
-            )
-            .order_by(col(Outbox.id))
-            .limit(limit)
-            .with_for_update(skip_locked=True)
+    conditions = [_DELIVERY.c.channel == channel, _due(at), ready(_SEAT, at)]
+    if in_order:
+        conditions.append(~_sending_to_same_seat(channel, at))
+    query = (
+        sa.select(
+            _DELIVERY.c.id,
+            _DELIVERY.c.notice_id,
+            _NOTICE.c.game_id,
+            _NOTICE.c.seat,
+            _NOTICE.c.kind,
+            _DELIVERY.c.attempts,
         )
-        ids = [found for found in session.exec(query) if found is not None]
-        if ids:
-            session.execute(
-                update(Outbox)
-                .where(col(Outbox.id).in_(ids))
+        .select_from(
+            _DELIVERY.join(_NOTICE, _NOTICE.c.id == _DELIVERY.c.notice_id).join(_SEAT, _OF_SEAT)
+        )
+        .where(*conditions)
+        # Notices in the order they were written (a round's end before the next turn).
+        .order_by(_DELIVERY.c.notice_id)
+        .limit(limit)
+        .with_for_update(of=_DELIVERY, skip_locked=True)
+    )
+    with db.transaction() as session:
+        connection = session.connection()
+        found = connection.execute(query).all()
+        if found:
+            connection.execute(
+                sa.update(_DELIVERY)
+                .where(_DELIVERY.c.id.in_([row.id for row in found]))
                 .values(
-                    status=Delivery.SENDING,
+                    status=DeliveryStatus.SENDING,
                     lease_until=until,
-                    attempts=col(Outbox.attempts) + 1,
+                    attempts=_DELIVERY.c.attempts + 1,
                 )
             )
-    return Claim(ids, until)
+    rows = [
+        Claimed(row.id, row.notice_id, row.game_id, row.seat, row.kind, row.attempts + 1)
+        for row in found
+    ]
+    return Claim(rows, until)
+
+
+def _update(
+    db: Database, row_id: int, *conditions: sa.ColumnElement[bool], **values: object
+) -> bool:
+    with db.transaction() as session:
+        result = session.connection().execute(
+            sa.update(_DELIVERY).where(_DELIVERY.c.id == row_id, *conditions).values(**values)
+        )
+        return result.rowcount == 1
 
 
 def hold(db: Database, row_id: int, claim: Claim, lease: float) -> bool:
@@ -82,199 +158,120 @@ def hold(db: Database, row_id: int, claim: Claim, lease: float) -> bool:
     differs from ours), and sending it here as well would send it twice.
     """
     renewed = stamp(datetime.now(UTC) + timedelta(seconds=lease))
-    with db.transaction() as session:
-        result = session.connection().execute(
-            update(Outbox)
-            .where(
-                (col(Outbox.id) == row_id)
-                & (col(Outbox.status) == Delivery.SENDING)
-                & (col(Outbox.lease_until) == claim.lease_until)
-            )
-            .values(lease_until=renewed)
-        )
-        return result.rowcount == 1
+    return _update(
+        db,
+        row_id,
+        _DELIVERY.c.status == DeliveryStatus.SENDING,
+        _DELIVERY.c.lease_until == claim.lease_until,
+        lease_until=renewed,
+    )
 
 
-def channel_done(db: Database, row_id: int, *channels: str) -> None:
-    """Mark channels ("mail", "hook") of a row as done, the row sent once both are."""
-    with db.transaction() as session:
-        row = session.get(Outbox, row_id)
-        if row is None:
-            return
-        done = now()
-        if "mail" in channels:
-            row.mail_at = row.mail_at or done
-        if "hook" in channels:
-            row.hook_at = row.hook_at or done
-        if row.mail_at and row.hook_at:
-            if row.status != Delivery.FAILED:
-                row.status = Delivery.SENT
-                row.sent_at = done
-                row.error = None
-            row.lease_until = None
-        elif row.mail_at and row.status == Delivery.SENDING:
-            # The mail went; the row waits for its webhook only.
-            row.status = Delivery.PENDING
-            row.lease_until = None
-        session.add(row)
+def sent(db: Database, row_id: int) -> None:
+    """The row went out: it is never tried again (even if it was settled meanwhile)."""
+    _update(db, row_id, status=DeliveryStatus.SENT, done_at=now(), lease_until=None, error=None)
+
+
+def skipped(db: Database, row_id: int, reason: str) -> None:
+    """The row had nowhere to go on its channel, and why."""
+    _update(
+        db,
+        row_id,
+        _DELIVERY.c.status == DeliveryStatus.SENDING,
+        status=DeliveryStatus.SKIPPED,
+        done_at=now(),
+        lease_until=None,
+        error=reason[:1000],
+    )
+
+
+def failed(db: Database, row_id: int, error: str) -> None:
+    """Give up on a row at once (it cannot be built: trying again would not help)."""
+    _update(
+        db,
+        row_id,
+        _DELIVERY.c.status == DeliveryStatus.SENDING,
+        status=DeliveryStatus.FAILED,
+        done_at=now(),
+        lease_until=None,
+        error=error[:1000],
+    )
+
+
+def release(db: Database, row_id: int) -> None:
+    """Give a claimed row back untried (not its fault: the database went away, the
+    task's time ran out, its seat went into backoff meanwhile)."""
+    _update(
+        db,
+        row_id,
+        _DELIVERY.c.status == DeliveryStatus.SENDING,
+        status=DeliveryStatus.PENDING,
+        lease_until=None,
+        attempts=_DELIVERY.c.attempts - 1,
+    )
 
 
 def retry_later(
-    db: Database, row_id: int, error: str, moment: datetime, backoff: float, give_up_after: int
+    db: Database, row_id: int, error: str, moment: datetime, wait: float, give_up_after: int
 ) -> None:
-    """Put a row back for later (exponential backoff), or give up on it."""
+    """Put a row back for `wait` seconds, or give up on it after `give_up_after` attempts."""
     with db.transaction() as session:
-        row = session.get(Outbox, row_id)
-        if row is None or row.status != Delivery.SENDING:
+        row = session.get(Delivery, row_id)
+        if row is None or row.status != DeliveryStatus.SENDING:
             return
-        row.error = error[:1000]
         row.lease_until = None
         if row.attempts >= give_up_after:
-            row.status = Delivery.FAILED
+            row.status = DeliveryStatus.FAILED
+            row.done_at = now()
+            row.error = f"given up after {row.attempts} attempts: {error}"[:1000]
         else:
-            row.status = Delivery.PENDING
-            row.next_attempt_at = stamp(moment + timedelta(seconds=backoff))
+            row.status = DeliveryStatus.PENDING
+            row.next_attempt_at = stamp(moment + timedelta(seconds=wait))
+            row.error = error[:1000]
         session.add(row)
 
 
-def claim_hooks(db: Database, moment: datetime, lease: float, limit: int = 20) -> Claim:
-    """Claim rows whose webhook is to go: open, unleased, and the seat not in backoff.
-
-    Rows of seats without an active webhook are left to the mail channel,
-    which settles them, unless their mail went already (the webhook was
-    dropped or switched off since). A seat with a row being posted now is
-    left out: its rows go one at a time, in order, and a slow receiver
-    holds one thread, not one per row.
-    """
-    at = stamp(moment)
-    until = stamp(moment + timedelta(seconds=lease))
-    seat_of_row = and_(col(Seat.game_id) == col(Outbox.game_id), col(Seat.seat) == col(Outbox.seat))
-    posting = aliased(Outbox)
-    busy = (
-        select(posting.id)
+def settle_waiting(
+    connection: sa.Connection, channel: str, game_id: str, seat: int, why: str
+) -> None:
+    """Skip every row of `channel` to one seat that is still to go (a webhook removed)."""
+    notices = sa.select(_NOTICE.c.id).where(_NOTICE.c.game_id == game_id, _NOTICE.c.seat == seat)
+    connection.execute(
+        sa.update(_DELIVERY)
         .where(
-            col(posting.game_id) == col(Outbox.game_id),
-            col(posting.seat) == col(Outbox.seat),
-            col(posting.hook_at).is_(None),
-            col(posting.hook_lease_until) >= at,
+            _DELIVERY.c.channel == channel,
+            _DELIVERY.c.status.in_([DeliveryStatus.PENDING, DeliveryStatus.SENDING]),
+            _DELIVERY.c.notice_id.in_(notices),
         )
-        .exists()
+        .values(status=DeliveryStatus.SKIPPED, done_at=now(), lease_until=None, error=why[:1000])
     )
-    with db.transaction() as session:
-        query = (
-            select(Outbox.id, Outbox.game_id, Seat.seat)
-            .join(Seat, seat_of_row)
+
+
+def first_sent(db: Database, channel: str, game_id: str, seat: int, before: int) -> int | None:
+    """The first notice to a seat, before notice `before`, that went out on `channel`."""
+    with db.reading() as session:
+        found = session.connection().execute(
+            sa.select(sa.func.min(_NOTICE.c.id))
+            .select_from(_NOTICE.join(_DELIVERY, _DELIVERY.c.notice_id == _NOTICE.c.id))
             .where(
-                col(Outbox.hook_at).is_(None),
-                or_(col(Outbox.hook_lease_until).is_(None), col(Outbox.hook_lease_until) < at),
-                or_(col(Seat.webhook_retry_at).is_(None), col(Seat.webhook_retry_at) <= at),
-                or_(
-                    col(Seat.webhook_url).is_not(None) & col(Seat.webhook_off_at).is_(None),
-                    col(Outbox.mail_at).is_not(None),
-                ),
-                ~busy,
+                _NOTICE.c.game_id == game_id,
+                _NOTICE.c.seat == seat,
+                _NOTICE.c.id < before,
+                _DELIVERY.c.channel == channel,
+                _DELIVERY.c.status == DeliveryStatus.SENT,
             )
-            .order_by(col(Outbox.id))
-            .limit(limit)
-            .with_for_update(of=Outbox, skip_locked=True)
         )
-        owners = {
-            row_id: (game_id, seat)
-            for row_id, game_id, seat in session.exec(query)
-            if row_id is not None
-        }
-        if owners:
-            session.execute(
-                update(Outbox)
-                .where(col(Outbox.id).in_(list(owners)))
-                .values(hook_lease_until=until, hook_attempts=col(Outbox.hook_attempts) + 1)
-            )
-    return Claim(list(owners), until, owners)
-
-
-def hold_hook(db: Database, row_id: int, claim: Claim, lease: float) -> bool:
-    """Renew a claimed row's webhook lease right before posting, if it is still ours."""
-    renewed = stamp(datetime.now(UTC) + timedelta(seconds=lease))
-    with db.transaction() as session:
-        result = session.connection().execute(
-            update(Outbox)
-            .where(
-                (col(Outbox.id) == row_id)
-                & col(Outbox.hook_at).is_(None)
-                & (col(Outbox.hook_lease_until) == claim.lease_until)
-            )
-            .values(hook_lease_until=renewed)
-        )
-        return result.rowcount == 1
-
-
-def release_hook(db: Database, row_id: int) -> None:
-    """Give a claimed row's webhook back untried (its seat went into backoff meanwhile)."""
-    with db.transaction() as session:
-        session.execute(
-            update(Outbox)
-            .where(col(Outbox.id) == row_id)
-            .values(hook_lease_until=None, hook_attempts=col(Outbox.hook_attempts) - 1)
-        )
-
-
-def hook_done(db: Database, row_id: int) -> None:
-    """The webhook took the row's notification: mark it, and the seat's webhook healthy."""
-    with db.transaction() as session:
-        row = session.get(Outbox, row_id)
-        if row is None:
-            return
-        if row.seat is not None:
-            webhooks.succeeded(session.connection(), row.game_id, row.seat)
-    channel_done(row_id, "hook")
-
-
-def hook_failed(
-    db: Database,
-    row_id: int,
-    error: str,
-    moment: datetime,
-    backoff: float,
-    max_failures: int,
-    give_up_after: int,
-) -> bool:
-    """Count a failed post against the seat and put the row back; True if the webhook
-    was switched off. A row tried `give_up_after` times has its webhook settled."""
-    with db.transaction() as session:
-        row = session.get(Outbox, row_id)
-        if row is None or row.seat is None or row.hook_at is not None:
-            return False
-        row.hook_lease_until = None
-        row.hook_error = error[:300]
-        session.add(row)
-        session.flush()
-        off = webhooks.failed(session, row.game_id, row.seat, error, moment, backoff, max_failures)
-        gave_up = not off and row.hook_attempts >= give_up_after
-    if gave_up:
-        with db.transaction() as session:
-            found = session.get(Outbox, row_id)
-            if found is not None and found.hook_at is None:
-                found.hook_error = f"given up after {found.hook_attempts} attempts: {error}"[:300]
-                session.add(found)
-        channel_done(row_id, "hook")
-    return off
+        first: int | None = found.scalar()
+        return first
 
 
 def bench_row(session: Session, game_id: str) -> int:
-    """One outbox row marked as sent, for the benchmark's floor; returns its id.
+    """One notice with no delivery at all, for the benchmark's floor; returns its id.
 
-    Marked sent so that the delivery sweep leaves it alone: a pending row
-    would cost the worker a claim and a build during the measured runs.
+    Without deliveries no channel ever claims it: a pending one would cost
+    the worker a claim and a build during the measured runs.
     """
-    at = now()
-    row = Outbox(
-        game_id=game_id,
-        kind=OutboxKind.BENCH,
-        payload={},
-        created_at=at,
-        sent_at=at,
-        status=Delivery.SENT,
-    )
+    row = Outbox(game_id=game_id, kind=OutboxKind.BENCH, payload={}, created_at=now())
     session.add(row)
     session.flush()
     assert row.id is not None

@@ -63,14 +63,21 @@ class OutboxKind(StrEnum):
     BENCH = "bench"
 
 
-class Delivery(StrEnum):
-    """An outbox row's delivery: pending (due at `next_attempt_at`), sending (claimed
-    by a worker until `lease_until`), sent, or failed (given up after retries)."""
+class DeliveryStatus(StrEnum):
+    """A notice's delivery on one channel: pending (due at `next_attempt_at`), sending
+    (claimed by a worker until `lease_until`), sent, skipped (nowhere to go when its
+    turn came: the address may not be mailed, the webhook was removed; `error`
+    says why), or failed (given up after retries)."""
 
     PENDING = "pending"
     SENDING = "sending"
     SENT = "sent"
+    SKIPPED = "skipped"
     FAILED = "failed"
+
+
+# The statuses a delivery ends in: nothing more is tried.
+DELIVERY_DONE = (DeliveryStatus.SENT, DeliveryStatus.SKIPPED, DeliveryStatus.FAILED)
 
 
 # What deciding a submission sets: the worker announces these to a waiting request.
@@ -218,32 +225,36 @@ class Verification(SQLModel, table=True):
 
 
 class Outbox(SQLModel, table=True):
+    """A notice: what one seat is to be told. How it goes out on each channel is
+    its `Delivery` rows (`referee.store.notices` writes both)."""
+
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
     kind: str = Field(max_length=20)
     seat: int | None = None
     payload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     created_at: str = Field(max_length=40)
-    sent_at: str | None = Field(default=None, max_length=40, index=True)
-    status: str = Field(default=Delivery.PENDING, max_length=10)
+
+
+class Delivery(SQLModel, table=True):
+    """One notice on one channel (`referee.delivery.CHANNELS`), claimed and sent on its
+    own: a slow webhook never holds a mail back, and a retry of one channel never
+    repeats another that went out."""
+
+    __table_args__ = (
+        UniqueConstraint("notice_id", "channel"),
+        Index("ix_delivery_due", "channel", "status", "next_attempt_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    notice_id: int = Field(foreign_key="outbox.id")
+    channel: str = Field(max_length=20)
+    status: str = Field(default=DeliveryStatus.PENDING, max_length=10)
     attempts: int = 0
     next_attempt_at: str = Field(default="", max_length=40)
     lease_until: str | None = Field(default=None, max_length=40)
-    # When the mail and the webhook went out (or were found to have nowhere to
-    # go): each channel is done once, whatever happens to the other.
-    mail_at: str | None = Field(default=None, max_length=40)
-    hook_at: str | None = Field(default=None, max_length=40)
+    done_at: str | None = Field(default=None, max_length=40)
     error: str | None = Field(default=None, max_length=1000)
-    # The webhook channel's own claims, apart from the mail's: a slow
-    # webhook never holds a mail back. Backoff is the seat's (`Seat`).
-    hook_attempts: int = 0
-    hook_lease_until: str | None = Field(default=None, max_length=40)
-    hook_error: str | None = Field(default=None, max_length=300)
-
-    __table_args__ = (
-        Index("ix_outbox_status_due", "status", "next_attempt_at"),
-        Index("ix_outbox_hook_at", "hook_at"),
-    )
 
 
 class Inbound(SQLModel, table=True):

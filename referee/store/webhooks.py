@@ -4,9 +4,8 @@ Each failed delivery counts against the seat: its next delivery waits for
 a backoff (`webhook_retry_at`), and after `REFEREE_WEBHOOK_MAX_FAILURES`
 failures in a row the webhook is switched off (`webhook_off_at`), with the
 last error kept so the seat can see why (`GET .../webhook`). Switching it
-off, or dropping it, settles the webhook channel of the seat's waiting
-outbox rows at once; their mail goes on regardless. Setting the URL again
-switches it back on.
+off, or dropping it, skips the seat's waiting webhook deliveries at once;
+their mail goes on regardless. Setting the URL again switches it back on.
 """
 
 from __future__ import annotations
@@ -18,8 +17,12 @@ from sqlalchemy import update
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
-from referee.store.clock import now, stamp
-from referee.store.tables import Delivery, Outbox, Seat
+from referee.store import delivery
+from referee.store.clock import stamp
+from referee.store.tables import Seat
+
+# The name of the webhook channel's deliveries (`referee.delivery.webhook`).
+CHANNEL = "webhook"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,29 +85,8 @@ def rotate(session: Session, game_id: str, seat: int) -> int:
 
 
 def settle_waiting(connection: Connection, game_id: str, seat: int, why: str) -> None:
-    """Close the webhook channel of the seat's rows still waiting for it (their mail goes on)."""
-    at = now()
-    waiting = (
-        (col(Outbox.game_id) == game_id)
-        & (col(Outbox.seat) == seat)
-        & col(Outbox.hook_at).is_(None)
-    )
-    connection.execute(
-        update(Outbox)
-        .where(waiting)
-        .values(hook_at=at, hook_error=why[:300], hook_lease_until=None)
-    )
-    # Rows whose mail had gone already are now sent in full.
-    connection.execute(
-        update(Outbox)
-        .where(
-            (col(Outbox.game_id) == game_id)
-            & (col(Outbox.seat) == seat)
-            & col(Outbox.mail_at).is_not(None)
-            & (col(Outbox.status) == Delivery.PENDING)
-        )
-        .values(status=Delivery.SENT, sent_at=at, lease_until=None)
-    )
+    """Skip the seat's webhook deliveries still to go (their mail goes on)."""
+    delivery.settle_waiting(connection, CHANNEL, game_id, seat, why)
 
 
 def succeeded(connection: Connection, game_id: str, seat: int) -> None:

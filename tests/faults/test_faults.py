@@ -252,7 +252,7 @@ def settle(database: str) -> tuple[int, int]:
                 "SELECT count(*) FROM submission WHERE status = 'pending'"
             ).fetchone()
             unsent = connection.execute(
-                "SELECT count(*) FROM outbox WHERE status <> 'sent'"
+                "SELECT count(*) FROM delivery WHERE status IN ('pending', 'sending')"
             ).fetchone()
         left = (pending[0] if pending else -1, unsent[0] if unsent else -1)
         if left == (0, 0) or time.monotonic() > deadline:
@@ -316,8 +316,9 @@ def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
     if left != (0, 0):
         with psycopg.connect(stack.database) as connection:
             stuck = connection.execute(
-                "SELECT id, kind, status, attempts, next_attempt_at, lease_until, error"
-                " FROM outbox WHERE status <> 'sent'"
+                "SELECT d.id, o.kind, d.channel, d.status, d.attempts, d.next_attempt_at,"
+                " d.lease_until, d.error FROM delivery d JOIN outbox o ON o.id = d.notice_id"
+                " WHERE d.status IN ('pending', 'sending')"
             ).fetchall()
         raise AssertionError(f"left (pending, unsent) after {SETTLE_SECONDS} s: {left} {stuck}")
 
@@ -346,8 +347,8 @@ def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
             for game_id in (p.game_id for p in players)
         }
         outbox = connection.execute(
-            "SELECT o.id, o.game_id, o.status FROM outbox o JOIN seat s"
-            " ON s.game_id = o.game_id AND s.seat = o.seat WHERE s.email IS NOT NULL"
+            "SELECT o.id, o.game_id, d.status FROM outbox o"
+            " JOIN delivery d ON d.notice_id = o.id AND d.channel = 'mail'"
         ).fetchall()
 
     for player in players:

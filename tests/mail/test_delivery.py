@@ -1,6 +1,6 @@
 """Delivery over real SMTP: the players' server down for a while, a worker killed mid-send.
 
-Afterwards every outbox row of the game is sent, and each message (by its
+Afterwards every notice of the game is mailed, and each message (by its
 Message-ID) reached the server exactly once.
 """
 
@@ -17,9 +17,13 @@ from tests.service.conftest import Client
 
 
 def rows(env: MailService, game_id: str) -> list[tuple[int, str, int]]:
+    """(notice, status, attempts) of each mail delivery of the game."""
     with psycopg.connect(env.service.database_url) as conn:
         found = conn.execute(
-            "SELECT id, status, attempts FROM outbox WHERE game_id = %s ORDER BY id", (game_id,)
+            "SELECT o.id, d.status, d.attempts FROM outbox o"
+            " JOIN delivery d ON d.notice_id = o.id AND d.channel = 'mail'"
+            " WHERE o.game_id = %s ORDER BY o.id",
+            (game_id,),
         ).fetchall()
     return [(int(a), str(b), int(c)) for a, b, c in found]
 

@@ -49,7 +49,7 @@ def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
     Its sweeper (pending submissions, mail, deadlines) runs hourly here: a mail
     delivery sweep in the embedded default can hold SQLite's write lock while
-    it waits for that same lock (workers/notify.py, `_deliver_one`), freezing
+    it waits for that same lock (`referee/delivery/mail.py`), freezing
     the server for the 30 s busy timeout. Mail is tested in tests/mail.
     """
     tmp = tmp_path_factory.mktemp("web")

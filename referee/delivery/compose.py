@@ -1,0 +1,592 @@
+"""Every notice the referee sends, built once for its seat; each channel renders it.
+
+A message shows only what `view(state, seat)` shows that seat: the board
+(as monospace text, as a picture and as the state envelope in JSON), the
+last moves with those of an undecided sealed round hidden, and the hash of
+the last move the seat may see; a round-over mail adds the game's
+`round_summary` and `scores`, which every seat may see. Building a notice
+again gives the same message (same Message-ID, Date and body), so a retry
+after a crash is a copy a mail client recognises, never a different message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from sqlmodel import Session, col, select
+
+from referee.delivery import wording
+from referee.delivery.channel import Consent
+from referee.delivery.mail import message_id as notice_message_id
+from referee.engine import JSON
+from referee.games import AnyGame
+from referee.record import canonical_json
+from referee.render import render_png, render_text
+from referee.replay import SEALED_NOTATION, envelope
+from referee.settings import Settings
+from referee.store import deadlines, keys, reads
+from referee.store.tables import (
+    Game,
+    Inbound,
+    Move,
+    Outbox,
+    OutboxKind,
+    Source,
+    Submission,
+    SubmissionStatus,
+)
+
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
+LAST_MOVES = 8
+MAX_LISTED = 40
+
+_text = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(_TEMPLATES),
+    autoescape=False,
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_html = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(_TEMPLATES),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where the referee's mail comes from and where its links lead, as the settings say."""
+
+    domain: str
+    sender: Address
+    public_url: str
+
+    @classmethod
+    def of(cls, chosen: Settings) -> Site:
+        return cls(
+            chosen.mail_domain, Address("Referee", addr_spec=chosen.sender), chosen.public_url
+        )
+
+
+def reply_address(site: Site, secret: bytes, game_id: str, seat: int, version: int) -> str:
+    """The seat's reply address for a mail showing `version`: a reply answers that position."""
+    return f"play+{keys.reply_token(secret, game_id, seat, version)}@{site.domain}"
+
+
+def message_id(site: Site, row: Outbox) -> str:
+    """Stable for a notice: every attempt on every channel carries the same id."""
+    assert row.id is not None
+    return notice_message_id(site.domain, row.id, row.game_id)
+
+
+def unsubscribe_url(site: Site, consent: Consent) -> str:
+    return f"{site.public_url}/unsubscribe/{consent.stop_token}"
+
+
+def accept_url(site: Site, consent: Consent) -> str:
+    return f"{site.public_url}/accept/{consent.accept_token}"
+
+
+# What a name typed by a stranger may keep when quoted in an invitation: no
+# dots, slashes, colons or @, so that no mail program shows it as a link or
+# an address, and short.
+_PLAIN_NAME = 32
+
+
+def plain(text: str) -> str:
+    kept = "".join(c if c.isalnum() or c in " -'_" else " " for c in text)
+    return " ".join(kept.split())[:_PLAIN_NAME].strip() or "(no name)"
+
+
+def subject(title: str, names: list[str], game_id: str) -> str:
+    """One subject for every mail of a game, so mail programs keep them in one thread."""
+    return f"{title}: {wording.joined(names)} (game {game_id[:8]})"
+
+
+def list_id(site: Site, title: str, game_id: str) -> str:
+    """A List-Id per game (RFC 2919), which mail filters and programs can sort by."""
+    return f"{title} game {game_id[:8]} <{game_id}.games.{site.domain}>"
+
+
+def _reply_to_submission(session: Session, submission: Submission) -> str | None:
+    """The Message-ID of the player's mail a submission came in, if it came by mail."""
+    return session.exec(
+        select(Inbound.message_id).where(Inbound.submission_id == submission.id).limit(1)
+    ).first()
+
+
+# Mail pictures at three quarters of the drawing's size (585 to 820 pixels
+# wide): as wide as a mail reader shows them, at 60% of the drawing's cost.
+PICTURE_ZOOM = 0.75
+_PICTURES: dict[str, bytes] = {}
+_PICTURES_KEPT = 256
+_pictures_lock = threading.Lock()
+
+
+def board_png(game_name: str, view_state: JSON, names: list[str]) -> bytes:
+    """The board's PNG, drawn once per distinct picture in this process.
+
+    Every seat that sees the same thing, and each mail of a seat until the
+    position changes, shares one drawing: resvg takes most of a mail's CPU.
+    The key is the hash of what is drawn, so no view can get another's picture.
+    """
+    key = hashlib.sha256(
+        canonical_json({"game": game_name, "view": view_state, "names": names}).encode()
+    ).hexdigest()
+    found = _PICTURES.get(key)
+    if found is None:
+        found = render_png(game_name, view_state, names, zoom=PICTURE_ZOOM)
+        with _pictures_lock:
+            if len(_PICTURES) >= _PICTURES_KEPT:
+                del _PICTURES[next(iter(_PICTURES))]
+            _PICTURES[key] = found
+    return found
+
+
+def grouped_moves(rules: AnyGame, moves: list[Any], limit: int) -> tuple[list[str], list[str]]:
+    """At most `limit` moves to list, with every kind (the JSON `type`) among them.
+
+    Each kind gets its share in turn, so a long list of one kind cannot hide
+    the others; they are listed kind by kind, each in the game's order.
+    Returns the moves and, when some were left out, a line per kind saying how many shown.
+    """
+    kinds: dict[str, list[str]] = {}
+    for move in moves:
+        kinds.setdefault(str(rules.move_to_json(move).get("type", "")), []).append(
+            rules.notate(move)
+        )
+    if len(moves) <= limit:
+        return [notation for listed in kinds.values() for notation in listed], []
+    taken = dict.fromkeys(kinds, 0)
+    left = limit
+    while left > 0:
+        grew = False
+        for kind, listed in kinds.items():
+            if left > 0 and taken[kind] < len(listed):
+                taken[kind] += 1
+                left -= 1
+                grew = True
+        if not grew:
+            break
+    shown = [notation for kind, listed in kinds.items() for notation in listed[: taken[kind]]]
+    counts = [f"{taken[kind]} of {len(listed)} {kind}" for kind, listed in kinds.items()]
+    return shown, counts
+
+
+def _last_moves(session: Session, game: Game, version: int, first_sealed: int) -> list[str]:
+    rows = list(
+        session.exec(
+            select(Move)
+            .where(Move.game_id == game.id, Move.seq <= version, Move.seq > version - LAST_MOVES)
+            .order_by(col(Move.seq))
+        )
+    )
+    timed_out = {
+        sub.id
+        for sub in session.exec(
+            select(Submission).where(
+                col(Submission.id).in_([r.submission_id for r in rows if r.submission_id]),
+                Submission.source == Source.TIMEOUT,
+            )
+        )
+    }
+    lines = []
+    for row in rows:
+        shown = SEALED_NOTATION if row.seq >= first_sealed else row.notation
+        note = "  (played by the referee: time ran out)" if row.submission_id in timed_out else ""
+        note = note or ("  (recorded by the referee)" if row.submission_id is None else "")
+        lines.append(f"{row.seq}. seat {row.seat}: {shown}{note}")
+    return lines
+
+
+def _head(session: Session, game: Game, upto: int) -> tuple[int, str]:
+    """The last move a seat may see now and its hash (the seed commitment before any)."""
+    if upto <= 0:
+        return 0, game.seed_commitment
+    row = session.exec(select(Move).where(Move.game_id == game.id, Move.seq == upto)).first()
+    assert row is not None
+    return upto, row.hash
+
+
+_PICTURED = frozenset(
+    {
+        OutboxKind.INVITATION,
+        OutboxKind.YOUR_TURN,
+        OutboxKind.REMINDER,
+        OutboxKind.BOARD,
+        OutboxKind.ROUND_OVER,
+        OutboxKind.GAME_OVER,
+        OutboxKind.ANSWER,
+        OutboxKind.REFUSED,
+    }
+)
+# The kinds that list the seat's legal moves when it is to act.
+_LISTING = frozenset(
+    {
+        OutboxKind.YOUR_TURN,
+        OutboxKind.REMINDER,
+        OutboxKind.BOARD,
+        OutboxKind.ANSWER,
+        OutboxKind.REFUSED,
+    }
+)
+
+
+def _shown_version(game: Game, row: Outbox) -> int:
+    """The version a notice shows: the game's end, or the one it was written for
+    (never beyond the head, for what answers a reply)."""
+    kind = OutboxKind(row.kind)
+    if kind == OutboxKind.GAME_OVER:
+        return game.version
+    version = int(row.payload.get("version", game.version))
+    if kind in (OutboxKind.INVITATION, OutboxKind.ANSWER, OutboxKind.HELP, OutboxKind.REFUSED):
+        version = min(version, game.version)
+    return version
+
+
+@dataclass(frozen=True, slots=True)
+class _Position:
+    """What a seat may see of the game at the version a notice shows."""
+
+    version: int
+    state: Any
+    first_sealed: int
+    head_seq: int
+    head_hash: str
+    view: JSON
+
+
+def _position(session: Session, game: Game, rules: AnyGame, row: Outbox) -> _Position:
+    assert row.seat is not None
+    version = _shown_version(game, row)
+    state = reads.state_at(session, game, version)
+    first_sealed = version - rules.hidden_tail(state) + 1
+    head_seq, head_hash = _head(session, game, first_sealed - 1)
+    view = envelope(rules, state, version, row.seat)
+    return _Position(version, state, first_sealed, head_seq, head_hash, view)
+
+
+def _base_context(
+    session: Session,
+    game: Game,
+    rules: AnyGame,
+    row: Outbox,
+    shown: _Position,
+    names: list[str],
+    secret: bytes,
+    site: Site,
+) -> dict[str, Any]:
+    """What every notice's text says, before what its kind adds."""
+    assert row.seat is not None
+    version, head_seq, head_hash = shown.version, shown.head_seq, shown.head_hash
+    return {
+        "kind": OutboxKind(row.kind),
+        "title": rules.title,
+        "game_id": game.id,
+        "name": names[row.seat],
+        "seat": row.seat,
+        "names": names,
+        "version": version,
+        "after": wording.counted(version, "move"),
+        "link": f"{site.public_url}/g/{game.id}",
+        "head_seq": head_seq,
+        "head_hash": head_hash,
+        "seed_commitment": game.seed_commitment,
+        "seed_value": None,
+        "witness": wording.wrapped(f"Log witness: move {head_seq} has hash", head_hash),
+        "commitment": wording.wrapped("Seed commitment (SHA-256):", game.seed_commitment),
+        "board": render_text(game.name, shown.view["state"], names),
+        "last_moves": _last_moves(session, game, version, shown.first_sealed),
+        "to_act": [f"seat {s} ({names[s]})" for s in shown.view["to_act"]],
+        "notation_help": rules.notation_help,
+        "reply_to": reply_address(site, secret, game.id, row.seat, version),
+        "deadline": None,
+        "result": None,
+        "round": [],
+        "seed": None,
+        "legal": [],
+        "legal_counts": [],
+        "lists_every_move": rules.lists_every_move,
+        "status": None,
+        "code": None,
+        "reason": None,
+        "note": None,
+        "timed_out": False,
+        "move": None,
+        "due_at": None,
+        "problem": row.payload.get("reason"),
+        "personal_link": None,
+        "unsubscribe": None,
+    }
+
+
+def _deadline_context(game: Game, row: Outbox, version: int) -> dict[str, Any]:
+    """When the reminded turn runs out, and the game's deadline rule."""
+    sent = datetime.fromisoformat(row.created_at)
+    found: dict[str, Any] = {}
+    if row.payload.get("due_at"):
+        found["due_at"] = wording.moment(datetime.fromisoformat(row.payload["due_at"]), sent)
+    if game.deadline_seconds is not None:
+        due = deadlines.due_at(game) if version == game.version else None
+        found["deadline"] = {
+            "length": wording.duration(game.deadline_seconds),
+            "policy": game.on_timeout or "random",
+            "due_at": None if due is None else wording.moment(due, sent),
+        }
+    return found
+
+
+def _answer_context(
+    session: Session, game: Game, rules: AnyGame, seat: int, submission: Submission
+) -> dict[str, Any]:
+    """How the seat's move was decided, for an answer."""
+    found: dict[str, Any] = {
+        "status": submission.status,
+        "code": submission.code,
+        "reason": submission.reason,
+        "timed_out": submission.source == Source.TIMEOUT,
+        "move": rules.notate(rules.move_from_json(submission.move)),
+    }
+    if submission.status == SubmissionStatus.ACCEPTED and submission.seq is not None:
+        before = reads.state_at(session, game, submission.seq - 1)
+        after = reads.state_at(session, game, submission.seq)
+        found["note"] = rules.answer_note(before, after, seat)
+    return found
+
+
+def _kind_context(
+    game: Game, rules: AnyGame, row: Outbox, shown: _Position, names: list[str]
+) -> dict[str, Any]:
+    """What the notice's kind adds: the seat's legal moves, the round, the result."""
+    assert row.seat is not None
+    kind = OutboxKind(row.kind)
+    found: dict[str, Any] = {}
+    if row.seat in shown.view["to_act"] and kind in _LISTING:
+        moves = rules.legal_moves(shown.state, row.seat)
+        found["legal"], found["legal_counts"] = grouped_moves(rules, moves, MAX_LISTED)
+    if kind == OutboxKind.ROUND_OVER:
+        found["round"] = _round_lines(rules, shown.state, names)
+    if kind == OutboxKind.GAME_OVER:
+        found["result"] = _result_lines(game, names)
+        found["seed"] = wording.wrapped("The seed was", game.seed or "")
+        found["seed_value"] = game.seed
+    return found
+
+
+def _data(
+    site: Site, game: Game, row: Outbox, shown: _Position, context: dict[str, Any]
+) -> dict[str, Any]:
+    """The notice as JSON (what a webhook gets), but for its text (`Composed.json`)."""
+    over = row.kind == OutboxKind.GAME_OVER
+    return {
+        "id": message_id(site, row),
+        "kind": row.kind,
+        "game_id": game.id,
+        "game": game.name,
+        "seat": row.seat,
+        "version": shown.version,
+        "head_seq": shown.head_seq,
+        "head_hash": shown.head_hash,
+        "envelope": shown.view,
+        "last_moves": context["last_moves"],
+        "legal_moves": context["legal"],
+        "result": game.result if over else None,
+        "seed": game.seed if over else None,
+    }
+
+
+def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed:
+    """The content of notice `row`, as its seat may see it: built once, rendered by
+    each channel (`Composed.json`, `Composed.mail`)."""
+    game = session.get(Game, row.game_id)
+    assert game is not None and row.seat is not None and row.id is not None
+    names = [s.name for s in reads.seats(session, game.id)]
+    rules = reads.rules_of(game)
+    shown = _position(session, game, rules, row)
+    context = _base_context(session, game, rules, row, shown, names, secret, site)
+    context |= _deadline_context(game, row, shown.version)
+    context |= _kind_context(game, rules, row, shown, names)
+    their_reply = row.payload.get("in_reply_to")
+    if row.kind == OutboxKind.ANSWER:
+        submission = session.get(Submission, row.payload["submission"])
+        assert submission is not None
+        context |= _answer_context(session, game, rules, row.seat, submission)
+        their_reply = _reply_to_submission(session, submission)
+    return Composed(
+        message_id=message_id(site, row),
+        notice_id=row.id,
+        game_id=game.id,
+        seat=row.seat,
+        kind=row.kind,
+        created_at=row.created_at,
+        game_name=game.name,
+        context=context,
+        data=_data(site, game, row, shown, context),
+        site=site,
+        their_reply=their_reply if isinstance(their_reply, str) else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Composed:
+    """A notice's content, built once; every channel renders it its own way."""
+
+    message_id: str
+    notice_id: int
+    game_id: str
+    seat: int
+    kind: str
+    created_at: str
+    game_name: str
+    context: dict[str, Any]
+    data: dict[str, Any]
+    # The Message-ID of the player's mail this notice answers, if it came by mail.
+    their_reply: str | None
+    site: Site
+
+    def json(self) -> bytes:
+        """The notice as JSON, with the mail's text less anything personal (links, consent)."""
+        text = _text.get_template("mail.txt.j2").render(self.context)
+        return json.dumps({**self.data, "text": text}, sort_keys=True).encode("utf-8")
+
+    def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
+        """The notice as a mail to `address`: the one invitation asking to accept, or in full."""
+        if consent.ask:
+            return _ask(self, address, consent)
+        return _full_mail(self, address, consent, thread_root)
+
+
+def _full_mail(
+    composed: Composed, address: str, consent: Consent, thread_root: str | None
+) -> EmailMessage:
+    site = composed.site
+    context = {
+        **composed.context,
+        "personal_link": consent.link,
+        "unsubscribe": unsubscribe_url(site, consent),
+    }
+    mail = EmailMessage()
+    _mail_headers(mail, composed, address, thread_root)
+    _unsubscribe_headers(site, mail, consent)
+    mail.set_content(_text.get_template("mail.txt.j2").render(context))
+    cid = f"board.{composed.notice_id}@{site.domain}" if composed.kind in _PICTURED else None
+    html = _html.get_template("mail.html.j2").render({**context, "cid": cid})
+    mail.add_alternative(html, subtype="html")
+    view = composed.data["envelope"]
+    if cid is not None:
+        html_part = mail.get_payload()[1]  # type: ignore[index]
+        assert isinstance(html_part, EmailMessage)
+        png = board_png(composed.game_name, view["state"], context["names"])
+        html_part.add_related(png, "image", "png", cid=f"<{cid}>", filename="board.png")
+    mail.add_attachment(
+        json.dumps(view, sort_keys=True, indent=1).encode("utf-8"),
+        "application",
+        "json",
+        filename="state.json",
+    )
+    return mail
+
+
+def _mail_headers(
+    mail: EmailMessage, composed: Composed, address: str, thread_root: str | None
+) -> None:
+    context, game_id, title = composed.context, composed.game_id, composed.context["title"]
+    site = composed.site
+    mail["Subject"] = subject(title, context["names"], game_id)
+    mail["From"] = site.sender
+    mail["To"] = Address(context["name"], addr_spec=address)
+    mail["Reply-To"] = context["reply_to"]
+    mail["Message-ID"] = composed.message_id
+    mail["Date"] = format_datetime(datetime.fromisoformat(composed.created_at))
+    # One thread per game and seat: every mail refers to the first one sent,
+    # and an answer also to the player's own reply.
+    references = [found for found in (thread_root, composed.their_reply) if found is not None]
+    if references:
+        mail["References"] = " ".join(references)
+        mail["In-Reply-To"] = references[-1]
+    # A machine's mail (RFC 3834): no vacation notice or read receipt answers it.
+    mail["Auto-Submitted"] = "auto-generated"
+    mail["X-Auto-Response-Suppress"] = "All"
+    mail["List-Id"] = list_id(site, title, game_id)
+    mail["X-Referee-Game"] = game_id
+    mail["X-Referee-Seat"] = str(composed.seat)
+    mail["X-Referee-Version"] = str(context["version"])
+    mail["X-Referee-Kind"] = composed.kind
+    mail["X-Referee-Head"] = f"{context['head_seq']} {context['head_hash']}"
+
+
+def _unsubscribe_headers(site: Site, mail: EmailMessage, consent: Consent) -> None:
+    """RFC 8058 one-click: a mail program may POST to the link to stop every mail."""
+    mailto = f"mailto:stop+{consent.stop_token}@{site.domain}"
+    mail["List-Unsubscribe"] = f"<{unsubscribe_url(site, consent)}>, <{mailto}>"
+    mail["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+
+
+def _ask(composed: Composed, address: str, consent: Consent) -> EmailMessage:
+    """The one mail an address that has not accepted gets: who invites it to
+    what, and how to accept. The names in it were typed by whoever made the
+    game, a stranger to the recipient: only the first player's is quoted,
+    plainly (`plain`), and the recipient's own is not used at all."""
+    context, site = composed.context, composed.site
+    title, names = context["title"], context["names"]
+    facts = {
+        "title": title,
+        "game_id": composed.game_id,
+        "players": len(names),
+        "inviter": plain(names[0]),
+        "first": composed.seat == 0,
+        "site": site.public_url,
+        "accept": accept_url(site, consent),
+        "unsubscribe": unsubscribe_url(site, consent),
+        "reply_to": context["reply_to"],
+    }
+    mail = EmailMessage()
+    mail["Subject"] = f'[{title}] An invitation to play: reply "accept" to join'
+    mail["From"] = site.sender
+    mail["To"] = Address(addr_spec=address)
+    mail["Reply-To"] = context["reply_to"]
+    mail["Message-ID"] = composed.message_id
+    mail["Date"] = format_datetime(datetime.fromisoformat(composed.created_at))
+    mail["X-Referee-Game"] = composed.game_id
+    mail["X-Referee-Seat"] = str(composed.seat)
+    mail["X-Referee-Kind"] = composed.kind
+    _unsubscribe_headers(site, mail, consent)
+    mail.set_content(_text.get_template("ask.txt.j2").render(facts))
+    mail.add_alternative(_html.get_template("ask.html.j2").render(facts), subtype="html")
+    return mail
+
+
+def _round_lines(rules: AnyGame, state: Any, names: list[str]) -> list[str]:
+    """How the round went: the game's summary of it, then the scores."""
+    summary = rules.round_summary(state)
+    lines = []
+    if summary.winners is not None:
+        won = ", ".join(f"seat {s} ({names[s]})" for s in summary.winners)
+        lines.append(f"winner: {won or 'nobody'}")
+    lines += [f"{label}: {'-' if value is None else value}" for label, value in summary.facts]
+    scores = rules.scores(state)
+    lines += [f"score of seat {s} ({names[s]}): {score}" for s, score in enumerate(scores)]
+    return lines
+
+
+def _result_lines(game: Game, names: list[str]) -> list[str]:
+    assert game.result is not None
+    winners = set(game.result["winners"])
+    return [
+        f"seat {s} ({names[s]}): {score}" + ("  winner" if s in winners else "")
+        for s, score in enumerate(game.result["scores"])
+    ]

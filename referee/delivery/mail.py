@@ -1,0 +1,216 @@
+"""The mail channel: seats with a mail address, sent over SMTP (`SMTP_URL`) or as files.
+
+`SMTP_URL` is `smtp://[user:password@]host[:port]` (`smtps://` for TLS from
+the start, `smtp+starttls://` to upgrade); without it every message is
+written as a `.eml` file to `REFEREE_MAIL_DIR` (default `./mail-out`),
+which is the embedded default. Files are named by Message-ID, so writing a
+message again replaces it instead of making a second one.
+
+Whether an address may be mailed is asked at send time
+(`referee.store.addresses`): an address that has not accepted gets its one
+invitation asking it to, and nothing else; a stopped address gets
+nothing. The seat's personal link rides on its first full mail.
+
+At most once, honestly: SMTP has no idempotency. If a worker dies after
+the server said 250 but before the delivery was marked, the message goes
+out again after the lease, with the same Message-ID (mail clients and many
+servers drop such a copy).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import smtplib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import sqlalchemy as sa
+
+from referee.delivery.channel import Build, Consent, Outcome, Sent, Skipped, backoff
+from referee.settings import Settings
+from referee.store import addresses, delivery, keys, reads
+from referee.store.db import Database
+from referee.store.delivery import Claimed
+from referee.store.tables import Address, AddressState, Game
+
+NAME = "mail"
+TIMEOUT = 20.0
+
+
+class Transport(ABC):
+    """Sends mail; may keep one SMTP connection across several messages."""
+
+    @abstractmethod
+    def send(self, mail: EmailMessage) -> None:
+        """Hand one message over for delivery; raises when it was not taken."""
+
+    def close(self) -> None:  # noqa: B027 (most transports hold no connection)
+        """Let go of any connection."""
+
+
+class FileTransport(Transport):
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def send(self, mail: EmailMessage) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = hashlib.sha256(str(mail["Message-ID"]).encode()).hexdigest()[:32] + ".eml"
+        partial = self.folder / (name + ".part")
+        partial.write_bytes(bytes(mail))
+        partial.replace(self.folder / name)
+
+
+class SmtpTransport(Transport):
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.tls = parts.scheme == "smtps"
+        self.starttls = parts.scheme == "smtp+starttls"
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or (465 if self.tls else 25)
+        self.user = unquote(parts.username) if parts.username else None
+        self.password = unquote(parts.password) if parts.password else None
+        self.connection: smtplib.SMTP | None = None
+
+    def _connect(self) -> smtplib.SMTP:
+        if self.connection is None:
+            kind = smtplib.SMTP_SSL if self.tls else smtplib.SMTP
+            connection = kind(self.host, self.port, timeout=TIMEOUT)
+            if self.starttls:
+                connection.starttls()
+            if self.user is not None:
+                connection.login(self.user, self.password or "")
+            self.connection = connection
+        return self.connection
+
+    def send(self, mail: EmailMessage) -> None:
+        try:
+            refused = self._connect().send_message(mail)
+        except (smtplib.SMTPException, OSError):
+            self.close()
+            raise
+        if refused:
+            raise smtplib.SMTPRecipientsRefused(refused)
+
+    def close(self) -> None:
+        if self.connection is not None:
+            try:
+                self.connection.quit()
+            except (smtplib.SMTPException, OSError):
+                self.connection.close()
+            self.connection = None
+
+
+def transport(settings: Settings) -> Transport:
+    if settings.smtp_url:
+        return SmtpTransport(settings.smtp_url)
+    return FileTransport(Path(settings.mail_dir))
+
+
+@dataclass(frozen=True, slots=True)
+class _Recipient:
+    """A seat's address as sending finds it."""
+
+    email: str | None
+    linked: bool
+    trusted: bool
+
+
+def _recipient(db: Database, job: Claimed) -> _Recipient:
+    # A reading session, closed before anything is written: on SQLite every
+    # write takes the file's one lock, and a write opened while this session
+    # is open would wait on this very thread.
+    with db.reading() as session:
+        seat = reads.seats(session, job.game_id)[job.seat]
+        game = session.get(Game, job.game_id)
+        return _Recipient(seat.email, seat.linked_at is not None, bool(game and game.trusted))
+
+
+def _known(db: Database, secret: bytes, email: str) -> Address:
+    with db.reading() as session:
+        found = addresses.find(session, email)
+    if found is None:
+        # A game made before addresses were kept.
+        with db.transaction() as session:
+            addresses.ensure(session, secret, email)
+        with db.reading() as session:
+            found = addresses.find(session, email)
+    assert found is not None
+    return found
+
+
+class MailSender:
+    """Sends one pass's mail over one transport (one SMTP connection)."""
+
+    def __init__(self, db: Database, settings: Settings, secret: bytes) -> None:
+        self.db = db
+        self.settings = settings
+        self.secret = secret
+        self.transport = transport(settings)
+
+    def consent(self, job: Claimed, email: str, recipient: _Recipient) -> Consent | str:
+        """How this notice may mail its seat's address, or why it may not, asked now."""
+        known = _known(self.db, self.secret, email)
+        mode = addresses.mail_mode(known, recipient.trusted, job.kind)
+        if mode == addresses.NONE:
+            if known.state == AddressState.STOPPED:
+                return "the address stopped the referee's mail"
+            return "the address has not accepted the referee's mail"
+        if mode == addresses.ASK:
+            moment = datetime.now(UTC)
+            every = self.settings.invite_every
+            if not addresses.claim_invitation(self.db, email, job.notice_id, moment, every):
+                return "the address was invited by another game lately"
+            return Consent(True, known.accept_token, known.stop_token)
+        link = None
+        if not recipient.linked:
+            token = keys.seat_link_token(self.secret, job.game_id, job.seat)
+            link = f"{self.settings.public_url}/g/{job.game_id}/seat/{token}"
+        return Consent(False, known.accept_token, known.stop_token, link)
+
+    def send(self, job: Claimed, build: Build) -> Outcome:
+        recipient = _recipient(self.db, job)
+        if not recipient.email:
+            return Skipped("the seat has no mail address")
+        consent = self.consent(job, recipient.email, recipient)
+        if isinstance(consent, str):
+            return Skipped(consent)
+        first = delivery.first_sent(self.db, NAME, job.game_id, job.seat, job.notice_id)
+        root = None if first is None else message_id(self.settings.mail_domain, first, job.game_id)
+        self.transport.send(build().mail(recipient.email, consent, root))
+        if consent.link is None:
+            return Sent()
+        return Sent(lambda: addresses.linked(self.db, job.game_id, job.seat))
+
+    def failed(self, job: Claimed, error: str, moment: datetime) -> float:
+        return backoff(self.settings, job.attempts)
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+def message_id(domain: str, notice_id: int, game_id: str) -> str:
+    """The Message-ID of a notice's mail (stable: every attempt carries the same)."""
+    return f"<referee.{notice_id}.{game_id}@{domain}>"
+
+
+class Mail:
+    """Seats with a mail address."""
+
+    name = NAME
+    threads = 1
+
+    def reaches(self, seat: sa.Table) -> sa.ColumnElement[bool]:
+        return seat.c.email.is_not(None) & (seat.c.email != "")
+
+    def ready(self, seat: sa.Table, at: str) -> sa.ColumnElement[bool]:
+        return sa.true()
+
+    def sender(self, db: Database, settings: Settings, secret: bytes) -> MailSender:
+        return MailSender(db, settings, secret)
+
+
+MAIL = Mail()

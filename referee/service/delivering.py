@@ -1,0 +1,212 @@
+"""Delivering notices: one job, run once per channel, on the delivery queue.
+
+The job `referee.deliver` with a channel's name (`referee.delivery.CHANNELS`)
+sends that channel's due deliveries; without one, it asks for a run of every
+channel, each its own task, so a slow channel never holds another back.
+Its task runs on the delivery queue (`REFEREE_QUEUE.delivery`), or on the
+embedded default's delivery threads, never where moves are decided. Each
+run claims due deliveries (`referee.store.delivery`), builds each notice's
+content once, has the channel send it, and marks it at
+once. A failure puts the delivery back with exponential backoff
+(`REFEREE_MAIL_BACKOFF` seconds, doubling, at most
+`REFEREE_MAIL_BACKOFF_MAX`) until `REFEREE_MAIL_ATTEMPTS` attempts; a
+worker that dies mid-send leaves its deliveries claimed until their lease
+(`REFEREE_MAIL_LEASE` seconds) runs out, when another worker sends them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from typing import TYPE_CHECKING
+
+from sqlalchemy.exc import OperationalError
+
+from referee.delivery import CHANNELS, compose
+from referee.delivery.channel import Channel, Content, Sender, Sent, Skipped
+from referee.store import delivery
+from referee.store.db import Database
+from referee.store.delivery import Claim, Claimed
+from referee.store.tables import Outbox
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+_log = logging.getLogger(__name__)
+# Tries at marking a sent notice (0.2 s, 0.4 s, ... apart) before it counts as unsent.
+_MARK_ATTEMPTS = 5
+# How long one delivery task goes on claiming more rows; the next sweep
+# carries on. Well inside the tasks' soft time limit (referee.queue).
+_TASK_SECONDS = 60.0
+# Notices built lately, by database and id: a notice going out on several
+# channels (or tried again) from this process is built once.
+_BUILT: dict[tuple[str, int], Content] = {}
+_BUILT_KEPT = 256
+_built_lock = threading.Lock()
+
+
+class _Unbuildable(Exception):
+    """A notice whose content cannot be built (not the database's fault)."""
+
+
+def content(referee: Referee, notice_id: int) -> Content:
+    """The content of a notice, built once per process while it is kept."""
+    key = (referee.db.url, notice_id)
+    found = _BUILT.get(key)
+    if found is not None:
+        return found
+    site = compose.Site.of(referee.settings)
+    # Closed before anything is written (SQLite: one write lock per file).
+    with referee.db.reading() as session:
+        notice = session.get(Outbox, notice_id)
+        assert notice is not None
+        try:
+            built = compose.build(session, notice, referee.secret(), site)
+        except OperationalError:
+            raise
+        except Exception as error:
+            _log.exception("notice %s cannot be built", notice_id)
+            raise _Unbuildable(repr(error)) from error
+    with _built_lock:
+        if len(_BUILT) >= _BUILT_KEPT:
+            del _BUILT[next(iter(_BUILT))]
+        _BUILT[key] = built
+    return built
+
+
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """One run of a channel: its sender, its claim, and when it started."""
+
+    referee: Referee
+    channel: Channel
+    sender: Sender
+    claim: Claim
+    started: float
+
+    @property
+    def db(self) -> Database:
+        return self.referee.db
+
+
+def deliver_due(referee: Referee, name: str, moment: datetime | None = None) -> int:
+    """Send `name`'s due deliveries (in batches); returns how many were finished."""
+    channel = CHANNELS[name]
+    chosen = referee.settings
+    sender = channel.sender(referee.db, chosen, referee.secret())
+    started = time.monotonic()
+    finished = 0
+    try:
+        with ThreadPoolExecutor(channel.threads, thread_name_prefix=f"referee-{name}") as pool:
+            while time.monotonic() - started < _TASK_SECONDS:
+                at = datetime.now(UTC) if moment is None else moment
+                moment = None
+                claim = delivery.claim(
+                    referee.db,
+                    name,
+                    channel.ready,
+                    at,
+                    chosen.mail_lease,
+                    in_order=channel.threads > 1,
+                )
+                if not claim.rows:
+                    break
+                run = _Pass(referee, channel, sender, claim, started)
+                finished += sum(pool.map(partial(_send_rows, run), _groups(run)))
+    finally:
+        sender.close()
+    return finished
+
+
+def _groups(run: _Pass) -> list[list[Claimed]]:
+    """What one thread sends, in order: a seat's rows, or (one thread) every row."""
+    if run.channel.threads == 1:
+        return [run.claim.rows]
+    seats: dict[tuple[str, int], list[Claimed]] = defaultdict(list)
+    for row in run.claim.rows:
+        seats[row.game_id, row.seat].append(row)
+    return list(seats.values())
+
+
+def _send_rows(run: _Pass, rows: list[Claimed]) -> int:
+    """Send rows in order. With threads, a seat's rows after a failure are given back:
+    they wait for its backoff."""
+    finished = 0
+    for index, row in enumerate(rows):
+        if time.monotonic() - run.started >= _TASK_SECONDS:
+            _release(run, rows[index:])
+            break
+        outcome = _send_one(run, row)
+        if outcome is None and run.channel.threads > 1:
+            _release(run, rows[index + 1 :])
+            break
+        finished += outcome or 0
+    return finished
+
+
+def _release(run: _Pass, rows: list[Claimed]) -> None:
+    for row in rows:
+        delivery.release(run.db, row.id)
+
+
+def _send_one(run: _Pass, row: Claimed) -> int | None:
+    """Send one row: 1 finished, 0 not ours or not now, None failed (tried again later)."""
+    if not delivery.hold(run.db, row.id, run.claim, run.referee.settings.mail_lease):
+        return 0
+    try:
+        outcome = run.sender.send(row, lambda: content(run.referee, row.notice_id))
+    except OperationalError:
+        # The database went away, not a fault of the row: it goes back untried.
+        delivery.release(run.db, row.id)
+        return 0
+    except _Unbuildable as error:
+        delivery.failed(run.db, row.id, f"cannot be built: {error}")
+        return 1
+    except Exception as error:
+        _failed(run, row, str(error) or type(error).__name__)
+        return None
+    _mark(run.db, row, outcome)
+    return 1
+
+
+def _failed(run: _Pass, row: Claimed, error: str) -> None:
+    moment = datetime.now(UTC)
+    wait = run.sender.failed(row, error, moment)
+    if wait is None:
+        return
+    name = run.channel.name
+    _log.warning("%s of notice %s failed (%s); again in %.1fs", name, row.notice_id, error, wait)
+    delivery.retry_later(run.db, row.id, error, moment, wait, run.referee.settings.mail_attempts)
+
+
+def _mark(db: Database, row: Claimed, outcome: Sent | Skipped) -> None:
+    """Mark a row done, trying a few times: once a message was taken, failing to
+    write that down (a database connection killed) would send it again."""
+    for attempt in range(_MARK_ATTEMPTS):
+        try:
+            if isinstance(outcome, Skipped):
+                delivery.skipped(db, row.id, outcome.reason)
+                return
+            if outcome.follow_up is not None:
+                outcome.follow_up()
+            delivery.sent(db, row.id)
+            return
+        except OperationalError:
+            if attempt == _MARK_ATTEMPTS - 1:
+                raise
+            _log.warning("notice %s sent but not marked yet; trying again", row.notice_id)
+            time.sleep(0.2 * (attempt + 1))
+
+
+def deliver(referee: Referee, channel: str | None = None) -> int:
+    """Send one channel's due deliveries; without a channel, have every channel's sent."""
+    if channel is None:
+        referee.queue.deliver_soon()
+        return 0
+    return deliver_due(referee, channel)

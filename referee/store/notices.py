@@ -1,0 +1,67 @@
+"""Writing notices: what a seat is to be told, and a delivery for each channel reaching it.
+
+Every notice is written here, in its caller's transaction, with one
+`delivery` row per registered channel (`referee.delivery.CHANNELS`) that
+reaches the notice's seat as the seat stands now; a channel added later
+needs no change here. Two statements whatever the number of notices:
+deciding writes news for every move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import sqlalchemy as sa
+
+# The registry as a module: its channels import store modules that write
+# notices through this one, so its names are looked up when used.
+from referee import delivery as channels
+from referee.store.tables import Delivery, DeliveryStatus, Outbox, Seat, core_table
+
+_NOTICE = core_table(Outbox)
+_DELIVERY = core_table(Delivery)
+_SEAT = core_table(Seat)
+
+_INSERT_NOTICES = sa.insert(_NOTICE).returning(_NOTICE.c.id)
+_NOTICE_IDS: sa.BindParameter[list[int]] = sa.bindparam("notice_ids", expanding=True)
+
+
+@cache
+def _insert_deliveries() -> sa.Insert:
+    """For each new notice and each channel reaching its seat, one pending delivery."""
+    return sa.insert(_DELIVERY).from_select(
+        ["notice_id", "channel", "status", "attempts", "next_attempt_at"],
+        sa.union_all(
+            *(
+                sa.select(
+                    _NOTICE.c.id,
+                    sa.literal(channel.name, sa.String),
+                    sa.literal(DeliveryStatus.PENDING.value, sa.String),
+                    sa.literal(0, sa.Integer),
+                    sa.literal("", sa.String),
+                )
+                .select_from(
+                    _NOTICE.join(
+                        _SEAT,
+                        (_SEAT.c.game_id == _NOTICE.c.game_id) & (_SEAT.c.seat == _NOTICE.c.seat),
+                    )
+                )
+                .where(_NOTICE.c.id.in_(_NOTICE_IDS), channel.reaches(_SEAT))
+                for channel in channels.CHANNELS.values()
+            )
+        ),
+    )
+
+
+def insert_notices(connection: sa.Connection, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert notices (`game_id`, `kind`, `seat`, `payload`, `created_at`) and their deliveries.
+
+    The seats must be written already: a notice whose seat no channel
+    reaches is kept, with no delivery.
+    """
+    if not rows:
+        return
+    ids = connection.execute(_INSERT_NOTICES, list(rows)).scalars().all()
+    connection.execute(_insert_deliveries(), {"notice_ids": list(ids)})
