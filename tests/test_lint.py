@@ -10,6 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+pytestmark = pytest.mark.lint
+
 
 @pytest.mark.parametrize(
     "command",

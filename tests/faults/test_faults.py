@@ -45,12 +45,11 @@ from referee import games
 from referee.record import loads
 from referee.replay import envelope, replay
 from referee.rng import Rng
-from tests.mail.conftest import DOMAIN, Mailbox, mail_env
+from tests.mailboxes import DOMAIN, Mailbox, mail_env
 from tests.security.webhook_servers import SlowServer
-from tests.servers import Redis, pg_admin, private_redis
-from tests.service.conftest import REFEREE, TEST_API_KEY, Process, free_port, pg_database
-
-__all__ = ["pg_database"]
+from tests.servers import Redis, free_port, pg_admin, private_redis
+from tests.stacks import REFEREE, TEST_API_KEY, Process
+from tests.tiers import starts_servers
 
 GUNICORN = str(Path(REFEREE).with_name("gunicorn"))
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -87,6 +86,7 @@ class Stack:
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def stack(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     tmp = tmp_path_factory.mktemp("faults")
     redis = private_redis(tmp / "redis")

@@ -25,10 +25,9 @@ import pytest
 from flask import Flask
 
 from api import create_app
-from referee import games, queue
+from referee import games
 from referee.settings import Settings
-from referee.store import db
-from tests.configured import settings_with
+from tests.tiers import starts_servers
 
 APP = create_app(Settings())
 PACKAGE = "referee_client"
@@ -38,15 +37,7 @@ LONG = 40
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('client') / 'referee.sqlite3'}"
-    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
-        patch.setitem(queue.app.conf, "task_always_eager", True)
-        db.upgrade()
-        yield APP
-
-
-@pytest.fixture(scope="module")
+@starts_servers
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     where = tmp_path_factory.mktemp("generated")
     document = where / "openapi.json"
