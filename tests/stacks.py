@@ -48,7 +48,11 @@ class Process:
 
     def start(self) -> Process:
         handle = self.log.open("ab")
-        self.proc = subprocess.Popen(self.args, env=self.env, stdout=handle, stderr=handle)
+        # In its log's folder, so that what it writes by a relative path (the default
+        # mail folder, say) is this run's own, not the checkout's.
+        self.proc = subprocess.Popen(
+            self.args, env=self.env, stdout=handle, stderr=handle, cwd=self.log.parent
+        )
         return self
 
     @property

@@ -17,9 +17,9 @@ import pytest
 import requests
 
 from tests.mail.players import answer, html_of, text_of
-from tests.mailboxes import DOMAIN, Mailbox, MailService, Received, mail_env, wait_port
+from tests.mailboxes import DOMAIN, Mailbox, MailService, Received, mail_env, start_mail_in
 from tests.servers import free_port
-from tests.stacks import REFEREE, Client, Process, Service, start_server
+from tests.stacks import Client, Service, start_server
 from tests.tiers import starts_servers
 
 LINK = re.compile(r"https?://[^\s\"<>]+/g/([0-9a-f]{32})/seat/([A-Za-z0-9_-]+)")
@@ -40,9 +40,7 @@ def mail_service(
     url, server = start_server(env, tmp)
     service = Service(url, pg_database, env, tmp, server)
     service.start_worker()
-    port = free_port()
-    inbound = Process([REFEREE, "mail-in", "--port", str(port)], env, tmp / "mail-in.log").start()
-    wait_port(port, inbound)
+    port, inbound = start_mail_in(env, tmp / "mail-in.log")
     SERVER[:] = [url]
     yield MailService(service, mailbox, port, inbound)
     inbound.stop()
