@@ -79,15 +79,16 @@ _LOCK = threading.Lock()
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if not _WATCHED or _WATCHED[-1] is None or (event not in STARTING and event != BINDING):
+    # Called for every audited event of the process (each open, each import): first
+    # the cheap test of whether it is one of ours.
+    if event not in STARTING and not (event == BINDING and _binds_a_port(args)):
         return
-    if event == BINDING and not _binds_a_port(args):
-        return
-    what = f"{event} {args[1] if event == BINDING else args[:2]!r}"
     with _LOCK:
-        if not _WATCHED:
+        name = _WATCHED[-1] if _WATCHED else None
+        if name is None:
             return
-        _STARTED.setdefault(_WATCHED[-1], []).append(what)
+        what = f"{event} {args[1] if event == BINDING else args[:2]!r}"
+        _STARTED.setdefault(name, []).append(what)
     raise StartedInFastTier(f"a fast test may start no process or server: {what}")
 
 
