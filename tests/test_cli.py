@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from referee import games
@@ -98,6 +99,8 @@ def test_bad_arguments_are_refused_clearly(tmp_path: Path) -> None:
     assert len(loads(path.read_text()).entries) == 0  # nothing written by refused moves
 
 
+# It runs the command in a process of its own.
+@pytest.mark.service
 def test_the_installed_command_runs() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "referee", "games"], capture_output=True, text=True, check=True

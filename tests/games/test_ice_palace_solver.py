@@ -355,6 +355,8 @@ print(json.dumps(done))
 """
 
 
+# It runs Python in processes of its own.
+@pytest.mark.service
 def test_a_solve_does_not_depend_on_what_was_solved_before() -> None:
     # `build auto` is replayed by solving again, in a process that has
     # solved other builds before (or none): the plan, and the work counted
@@ -462,6 +464,8 @@ print(json.dumps([solve(tops, pieces).steps for tops, pieces in cases]))
 """
 
 
+# It runs Python in processes of its own.
+@pytest.mark.service
 def test_plans_do_not_depend_on_the_python_hash_seed() -> None:
     # `build auto` is replayed by solving again, maybe in another process:
     # the plan must come out the same whatever order sets of strings have.

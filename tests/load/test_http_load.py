@@ -18,12 +18,14 @@ import pytest
 from bench.load import load
 from bench.service import Stack, start_stack
 from tests.servers import pg_admin, redis_url
+from tests.tiers import starts_servers
 
 SECONDS = 4
 THREADS = 8
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def stack() -> Iterator[Stack]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("REFEREE_BENCH_PG", pg_admin())

@@ -8,7 +8,7 @@ import time
 from email.message import EmailMessage
 from typing import Any
 
-from tests.mail.conftest import MailService, Received
+from tests.mailboxes import MailService, Received
 from tests.service.test_games_http import solve
 
 

@@ -15,9 +15,10 @@ import psycopg
 import pytest
 from celery import Celery
 
-from tests.mail.conftest import MailService
 from tests.mail.players import kind, text_of, wait_mail
-from tests.service.conftest import Client, redis_url
+from tests.mailboxes import MailService
+from tests.servers import redis_url
+from tests.stacks import Client
 
 
 def sweep(env: MailService, at: datetime, times: int = 2) -> None:

@@ -12,8 +12,8 @@ from collections import Counter
 import psycopg
 import pytest
 
-from tests.mail.conftest import MailService
-from tests.service.conftest import Client
+from tests.mailboxes import MailService
+from tests.stacks import Client
 
 
 def rows(env: MailService, game_id: str) -> list[tuple[int, str, int]]:

@@ -20,7 +20,6 @@ from referee.record import loads
 from referee.render import render_text
 from referee.replay import envelope, replay
 from referee.rng import commitment
-from tests.mail.conftest import MailService, Received
 from tests.mail.players import (
     address,
     choose,
@@ -32,7 +31,8 @@ from tests.mail.players import (
     version,
     wait_mail,
 )
-from tests.service.conftest import Client
+from tests.mailboxes import MailService, Received
+from tests.stacks import Client
 
 # The letters of a reply token that name the game and the seat; the rest
 # (the version the mail shows, and the MAC) changes from mail to mail.

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.mail.conftest import MailService, Received
 from tests.mail.players import answer, kind, listed_moves, text_of, wait_mail
-from tests.service.conftest import Client
+from tests.mailboxes import MailService, Received
+from tests.stacks import Client
 
 ANN, BOB = "ann@players.test", "bob@players.test"
 

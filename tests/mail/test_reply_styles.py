@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 
 from referee.games.maniki import ARRANGEMENTS, _reach
-from tests.mail.conftest import MailService, Received, wait_port
 from tests.mail.players import listed_moves, state_of, text_of, version, wait_mail
 from tests.mail.test_reading import wrap
-from tests.service.conftest import REFEREE, Client, Process, free_port
+from tests.mailboxes import MailService, Received, wait_port
+from tests.servers import free_port
 from tests.service.test_games_http import solve
+from tests.stacks import REFEREE, Client, Process
 
 
 def create(env: MailService, game: str, tag: str, players: int = 2) -> dict[str, Any]:

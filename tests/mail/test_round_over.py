@@ -7,11 +7,11 @@ from typing import Any
 
 from referee.record import loads
 from referee.replay import replay
-from tests.mail.conftest import MailService, Received
 from tests.mail.players import html_of, kind, state_of, text_of, version, wait_mail
 from tests.mail.test_games_by_mail import SEAT_PART, _check_one
-from tests.service.conftest import Client
+from tests.mailboxes import MailService, Received
 from tests.service.test_games_http import solve
+from tests.stacks import Client
 
 # Seat 2 plays by REST only: it has no address.
 EMAILS = ["round-p0@players.test", "round-p1@players.test", None]

@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
-from tests.mail.conftest import MailService, mail_stack
-from tests.service.conftest import Client
+from tests.mailboxes import MailService, mail_stack
+from tests.stacks import Client
+from tests.tiers import starts_servers
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def mail_service(
     pg_database: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[MailService]:
@@ -55,6 +57,7 @@ class Hook:
 
 
 @pytest.fixture
+@starts_servers
 def hook() -> Iterator[Hook]:
     found = Hook()
     yield found

@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import text
 
-from api import create_app
-from referee import queue, settings
 from referee.store import db
 from referee.store.tables import SQLModel
-from tests.configured import settings_with
 from tests.security.bad_input_cases import CASES, Case, Send, refused, throw
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('nasty') / 'referee.sqlite3'}"
-    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
-        app = create_app(settings.active())
-        patch.setitem(queue.app.conf, "task_always_eager", True)
-        db.upgrade()
-        yield app
 
 
 @pytest.fixture(scope="module")

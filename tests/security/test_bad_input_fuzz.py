@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -24,12 +23,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from api import create_app
-from referee import queue
-from referee import settings as referee_settings
-from referee.store import db
-from tests.configured import settings_with
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -129,16 +122,6 @@ def json_text(draw: st.DrawFn) -> str:
     if draw(st.integers(0, 9)) == 0:
         text = text[: draw(st.integers(0, len(text)))]
     return text
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'referee.sqlite3'}"
-    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
-        app = create_app(referee_settings.active())
-        patch.setitem(queue.app.conf, "task_always_eager", True)
-        db.upgrade()
-        yield app
 
 
 @pytest.fixture(scope="module")

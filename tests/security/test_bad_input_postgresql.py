@@ -15,9 +15,7 @@ import requests
 
 from referee.store.tables import SQLModel
 from tests.security.bad_input_cases import CASES, Case, Send, refused, throw
-from tests.service.conftest import Service, pg_database, pg_service
-
-__all__ = ["pg_database", "pg_service"]  # the fixtures this module uses
+from tests.stacks import Service
 
 
 @pytest.fixture(scope="module")

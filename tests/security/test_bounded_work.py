@@ -12,28 +12,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import delete, update
 from sqlmodel import col, select
 
-from api import create_app, web
+from api import web
 from api.expensive import taking_turns
-from referee import queue, settings
 from referee.store import db
 from referee.store.tables import Game, Setting, Verification
 from tests.configured import settings_with
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('bounded') / 'referee.sqlite3'}"
-    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
-        app = create_app(settings.active())
-        patch.setitem(queue.app.conf, "task_always_eager", True)
-        db.upgrade()
-        yield app
 
 
 def passing_game(client: FlaskClient, seats: int, moves: int) -> dict[str, Any]:

@@ -8,32 +8,22 @@ In-process on SQLite through Flask's test client (its requests come with
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from api import create_app
 from referee import queue, settings
-from referee.store import db
+from referee.settings import Settings
 from tests.configured import settings_with
 
 PUBLIC = "https://play.example.org"
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('door') / 'referee.sqlite3'}"
-    with (
-        settings_with(database_url=url, redis_url=None, public_url=PUBLIC),
-        pytest.MonkeyPatch.context() as patch,
-    ):
-        app = create_app(settings.active())
-        patch.setitem(queue.app.conf, "task_always_eager", True)
-        db.upgrade()
-        yield app
+def app_settings(app_settings: Settings) -> Settings:
+    return replace(app_settings, public_url=PUBLIC)
 
 
 def form_token(client: FlaskClient) -> str:

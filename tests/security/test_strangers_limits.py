@@ -16,15 +16,16 @@ import pytest
 import redis
 import requests
 
-from tests.service.conftest import Service, base_env, pg_database, redis_url, start_server
-
-__all__ = ["pg_database"]
+from tests.servers import redis_url
+from tests.stacks import Service, base_env, start_server
+from tests.tiers import starts_servers
 
 LIMITS = {"REFEREE_RATE_CREATE": "3/minute", "REFEREE_RATE_MOVES": "3/minute"}
 BODY = {"game": "subdivision", "players": [{"name": "Ann"}, {"name": "Bob"}]}
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def in_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     tmp = tmp_path_factory.mktemp("limits-embedded")
     database = f"sqlite:///{tmp / 'referee.sqlite3'}"
@@ -35,6 +36,7 @@ def in_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def in_redis(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     tmp = tmp_path_factory.mktemp("limits-redis")
     env = base_env(

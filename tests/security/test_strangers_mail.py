@@ -1,7 +1,7 @@
 """No stranger can make the referee mail an address that never asked.
 
 Real processes: PostgreSQL, Redis, `referee serve`, a worker, `referee
-mail-in` and the players' aiosmtpd mailbox (tests/mail/conftest.py). The
+mail-in` and the players' aiosmtpd mailbox (tests/mailboxes.py). The
 server has an API key; a "stranger" is a client that does not send it.
 """
 
@@ -16,25 +16,18 @@ import psycopg
 import pytest
 import requests
 
-from tests.mail.conftest import DOMAIN, Mailbox, MailService, Received, mail_env, wait_port
 from tests.mail.players import answer, html_of, text_of
-from tests.service.conftest import (
-    REFEREE,
-    Client,
-    Process,
-    Service,
-    free_port,
-    pg_database,
-    start_server,
-)
-
-__all__ = ["pg_database"]
+from tests.mailboxes import DOMAIN, Mailbox, MailService, Received, mail_env, start_mail_in
+from tests.servers import free_port
+from tests.stacks import Client, Service, start_server
+from tests.tiers import starts_servers
 
 LINK = re.compile(r"https?://[^\s\"<>]+/g/([0-9a-f]{32})/seat/([A-Za-z0-9_-]+)")
 ACCEPT = re.compile(r"https?://[^\s\"<>]+/accept/[a-z0-9]+")
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def mail_service(
     pg_database: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[MailService]:
@@ -47,9 +40,7 @@ def mail_service(
     url, server = start_server(env, tmp)
     service = Service(url, pg_database, env, tmp, server)
     service.start_worker()
-    port = free_port()
-    inbound = Process([REFEREE, "mail-in", "--port", str(port)], env, tmp / "mail-in.log").start()
-    wait_port(port, inbound)
+    port, inbound = start_mail_in(env, tmp / "mail-in.log")
     SERVER[:] = [url]
     yield MailService(service, mailbox, port, inbound)
     inbound.stop()

@@ -15,6 +15,7 @@ import pytest
 
 from referee import webhooks
 from referee.webhooks import Refused, check, forbidden_kind
+from tests.tiers import starts_servers
 
 # Each with the kind of address it hides; the numeric spellings are the resolver's.
 FORBIDDEN = [
@@ -130,6 +131,7 @@ class Server:
 
 
 @pytest.fixture
+@starts_servers
 def server() -> Iterator[Server]:
     found = Server()
     yield found
@@ -182,6 +184,8 @@ def test_private_targets_are_refused_at_send_time_without_a_connection(server: S
     assert server.requests == []
 
 
+# It serves on loopback.
+@pytest.mark.service
 def test_a_trickling_server_is_cut_at_the_deadline() -> None:
     """One header byte every 0.3 s forever: each read succeeds, the whole does not."""
     listener = socket.create_server(("127.0.0.1", 0))

@@ -12,11 +12,13 @@ from collections.abc import Iterator
 import pytest
 
 from tests.security.webhook_servers import Receiver, Stack, embedded_stack, wait_until
+from tests.tiers import starts_servers
 
 MAX_FAILURES = 3  # REFEREE_WEBHOOK_MAX_FAILURES of the stack
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     with embedded_stack(
         tmp_path_factory.mktemp("health"), REFEREE_WEBHOOK_ALLOW_PRIVATE="1"

@@ -16,13 +16,9 @@ from tests.security.webhook_servers import (
     SlowServer,
     Stack,
     embedded_stack,
-    slow,
     wait_until,
     worker_stack,
 )
-from tests.service.conftest import pg_database
-
-__all__ = ["pg_database", "slow"]
 
 BACKOFF = 2.0  # REFEREE_MAIL_BACKOFF of the stacks: the first wait after a failure
 

@@ -11,16 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.webhook_servers import (
-    Listener,
-    Stack,
-    embedded_stack,
-    wait_until,
-    worker_stack,
-)
-from tests.service.conftest import pg_database
-
-__all__ = ["pg_database"]
+from tests.security.webhook_servers import Listener, Stack, embedded_stack, wait_until, worker_stack
+from tests.tiers import starts_servers
 
 TRICKS = [
     "http://127.0.0.1:{port}/hook",
@@ -38,6 +30,7 @@ TRICKS = [
 
 
 @pytest.fixture
+@starts_servers
 def listener() -> Iterator[Listener]:
     found = Listener()
     yield found
@@ -45,6 +38,7 @@ def listener() -> Iterator[Listener]:
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     with embedded_stack(tmp_path_factory.mktemp("ssrf")) as found:
         yield found

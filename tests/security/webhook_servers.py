@@ -21,20 +21,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.mail.conftest import DOMAIN, Mailbox
-from tests.service.conftest import (
-    REFEREE,
-    TEST_API_KEY,
-    Client,
-    Process,
-    Service,
-    base_env,
-    free_port,
-    redis_url,
-    start_server,
-)
+from tests.mailboxes import DOMAIN, Mailbox
+from tests.servers import free_port, redis_url
+from tests.stacks import REFEREE, TEST_API_KEY, Client, Process, Service, base_env, start_server
 
 
 class SlowServer:
@@ -259,10 +248,3 @@ def wait_until(check: Any, seconds: float = 60, what: str = "") -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {seconds} s for {what or check}")
         time.sleep(0.1)
-
-
-@pytest.fixture
-def slow() -> Iterator[SlowServer]:
-    found = SlowServer()
-    yield found
-    found.close()

@@ -9,7 +9,6 @@ schemathesis throws generated requests at every operation of
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -31,7 +30,7 @@ from api import create_app
 from api import games as games_api
 from api.errors import Problem
 from api.schemas import DEADLINE_FORM, MAIL_ADDRESS_FORM, PlayerIn
-from referee import games, queue
+from referee import games
 from referee.engine import Game
 from referee.settings import Settings
 from referee.store import db, deadlines
@@ -39,28 +38,9 @@ from referee.store.tables import Source, SQLModel, Submission, SubmissionStatus
 from tests.configured import settings_with
 
 TABLES = sorted(SQLModel.metadata.tables)
-# The app's store reads the process's settings per request, so one app serves
-# the schema and the tests.
+# schemathesis reads the document at import, from an app of its own; its requests
+# reach the `app` fixture's database, as the store reads the process's settings.
 APP = create_app(Settings())
-
-
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('bad') / 'referee.sqlite3'}"
-    # Many requests from one test client: limits far above what it sends.
-    generous = {"rate_create": "1000000/second", "rate_moves": "1000000/second"}
-    with (
-        settings_with(database_url=url, redis_url=None, **generous),
-        pytest.MonkeyPatch.context() as patch,
-    ):
-        patch.setitem(queue.app.conf, "task_always_eager", True)
-        db.upgrade()
-        yield APP
-
-
-@pytest.fixture(scope="module")
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
 
 
 @pytest.fixture(scope="module")

@@ -14,18 +14,13 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from tests.service.conftest import (
-    REFEREE,
-    Client,
-    Process,
-    Service,
-    base_env,
-    redis_url,
-    start_server,
-)
+from tests.servers import redis_url
+from tests.stacks import REFEREE, Client, Process, Service, base_env, start_server
+from tests.tiers import starts_servers
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def service(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     tmp = tmp_path_factory.mktemp("beat")
     env = base_env(

@@ -22,7 +22,9 @@ from typing import Any
 import pytest
 import requests
 
-from tests.service.conftest import Client, Service, base_env, redis_url, start_server
+from tests.servers import redis_url
+from tests.stacks import Client, Service, base_env, start_server
+from tests.tiers import starts_servers
 
 KEEPALIVE = "0.5"
 MAX_FOLLOWERS = 4
@@ -32,6 +34,7 @@ PATIENCE = 30.0
 
 
 @pytest.fixture(scope="module", params=["redis", "embedded"])
+@starts_servers
 def stack(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:

@@ -20,10 +20,12 @@ from click.testing import CliRunner
 from referee.cli import main
 from referee.record import chain_problems, loads
 from referee.rng import commitment
-from tests.service.conftest import Client, Service
+from tests.stacks import Client, Service
+from tests.tiers import starts_servers
 
 
 @pytest.fixture(params=["postgres", "embedded"])
+@starts_servers
 def service(request: pytest.FixtureRequest) -> Service:
     name = "pg_service" if request.param == "postgres" else "embedded_service"
     found: Service = request.getfixturevalue(name)

@@ -24,13 +24,9 @@ import httpx
 import pytest
 from flask import Flask
 
-from api import create_app
-from referee import games, queue
-from referee.settings import Settings
-from referee.store import db
-from tests.configured import settings_with
+from referee import games
+from tests.tiers import starts_servers
 
-APP = create_app(Settings())
 PACKAGE = "referee_client"
 # Games whose random play may go on for long: after this many moves their
 # seats resign, which ends the game like any other end.
@@ -38,19 +34,11 @@ LONG = 40
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('client') / 'referee.sqlite3'}"
-    with settings_with(database_url=url, redis_url=None), pytest.MonkeyPatch.context() as patch:
-        patch.setitem(queue.app.conf, "task_always_eager", True)
-        db.upgrade()
-        yield APP
-
-
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+@starts_servers
+def generated(app: Flask, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     where = tmp_path_factory.mktemp("generated")
     document = where / "openapi.json"
-    document.write_bytes(APP.test_client().get("/openapi.json").get_data())
+    document.write_bytes(app.test_client().get("/openapi.json").get_data())
     config = where / "config.yaml"
     config.write_text("post_hooks: []\n")
     command = Path(sys.executable).parent / "openapi-python-client"
@@ -87,8 +75,9 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 class Generated:
     """The generated package's modules, looked up by name."""
 
-    def __init__(self, package: ModuleType) -> None:
+    def __init__(self, package: ModuleType, app: Flask) -> None:
         self.package = package
+        self.app = app
 
     def op(self, name: str) -> Any:
         for group in ("games", "rules", "submissions", "boards"):
@@ -102,7 +91,7 @@ class Generated:
         return getattr(importlib.import_module(f"{PACKAGE}.models"), name)
 
     def client(self, token: str | None = None) -> Any:
-        wsgi = httpx.Client(transport=httpx.WSGITransport(app=APP), base_url="http://referee")
+        wsgi = httpx.Client(transport=httpx.WSGITransport(app=self.app), base_url="http://referee")
         if token is None:
             made = self.package.Client(base_url="http://referee")
         else:
@@ -140,7 +129,7 @@ def _submit(api: Generated, game_id: str, token: str, legal: Any, as_json: bool)
 def test_a_generated_client_plays_a_whole_game(
     app: Flask, generated: ModuleType, name: str
 ) -> None:
-    api = Generated(generated)
+    api = Generated(generated, app)
     rules = games.get(name)
     players = rules.players[0]
     created = _new_game(api, name, players)
@@ -206,7 +195,7 @@ def _any_legal(api: Generated, game_id: str, token: str) -> Any:
 
 
 def test_the_rules_give_typed_move_and_option_schemas(app: Flask, generated: ModuleType) -> None:
-    api = Generated(generated)
+    api = Generated(generated, app)
     described = api.op("get_rules").sync(client=api.client())
     assert isinstance(described, api.model("RulesOut"))
     by_name = {rule.name: rule for rule in described.games}

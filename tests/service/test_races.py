@@ -19,7 +19,7 @@ from referee.record import chain_problems, loads
 from referee.store import deciding
 from referee.store.tables import SubmissionStatus
 from tests.configured import settings_with
-from tests.service.conftest import Client, Service
+from tests.stacks import Client, Service
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,8 @@ import requests
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 from tests.servers import chromium
-from tests.service.conftest import TEST_API_KEY, Service, base_env, start_server
+from tests.stacks import TEST_API_KEY, Service, base_env, start_server
+from tests.tiers import starts_servers
 
 FLAGS = [
     "--headless",
@@ -44,6 +45,7 @@ MAX_MOVES = 200
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     """The embedded default (`referee serve` alone, SQLite, moves decided in-process).
 
@@ -66,12 +68,14 @@ def web_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
 
 
 @pytest.fixture(scope="module")
+@starts_servers
 def browser(playwright: Playwright) -> Iterator[Browser]:
     executable = chromium(playwright.chromium.executable_path)
     # Playwright starts every browser on a fresh, empty profile directory of its own.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator
+from dataclasses import replace
 from html import unescape
 from typing import Any
 
@@ -22,29 +22,20 @@ from flask.testing import FlaskClient
 from sqlmodel import Session
 from werkzeug.test import TestResponse
 
-from api import create_app, web
-from referee import games, queue, settings
+from api import web
+from referee import games
 from referee.games import AnyGame
+from referee.settings import Settings
 from referee.store import db, reads
 from referee.store.tables import Game
-from tests.configured import settings_with
 
 HOST = "http://localhost"
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'referee.sqlite3'}"
+def app_settings(app_settings: Settings) -> Settings:
     # The test client's pages are served from http://localhost: forms come from there.
-    generous = {"rate_create": "1000000/second", "rate_moves": "1000000/second"}
-    with (
-        settings_with(database_url=url, redis_url=None, public_url=HOST, **generous),
-        pytest.MonkeyPatch.context() as patch,
-    ):
-        app = create_app(settings.active())
-        patch.setitem(queue.app.conf, "task_always_eager", True)
-        db.upgrade()
-        yield app
+    return replace(app_settings, public_url=HOST)
 
 
 def browser(app: Flask) -> FlaskClient:

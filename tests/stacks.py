@@ -1,10 +1,8 @@
-"""Real servers for the service tests: PostgreSQL, Redis, `referee serve`, `referee worker`.
+"""The referee's own processes for the service tier: `referee serve`, `referee worker`.
 
-Each test module gets a fresh PostgreSQL database and its own Celery queue
-on the session's Redis (both from wheels, started by tests/servers.py), so
-modules never see each other's games or tasks.
-The API and the worker are separate processes started here, talked to over
-HTTP and through the broker: nothing is mocked.
+They are separate processes started here, talked to over HTTP and through
+the broker, as a player's program would: nothing is mocked. The fixtures
+that start them are in tests/fixtures.py.
 """
 
 from __future__ import annotations
@@ -15,18 +13,13 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psycopg
-import pytest
 import requests
 
-from tests.servers import free_port, pg_admin, redis_url
-
-__all__ = ["free_port", "pg_admin", "redis_url"]
+from tests.servers import free_port
 
 REFEREE = str(Path(sys.executable).with_name("referee"))
 
@@ -55,7 +48,11 @@ class Process:
 
     def start(self) -> Process:
         handle = self.log.open("ab")
-        self.proc = subprocess.Popen(self.args, env=self.env, stdout=handle, stderr=handle)
+        # In its log's folder, so that what it writes by a relative path (the default
+        # mail folder, say) is this run's own, not the checkout's.
+        self.proc = subprocess.Popen(
+            self.args, env=self.env, stdout=handle, stderr=handle, cwd=self.log.parent
+        )
         return self
 
     @property
@@ -106,64 +103,31 @@ class Service:
 
 
 def start_server(env: dict[str, str], tmp: Path) -> tuple[str, Process]:
-    port = free_port()
-    server = Process([REFEREE, "serve", "--port", str(port)], env, tmp / "server.log").start()
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(url + "/v1/rules", timeout=2).ok:
-                return url, server
-        except requests.ConnectionError:
-            pass
-        if server.proc is None or server.proc.poll() is not None:
+    """`referee serve` on a free port; on another if the port was taken before it bound."""
+    for _ in range(5):
+        port = free_port()
+        server = Process([REFEREE, "serve", "--port", str(port)], env, tmp / "server.log").start()
+        url = f"http://127.0.0.1:{port}"
+        if _serving(url, server):
+            return url, server
+        if "address already in use" not in server.output().lower():
             break
-        time.sleep(0.2)
     server.kill()
     raise AssertionError("the server did not start:\n" + server.output())
 
 
-@pytest.fixture(scope="module")
-def pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
-    """A fresh PostgreSQL database for one test module; dropped afterwards."""
-    name = f"referee_{request.module.__name__.rsplit('.', 1)[-1]}_{uuid.uuid4().hex[:8]}"
-    admin_url = pg_admin()
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = admin_url.rsplit("/", 1)[0] + "/" + name
-    yield url
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@pytest.fixture(scope="module")
-def pg_service(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    """API server + one worker process, on PostgreSQL and Redis."""
-    tmp = tmp_path_factory.mktemp("pg")
-    env = base_env(
-        DATABASE_URL=pg_database,
-        REDIS_URL=redis_url(),
-        REFEREE_QUEUE=f"referee-test-{uuid.uuid4().hex[:8]}",
-        REFEREE_SWEEP_EVERY="1",
-        REFEREE_SWEEP_AFTER="2",
-    )
-    url, server = start_server(env, tmp)
-    service = Service(url, pg_database, env, tmp, server)
-    service.start_worker()
-    yield service
-    service.stop()
-
-
-@pytest.fixture(scope="module")
-def embedded_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    """The embedded default: `referee serve` alone, SQLite file, tasks in-process."""
-    tmp = tmp_path_factory.mktemp("embedded")
-    database = f"sqlite:///{tmp / 'referee.sqlite3'}"
-    env = base_env(DATABASE_URL=database)
-    url, server = start_server(env, tmp)
-    service = Service(url, database, env, tmp, server)
-    yield service
-    service.stop()
+def _serving(url: str, server: Process) -> bool:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url + "/v1/rules", timeout=2).ok:
+                return True
+        except requests.ConnectionError:
+            pass
+        if server.proc is None or server.proc.poll() is not None:
+            return False
+        time.sleep(0.2)
+    return False
 
 
 class Client:

@@ -1,9 +1,8 @@
 """Real SMTP for the mail tests: a mailbox server (aiosmtpd) the referee sends to,
 and the referee's own `referee mail-in` listener the players reply to.
 
-The service fixtures of `tests/service/conftest.py` (fresh PostgreSQL
-database, Redis queue, `referee serve`, `referee worker`) are reused; the
-worker here is configured to send over SMTP to the mailbox server.
+`mail_stack` is the stack of tests/stacks.py (`referee serve`, a worker)
+with its worker sending over SMTP to the mailbox, and `mail-in` beside it.
 """
 
 from __future__ import annotations
@@ -25,19 +24,8 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from tests.service.conftest import (
-    REFEREE,
-    TEST_API_KEY,
-    Process,
-    Service,
-    base_env,
-    free_port,
-    pg_database,
-    redis_url,
-    start_server,
-)
-
-__all__ = ["pg_database"]
+from tests.servers import free_port, redis_url
+from tests.stacks import REFEREE, TEST_API_KEY, Process, Service, base_env, start_server
 
 DOMAIN = "referee.test"
 
@@ -59,6 +47,7 @@ class Mailbox:
         self.stall = 0.0
         self.stalled = threading.Event()
         self.controller: Controller | None = None
+        self.started = False
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         if self.stall:
@@ -76,8 +65,20 @@ class Mailbox:
         return "250 2.0.0 OK"
 
     def start(self) -> None:
-        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
-        self.controller.start()
+        """Start it; on another port if its own was taken before the first start
+        (started again after a stop, it comes back on the same port)."""
+        for attempt in range(1 if self.started else 5):
+            if attempt:
+                self.port = free_port()
+            self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+            try:
+                self.controller.start()
+            except OSError:
+                self.controller = None
+                continue
+            self.started = True
+            return
+        raise AssertionError(f"the mailbox could not listen on 127.0.0.1:{self.port}")
 
     def stop(self) -> None:
         if self.controller is not None:
@@ -131,6 +132,21 @@ def wait_port(port: int, proc: Process, seconds: float = 90) -> None:
     raise AssertionError("the listener did not start:\n" + proc.output())
 
 
+def start_mail_in(env: dict[str, str], log: Path) -> tuple[int, Process]:
+    """`referee mail-in` on a free port; on another if the port was taken before it bound."""
+    for _ in range(5):
+        port = free_port()
+        inbound = Process([REFEREE, "mail-in", "--port", str(port)], env, log).start()
+        try:
+            wait_port(port, inbound)
+        except AssertionError:
+            if "address already in use" in inbound.output().lower():
+                continue
+            raise
+        return port, inbound
+    raise AssertionError("mail-in found no free port:\n" + inbound.output())
+
+
 def mail_env(database: str, smtp_port: int, **extra: str) -> dict[str, str]:
     return base_env(
         DATABASE_URL=database,
@@ -153,15 +169,6 @@ def mail_env(database: str, smtp_port: int, **extra: str) -> dict[str, str]:
     )
 
 
-@pytest.fixture(scope="module")
-def mail_service(
-    pg_database: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[MailService]:
-    """API, a worker, `referee mail-in` and the players' mail server, all real."""
-    with mail_stack(pg_database, tmp_path_factory) as found:
-        yield found
-
-
 @contextmanager
 def mail_stack(
     pg_database: str, tmp_path_factory: pytest.TempPathFactory, **extra: str
@@ -174,11 +181,7 @@ def mail_stack(
     url, server = start_server(env, tmp)
     service = Service(url, pg_database, env, tmp, server)
     service.start_worker()
-    port = free_port()
-    inbound = Process(
-        [REFEREE, "mail-in", "--port", str(port)], env, Path(tmp / "mail-in.log")
-    ).start()
-    wait_port(port, inbound)
+    port, inbound = start_mail_in(env, tmp / "mail-in.log")
     yield MailService(service, mailbox, port, inbound)
     inbound.stop()
     service.stop()
