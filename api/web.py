@@ -420,8 +420,10 @@ def create_game(name: str) -> tuple[str, int]:
     command = creating.NewGame(**_form_game(rules, form, errors))
     if not errors and not command.trusted:
         throttle.check("create")
+    created = None
     try:
-        created = None if errors else creating.create_game(referee(), command)
+        if not errors:
+            created = creating.create_game(referee(), command)
     except (refusals.BadPlayers, refusals.BadOptions, refusals.BadRequest) as refused:
         errors |= _form_errors(refused)
     if created is None:

@@ -1,7 +1,8 @@
 """The fixtures every test module may ask for, in one place (a plugin of tests/conftest.py).
 
-In-process: `app` (the referee's Flask app on `app_settings`, a SQLite file
-of the module's own, tasks run eagerly) and `client` (its test client). A
+In-process: `referee` (the service on `app_settings`, a SQLite file of the
+module's own, tasks run as they are enqueued), `app` (the referee's Flask
+app over it) and `client` (its test client). A
 module changes settings by overriding `app_settings`, asking for the one
 here:
 
@@ -28,9 +29,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api import create_app
-from referee import queue, settings
+from referee.service import Referee
 from referee.settings import Settings
-from referee.store import db
 from tests.mailboxes import MailService, mail_stack
 from tests.security.webhook_servers import SlowServer
 from tests.servers import pg_admin, redis_url
@@ -56,19 +56,18 @@ def app_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 @pytest.fixture(scope="module")
-def app(app_settings: Settings) -> Iterator[Flask]:
-    """The referee's app in this process on `app_settings`, its database migrated,
-    its tasks run eagerly."""
-    before = settings.active()
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            # create_app also makes them the process's settings, which the store reads.
-            built = create_app(app_settings)
-            patch.setitem(queue.app.conf, "task_always_eager", True)
-            db.upgrade()
-            yield built
-    finally:
-        settings.use(before)
+def referee(app_settings: Settings) -> Iterator[Referee]:
+    """The service on `app_settings`, its database migrated; tasks run as they are enqueued."""
+    made = Referee(app_settings)
+    made.db.upgrade()
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def app(app_settings: Settings, referee: Referee) -> Flask:
+    """The referee's app in this process on `app_settings`, over `referee`."""
+    return create_app(app_settings, referee)
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ from email.parser import BytesParser
 
 import pytest
 
+from mailin.reading import automatic, body_text, candidates
 from referee import games
 from referee.store.addresses import same_address
-from workers.reading import automatic, body_text, candidates
 
 ICE_PLAN = (
     "build Sg@0,0 Sg@0,1 Mg@-1,1 Mg@-2,1 Lg@-3,1 Lg@-4,1 Mr@-4,1 Sr@-4,2 Mr@-5,2 "

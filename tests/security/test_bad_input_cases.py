@@ -7,7 +7,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import text
 
-from referee.store import db
+from referee.service import Referee
 from referee.store.tables import SQLModel
 from tests.security.bad_input_cases import CASES, Case, Send, refused, throw
 
@@ -22,8 +22,8 @@ def game(app: Flask) -> tuple[str, str]:
     return body["id"], body["seats"][0]["token"]
 
 
-def counts() -> dict[str, int]:
-    with db.engine().connect() as connection:
+def counts(referee: Referee) -> dict[str, int]:
+    with referee.db.engine.connect() as connection:
         return {
             table: connection.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
             for table in sorted(SQLModel.metadata.tables)
@@ -42,8 +42,8 @@ def sender(client: FlaskClient) -> Send:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_a_nasty_request_is_a_4xx_and_writes_nothing(
-    app: Flask, game: tuple[str, str], case: Case
+    app: Flask, referee: Referee, game: tuple[str, str], case: Case
 ) -> None:
-    before = counts()
+    before = counts(referee)
     refused(case, throw(case, sender(app.test_client()), *game))
-    assert counts() == before
+    assert counts(referee) == before

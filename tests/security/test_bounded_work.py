@@ -10,6 +10,7 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from flask import Flask
@@ -17,11 +18,11 @@ from flask.testing import FlaskClient
 from sqlalchemy import delete, update
 from sqlmodel import col, select
 
-from api import web
+from api import create_app, web
 from api.expensive import taking_turns
-from referee.store import db
+from referee.service import Referee
+from referee.settings import Settings
 from referee.store.tables import Game, Setting, Verification
-from tests.configured import settings_with
 
 
 def passing_game(client: FlaskClient, seats: int, moves: int) -> dict[str, Any]:
@@ -40,24 +41,24 @@ def passing_game(client: FlaskClient, seats: int, moves: int) -> dict[str, Any]:
     return dict(created)
 
 
-def kept(game_id: str) -> list[Verification]:
-    with db.reading() as session:
+def kept(referee: Referee, game_id: str) -> list[Verification]:
+    with referee.db.reading() as session:
         return list(session.exec(select(Verification).where(Verification.game_id == game_id)))
 
 
-def test_verify_is_worked_out_once_per_version_and_kept(app: Flask) -> None:
+def test_verify_is_worked_out_once_per_version_and_kept(app: Flask, referee: Referee) -> None:
     client = app.test_client()
     game = passing_game(client, 2, 6)
     path = f"/v1/games/{game['id']}/verify"
     first = client.get(path).get_json()
     assert first["chain_valid"] and first["replay_matches"] and first["version"] == 6
-    assert [(row.version, row.chain_valid) for row in kept(game["id"])] == [(6, True)]
+    assert [(row.version, row.chain_valid) for row in kept(referee, game["id"])] == [(6, True)]
     # Asked again, the kept outcome is read, not worked out: a changed row shows.
-    with db.transaction() as session:
+    with referee.db.transaction() as session:
         session.execute(update(Verification).values(replay_matches=False, problems=["kept"]))
     assert client.get(path).get_json()["replay_matches"] is False
     # Dropping the cache changes no answer.
-    with db.transaction() as session:
+    with referee.db.transaction() as session:
         session.execute(delete(Verification))
     assert client.get(path).get_json() == first
     # A new version is checked afresh, and only the latest version is kept.
@@ -68,19 +69,19 @@ def test_verify_is_worked_out_once_per_version_and_kept(app: Flask) -> None:
         headers={"Authorization": f"Bearer {seat}"},
     )
     assert client.get(path).get_json()["version"] == 7
-    assert [row.version for row in kept(game["id"])] == [7]
+    assert [row.version for row in kept(referee, game["id"])] == [7]
 
 
-def test_a_reading_session_leaves_the_write_lock_to_writers(app: Flask) -> None:
+def test_a_reading_session_leaves_the_write_lock_to_writers(referee: Referee) -> None:
     # A reading session that began before a write and is still open must not
     # hold SQLite's write lock (BEGIN IMMEDIATE would: the write below would
     # then wait for the busy timeout and fail with "database is locked").
-    with db.reading() as reader:
+    with referee.db.reading() as reader:
         assert reader.exec(select(Game)).first() is not None
-        with db.transaction() as writer:
+        with referee.db.transaction() as writer:
             writer.add(Setting(key="bounded-test", value="written"))
         assert reader.exec(select(Game)).first() is not None
-    with db.reading() as session:
+    with referee.db.reading() as session:
         assert session.get(Setting, "bounded-test") is not None
 
 
@@ -105,8 +106,8 @@ def test_the_game_page_lists_a_window_of_the_log(app: Flask) -> None:
     assert listed(following)[0] <= web.LOG_PAGE + 1 < listed(following)[-1]
 
 
-def test_only_the_latest_verification_of_each_game_is_kept(app: Flask) -> None:
-    with db.reading() as session:
+def test_only_the_latest_verification_of_each_game_is_kept(referee: Referee) -> None:
+    with referee.db.reading() as session:
         games = session.exec(select(col(Verification.game_id))).all()
     assert len(games) == len(set(games))
 
@@ -119,9 +120,16 @@ EXPENSIVE = (
 )
 
 
+def app_with(app_settings: Settings, **changes: Any) -> Flask:
+    """An app on the same database as the `app` fixture's, with `changes` to its settings."""
+    chosen = replace(app_settings, **changes)
+    return create_app(chosen, Referee(chosen))
+
+
 @contextmanager
-def expensive_read_in_progress() -> Iterator[None]:
-    """Another thread computes an expensive read (one that waits to be let go) meanwhile."""
+def expensive_read_in_progress(app: Flask) -> Iterator[None]:
+    """Another thread of `app` computes an expensive read (one that waits to be let go)
+    meanwhile."""
     let_go, started = threading.Event(), threading.Event()
 
     @taking_turns
@@ -129,7 +137,11 @@ def expensive_read_in_progress() -> Iterator[None]:
         started.set()
         let_go.wait(30)
 
-    other = threading.Thread(target=computing)
+    def in_app() -> None:
+        with app.app_context():
+            computing()
+
+    other = threading.Thread(target=in_app)
     other.start()
     try:
         assert started.wait(10)
@@ -139,11 +151,14 @@ def expensive_read_in_progress() -> Iterator[None]:
         other.join(10)
 
 
-def test_expensive_reads_take_turns_and_moves_do_not_wait_for_them(app: Flask) -> None:
-    client = app.test_client()
-    game = passing_game(client, 2, 2)
+def test_expensive_reads_take_turns_and_moves_do_not_wait_for_them(
+    app: Flask, app_settings: Settings
+) -> None:
+    game = passing_game(app.test_client(), 2, 2)
     paths = [path.format(id=game["id"]) for path in EXPENSIVE]
-    with settings_with(expensive_reads=1, expensive_wait=0.2), expensive_read_in_progress():
+    impatient = app_with(app_settings, expensive_reads=1, expensive_wait=0.2)
+    client = impatient.test_client()
+    with expensive_read_in_progress(impatient):
         for path in paths:
             busy = client.get(path)
             assert busy.status_code == 503, path
@@ -163,25 +178,26 @@ def test_expensive_reads_take_turns_and_moves_do_not_wait_for_them(app: Flask) -
         assert client.get(path).status_code == 200, path
 
 
-def test_an_expensive_read_waits_for_its_turn_rather_than_failing(app: Flask) -> None:
-    client = app.test_client()
-    game = passing_game(client, 2, 2)
+def test_an_expensive_read_waits_for_its_turn_rather_than_failing(
+    app: Flask, app_settings: Settings
+) -> None:
+    game = passing_game(app.test_client(), 2, 2)
     answers: list[int] = []
-    with settings_with(expensive_reads=1, expensive_wait=30):
-        with expensive_read_in_progress():
-            waiting = threading.Thread(
-                target=lambda: answers.append(
-                    client.get(f"/v1/games/{game['id']}/verify").status_code
-                )
-            )
-            waiting.start()
-            waiting.join(0.5)
-            assert waiting.is_alive() and answers == []  # asleep until the other is done
-        waiting.join(30)
+    patient = app_with(app_settings, expensive_reads=1, expensive_wait=30)
+    client = patient.test_client()
+    with expensive_read_in_progress(patient):
+        waiting = threading.Thread(
+            target=lambda: answers.append(client.get(f"/v1/games/{game['id']}/verify").status_code)
+        )
+        waiting.start()
+        waiting.join(0.5)
+        assert waiting.is_alive() and answers == []  # asleep until the other is done
+    waiting.join(30)
     assert answers == [200]
     # Two at once, if two are allowed.
-    with settings_with(expensive_reads=2, expensive_wait=0.2), expensive_read_in_progress():
-        assert client.get(f"/v1/games/{game['id']}/verify").status_code == 200
+    two = app_with(app_settings, expensive_reads=2, expensive_wait=0.2)
+    with expensive_read_in_progress(two):
+        assert two.test_client().get(f"/v1/games/{game['id']}/verify").status_code == 200
 
 
 def test_the_document_declares_the_busy_answer_of_each_expensive_read(app: Flask) -> None:

@@ -14,9 +14,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from referee import queue, settings
+from api import create_app
+from referee.queue import Queue
+from referee.service import Referee
 from referee.settings import Settings
-from tests.configured import settings_with
 
 PUBLIC = "https://play.example.org"
 
@@ -63,7 +64,9 @@ def test_a_form_from_the_public_urls_origin_is_taken(app: Flask, origin: str | N
     assert answer.status_code == 201
 
 
-def test_cookies_are_secure_when_the_public_url_is_https(app: Flask) -> None:
+def test_cookies_are_secure_when_the_public_url_is_https(
+    app: Flask, app_settings: Settings
+) -> None:
     client = app.test_client()
     created = client.post("/new/maniki", data={**FIELDS, "csrf": form_token(client)})
     link = re.findall(
@@ -72,25 +75,22 @@ def test_cookies_are_secure_when_the_public_url_is_https(app: Flask) -> None:
     opened = client.get(link[0])
     cookies = opened.headers.getlist("Set-Cookie")
     assert cookies and all("Secure" in cookie for cookie in cookies)
-    with settings_with(public_url="http://127.0.0.1:8000"):
-        fresh = app.test_client()
-        fresh.get("/new/maniki")
-        plain = fresh.get(link[0]).headers.getlist("Set-Cookie")
+    plain_settings = replace(app_settings, public_url="http://127.0.0.1:8000")
+    fresh = create_app(plain_settings, Referee(plain_settings)).test_client()
+    fresh.get("/new/maniki")
+    plain = fresh.get(link[0]).headers.getlist("Set-Cookie")
     assert plain and not any("Secure" in cookie for cookie in plain)
 
 
 def test_decisions_are_announced_per_deployment() -> None:
-    before = settings.active()
     channels = []
-    try:
-        for redis_url, name in [
-            ("redis://127.0.0.1:6379/0", "referee"),
-            ("redis://127.0.0.1:6379/1", "referee"),  # publish/subscribe ignores the number
-            ("redis://127.0.0.1:6379/0", "staging"),
-        ]:
-            queue.configure(replace(before, redis_url=redis_url, queue=name))
-            channels.append(queue.decided_channel())
-    finally:
-        queue.configure(before)
+    for redis_url, name in [
+        ("redis://127.0.0.1:6379/0", "referee"),
+        ("redis://127.0.0.1:6379/1", "referee"),  # publish/subscribe ignores the number
+        ("redis://127.0.0.1:6379/0", "staging"),
+    ]:
+        # Named from the settings alone: nothing is sent to that Redis.
+        deployment = Queue(Settings(redis_url=redis_url, queue=name), lambda *_: None)
+        channels.append(deployment.decided_channel())
     assert len(set(channels)) == 3
     assert channels[0] == "referee:decided:0:referee"

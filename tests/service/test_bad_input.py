@@ -9,6 +9,8 @@ schemathesis throws generated requests at every operation of
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -28,19 +30,38 @@ from sqlalchemy import text
 
 from api import create_app
 from api import games as games_api
-from api.errors import Problem
+from api.errors import status_of
 from api.schemas import DEADLINE_FORM, MAIL_ADDRESS_FORM, PlayerIn
 from referee import games
 from referee.engine import Game
+from referee.service import Referee
+from referee.service.refusals import Refusal
 from referee.settings import Settings
-from referee.store import db, deadlines
+from referee.store import deadlines
 from referee.store.tables import Source, SQLModel, Submission, SubmissionStatus
-from tests.configured import settings_with
 
 TABLES = sorted(SQLModel.metadata.tables)
-# schemathesis reads the document at import, from an app of its own; its requests
-# reach the `app` fixture's database, as the store reads the process's settings.
-APP = create_app(Settings())
+
+
+class _Serving:
+    """The WSGI app schemathesis calls: at import, an app of its own that serves the
+    document (it reads no database for it); then the `app` fixture of this module."""
+
+    def __init__(self) -> None:
+        self.app = create_app(Settings())
+
+    def __call__(self, environ: Any, start_response: Any) -> Any:
+        return self.app(environ, start_response)
+
+
+APP = _Serving()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _served(app: Flask) -> Iterator[None]:
+    before, APP.app = APP.app, app
+    yield
+    APP.app = before
 
 
 @pytest.fixture(scope="module")
@@ -53,15 +74,15 @@ def game(client: FlaskClient) -> dict[str, Any]:
     return created
 
 
-def counts() -> dict[str, int]:
-    with db.engine().connect() as connection:
+def counts(referee: Referee) -> dict[str, int]:
+    with referee.db.engine.connect() as connection:
         return {
             t: connection.execute(text(f"SELECT count(*) FROM {t}")).scalar_one() for t in TABLES
         }
 
 
-def secrets_of(game_id: str) -> list[str]:
-    with db.engine().connect() as connection:
+def secrets_of(referee: Referee, game_id: str) -> list[str]:
+    with referee.db.engine.connect() as connection:
         seed = connection.execute(text("SELECT seed FROM game WHERE id = :id"), {"id": game_id})
         return [seed.scalar_one()]
 
@@ -126,15 +147,17 @@ NEW_GAME_CASES = [
     ("body", "status", "code"), [c[1:] for c in NEW_GAME_CASES], ids=[c[0] for c in NEW_GAME_CASES]
 )
 def test_bad_new_games_are_refused_and_write_nothing(
-    client: FlaskClient, body: bytes, status: int, code: str
+    client: FlaskClient, referee: Referee, body: bytes, status: int, code: str
 ) -> None:
-    before = counts()
+    before = counts(referee)
     answer = client.post("/v1/games", data=body, content_type="application/json")
     refused(answer, status, code)
-    assert counts() == before
+    assert counts(referee) == before
 
 
-def test_bad_moves_are_refused_and_write_nothing(client: FlaskClient, game: dict[str, Any]) -> None:
+def test_bad_moves_are_refused_and_write_nothing(
+    client: FlaskClient, referee: Referee, game: dict[str, Any]
+) -> None:
     game_id = game["id"]
     seat0, seat1 = (f"Bearer {s['token']}" for s in game["seats"])
     path = f"/v1/games/{game_id}/moves"
@@ -171,8 +194,8 @@ def test_bad_moves_are_refused_and_write_nothing(client: FlaskClient, game: dict
         ),
         ({"data": b"x" * 1_000_000, "headers": {"Authorization": seat0}}, 413, "too_large"),
     ]
-    secrets = [*secrets_of(game_id), game["seats"][0]["token"]]
-    before = counts()
+    secrets = [*secrets_of(referee, game_id), game["seats"][0]["token"]]
+    before = counts(referee)
     for request, status, code in cases:
         answer = client.post(path, content_type="application/json", **request)
         body = refused(answer, status, code)
@@ -190,15 +213,15 @@ def test_bad_moves_are_refused_and_write_nothing(client: FlaskClient, game: dict
     refused(client.get(f"/v1/games/{game_id}/legal-moves"), 401, "unauthorized")
     refused(client.get("/v1/submissions/nope"), 404, "not_found")
     refused(client.delete(f"/v1/games/{game_id}"), 405, "method_not_allowed")
-    assert counts() == before
+    assert counts(referee) == before
 
 
 def test_another_seat_and_spectators_never_see_seeds_or_tokens(
-    client: FlaskClient, game: dict[str, Any]
+    client: FlaskClient, referee: Referee, game: dict[str, Any]
 ) -> None:
     game_id = game["id"]
     tokens = [s["token"] for s in game["seats"]]
-    secret = [*secrets_of(game_id), tokens[0]]
+    secret = [*secrets_of(referee, game_id), tokens[0]]
     for auth in ({}, {"Authorization": f"Bearer {tokens[1]}"}):
         for path in ("", "/state", "/moves", "/log.jsonl", "/verify", "/state?at=0"):
             answer = client.get(f"/v1/games/{game_id}{path}", headers=auth)
@@ -227,9 +250,10 @@ def test_the_openapi_document_holds_for_generated_requests(app: Flask, case: Any
     )
 
 
-def test_a_database_out_of_reach_is_a_503_not_a_500(client: FlaskClient) -> None:
-    with settings_with(database_url="postgresql://postgres@127.0.0.1:9/nowhere"):
-        answer = refused(client.get("/v1/games"), 503, "unavailable")
+def test_a_database_out_of_reach_is_a_503_not_a_500(app_settings: Settings) -> None:
+    nowhere = replace(app_settings, database_url="postgresql://postgres@127.0.0.1:9/nowhere")
+    client = create_app(nowhere).test_client()
+    answer = refused(client.get("/v1/games"), 503, "unavailable")
     assert "nowhere" not in json.dumps(answer)
 
 
@@ -345,11 +369,13 @@ def test_the_document_holds_when_its_links_are_followed(app: Flask) -> None:
     )
 
 
-def test_http_as_clients_expect_it(client: FlaskClient, game: dict[str, Any]) -> None:
+def test_http_as_clients_expect_it(
+    client: FlaskClient, referee: Referee, game: dict[str, Any]
+) -> None:
     game_id = game["id"]
     seat0 = {"Authorization": f"Bearer {game['seats'][0]['token']}"}
     path = f"/v1/games/{game_id}/moves"
-    before = counts()
+    before = counts(referee)
     # curl's -d sends a form: not read as no body, but refused for its type.
     form = client.post(path, data="notation=3c4", headers=seat0)
     refused(form, 415, "unsupported_media_type")
@@ -369,7 +395,7 @@ def test_http_as_clients_expect_it(client: FlaskClient, game: dict[str, Any]) ->
         "bad_request",
     )
     refused(client.get(f"/v1/games/{game_id}/state", json={"at": 1}), 422, "bad_request")
-    assert counts() == before
+    assert counts(referee) == before
     created = client.post(
         "/v1/games", json={"game": "mandala", "players": [{"name": "A"}, {"name": "B"}]}
     )
@@ -400,6 +426,6 @@ def test_a_refusal_made_when_deciding_has_the_status_of_the_same_refusal_made_at
         source=Source.REST,
         created_at="2026-01-01T00:00:00+00:00",
     )
-    with pytest.raises(Problem) as answer:
+    with pytest.raises(Refusal) as answer:
         games_api._answer(decided, waited=True)
-    assert (answer.value.status, answer.value.code) == (status, code)
+    assert (status_of(answer.value), answer.value.code) == (status, code)

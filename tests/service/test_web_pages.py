@@ -25,8 +25,10 @@ from werkzeug.test import TestResponse
 from api import web
 from referee import games
 from referee.games import AnyGame
+from referee.service import Referee
 from referee.settings import Settings
-from referee.store import db, reads
+from referee.store import reads
+from referee.store.db import Database
 from referee.store.tables import Game
 
 HOST = "http://localhost"
@@ -89,6 +91,12 @@ def page(client: FlaskClient, game_id: str, **args: Any) -> str:
     return answer.get_data(as_text=True)
 
 
+def database(app: Flask) -> Database:
+    """The database of the app's referee."""
+    referee: Referee = app.extensions["referee"]
+    return referee.db
+
+
 def play(client: FlaskClient, game_id: str, notation: str, **extra: str) -> TestResponse:
     # A spectator's game page has no form: this browser's token is on any page with one.
     token = csrf_of(client.get("/new/mandala").get_data(as_text=True))
@@ -96,8 +104,8 @@ def play(client: FlaskClient, game_id: str, notation: str, **extra: str) -> Test
     return client.post(f"/g/{game_id}/move", data=form)
 
 
-def stored(game_id: str) -> tuple[Game, AnyGame, Any]:
-    with Session(db.engine()) as session:
+def stored(app: Flask, game_id: str) -> tuple[Game, AnyGame, Any]:
+    with Session(database(app).engine) as session:
         game = session.get(Game, game_id)
         assert game is not None
         return game, reads.rules_of(game), reads.state_at(session, game, game.version)
@@ -188,12 +196,12 @@ def test_bad_new_game_forms_say_what_is_wrong(
 ) -> None:
     host = browser(app)
     token = csrf_of(host.get(f"/new/{game}").get_data(as_text=True))
-    with Session(db.engine()) as session:
+    with Session(database(app).engine) as session:
         before = len(reads.list_games(session, None, None, None, 1000))
     answer = host.post(f"/new/{game}", data={"csrf": token, **fields})
     assert answer.status_code == 422
     assert expected.lower() in message(answer.get_data(as_text=True)).lower()
-    with Session(db.engine()) as session:
+    with Session(database(app).engine) as session:
         assert len(reads.list_games(session, None, None, None, 1000)) == before
     # What was typed stays in the form.
     for key, value in fields.items():
@@ -205,7 +213,7 @@ def test_unchecked_boxes_and_chosen_options_reach_the_game(app: Flask) -> None:
     game_id, _, _ = new_game(
         app, "subdivision", ["A", "B", "C"], **{"opt-three_house": "on", "opt-parks": "players"}
     )
-    game, _, _ = stored(game_id)
+    game, _, _ = stored(app, game_id)
     assert game.options["three_house"] is True and game.options["parks"] == "players"
     assert game.options["private_parks"] is False
 
@@ -297,16 +305,16 @@ def test_leaving_forgets_the_seat(app: Flask) -> None:
 # -- playing --------------------------------------------------------------------------
 
 
-def acting(seats: list[FlaskClient], game_id: str) -> tuple[int, FlaskClient]:
-    _, rules, state = stored(game_id)
+def acting(app: Flask, seats: list[FlaskClient], game_id: str) -> tuple[int, FlaskClient]:
+    _, rules, state = stored(app, game_id)
     (seat,) = rules.actors(state)
     return seat, seats[seat]
 
 
 def test_a_seat_sees_its_legal_moves_and_the_referees_answer(app: Flask) -> None:
     game_id, host, seats = new_game(app, "subdivision", ["Ann", "Bob"])
-    number, seat = acting(seats, game_id)
-    _, rules, state = stored(game_id)
+    number, seat = acting(app, seats, game_id)
+    _, rules, state = stored(app, game_id)
     text = page(seat, game_id)
     legal = [rules.notate(m) for m in rules.legal_moves(state, number)]
     buttons = re.findall(r'name="notation" value="([^"]+)" class="move"', text)
@@ -339,21 +347,21 @@ def test_bad_moves_get_a_clear_message(
     app: Flask, notation: str, extra: dict[str, str], status: int, expected: str
 ) -> None:
     game_id, _, seats = new_game(app, "subdivision", ["Ann", "Bob"])
-    number, seat = acting(seats, game_id)
-    _, rules, state = stored(game_id)
+    number, seat = acting(app, seats, game_id)
+    _, rules, state = stored(app, game_id)
     if notation == "VALID":
         notation = rules.notate(rules.legal_moves(state, number)[0])
     answer = play(seat, game_id, notation, **extra)
     text = answer.get_data(as_text=True)
     assert answer.status_code == status and expected in message(text)
     assert "Your move" in text  # the form is back, with what was typed
-    assert stored(game_id)[0].version == 0
+    assert stored(app, game_id)[0].version == 0
 
 
 def test_moves_out_of_turn_and_without_a_seat_are_refused(app: Flask) -> None:
     game_id, host, seats = new_game(app, "subdivision", ["Ann", "Bob"])
-    number, _ = acting(seats, game_id)
-    _, rules, state = stored(game_id)
+    number, _ = acting(app, seats, game_id)
+    _, rules, state = stored(app, game_id)
     move = rules.notate(rules.legal_moves(state, number)[0])
     answer = play(seats[1 - number], game_id, move)
     assert answer.status_code == 409 and "not your turn" in message(answer.get_data(as_text=True))
@@ -365,7 +373,7 @@ def test_moves_out_of_turn_and_without_a_seat_are_refused(app: Flask) -> None:
 
 def test_an_illegal_move_is_refused_with_the_rules_reason(app: Flask) -> None:
     game_id, _, seats = new_game(app, "mandala", ["Ann", "Bob"])
-    _, seat = acting(seats, game_id)
+    _, seat = acting(app, seats, game_id)
     answer = play(seat, game_id, "take 0")
     if answer.status_code == 303:  # index 0 happened to be legal: take it again
         answer = play(seat, game_id, "take 0")
@@ -378,7 +386,7 @@ def test_an_illegal_move_is_refused_with_the_rules_reason(app: Flask) -> None:
 def test_resigning_needs_the_box_ticked_and_then_ends_a_two_seat_game(app: Flask) -> None:
     game_id, host, (ann, bob) = new_game(app, "mandala", ["Ann", "Bob"])
     before = page(host, game_id)
-    game, _, _ = stored(game_id)
+    game, _, _ = stored(app, game_id)
     assert game.seed not in before and 'id="seed"' not in before
     unticked = ann.post(f"/g/{game_id}/resign", data={"csrf": csrf_of(page(ann, game_id))})
     assert unticked.status_code == 422 and "Tick the box" in message(unticked.get_data(True))
@@ -396,8 +404,8 @@ def test_resigning_needs_the_box_ticked_and_then_ends_a_two_seat_game(app: Flask
 def test_history_steps_back_and_forth(app: Flask) -> None:
     game_id, host, seats = new_game(app, "subdivision", ["Ann", "Bob"])
     for _ in range(3):
-        number, seat = acting(seats, game_id)
-        _, rules, state = stored(game_id)
+        number, seat = acting(app, seats, game_id)
+        _, rules, state = stored(app, game_id)
         assert play(seat, game_id, rules.notate(rules.legal_moves(state, number)[0])).status_code
     for at in range(4):
         text = page(host, game_id, at=at)
@@ -407,7 +415,7 @@ def test_history_steps_back_and_forth(app: Flask) -> None:
         assert ('id="prev"' in text) == (at > 0) and ('id="next"' in text) == (at < 3)
         assert text.count('aria-current="step"') == 1
     assert "looking back in history" in page(host, game_id, at=1)
-    number, seat = acting(seats, game_id)
+    number, seat = acting(app, seats, game_id)
     assert 'name="notation"' not in page(seat, game_id, at=1)
     for bad in ("abc", "-1", "4", "9" * 30):
         answer = host.get(f"/g/{game_id}", query_string={"at": bad})
@@ -426,7 +434,7 @@ def test_unknown_games_are_pages(app: Flask) -> None:
 
 def test_a_spectator_never_sees_an_ice_palace_hand(app: Flask) -> None:
     game_id, host, seats = new_game(app, "ice_palace", ["Ann", "Bob", "Cy"])
-    _, rules, state = stored(game_id)
+    _, rules, state = stored(app, game_id)
     watched = page(host, game_id)
     assert 'data-place="hand"' not in watched and "(hidden)" in watched
     for number, seat in enumerate(seats):
@@ -441,7 +449,7 @@ def test_a_spectator_never_sees_an_ice_palace_hand(app: Flask) -> None:
 
 def test_a_spectator_never_sees_mandala_stones_objectives(app: Flask) -> None:
     game_id, host, seats = new_game(app, "mandala_stones", ["Ann", "Bob", "Cy"])
-    _, rules, state = stored(game_id)
+    _, rules, state = stored(app, game_id)
     watched = page(host, game_id)
     assert 'class="objective-card' not in watched and "objective-back" in watched
     for number, seat in enumerate(seats):
@@ -519,7 +527,7 @@ def test_access_logs_show_personal_links_without_their_token() -> None:
 
 def test_a_time_per_turn_is_set_in_the_lobby_and_shown_with_its_deadline(app: Flask) -> None:
     game_id, host, _ = new_game(app, "mandala", ["Ann", "Bob"], deadline="72h", on_timeout="pass")
-    game, _, _ = stored(game_id)
+    game, _, _ = stored(app, game_id)
     assert (game.deadline_seconds, game.on_timeout) == (72 * 3600, "pass")
     shown = re.search(r'id="deadline">(.*?)</p>', page(host, game_id), re.S)
     assert shown is not None
