@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -59,6 +60,22 @@ def app_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def referee(app_settings: Settings) -> Iterator[Referee]:
     """The service on `app_settings`, its database migrated; tasks run as they are enqueued."""
     made = Referee(app_settings)
+    made.db.upgrade()
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def fresh_referee(tmp_path: Path) -> Iterator[Referee]:
+    """The service on a SQLite file of the test's own, migrated, with a mail folder and
+    a fixed secret; tasks run as they are enqueued."""
+    made = Referee(
+        Settings(
+            database_url=f"sqlite:///{tmp_path / 'referee.sqlite3'}",
+            mail_dir=str(tmp_path / "mail-out"),
+            secret="a test secret",
+        )
+    )
     made.db.upgrade()
     yield made
     made.close()

@@ -7,10 +7,8 @@ refused is refused with the same class and words whichever path met it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +22,6 @@ from referee.service.deciding import decide
 from referee.service.replies import Reply, take_reply
 from referee.service.submitting import KnownSeat, SeatToken, SubmitMove, record_move, submit_move
 from referee.service.timing import sweep_deadlines
-from referee.settings import Settings
 from referee.store import keys, reads
 from referee.store.tables import Game, Outbox, OutboxKind, Source, Submission
 
@@ -32,16 +29,9 @@ RULES = games.get("subdivision")
 
 
 @pytest.fixture
-def referee(tmp_path: Path) -> Iterator[Referee]:
-    chosen = Settings(
-        database_url=f"sqlite:///{tmp_path / 'referee.sqlite3'}",
-        mail_dir=str(tmp_path / "mail-out"),
-        secret="a test secret",
-    )
-    made = Referee(chosen)
-    made.db.upgrade()
-    yield made
-    made.close()
+def referee(fresh_referee: Referee) -> Referee:
+    """Each test here has a database of its own: it counts what one game wrote."""
+    return fresh_referee
 
 
 def _new(referee: Referee, *emails: str | None, deadline: str | None = None) -> tuple[str, Any]:

@@ -1,4 +1,4 @@
-"""Reading replies as mail programs shape them: `workers.reading` on real message bytes."""
+"""Reading replies as mail programs shape them: `mailin.reading` on real message bytes."""
 
 from __future__ import annotations
 

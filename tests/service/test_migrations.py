@@ -7,17 +7,15 @@ could be in, and is upgraded to the head, downgraded and upgraded again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 
 from referee.store import db
+from referee.store.db import Database
 from referee.store.tables import Game, Seat, core_table
-from tests.configured import settings_with
 
 MIGRATIONS = Path(db.__file__).resolve().parent / "migrations"
 GAME = "g" * 32
@@ -61,10 +59,10 @@ DELIVERIES = {
 }
 
 
-def migrate(revision: str, down: bool = False) -> None:
+def migrate(database: Database, revision: str, down: bool = False) -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    config.attributes["engine"] = db.engine()
+    config.attributes["engine"] = database.engine
     (command.downgrade if down else command.upgrade)(config, revision)
 
 
@@ -146,17 +144,17 @@ def deliveries(connection: sa.Connection, ids: dict[str, int]) -> Found:
     return found
 
 
-def moved_over_and_back() -> None:
-    migrate("0008")
-    with db.engine().begin() as connection:
+def moved_over_and_back(database: Database) -> None:
+    migrate(database, "0008")
+    with database.engine.begin() as connection:
         ids = write_old_rows(connection)
-    migrate("head")
-    with db.engine().connect() as connection:
+    migrate(database, "head")
+    with database.engine.connect() as connection:
         assert deliveries(connection, ids) == DELIVERIES
         columns = {c["name"] for c in sa.inspect(connection).get_columns("outbox")}
     assert columns == {"id", "game_id", "kind", "seat", "payload", "created_at"}
-    migrate("0008", down=True)
-    with db.engine().connect() as connection:
+    migrate(database, "0008", down=True)
+    with database.engine.connect() as connection:
         back = {
             row.id: (row.status, row.mail_at is not None, row.hook_at is not None)
             for row in connection.execute(
@@ -167,25 +165,20 @@ def moved_over_and_back() -> None:
     assert back[ids["mailed, webhook to retry"]] == ("pending", True, False)
     assert back[ids["both done"]] == ("sent", True, True)
     assert back[ids["mail given up"]][0] == "failed"
-    migrate("head")
+    migrate(database, "head")
 
 
-@pytest.fixture
-def on_sqlite(tmp_path: Path) -> Iterator[None]:
-    with settings_with(database_url=f"sqlite:///{tmp_path / 'old.sqlite3'}"):
-        try:
-            yield
-        finally:
-            db.dispose()
+def moved_over_and_back_on(url: str) -> None:
+    database = Database(url)
+    try:
+        moved_over_and_back(database)
+    finally:
+        database.dispose()
 
 
-def test_delivery_rows_are_moved_over_on_sqlite(on_sqlite: None) -> None:
-    moved_over_and_back()
+def test_delivery_rows_are_moved_over_on_sqlite(tmp_path: Path) -> None:
+    moved_over_and_back_on(f"sqlite:///{tmp_path / 'old.sqlite3'}")
 
 
 def test_delivery_rows_are_moved_over_on_postgresql(pg_database: str) -> None:
-    with settings_with(database_url=pg_database):
-        try:
-            moved_over_and_back()
-        finally:
-            db.dispose()
+    moved_over_and_back_on(pg_database)

@@ -16,9 +16,10 @@ import pytest
 import requests
 
 from referee.record import chain_problems, loads
-from referee.store import deciding
+from referee.service import Referee
+from referee.service.deciding import decide
+from referee.settings import Settings
 from referee.store.tables import SubmissionStatus
-from tests.configured import settings_with
 from tests.stacks import Client, Service
 
 
@@ -110,8 +111,10 @@ def test_deciding_twice_or_in_parallel_decides_once(service: Service) -> None:
     answer = client.move(game_id, token, {"move": move}, wait=20)
     submission = answer.json()["submission"]
     # The task run again (a redelivered late ack, a sweep): nothing changes.
-    with settings_with(database_url=service.database_url), ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(lambda _: deciding.decide(submission["id"]).submission, range(4)))
+    referee = Referee(Settings(database_url=service.database_url))
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: decide(referee, submission["id"]), range(4)))
+    referee.close()
     assert {r.status for r in results if r is not None} == {SubmissionStatus.ACCEPTED}
     assert len(chain_holds(client, game_id)) == 1
 

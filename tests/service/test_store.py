@@ -14,29 +14,51 @@ from referee import games
 from referee.playout import steps
 from referee.replay import new_state, replay, verify
 from referee.rng import Rng, commitment
-from referee.store import creation, db, deciding, reads, records, submissions
+from referee.service import Referee
+from referee.service.creating import NewGame, Player, create_game
+from referee.service.deciding import decide
+from referee.settings import Settings
+from referee.store import reads, records, submissions
 from referee.store.tables import Game, Outbox, Snapshot, Source
-from tests.configured import settings_with
 
 RULES = games.get("subdivision")
 
 
 @pytest.fixture(scope="module")
-def url(pg_database: str) -> Iterator[str]:
-    with settings_with(database_url=pg_database):
-        db.upgrade()
-        yield pg_database
-    db.dispose()
+def referee(pg_database: str) -> Iterator[Referee]:
+    """The service on a PostgreSQL database of this module's own."""
+    made = Referee(Settings(database_url=pg_database))
+    made.db.upgrade()
+    yield made
+    made.close()
 
 
-def played_game(url: str, moves: int, emails: tuple[str | None, str | None] = (None, None)) -> str:
-    """A game with `moves` random moves decided through `deciding.decide`."""
-    with db.transaction() as session:
-        created = creation.create_game(
-            session, RULES, [("a", emails[0]), ("b", emails[1])], RULES.load_options({}, 2)
+def new_game(
+    referee: Referee, name: str, emails: list[str | None], version: str | None = None
+) -> str:
+    """A new game of `name`, one seat per address (None: no mail); its id."""
+    players = [Player(chr(ord("a") + n), email) for n, email in enumerate(emails)]
+    return create_game(referee, NewGame(name, players, {}, rules_version=version)).game.id
+
+
+def with_seed(referee: Referee, game_id: str, seed: str) -> None:
+    """Deal the game anew from `seed` (before any move)."""
+    sealed = commitment(seed)
+    with referee.db.transaction() as session:
+        session.exec(  # type: ignore[call-overload]
+            update(Game)
+            .where(Game.id == game_id)
+            .values(seed=seed, seed_commitment=sealed, head_hash=sealed, state=None)
         )
-    play_on(url, created.game.id, moves)
-    return created.game.id
+
+
+def played_game(
+    referee: Referee, moves: int, emails: tuple[str | None, str | None] = (None, None)
+) -> str:
+    """A game with `moves` random moves decided through the service's `decide`."""
+    game_id = new_game(referee, "subdivision", list(emails))
+    play_on(referee, game_id, moves)
+    return game_id
 
 
 def _version(session: Session, game_id: str) -> int:
@@ -46,9 +68,9 @@ def _version(session: Session, game_id: str) -> int:
     return game.version
 
 
-def play_on(url: str, game_id: str, moves: int) -> None:
+def play_on(referee: Referee, game_id: str, moves: int) -> None:
     """Decide `moves` more random moves, chosen from the state replayed locally."""
-    with Session(db.engine()) as session:
+    with Session(referee.db.engine) as session:
         game = session.get(Game, game_id)
         assert game is not None
         state = new_state(RULES, game.seed, 2, game.options)
@@ -58,13 +80,13 @@ def play_on(url: str, game_id: str, moves: int) -> None:
     for _ in range(moves):
         seat = min(RULES.actors(state))
         move = RULES.random_move(state, seat, chooser)
-        accept(game_id, seat, RULES.move_to_json(move))
+        accept(referee, game_id, seat, RULES.move_to_json(move))
         state = RULES.play(state, seat, move)
 
 
-def accept(game_id: str, seat: int, move: dict[str, Any]) -> None:
+def accept(referee: Referee, game_id: str, seat: int, move: dict[str, Any]) -> None:
     """Record `move` for `seat` and decide it, as the API and a worker would: accepted."""
-    with Session(db.engine(), expire_on_commit=False) as session:
+    with Session(referee.db.engine, expire_on_commit=False) as session:
         submission, _ = submissions.record(
             session,
             game_id,
@@ -74,12 +96,12 @@ def accept(game_id: str, seat: int, move: dict[str, Any]) -> None:
             seen_version=_version(session, game_id),
         )
         session.commit()
-    decided = deciding.decide(submission.id).submission
+    decided = decide(referee, submission.id)
     assert decided is not None and decided.status == "accepted", decided
 
 
-def states(url: str, game_id: str) -> list[Any]:
-    with Session(db.engine()) as session:
+def states(referee: Referee, game_id: str) -> list[Any]:
+    with Session(referee.db.engine) as session:
         game = session.get(Game, game_id)
         assert game is not None
         return [
@@ -87,29 +109,29 @@ def states(url: str, game_id: str) -> list[Any]:
         ]
 
 
-def drop_caches(url: str, game_id: str) -> None:
+def drop_caches(referee: Referee, game_id: str) -> None:
     """Drop the game's snapshots and the state kept on its row."""
-    with db.transaction() as session:
+    with referee.db.transaction() as session:
         session.exec(delete(Snapshot).where(Snapshot.game_id == game_id))  # type: ignore[call-overload]
         session.exec(update(Game).where(Game.id == game_id).values(state=None))  # type: ignore[call-overload]
 
 
-def test_dropping_every_snapshot_and_head_state_changes_no_answer(url: str) -> None:
-    game_id = played_game(url, 28)
-    before = states(url, game_id)
-    drop_caches(url, game_id)
-    assert states(url, game_id) == before
-    with Session(db.engine()) as session:
+def test_dropping_every_snapshot_and_head_state_changes_no_answer(referee: Referee) -> None:
+    game_id = played_game(referee, 28)
+    before = states(referee, game_id)
+    drop_caches(referee, game_id)
+    assert states(referee, game_id) == before
+    with Session(referee.db.engine) as session:
         game = session.get(Game, game_id)
         assert game is not None
         assert records.chain_problems_of(session, game) == []
 
 
-def test_deciding_after_the_caches_were_dropped_replays_from_the_seed(url: str) -> None:
-    game_id = played_game(url, 6)
-    drop_caches(url, game_id)
-    play_on(url, game_id, 4)
-    with Session(db.engine()) as session:
+def test_deciding_after_the_caches_were_dropped_replays_from_the_seed(referee: Referee) -> None:
+    game_id = played_game(referee, 6)
+    drop_caches(referee, game_id)
+    play_on(referee, game_id, 4)
+    with Session(referee.db.engine) as session:
         game = session.get(Game, game_id)
         assert game is not None and game.version == 10
         assert records.chain_problems_of(session, game) == []
@@ -117,9 +139,9 @@ def test_deciding_after_the_caches_were_dropped_replays_from_the_seed(url: str) 
         assert RULES.state_to_json(reads.state_at(session, game, 10)) == replayed
 
 
-def test_news_is_written_only_for_seats_it_can_reach(url: str) -> None:
-    game_id = played_game(url, 4, emails=("a@example.org", None))
-    with Session(db.engine()) as session:
+def test_news_is_written_only_for_seats_it_can_reach(referee: Referee) -> None:
+    game_id = played_game(referee, 4, emails=("a@example.org", None))
+    with Session(referee.db.engine) as session:
         news = session.exec(
             select(Outbox.seat, Outbox.payload).where(
                 Outbox.game_id == game_id, Outbox.kind == "your_turn"
@@ -131,7 +153,7 @@ def test_news_is_written_only_for_seats_it_can_reach(url: str) -> None:
     assert {seat for seat, _ in news} == {0}
 
 
-def read_cost(url: str, game_id: str, back: int = 0) -> tuple[int, int]:
+def read_cost(referee: Referee, game_id: str, back: int = 0) -> tuple[int, int]:
     """Statements run and rows read to get the state `back` moves before the head."""
     statements, rows = [0], [0]
 
@@ -139,7 +161,7 @@ def read_cost(url: str, game_id: str, back: int = 0) -> tuple[int, int]:
         statements[0] += 1
         rows[0] += max(cursor.rowcount, 0)
 
-    bind = db.engine()
+    bind = referee.db.engine
     event.listen(bind, "after_cursor_execute", count)
     try:
         with Session(bind) as session:
@@ -152,36 +174,30 @@ def read_cost(url: str, game_id: str, back: int = 0) -> tuple[int, int]:
     return statements[0], rows[0]
 
 
-def test_the_head_costs_the_same_whatever_the_log_length(url: str) -> None:
-    short, long = played_game(url, 2), played_game(url, 28)
+def test_the_head_costs_the_same_whatever_the_log_length(referee: Referee) -> None:
+    short, long = played_game(referee, 2), played_game(referee, 28)
     # The head is on the game's row, which every reader has already read.
-    assert read_cost(url, short) == read_cost(url, long) == (0, 0)
+    assert read_cost(referee, short) == read_cost(referee, long) == (0, 0)
 
 
-def test_an_earlier_state_costs_a_snapshot_and_a_bounded_tail(url: str) -> None:
-    game_id = played_game(url, 28)
+def test_an_earlier_state_costs_a_snapshot_and_a_bounded_tail(referee: Referee) -> None:
+    game_id = played_game(referee, 28)
     for back in range(1, 28):
-        statements, rows = read_cost(url, game_id, back)
+        statements, rows = read_cost(referee, game_id, back)
         # The nearest snapshot (or, before the first, the seats to start
         # from the seed), then fewer than SNAPSHOT_EVERY moves of the log.
         assert statements <= 3 and rows <= reads.SNAPSHOT_EVERY + 1, back
 
 
-def test_a_game_begun_under_earlier_rules_ends_under_them(url: str) -> None:
+def test_a_game_begun_under_earlier_rules_ends_under_them(referee: Referee) -> None:
     older = games.get("mandala", "1")
     # A deal known to end in a tie (10, 15, 15): its seed replaces the fresh one.
-    seed, sealed = "tie4", commitment("tie4")
-    with db.transaction() as session:
-        created = creation.create_game(session, older, [("a", None), ("b", None), ("c", None)], {})
-        game_id = created.game.id
-        session.exec(  # type: ignore[call-overload]
-            update(Game)
-            .where(Game.id == game_id)
-            .values(seed=seed, seed_commitment=sealed, head_hash=sealed, state=None)
-        )
+    seed = "tie4"
+    game_id = new_game(referee, "mandala", [None, None, None], version="1")
+    with_seed(referee, game_id, seed)
     for step in steps(older, 3, {}, seed, Rng("chooser")):
-        accept(game_id, step.seat, older.move_to_json(step.move))
-    with Session(db.engine()) as session:
+        accept(referee, game_id, step.seat, older.move_to_json(step.move))
+    with Session(referee.db.engine) as session:
         game = session.get(Game, game_id)
         assert game is not None and game.rules_version == "1"
         assert reads.rules_of(game) is older
@@ -190,27 +206,22 @@ def test_a_game_begun_under_earlier_rules_ends_under_them(url: str) -> None:
         assert verify(records.full_record(session, game)) == []
 
 
-def test_a_seat_that_can_only_pass_is_asked_and_passes_like_any_other(url: str) -> None:
+def test_a_seat_that_can_only_pass_is_asked_and_passes_like_any_other(referee: Referee) -> None:
     rules = games.get("ice_palace")
     # A deal where the third move is made by a seat with nothing to place.
-    seed, sealed = "stuck10", commitment("stuck10")
-    emails = [("a", "a@example.org"), ("b", "b@example.org"), ("c", "c@example.org")]
-    with db.transaction() as session:
-        game_id = creation.create_game(session, rules, emails, {}).game.id
-        session.exec(  # type: ignore[call-overload]
-            update(Game)
-            .where(Game.id == game_id)
-            .values(seed=seed, seed_commitment=sealed, head_hash=sealed, state=None)
-        )
+    seed = "stuck10"
+    emails: list[str | None] = ["a@example.org", "b@example.org", "c@example.org"]
+    game_id = new_game(referee, "ice_palace", emails)
+    with_seed(referee, game_id, seed)
     state = new_state(rules, seed, 3, {})
     only_passes = []
     for step in itertools.islice(steps(rules, 3, {}, seed, Rng("chooser")), 5):
         if rules.legal_moves(state, step.seat) == [rules.parse("pass")]:
             only_passes.append(step.seat)
-        accept(game_id, step.seat, rules.move_to_json(step.move))
+        accept(referee, game_id, step.seat, rules.move_to_json(step.move))
         state = step.state
     assert only_passes
-    with Session(db.engine()) as session:
+    with Session(referee.db.engine) as session:
         moves = reads.log(session, game_id)
         news = session.exec(
             select(Outbox.seat, Outbox.payload).where(
@@ -227,12 +238,9 @@ def test_a_seat_that_can_only_pass_is_asked_and_passes_like_any_other(url: str) 
     assert asked == [(move.seq - 1, move.seat) for move in moves[1:]] + [(5, state.turn)]
 
 
-def test_a_repeated_idempotency_key_records_nothing_new(url: str) -> None:
-    with db.transaction() as session:
-        created = creation.create_game(
-            session, RULES, [("a", None), ("b", None)], RULES.load_options({}, 2)
-        )
-        game_id = created.game.id
+def test_a_repeated_idempotency_key_records_nothing_new(referee: Referee) -> None:
+    game_id = new_game(referee, "subdivision", [None, None])
+    with referee.db.transaction() as session:
         resign = {"type": "resign"}
         first, fresh = submissions.record(
             session, game_id, 0, resign, source=Source.REST, seen_version=0, idempotency_key="k"
@@ -259,31 +267,26 @@ def _pending(session: Session, game_id: str, seat: int, rules: Any, text: str, s
     return submission.id
 
 
-def test_a_move_is_judged_against_the_position_its_sender_saw(url: str) -> None:
+def test_a_move_is_judged_against_the_position_its_sender_saw(referee: Referee) -> None:
     # Subdivision: a move left pending while its seat's position changed is stale.
-    with db.transaction() as session:
-        game_id = creation.create_game(
-            session, RULES, [("a", None), ("b", None)], RULES.load_options({}, 2)
-        ).game.id
-    with Session(db.engine(), expire_on_commit=False) as session:
+    game_id = new_game(referee, "subdivision", [None, None])
+    with Session(referee.db.engine, expire_on_commit=False) as session:
         seed = session.get(Game, game_id).seed  # type: ignore[union-attr]
         state = new_state(RULES, seed, 2, RULES.load_options({}, 2))
         first, second = (RULES.notate(m) for m in RULES.legal_moves(state, 0)[:2])
         early = _pending(session, game_id, 0, RULES, first, 0)
         late = _pending(session, game_id, 0, RULES, second, 0)
         session.commit()
-    assert deciding.decide(early).submission.status == "accepted"  # type: ignore[union-attr]
-    refused = deciding.decide(late).submission
+    assert decide(referee, early).status == "accepted"  # type: ignore[union-attr]
+    refused = decide(referee, late)
     assert refused is not None and refused.code == "stale_version"
 
     # MaNiKi: another seat's answer to the same card leaves an answer standing.
     maniki = games.get("maniki")
-    players = [("a", None), ("b", None), ("c", None)]
-    with db.transaction() as session:
-        game_id = creation.create_game(session, maniki, players, maniki.load_options({}, 3)).game.id
-    with Session(db.engine(), expire_on_commit=False) as session:
+    game_id = new_game(referee, "maniki", [None, None, None])
+    with Session(referee.db.engine, expire_on_commit=False) as session:
         passing = _pending(session, game_id, 0, maniki, "pass", 0)
         other = _pending(session, game_id, 1, maniki, "pass", 0)
         session.commit()
-    assert deciding.decide(passing).submission.status == "accepted"  # type: ignore[union-attr]
-    assert deciding.decide(other).submission.status == "accepted"  # type: ignore[union-attr]
+    assert decide(referee, passing).status == "accepted"  # type: ignore[union-attr]
+    assert decide(referee, other).status == "accepted"  # type: ignore[union-attr]
