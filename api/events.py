@@ -45,9 +45,9 @@ def _last_event_id() -> int | None:
 
 
 def _stream(
-    follower: Follower, seat: int | None, now: Change, after: int | None
+    follower: Follower, seat: int | None, now: Change, after: int | None, keepalive: float
 ) -> Iterator[bytes]:
-    keepalive = referee().settings.events_keepalive
+    # Runs after the request's context has gone: it is handed what it needs.
     # A client that has the current version gets only what comes next; one
     # that is behind (or names a version that never was) gets it at once.
     sent = now.version if after == now.version else -1
@@ -140,7 +140,7 @@ def events(game_id: str) -> Response:
         busy.headers["Retry-After"] = str(RETRY_AFTER)
         return busy
     response = Response(
-        _stream(follower, seat, now, after),
+        _stream(follower, seat, now, after, referee().settings.events_keepalive),
         mimetype="text/event-stream",
         headers={
             "Cache-Control": "no-cache",
