@@ -174,27 +174,24 @@ def sent(db: Database, row_id: int) -> None:
 
 def skipped(db: Database, row_id: int, reason: str) -> None:
     """The row had nowhere to go on its channel, and why."""
-    _update(
-        db,
-        row_id,
-        _DELIVERY.c.status == DeliveryStatus.SENDING,
-        status=DeliveryStatus.SKIPPED,
-        done_at=now(),
-        lease_until=None,
-        error=reason[:1000],
-    )
+    _settle(db, row_id, DeliveryStatus.SKIPPED, reason)
 
 
 def failed(db: Database, row_id: int, error: str) -> None:
     """Give up on a row at once (it cannot be built: trying again would not help)."""
+    _settle(db, row_id, DeliveryStatus.FAILED, error)
+
+
+def _settle(db: Database, row_id: int, status: DeliveryStatus, why: str) -> None:
+    """End a row this worker is sending, with `status` and why, never to be tried again."""
     _update(
         db,
         row_id,
         _DELIVERY.c.status == DeliveryStatus.SENDING,
-        status=DeliveryStatus.FAILED,
+        status=status,
         done_at=now(),
         lease_until=None,
-        error=error[:1000],
+        error=why[:1000],
     )
 
 
