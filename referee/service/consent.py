@@ -14,7 +14,9 @@ from sqlmodel import Session
 from referee.service import refusals
 from referee.service.publishing import Published, publish
 from referee.store import addresses
-from referee.store.tables import Address
+from referee.store.appending import outbox_row, write
+from referee.store.clock import now
+from referee.store.tables import Address, OutboxKind
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -36,13 +38,27 @@ def check_link(referee: Referee, purpose: str, token: str) -> None:
         _named(session, purpose, token)
 
 
-def accept_address(referee: Referee, token: str) -> bool:
-    """The address the token names accepts the referee's mail; False if it had already.
+def accept(session: Session, known: Address) -> bool:
+    """`known` accepts the referee's mail; False if it had already.
 
-    Its seats that never got their personal link are invited again, now with it.
+    Its seats in running games that never got their personal link are
+    invited again, now with it.
     """
+    if not addresses.accept(session, known):
+        return False
+    stamp = now()
+    invitations = [
+        outbox_row(seat.game_id, OutboxKind.INVITATION, seat.seat, {"accepted": True}, stamp)
+        for seat in addresses.unlinked_seats(session, known.address)
+    ]
+    write(session.connection(), None, invitations)
+    return True
+
+
+def accept_address(referee: Referee, token: str) -> bool:
+    """The address the token names accepts the referee's mail; False if it had already."""
     with referee.db.transaction() as session:
-        fresh = addresses.accept(session, _named(session, ACCEPT, token))
+        fresh = accept(session, _named(session, ACCEPT, token))
     # The delivery sweep sends the invitations if the broker cannot be reached now.
     publish(referee, Published(news=fresh))
     return fresh

@@ -20,7 +20,7 @@ from sqlmodel import Session
 
 from referee.engine import JSON, IllegalMove, Resign
 from referee.games import AnyGame
-from referee.service import refusals
+from referee.service import consent, refusals
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
 from referee.store import addresses, keys, reads
@@ -130,7 +130,7 @@ def _act(
         # The seat's own address (the sender check) says yes to our mail.
         known = addresses.find(session, address) if address else None
         if known is not None:
-            addresses.accept(session, known)
+            consent.accept(session, known)
         # Mail held back until the address said yes may go now.
         published.news = True
         return "accepted", None

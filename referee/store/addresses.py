@@ -18,7 +18,6 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from referee.store import notices
 from referee.store.clock import now, stamp
 from referee.store.db import Database
 from referee.store.keys import address_token
@@ -125,36 +124,28 @@ def claim_invitation(
 
 
 def accept(session: Session, known: Address) -> bool:
-    """The address accepts mail; its seats in running games that never got
-    their personal link get an invitation (which now carries it). False if it
-    had accepted already."""
+    """The address accepts mail; False if it had accepted already."""
     if known.state == AddressState.ACCEPTED:
         return False
-    stamp_now = now()
     known.state = AddressState.ACCEPTED
-    known.accepted_at = stamp_now
+    known.accepted_at = now()
     session.add(known)
-    waiting = session.exec(
-        select(Seat)
-        .join(Game, col(Game.id) == col(Seat.game_id))
-        .where(
-            col(Game.status) == GameStatus.ACTIVE,
-            col(Seat.linked_at).is_(None),
-            func.lower(col(Seat.email)) == known.address,
+    return True
+
+
+def unlinked_seats(session: Session, address: str) -> list[Seat]:
+    """The address's seats in running games that never got their personal link."""
+    return list(
+        session.exec(
+            select(Seat)
+            .join(Game, col(Game.id) == col(Seat.game_id))
+            .where(
+                col(Game.status) == GameStatus.ACTIVE,
+                col(Seat.linked_at).is_(None),
+                func.lower(col(Seat.email)) == normal(address),
+            )
         )
     )
-    invitations = [
-        {
-            "game_id": seat.game_id,
-            "kind": OutboxKind.INVITATION,
-            "seat": seat.seat,
-            "payload": {"accepted": True},
-            "created_at": stamp_now,
-        }
-        for seat in waiting
-    ]
-    notices.insert_notices(session.connection(), invitations)
-    return True
 
 
 def stop(session: Session, known: Address) -> None:
