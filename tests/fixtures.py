@@ -42,20 +42,6 @@ from tests.tiers import starts_servers
 GENEROUS = "1000000/second"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def process_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """The settings of this process outside any `app`: a database and mail folder of the
-    run's own. Code that reads the process's settings after its app has gone (the
-    followers' thread an in-process app leaves running, api/following.py) would
-    otherwise make ./referee.sqlite3 in the checkout. Kept to the process's end, when
-    that thread stops: it is still running after the session."""
-    folder = tmp_path_factory.mktemp("process")
-    chosen = Settings(
-        database_url=f"sqlite:///{folder / 'referee.sqlite3'}", mail_dir=str(folder / "mail-out")
-    )
-    return settings.use(chosen)
-
-
 @pytest.fixture(scope="module")
 def app_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """The in-process app's settings: a SQLite file and a mail folder of the module's own,

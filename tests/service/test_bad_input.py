@@ -48,7 +48,8 @@ class _Serving:
     document (it reads no database for it); then the `app` fixture of this module."""
 
     def __init__(self) -> None:
-        self.app = create_app(Settings())
+        # An in-memory database, which serving the document never opens.
+        self.app = create_app(Settings(database_url="sqlite://"))
 
     def __call__(self, environ: Any, start_response: Any) -> Any:
         return self.app(environ, start_response)
