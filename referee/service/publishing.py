@@ -36,13 +36,6 @@ class Published:
     # Whether notices were written that are due to be sent now.
     news: bool = False
 
-    def __iadd__(self, more: Published) -> Published:
-        self.decided += more.decided
-        self.changed += more.changed
-        self.to_decide += more.to_decide
-        self.news = self.news or more.news
-        return self
-
 
 def publish(referee: Referee, what: Published) -> None:
     """Tell the waiting, the followers, the queue and delivery what `what` holds."""
