@@ -11,13 +11,15 @@ JavaScript off), each opening its personal link from another site as a
 mail reader would; then the history is stepped through backwards. The
 spectator's page source is checked for the seed while the game runs, and
 an Ice Palace game's spectator page for the players' hands. Screenshots go
-to `var/artifacts/web/` (not committed).
+to a folder of the run's own under `var/artifacts/web/` (not committed).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,8 +88,10 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 
 @pytest.fixture(scope="module")
 def artifacts() -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    return ARTIFACTS
+    """A folder of this run's own, so that two runs at once never write over each other."""
+    folder = ARTIFACTS / time.strftime(f"%Y%m%d-%H%M%S-{os.getpid()}")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def new_page(browser: Browser, phone: bool = False, script: bool = True) -> Page:
