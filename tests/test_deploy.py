@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import configparser
 import re
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -208,3 +209,11 @@ def test_systemd_unit(unit: str) -> None:
     program = service["ExecStart"].split()[0]
     assert program.startswith("/opt/referee/.venv/bin/")
     assert Path(program).name in {"referee", "gunicorn"}
+
+
+def test_the_image_holds_every_package_the_wheel_ships() -> None:
+    # A package the wheel ships but the image leaves out fails only when its command runs.
+    with (DEPLOY.parent / "pyproject.toml").open("rb") as source:
+        packages = tomllib.load(source)["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+    copied = re.findall(r"^COPY (\S+) \1$", (DEPLOY / "Dockerfile").read_text(), re.MULTILINE)
+    assert packages and set(packages) <= set(copied), sorted(set(packages) - set(copied))
