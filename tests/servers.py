@@ -238,17 +238,27 @@ class Redis:
 
     def kill(self) -> None:
         """Stop it at once, losing whatever it held (as a crash would)."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
+        kill(self.proc)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop(self.proc)
+
+
+def kill(proc: subprocess.Popen[bytes] | None) -> None:
+    """End a child process at once (SIGKILL), if it still runs."""
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait(10)
+
+
+def stop(proc: subprocess.Popen[bytes] | None) -> None:
+    """Ask a child process to end (SIGTERM), and kill it after 10 s if it has not."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            kill(proc)
 
 
 def pg_admin() -> str:

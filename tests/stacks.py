@@ -8,7 +8,6 @@ that start them are in tests/fixtures.py.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from typing import Any
 
 import requests
 
+from tests import servers
 from tests.servers import free_port
 
 REFEREE = str(Path(sys.executable).with_name("referee"))
@@ -61,17 +61,10 @@ class Process:
         return self.proc.pid
 
     def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
+        servers.kill(self.proc)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        servers.stop(self.proc)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
