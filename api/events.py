@@ -9,7 +9,8 @@ difference. The stream ends after the event of a finished game.
 Each open stream holds one thread of its API process (gunicorn's gthread
 workers, `referee serve`), while it waits and while it writes, and no
 database connection; `REFEREE_EVENTS_MAX` bounds them per process, beyond
-which the answer is 503 with `Retry-After`.
+which the answer is 503 with `Retry-After`, and `REFEREE_EVENTS_PER_CLIENT`
+those of one client (its address, as for rate limits), beyond which it is 429.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from collections.abc import Iterator
 from flask import Response, request
 from flask_smorest import Blueprint
 
-from api import auth
+from api import auth, throttle
 from api.context import find, referee, session
 from api.errors import Problem, problem
-from api.following import Change, Follower, following, read_change
+from api.following import Change, Follower, NoRoom, following, read_change
 from api.game_schemas import COMPONENTS
 from api.games import SEAT
 
@@ -117,6 +118,11 @@ _STREAM_DOC = {
 @blp.alt_response(401, description="a bad token")
 @blp.alt_response(404, description="no such game")
 @blp.alt_response(
+    429,
+    description="this client holds as many streams as it may; close one first",
+    headers={"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
+)
+@blp.alt_response(
     503,
     description="this server follows as many games as it may; retry later",
     headers={"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
@@ -132,10 +138,21 @@ def events(game_id: str) -> Response:
     if now.over and after is not None and after >= now.version:
         # Nothing will follow; 204 also tells an EventSource not to reconnect.
         return Response(status=204)
-    follower = following(referee()).admit(now)
-    if follower is None:
-        busy = problem(
-            503, "too_many_followers", "this server follows as many games as it may; try again soon"
+    try:
+        follower = following(referee()).admit(now, throttle.client())
+    except NoRoom as full:
+        busy = (
+            problem(
+                429,
+                "too_many_streams",
+                "this address follows as many games as it may at once; close a stream first",
+            )
+            if full.for_client
+            else problem(
+                503,
+                "too_many_followers",
+                "this server follows as many games as it may; try again soon",
+            )
         )
         busy.headers["Retry-After"] = str(RETRY_AFTER)
         return busy

@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import threading
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -98,12 +99,22 @@ class _Watch:
                 self.changed.notify_all()
 
 
+class NoRoom(Exception):
+    """No place for one more follower: the process holds `REFEREE_EVENTS_MAX` streams,
+    or (`for_client`) this client holds `REFEREE_EVENTS_PER_CLIENT` of them."""
+
+    def __init__(self, for_client: bool) -> None:
+        super().__init__()
+        self.for_client = for_client
+
+
 class Follower:
     """One stream's place among the followers; `leave` gives it back (more than once is fine)."""
 
-    def __init__(self, hub: Following, watch: _Watch) -> None:
+    def __init__(self, hub: Following, watch: _Watch, client: str) -> None:
         self.hub = hub
         self.watch = watch
+        self.client = client
         self.left = False
 
     def next(self, after: int, seconds: float) -> Change | None:
@@ -127,24 +138,30 @@ class Following:
         self.lock = threading.Lock()
         self.watches: dict[str, _Watch] = {}
         self.count = 0
+        self.by_client: Counter[str] = Counter()
         self.hinted: set[str] = set()
         self.resync = False
         self.wake = threading.Event()
         referee.queue.listen_changes(self.hear)
         threading.Thread(target=self.run, name="referee-followers", daemon=True).start()
 
-    def admit(self, now: Change) -> Follower | None:
-        """A place for one more follower of `now`'s game, or None when the process is full."""
+    def admit(self, now: Change, client: str) -> Follower:
+        """A place for one more follower of `now`'s game, for `client` (its address);
+        NoRoom when the process or that client holds as many as it may."""
+        chosen = self.referee.settings
         with self.lock:
-            if self.count >= self.referee.settings.events_max:
-                return None
+            if self.count >= chosen.events_max:
+                raise NoRoom(for_client=False)
+            if self.by_client[client] >= chosen.events_per_client:
+                raise NoRoom(for_client=True)
             self.count += 1
+            self.by_client[client] += 1
             watch = self.watches.get(now.game_id)
             if watch is None:
                 watch = self.watches[now.game_id] = _Watch(now)
             watch.followers += 1
         watch.offer(now)
-        return Follower(self, watch)
+        return Follower(self, watch, client)
 
     def leave(self, follower: Follower) -> None:
         with self.lock:
@@ -152,6 +169,9 @@ class Following:
                 return
             follower.left = True
             self.count -= 1
+            self.by_client[follower.client] -= 1
+            if self.by_client[follower.client] <= 0:
+                del self.by_client[follower.client]
             watch = follower.watch
             watch.followers -= 1
             if watch.followers == 0 and self.watches.get(watch.latest.game_id) is watch:

@@ -2,15 +2,17 @@
 
 A client is the address the request came from; `X-Forwarded-For` is
 believed only when that address is a configured trusted proxy
-(`REFEREE_TRUSTED_PROXY`), and then its last entry, the one the proxy
-wrote, names the client. Counts are kept in Redis when there is one, so
-that every gunicorn process and host shares them, and in the process
-otherwise. A limiter that cannot reach Redis lets the request through:
-limits protect the service, they must not take it down with the broker.
+(`REFEREE_TRUSTED_PROXY`: addresses, or networks such as `10.0.0.0/8`),
+and then its last entry, the one the proxy wrote, names the client.
+Counts are kept in Redis when there is one, so that every gunicorn
+process and host shares them, and in the process otherwise. A limiter
+that cannot reach Redis lets the request through: limits protect the
+service, they must not take it down with the broker.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import logging
 import math
@@ -24,7 +26,7 @@ from limits.strategies import MovingWindowRateLimiter
 
 from api.context import settings
 from api.errors import Problem
-from referee.settings import Settings
+from referee.settings import Settings, proxy_networks
 
 _log = logging.getLogger(__name__)
 
@@ -47,12 +49,28 @@ def _limiter(chosen: Settings) -> MovingWindowRateLimiter:
         return _current[0][1]
 
 
+def is_trusted_proxy(peer: str, chosen: Settings) -> bool:
+    """Whether `peer` is in `REFEREE_TRUSTED_PROXY`: a proxy that speaks for many clients."""
+    networks = _networks(chosen.trusted_proxies)
+    if not networks:
+        return False
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    return any(address in network for network in networks)
+
+
+@functools.lru_cache(maxsize=8)
+def _networks(given: str | None) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return proxy_networks(given)
+
+
 def client() -> str:
     """The address that counts as the client of this request."""
     peer = request.remote_addr or "unknown"
-    proxies = settings().trusted_proxies
     forwarded = request.headers.get("X-Forwarded-For", "")
-    if proxies and forwarded and peer in {p.strip() for p in proxies.split(",")}:
+    if forwarded and is_trusted_proxy(peer, settings()):
         last = forwarded.split(",")[-1].strip()
         try:
             return str(ipaddress.ip_address(last))

@@ -16,7 +16,10 @@ workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2)
 # A thread is started only when a request needs it.
 events_max = int(os.environ.get("REFEREE_EVENTS_MAX", "100"))
 threads = int(os.environ.get("REFEREE_THREADS", "16")) + events_max
-worker_connections = 1000 + events_max
+# Connections a process keeps open, as `referee serve` counts them: gunicorn has
+# no per-client share nor a deadline for a request's head, so the proxy in front
+# (deploy/nginx.conf) bounds those (docs/operations.md, "Connections and idle clients").
+worker_connections = int(os.environ.get("REFEREE_CONNECTIONS", "1000")) + events_max
 worker_class = "gthread"
 # `?wait=` holds a request open for up to 30 s.
 timeout = 60

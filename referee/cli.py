@@ -309,9 +309,7 @@ def serve(host: str, port: int, threads: int | None) -> None:
     is a whole referee. Access log: REFEREE_ACCESS_LOG (`-`: stdout, the
     default; empty: none; else a file). For several processes: gunicorn, see deploy/.
     """
-    from waitress.server import create_server
-
-    from api import create_app
+    from api import create_app, server
 
     chosen = _settings()
     if chosen.public_url == DEFAULT_PUBLIC_URL:
@@ -333,18 +331,9 @@ def serve(host: str, port: int, threads: int | None) -> None:
     # As in deploy/gunicorn.conf.py: event streams hold threads of their own beside
     # those every other request shares, so followers can never take them all.
     threads = (threads or chosen.threads) + chosen.events_max
-    # X-Forwarded-For reaches the app, which believes it only from REFEREE_TRUSTED_PROXY
-    # (api/throttle.py); waitress would otherwise drop it before anyone could decide.
-    server = create_server(
-        app,
-        host=host,
-        port=port,
-        threads=threads,
-        ident="referee",
-        clear_untrusted_proxy_headers=False,
-    )
+    waitress = server.create(app, chosen, host, port, threads)
     click.echo(f"referee: http://{host}:{port}/v1/rules  (database {referee.db.url})")
-    server.run()
+    waitress.run()
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from typing import Any
 
 from limits import parse
@@ -63,6 +64,15 @@ class Settings:
     # streams one API process holds open (each holds one of its threads).
     events_keepalive: float = 15.0
     events_max: int = 100
+    # ... and the most of those streams one client may hold in one process.
+    events_per_client: int = 10
+    # Connections one API process keeps open besides event streams (`referee
+    # serve`'s connection limit, gunicorn's worker_connections); those one client
+    # address may hold in `referee serve`; and the seconds a connection with no
+    # request under way may stay silent there before it is closed.
+    connections: int = 1000
+    client_connections: int = 32
+    idle_timeout: int = 10
     # Expensive reads (pages, pictures, records, verify) one process computes at
     # once, and the seconds one may wait for its turn before a 503 (api/expensive.py).
     expensive_reads: int = 1
@@ -79,7 +89,7 @@ class Settings:
     # ("N/second|minute|hour|day", as the `limits` package reads them).
     rate_create: str = "30/hour"
     rate_moves: str = "600/minute"
-    # Comma-separated addresses of proxies whose X-Forwarded-For is believed.
+    # Comma-separated addresses (or networks) of proxies whose X-Forwarded-For is believed.
     trusted_proxies: str | None = None
     # Seconds before a game may mail an unaccepted address another invitation.
     invite_every: float = 86400.0
@@ -94,6 +104,7 @@ class Settings:
             raise BadSetting("REFEREE_EVENTS_KEEPALIVE must be above 0 and at most 3600 seconds")
         if self.events_max < 0:
             raise BadSetting("REFEREE_EVENTS_MAX must be 0 or more")
+        self._check_connections()
         if not 0 < self.webhook_deadline < self.mail_lease:
             raise BadSetting(
                 "REFEREE_WEBHOOK_DEADLINE must be above 0 and below REFEREE_MAIL_LEASE "
@@ -117,6 +128,24 @@ class Settings:
                 ) from None
         if (self.mail_tls_cert is None) != (self.mail_tls_key is None):
             raise BadSetting("REFEREE_MAIL_TLS_CERT and REFEREE_MAIL_TLS_KEY go together")
+
+    def _check_connections(self) -> None:
+        proxy_networks(self.trusted_proxies)
+        if not 1 <= self.idle_timeout <= 3600:
+            raise BadSetting("REFEREE_IDLE_TIMEOUT must be from 1 to 3600 seconds")
+        if self.events_per_client < 1:
+            raise BadSetting("REFEREE_EVENTS_PER_CLIENT must be 1 or more")
+        # A client following as many games as it may still has a connection to move with.
+        if self.client_connections <= self.events_per_client:
+            raise BadSetting(
+                "REFEREE_CLIENT_CONNECTIONS must be above REFEREE_EVENTS_PER_CLIENT "
+                f"({self.events_per_client}), not {self.client_connections}"
+            )
+        if self.connections < self.client_connections:
+            raise BadSetting(
+                "REFEREE_CONNECTIONS must be at least REFEREE_CLIENT_CONNECTIONS "
+                f"({self.client_connections}), not {self.connections}"
+            )
 
     @property
     def delivery_queue(self) -> str:
@@ -161,6 +190,20 @@ class Settings:
         return cls(**given)
 
 
+def proxy_networks(given: str | None) -> tuple[IPv4Network | IPv6Network, ...]:
+    """The addresses and networks (`10.0.0.0/8`) of REFEREE_TRUSTED_PROXY's comma-separated list."""
+    found = []
+    for word in (given or "").split(","):
+        if word.strip():
+            try:
+                found.append(ip_network(word.strip(), strict=False))
+            except ValueError:
+                raise BadSetting(
+                    f"REFEREE_TRUSTED_PROXY names addresses or networks, not {word.strip()!r}"
+                ) from None
+    return tuple(found)
+
+
 # The environment variable of each setting.
 ENVIRONMENT = {
     "database_url": "DATABASE_URL",
@@ -187,6 +230,10 @@ ENVIRONMENT = {
     "access_log": "REFEREE_ACCESS_LOG",
     "events_keepalive": "REFEREE_EVENTS_KEEPALIVE",
     "events_max": "REFEREE_EVENTS_MAX",
+    "events_per_client": "REFEREE_EVENTS_PER_CLIENT",
+    "connections": "REFEREE_CONNECTIONS",
+    "client_connections": "REFEREE_CLIENT_CONNECTIONS",
+    "idle_timeout": "REFEREE_IDLE_TIMEOUT",
     "expensive_reads": "REFEREE_EXPENSIVE_READS",
     "expensive_wait": "REFEREE_EXPENSIVE_WAIT",
     "webhook_deadline": "REFEREE_WEBHOOK_DEADLINE",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from api.throttle import is_trusted_proxy
 from referee.settings import ENVIRONMENT, BadSetting, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,6 +77,33 @@ def test_the_default_pools_of_a_host_fit_in_postgresqls_100_connections(
     assert pool >= 2
     assert pool * processes <= 90 or pool == 2
     assert Settings.from_environ({"REFEREE_DB_POOL": "7"}).pool_size == 7
+
+
+@pytest.mark.parametrize(
+    ("environ", "named"),
+    [
+        ({"REFEREE_IDLE_TIMEOUT": "0"}, "REFEREE_IDLE_TIMEOUT"),
+        ({"REFEREE_EVENTS_PER_CLIENT": "0"}, "REFEREE_EVENTS_PER_CLIENT"),
+        # A client at its share of streams would have no connection left to move with.
+        ({"REFEREE_CLIENT_CONNECTIONS": "10"}, "REFEREE_CLIENT_CONNECTIONS"),
+        ({"REFEREE_CONNECTIONS": "20"}, "REFEREE_CONNECTIONS"),
+        ({"REFEREE_TRUSTED_PROXY": "10.0.0.1,proxy"}, "REFEREE_TRUSTED_PROXY"),
+    ],
+)
+def test_connection_limits_that_do_not_fit_together_are_refused(
+    environ: dict[str, str], named: str
+) -> None:
+    with pytest.raises(BadSetting, match=named):
+        Settings.from_environ(environ)
+
+
+def test_trusted_proxies_are_addresses_or_networks() -> None:
+    chosen = Settings.from_environ({"REFEREE_TRUSTED_PROXY": "192.0.2.7, 10.0.0.0/8,fd00::/8"})
+    trusted = ["192.0.2.7", "10.1.2.3", "fd00::1"]
+    strangers = ["192.0.2.8", "11.0.0.1", "fe80::1", "unknown"]
+    assert [is_trusted_proxy(peer, chosen) for peer in trusted] == [True] * 3
+    assert [is_trusted_proxy(peer, chosen) for peer in strangers] == [False] * 4
+    assert not is_trusted_proxy("127.0.0.1", Settings())
 
 
 def test_every_setting_has_one_variable() -> None:
