@@ -202,6 +202,8 @@ def on_sqlite(args: argparse.Namespace) -> dict[str, Any]:
             "DATABASE_URL": database,
             "REFEREE_RATE_CREATE": "1000000/second",
             "REFEREE_RATE_MOVES": "1000000/second",
+            "REFEREE_CLIENT_CONNECTIONS": "1000000",
+            "REFEREE_EVENTS_PER_CLIENT": "100000",
         }
         env.pop("REDIS_URL", None)
         log = (Path(folder) / "serve.log").open("wb")

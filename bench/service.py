@@ -189,6 +189,8 @@ def start_stack(
         # One client sends every request: its limits must not be what is measured.
         "REFEREE_RATE_CREATE": "1000000/second",
         "REFEREE_RATE_MOVES": "1000000/second",
+        "REFEREE_CLIENT_CONNECTIONS": "1000000",
+        "REFEREE_EVENTS_PER_CLIENT": "100000",
     }
     stack = Stack(f"http://127.0.0.1:{port}", name, queue_name)
     logs = Path(os.environ.get("TMPDIR", "/tmp")) / name

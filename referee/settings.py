@@ -141,11 +141,8 @@ class Settings:
                 "REFEREE_CLIENT_CONNECTIONS must be above REFEREE_EVENTS_PER_CLIENT "
                 f"({self.events_per_client}), not {self.client_connections}"
             )
-        if self.connections < self.client_connections:
-            raise BadSetting(
-                "REFEREE_CONNECTIONS must be at least REFEREE_CLIENT_CONNECTIONS "
-                f"({self.client_connections}), not {self.connections}"
-            )
+        if self.connections < 1:
+            raise BadSetting("REFEREE_CONNECTIONS must be 1 or more")
 
     @property
     def delivery_queue(self) -> str:

@@ -33,6 +33,7 @@ def base_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
     # The suites send many requests from one address; tests of the limits set small ones.
     env.update(REFEREE_RATE_CREATE="1000000/second", REFEREE_RATE_MOVES="1000000/second")
+    env.update(REFEREE_CLIENT_CONNECTIONS="1000000", REFEREE_EVENTS_PER_CLIENT="100000")
     env.update(extra)
     return env
 

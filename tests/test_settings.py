@@ -86,7 +86,7 @@ def test_the_default_pools_of_a_host_fit_in_postgresqls_100_connections(
         ({"REFEREE_EVENTS_PER_CLIENT": "0"}, "REFEREE_EVENTS_PER_CLIENT"),
         # A client at its share of streams would have no connection left to move with.
         ({"REFEREE_CLIENT_CONNECTIONS": "10"}, "REFEREE_CLIENT_CONNECTIONS"),
-        ({"REFEREE_CONNECTIONS": "20"}, "REFEREE_CONNECTIONS"),
+        ({"REFEREE_CONNECTIONS": "0"}, "REFEREE_CONNECTIONS"),
         ({"REFEREE_TRUSTED_PROXY": "10.0.0.1,proxy"}, "REFEREE_TRUSTED_PROXY"),
     ],
 )
