@@ -307,7 +307,10 @@ def serve(host: str, port: int, threads: int | None) -> None:
     The database is migrated first. Without REDIS_URL moves are decided in
     this process (and a sweeper thread sends the sweeps), so this one command
     is a whole referee. Access log: REFEREE_ACCESS_LOG (`-`: stdout, the
-    default; empty: none; else a file). For several processes: gunicorn, see deploy/.
+    default; empty: none; else a file). One client address holds at most
+    REFEREE_CLIENT_CONNECTIONS connections, and one silent for
+    REFEREE_IDLE_TIMEOUT seconds is closed (docs/operations.md). For several
+    processes: gunicorn, see deploy/.
     """
     from api import create_app, server
 
