@@ -328,10 +328,21 @@ def _base_context(
         "timed_out": False,
         "move": None,
         "due_at": None,
+        "quiet_until": _quiet_until(row),
         "problem": row.payload.get("reason"),
         "personal_link": None,
         "unsubscribe": None,
     }
+
+
+def _quiet_until(row: Outbox) -> str | None:
+    """On the last answer before the cap on answers (`referee.service.answers`), when
+    answers resume: the date, and how far from the mail's own."""
+    until = row.payload.get("quiet_until")
+    if not until:
+        return None
+    at, sent = datetime.fromisoformat(until), datetime.fromisoformat(row.created_at)
+    return f"{at:%Y-%m-%d %H:%M} UTC (in {wording.duration((at - sent).total_seconds())})"
 
 
 def _deadline_context(game: Game, row: Outbox, version: int) -> dict[str, Any]:
