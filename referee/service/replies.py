@@ -25,7 +25,7 @@ from referee.games import AnyGame
 from referee.service import answers, consent, refusals
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee.store import addresses, keys, reads
+from referee.store import addresses, bounces, keys, reads
 from referee.store.appending import outbox_row, write
 from referee.store.clock import now
 from referee.store.tables import Game, Inbound, OutboxKind, Source
@@ -93,6 +93,9 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
                 game_id=game_id,
                 seat=seat,
             )
+        if addresses.same_address(reply.sender, address):
+            # The seat's own address wrote: it is alive, whatever bounced before.
+            bounces.alive(session.connection(), address)
         inbound = Inbound(
             message_key=reply.message_key,
             game_id=game_id,

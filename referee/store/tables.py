@@ -166,6 +166,13 @@ class Address(SQLModel, table=True):
     invited_row: int | None = None
     accepted_at: str | None = Field(default=None, max_length=40)
     stopped_at: str | None = Field(default=None, max_length=40)
+    # The token of its envelope sender (`bounce+<token>@<domain>`, where delivery reports
+    # come back: an HMAC of the address, `keys.address_token`); None until first mailed.
+    bounce_token: str | None = Field(default=None, max_length=64, unique=True)
+    # Hard bounces since its last sign of life, and when they reached
+    # `REFEREE_MAIL_BOUNCES`: from then on it is not mailed (`referee.store.bounces`).
+    bounces: int = 0
+    bounced_at: str | None = Field(default=None, max_length=40)
 
 
 class Move(SQLModel, table=True):
