@@ -48,7 +48,7 @@ from referee.service.submitting import (
     refusal_of,
     submit_move,
 )
-from referee.store import clock, deadlines, reads, records
+from referee.store import clock, deadlines, reachability, reads, records
 from referee.store.tables import Game, GameStatus, Submission, SubmissionStatus
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their moves and logs")
@@ -193,6 +193,7 @@ def summary(game_id: str) -> dict[str, Any]:
     with session() as db:
         game = find(db, game_id)
         seats = reads.seats(db, game.id)
+        unreachable = reachability.unreachable_seats(db, game.id)
     over = game.status == GameStatus.OVER
     return {
         "id": game.id,
@@ -200,7 +201,9 @@ def summary(game_id: str) -> dict[str, Any]:
         "rules_version": game.rules_version,
         "options": game.options,
         "status": game.status,
-        "seats": [{"seat": s.seat, "name": s.name} for s in seats],
+        "seats": [
+            {"seat": s.seat, "name": s.name, "unreachable": s.seat in unreachable} for s in seats
+        ],
         "to_act": game.to_act,
         "version": game.version,
         "deadlines": turn_deadline(game),

@@ -207,6 +207,13 @@ class SeatTokenOut(Schema):
 class SeatOut(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
+    unreachable = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "The seat has a mail address the referee no longer reaches (its "
+            "mail bounced): it is not mailed, and its turns run out on the game's deadline."
+        },
+    )
 
 
 class ResultOut(Schema):

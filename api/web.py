@@ -59,7 +59,7 @@ from referee.games import AnyGame
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import creating, refusals
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
-from referee.store import clock, deadlines, keys, reads, records
+from referee.store import clock, deadlines, keys, reachability, reads, records
 from referee.store.tables import Game, Submission, TimeoutPolicy
 
 bp = Blueprint(
@@ -541,6 +541,7 @@ class _PageReads:
     shown: LogWindow
     rows: list[Any]
     answer: JSONish | None
+    unreachable: frozenset[int]
 
 
 def _page_reads(game_id: str) -> _PageReads:
@@ -564,6 +565,7 @@ def _page_reads(game_id: str) -> _PageReads:
             shown=shown,
             rows=reads.log(db, game.id, after=shown.start, limit=LOG_PAGE),
             answer=_answer(db, game, seat, rules),
+            unreachable=reachability.unreachable_seats(db, game.id),
         )
 
 
@@ -596,6 +598,7 @@ def _player_lines(page: _PageReads, env: JSONish) -> list[JSONish]:
             "resigned": s.seat in resigned,
             "winner": result is not None and s.seat in result["winners"],
             "you": s.seat == page.seat,
+            "unreachable": s.seat in page.unreachable,
         }
         for s in page.seats
     ]

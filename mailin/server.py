@@ -30,7 +30,7 @@ from email.parser import BytesParser
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from mailin import reading
+from mailin import bounces, reading
 from referee.service import Referee, consent, refusals
 from referee.service.replies import Reply, reply_seat, take_reply
 from referee.settings import Settings
@@ -144,6 +144,15 @@ class Handler:
                 return "550 5.1.1 this address is not valid"
             envelope.rcpt_tos.append(address)
             return "250 2.1.5 OK"
+        bouncing = bounces.ADDRESS.match(address)
+        if bouncing is not None and not envelope.rcpt_tos:
+            sender, token = envelope.mail_from or "", bouncing.group(1)
+            answer = await loop.run_in_executor(
+                None, bounces.check_recipient, self.referee, sender, token
+            )
+            if answer.startswith("250"):
+                envelope.rcpt_tos.append(address)
+            return answer
         found = _ADDRESS.match(address)
         if found is None or len(envelope.rcpt_tos) >= 1:
             return "550 5.1.1 send one reply to one play+ address"
@@ -160,6 +169,12 @@ class Handler:
         stopping = _STOP.match(envelope.rcpt_tos[0])
         if stopping is not None:
             return await loop.run_in_executor(None, take_stop, self.referee, stopping.group(1))
+        bouncing = bounces.ADDRESS.match(envelope.rcpt_tos[0])
+        if bouncing is not None:
+            report = envelope.original_content or b""
+            return await loop.run_in_executor(
+                None, bounces.take, self.referee, report, bouncing.group(1)
+            )
         found = _ADDRESS.match(envelope.rcpt_tos[0])
         assert found is not None
         raw = envelope.original_content or b""

@@ -56,6 +56,13 @@ class Settings:
     mail_lease: float = 120.0
     mail_max_bytes: int = 10 * 1024 * 1024
     mail_check_sender: bool = True
+    # Answers to one seat's replies (refusals, help, board, moves not played) in any
+    # `mail_answers_window` seconds: past them a robot's replies are read, not answered.
+    mail_answers: int = 10
+    mail_answers_window: float = 86400.0
+    # Hard bounces (RFC 3464 reports, `Action: failed`, 5.x.x) after which an address
+    # is no longer mailed, until it shows a sign of life.
+    mail_bounces: int = 3
     # `referee serve`: requests served at once, and its access log ("-": stdout,
     # a file name, or None: no log, which an empty variable asks for).
     threads: int = 16
@@ -114,6 +121,7 @@ class Settings:
             raise BadSetting("REFEREE_EXPENSIVE_READS must be 1 or more")
         if not 0 <= self.expensive_wait <= 3600:
             raise BadSetting("REFEREE_EXPENSIVE_WAIT must be from 0 to 3600 seconds")
+        self._check_mail_limits()
         if self.webhook_max_failures < 1:
             raise BadSetting("REFEREE_WEBHOOK_MAX_FAILURES must be at least 1")
         if self.db_pool is not None and self.db_pool < 1:
@@ -143,6 +151,14 @@ class Settings:
             )
         if self.connections < 1:
             raise BadSetting("REFEREE_CONNECTIONS must be 1 or more")
+
+    def _check_mail_limits(self) -> None:
+        if self.mail_answers < 1 or self.mail_answers_window <= 0:
+            raise BadSetting(
+                "REFEREE_MAIL_ANSWERS must be at least 1 and REFEREE_MAIL_ANSWERS_WINDOW above 0"
+            )
+        if self.mail_bounces < 1:
+            raise BadSetting("REFEREE_MAIL_BOUNCES must be at least 1")
 
     @property
     def delivery_queue(self) -> str:
@@ -223,6 +239,9 @@ ENVIRONMENT = {
     "mail_lease": "REFEREE_MAIL_LEASE",
     "mail_max_bytes": "REFEREE_MAIL_MAX_BYTES",
     "mail_check_sender": "REFEREE_MAIL_CHECK_SENDER",
+    "mail_answers": "REFEREE_MAIL_ANSWERS",
+    "mail_answers_window": "REFEREE_MAIL_ANSWERS_WINDOW",
+    "mail_bounces": "REFEREE_MAIL_BOUNCES",
     "threads": "REFEREE_THREADS",
     "access_log": "REFEREE_ACCESS_LOG",
     "events_keepalive": "REFEREE_EVENTS_KEEPALIVE",

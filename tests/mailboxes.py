@@ -35,6 +35,8 @@ class Received:
     raw: bytes
     mail: EmailMessage
     rcpt: list[str]
+    # The envelope sender (MAIL FROM), where reports of its delivery go back.
+    sender: str = ""
 
 
 class Mailbox:
@@ -61,7 +63,8 @@ class Mailbox:
         mail = BytesParser(policy=policy.default).parsebytes(raw)
         assert isinstance(mail, EmailMessage)
         with self.lock:
-            self.messages.append(Received(raw, mail, list(envelope.rcpt_tos)))
+            sender = envelope.mail_from or ""
+            self.messages.append(Received(raw, mail, list(envelope.rcpt_tos), sender))
         return "250 2.0.0 OK"
 
     def start(self) -> None:

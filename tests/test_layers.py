@@ -62,6 +62,7 @@ STORE_WRITING = {
     for name in (
         "addresses",
         "appending",
+        "bounces",
         "creation",
         "deciding",
         "delivery",

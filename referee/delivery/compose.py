@@ -34,7 +34,7 @@ from referee.record import canonical_json
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
 from referee.settings import Settings
-from referee.store import deadlines, keys, reads
+from referee.store import deadlines, keys, reachability, reads
 from referee.store.tables import (
     Game,
     Inbound,
@@ -311,7 +311,7 @@ def _base_context(
         "commitment": wording.wrapped("Seed commitment (SHA-256):", game.seed_commitment),
         "board": render_text(game.name, shown.view["state"], names),
         "last_moves": _last_moves(session, game, version, shown.first_sealed),
-        "to_act": [f"seat {s} ({names[s]})" for s in shown.view["to_act"]],
+        "to_act": _to_act(session, game, shown.view["to_act"], names),
         "notation_help": rules.notation_help,
         "reply_to": reply_address(site, secret, game.id, row.seat, version),
         "deadline": None,
@@ -328,10 +328,28 @@ def _base_context(
         "timed_out": False,
         "move": None,
         "due_at": None,
+        "quiet_until": _quiet_until(row),
         "problem": row.payload.get("reason"),
         "personal_link": None,
         "unsubscribe": None,
     }
+
+
+def _quiet_until(row: Outbox) -> str | None:
+    """On the last answer before the cap on answers (`referee.service.answers`), when
+    answers resume: the date, and how far from the mail's own."""
+    until = row.payload.get("quiet_until")
+    if not until:
+        return None
+    at, sent = datetime.fromisoformat(until), datetime.fromisoformat(row.created_at)
+    return f"{at:%Y-%m-%d %H:%M} UTC (in {wording.duration((at - sent).total_seconds())})"
+
+
+def _to_act(session: Session, game: Game, seats: list[int], names: list[str]) -> list[str]:
+    """The seats to act, each marked when the referee's mail no longer reaches it."""
+    unreachable = reachability.unreachable_seats(session, game.id)
+    marked = " (unreachable: mail to this player bounces)"
+    return [f"seat {s} ({names[s]})" + (marked if s in unreachable else "") for s in seats]
 
 
 def _deadline_context(game: Game, row: Outbox, version: int) -> dict[str, Any]:

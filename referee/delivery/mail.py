@@ -9,7 +9,11 @@ message again replaces it instead of making a second one.
 Whether an address may be mailed is asked at send time
 (`referee.store.addresses`): an address that has not accepted gets its one
 invitation asking it to, and nothing else; a stopped address gets
-nothing. The seat's personal link rides on its first full mail.
+nothing, nor does one whose mail bounced too often (`referee.store.bounces`:
+such a seat is not reached at all). The seat's personal link rides on its
+first full mail. Every mail's envelope sender is `bounce+<token>@<domain>`,
+the token naming its recipient's address, so that `referee mail-in` can
+read delivery reports and know whose they are.
 
 At most once, honestly: SMTP has no idempotency. If a worker dies after
 the server said 250 but before the delivery was marked, the message goes
@@ -32,7 +36,7 @@ import sqlalchemy as sa
 
 from referee.delivery.channel import Build, Consent, Outcome, Sent, Skipped, backoff
 from referee.settings import Settings
-from referee.store import addresses, delivery, keys, reads
+from referee.store import addresses, bounces, delivery, keys, reads
 from referee.store.db import Database
 from referee.store.delivery import Claimed
 from referee.store.tables import Address, AddressState, Game
@@ -45,8 +49,9 @@ class Transport(ABC):
     """Sends mail; may keep one SMTP connection across several messages."""
 
     @abstractmethod
-    def send(self, mail: EmailMessage) -> None:
-        """Hand one message over for delivery; raises when it was not taken."""
+    def send(self, mail: EmailMessage, envelope_sender: str | None = None) -> None:
+        """Hand one message over for delivery, from `envelope_sender` (where reports of
+        its delivery go back; None: its `From`); raises when it was not taken."""
 
     def close(self) -> None:  # noqa: B027 (most transports hold no connection)
         """Let go of any connection."""
@@ -56,7 +61,7 @@ class FileTransport(Transport):
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 
-    def send(self, mail: EmailMessage) -> None:
+    def send(self, mail: EmailMessage, envelope_sender: str | None = None) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         name = hashlib.sha256(str(mail["Message-ID"]).encode()).hexdigest()[:32] + ".eml"
         partial = self.folder / (name + ".part")
@@ -86,9 +91,9 @@ class SmtpTransport(Transport):
             self.connection = connection
         return self.connection
 
-    def send(self, mail: EmailMessage) -> None:
+    def send(self, mail: EmailMessage, envelope_sender: str | None = None) -> None:
         try:
-            refused = self._connect().send_message(mail)
+            refused = self._connect().send_message(mail, from_addr=envelope_sender)
         except (smtplib.SMTPException, OSError):
             self.close()
             raise
@@ -151,9 +156,11 @@ class MailSender:
         self.secret = secret
         self.transport = transport(settings)
 
-    def consent(self, job: Claimed, email: str, recipient: _Recipient) -> Consent | str:
+    def consent(self, job: Claimed, known: Address, recipient: _Recipient) -> Consent | str:
         """How this notice may mail its seat's address, or why it may not, asked now."""
-        known = _known(self.db, self.secret, email)
+        email = known.address
+        if known.bounced_at is not None:
+            return f"mail to the address bounced {known.bounces} times"
         mode = addresses.mail_mode(known, recipient.trusted, job.kind)
         if mode == addresses.NONE:
             if known.state == AddressState.STOPPED:
@@ -175,12 +182,16 @@ class MailSender:
         recipient = _recipient(self.db, job)
         if not recipient.email:
             return Skipped("the seat has no mail address")
-        consent = self.consent(job, recipient.email, recipient)
+        known = _known(self.db, self.secret, recipient.email)
+        consent = self.consent(job, known, recipient)
         if isinstance(consent, str):
             return Skipped(consent)
         first = delivery.first_sent(self.db, NAME, job.game_id, job.seat, job.notice_id)
         root = None if first is None else message_id(self.settings.mail_domain, first, job.game_id)
-        self.transport.send(build().mail(recipient.email, consent, root))
+        # Reports of this mail's delivery come back to an address naming its recipient (VERP).
+        token = bounces.token_of(self.db, self.secret, known)
+        bounce_to = f"bounce+{token}@{self.settings.mail_domain}"
+        self.transport.send(build().mail(recipient.email, consent, root), bounce_to)
         if consent.link is None:
             return Sent()
         return Sent(lambda: addresses.linked(self.db, job.game_id, job.seat))
@@ -204,7 +215,9 @@ class Mail:
     threads = 1
 
     def reaches(self, seat: sa.Table) -> sa.ColumnElement[bool]:
-        return seat.c.email.is_not(None) & (seat.c.email != "")
+        # Not an address whose mail bounced too often (until it shows a sign of life).
+        has_address = seat.c.email.is_not(None) & (seat.c.email != "")
+        return has_address & ~addresses.bounced_out(seat.c.email)
 
     def ready(self, seat: sa.Table, at: str) -> sa.ColumnElement[bool]:
         return sa.true()

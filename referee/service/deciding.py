@@ -24,7 +24,7 @@ from sqlmodel import Session
 from referee.engine import IllegalMove, Resign
 from referee.games import AnyGame
 from referee.replay import forced_moves
-from referee.service import news, refusals
+from referee.service import answers, news, refusals
 from referee.service.publishing import Published, publish
 from referee.store import deciding as rows
 from referee.store import submissions
@@ -152,6 +152,9 @@ def _judge_one(judging: _Judging, submission: dict[str, Any]) -> None:
     submission = {**submission, **fields, "decided_at": judging.stamp}
     rows.set_submission(judging.session.connection(), submission)
     answer = news.answer(judging.game.id, submission, judging.reach, judging.stamp)
+    if answer is not None and submission["source"] == Source.MAIL:
+        played = fields["status"] == SubmissionStatus.ACCEPTED
+        answer = answers.mail_answer(judging.session, answer, played)
     if answer is not None:
         judging.answers.append(answer)
     judging.decided.append(rows.decided(submission))

@@ -6,13 +6,15 @@ takes each message once (by its Message-ID), and then: `accept` says yes
 to the referee's mail, `help` and `board` are answered at once, a move is
 submitted like any other (seen at the answered mail's version; the worker
 decides it and mails the answer), and text that is no move gets a mail
-saying why. Mail from a machine is taken and dropped without an answer.
+saying why. Mail from a machine is taken and dropped without an answer, and
+a seat's answers are capped (`referee.service.answers`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
@@ -20,10 +22,10 @@ from sqlmodel import Session
 
 from referee.engine import JSON, IllegalMove, Resign
 from referee.games import AnyGame
-from referee.service import consent, refusals
+from referee.service import answers, consent, refusals
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee.store import addresses, keys, reads
+from referee.store import addresses, bounces, keys, reads
 from referee.store.appending import outbox_row, write
 from referee.store.clock import now
 from referee.store.tables import Game, Inbound, OutboxKind, Source
@@ -91,6 +93,9 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
                 game_id=game_id,
                 seat=seat,
             )
+        if addresses.same_address(reply.sender, address):
+            # The seat's own address wrote: it is alive, whatever bounced before.
+            bounces.alive(session.connection(), address)
         inbound = Inbound(
             message_key=reply.message_key,
             game_id=game_id,
@@ -105,9 +110,14 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
         except IntegrityError:
             session.rollback()
             return Taken(DUPLICATE, game_id, seat)
+        allowed = answers.allowance(session, referee.settings, game_id, seat, datetime.now(UTC))
         outcome, inbound.submission_id = _act(
-            session, game, seat, address, reply, named.version, published
+            session, game, seat, address, reply, named.version, published, allowed
         )
+        inbound.answered = allowed.answer and outcome != "accepted"
+        inbound.quiet_until = allowed.quiet_until if inbound.answered else None
+        if not allowed.answer and outcome != "accepted":
+            outcome = f"{outcome} (past the answer cap)"
         inbound.outcome = outcome
         session.add(inbound)
     publish(referee, published)
@@ -122,9 +132,10 @@ def _act(
     reply: Reply,
     seen: int | None,
     published: Published,
+    allowed: answers.Allowance,
 ) -> tuple[str, str | None]:
     """Do what the reply says; returns the outcome and the submission it made, if any.
-    Fills `published` with what to publish."""
+    Fills `published` with what to publish; answers only as `allowed`."""
     word = reply.words[0].lower() if reply.words else ""
     if word == "accept":
         # The seat's own address (the sender check) says yes to our mail.
@@ -158,6 +169,10 @@ def _act(
             submission, _fresh = record_move(session, command)
             published.to_decide.append(submission.id)
             return "submitted", submission.id
+    if not allowed.answer:
+        return str(kind), None
+    if allowed.quiet_until is not None:
+        answer["quiet_until"] = allowed.quiet_until
     write(session.connection(), None, [outbox_row(game.id, kind, seat, answer, now())])
     published.news = True
     return str(kind), None

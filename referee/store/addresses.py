@@ -6,14 +6,15 @@ else until it does (by the link in that mail, or a reply saying `accept`).
 Accepting holds for every later game; the unsubscribe link of any mail
 stops everything until the address accepts again. Games created with the
 API key (`game.trusted`) mail accepted and invited addresses alike; no game
-mails a stopped one. Delivery asks `mail_mode` at send time, so a stop
-takes effect for mail already queued.
+mails a stopped one, nor one that bounced out (`bounced_out`). Delivery
+asks `mail_mode` at send time, so a stop takes effect for mail already queued.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import sqlalchemy as sa
 from sqlalchemy import func, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
@@ -71,8 +72,19 @@ def ensure(session: Session, secret: bytes, address: str) -> None:
             state=AddressState.INVITED,
             accept_token=address_token(secret, "accept", known),
             stop_token=address_token(secret, "stop", known),
+            bounce_token=address_token(secret, "bounce", known),
             created_at=now(),
         )
+    )
+
+
+def bounced_out(email: sa.ColumnElement[str | None]) -> sa.ColumnElement[bool]:
+    """Whether the address in `email` (a column) bounced too often to be mailed
+    (`referee.store.bounces`)."""
+    return (
+        sa.select(_ADDRESS.c.address)
+        .where(_ADDRESS.c.address == func.lower(email), _ADDRESS.c.bounced_at.is_not(None))
+        .exists()
     )
 
 

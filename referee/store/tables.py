@@ -166,6 +166,13 @@ class Address(SQLModel, table=True):
     invited_row: int | None = None
     accepted_at: str | None = Field(default=None, max_length=40)
     stopped_at: str | None = Field(default=None, max_length=40)
+    # The token of its envelope sender (`bounce+<token>@<domain>`, where delivery reports
+    # come back: an HMAC of the address, `keys.address_token`); None until first mailed.
+    bounce_token: str | None = Field(default=None, max_length=64, unique=True)
+    # Hard bounces since its last sign of life, and when they reached
+    # `REFEREE_MAIL_BOUNCES`: from then on it is not mailed (`referee.store.bounces`).
+    bounces: int = 0
+    bounced_at: str | None = Field(default=None, max_length=40)
 
 
 class Move(SQLModel, table=True):
@@ -260,6 +267,8 @@ class Delivery(SQLModel, table=True):
 class Inbound(SQLModel, table=True):
     """A mail reply taken in, by its Message-ID: a second copy does nothing."""
 
+    __table_args__ = (Index("ix_inbound_seat_received", "game_id", "seat", "received_at"),)
+
     message_key: str = Field(primary_key=True, max_length=64)
     game_id: str | None = Field(default=None, max_length=32)
     seat: int | None = None
@@ -268,6 +277,10 @@ class Inbound(SQLModel, table=True):
     # The reply's own Message-ID, which the answer to it refers to (threading).
     message_id: str | None = Field(default=None, max_length=250)
     submission_id: str | None = Field(default=None, max_length=32, index=True)
+    # Whether the referee answers it (False past the cap on answers, `referee.service.answers`),
+    # and on the last answer before the cap, when answers resume.
+    answered: bool = False
+    quiet_until: str | None = Field(default=None, max_length=40)
 
 
 class Setting(SQLModel, table=True):

@@ -1,0 +1,103 @@
+"""Mail loops: a robot that answers every mail gets a few answers, then silence.
+
+An autoresponder that ignores RFC 3834 (no `Auto-Submitted`, no
+`Precedence`, a subject the reader does not know) sends the referee a reply
+it cannot read, over and over. Against the real processes (`referee serve`,
+a worker, `referee mail-in`, the players' SMTP server), only
+`REFEREE_MAIL_ANSWERS` answers go out, the last one saying so; the seat's
+moves are still played, and another seat's answers are its own.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.mail.players import answer, kind, listed_moves, text_of, wait_mail
+from tests.mailboxes import MailService, Received, mail_stack
+from tests.stacks import Client
+from tests.tiers import starts_servers
+
+ANN, BOB = "ann@robots.test", "bob@robots.test"
+CAP = 4
+STOPS = "I will not answer further mail about this game from this address until"
+
+
+@pytest.fixture(scope="module")
+@starts_servers
+def capped(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[MailService]:
+    with mail_stack(pg_database, tmp_path_factory, REFEREE_MAIL_ANSWERS=str(CAP)) as found:
+        yield found
+
+
+def robot_reply(env: MailService, turn: Received, number: int) -> None:
+    """What an out-of-office program that ignores RFC 3834 sends, once per mail it gets."""
+    mail = answer(
+        turn,
+        "Thank you for your message. I read my mail on Mondays only.",
+        ANN,
+        message_id=f"<robot-{number}@robots.test>",
+    )
+    env.reply(str(turn.mail["Reply-To"]), mail, ANN)
+
+
+def refusals_to(env: MailService, address: str, after: int) -> list[Received]:
+    return [m for m in env.mailbox.to(address)[after:] if kind(m) == "refused"]
+
+
+def version(env: MailService, game_id: str) -> int:
+    found: int = Client(env.service.url).get(f"/v1/games/{game_id}").json()["version"]
+    return found
+
+
+def test_twenty_robot_replies_get_the_cap_of_answers_and_moves_still_play(
+    capped: MailService,
+) -> None:
+    env = capped
+    body = {
+        "game": "subdivision",
+        "players": [{"name": "Ann", "email": ANN}, {"name": "Bob", "email": BOB}],
+    }
+    game: dict[str, Any] = Client(env.service.url).post("/v1/games", body).json()
+    turn = wait_mail(env, ANN, "your_turn", 0)
+    before = len(env.mailbox.to(ANN))
+
+    for number in range(20):
+        robot_reply(env, turn, number)
+    wait_mail(env, ANN, "refused", after=before)
+    deadline = time.monotonic() + 30
+    while len(refusals_to(env, ANN, before)) < CAP and time.monotonic() < deadline:
+        time.sleep(0.05)
+    # Time for any answer past the cap to be wrongly written and sent.
+    time.sleep(3)
+    answers = refusals_to(env, ANN, before)
+    assert len(answers) == CAP
+    texts = [text_of(found.mail) for found in answers]
+    assert all(STOPS not in text for text in texts[:-1])
+    last = " ".join(texts[-1].split())
+    assert STOPS in last and "still read and played" in last
+    assert re.search(r"until \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 1 day\)", last), last
+    # Every reply was taken and logged, none lost: the ones past the cap say so.
+    lines = [line for line in env.inbound.output().splitlines() if "from=" + ANN in line]
+    assert len(lines) == 20
+    assert sum("past the answer cap" in line for line in lines) == 20 - CAP
+
+    # The cap is on answers, not on moves: Ann's move is played, and answered.
+    move = listed_moves(text_of(turn.mail))[0]
+    before = len(env.mailbox.to(ANN))
+    env.reply(str(turn.mail["Reply-To"]), answer(turn, move, ANN, "<ann-move@robots.test>"), ANN)
+    played = wait_mail(env, ANN, "answer", after=before)
+    assert f'Your move "{move}" was' in text_of(played.mail)
+    assert version(env, game["id"]) == 1
+
+    # Another seat's answers are its own.
+    bob_turn = wait_mail(env, BOB, "your_turn", 1)
+    before = len(env.mailbox.to(BOB))
+    garbage = answer(bob_turn, "what a game", BOB, "<bob-1@robots.test>")
+    env.reply(str(bob_turn.mail["Reply-To"]), garbage, BOB)
+    bobs = wait_mail(env, BOB, "refused", after=before)
+    assert STOPS not in text_of(bobs.mail)
