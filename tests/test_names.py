@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis.strategies import from_regex
 
 from api.schemas import PlayerIn
+from referee.delivery.compose import mail_names
 from referee.names import NAME_FORM, PLAIN_LENGTH, plain, refusal, shown
+from referee.store.tables import Game
 
 # Hosseinzadeh in Persian: the non-joiner belongs inside the name.
 PERSIAN = "\u062d\u0633\u06cc\u0646\u200c\u0632\u0627\u062f\u0647"
@@ -92,3 +94,9 @@ def test_plain_leaves_no_link_no_domain_no_address_and_is_short() -> None:
 def test_what_the_document_shows_of_names_is_taken(name: str) -> None:
     # The document shows a part of what is taken: all of that part must be.
     assert PlayerIn().validate({"name": name}) == {}
+
+
+def test_mail_quotes_an_untrusted_games_names_plainly_and_a_trusted_ones_as_typed() -> None:
+    typed = ["Dr. Ann <ann@example.org>", "\u202eBob", "\u200b"]
+    assert mail_names(Game(trusted=True), typed) == ["Dr. Ann <ann@example.org>", "Bob", "seat 2"]
+    assert mail_names(Game(trusted=False), typed) == ["Dr Ann ann example org", "Bob", "seat 2"]
