@@ -496,7 +496,10 @@ def _full_mail(
         html_part = mail.get_payload()[1]  # type: ignore[index]
         assert isinstance(html_part, EmailMessage)
         png = board_png(composed.game_name, view["state"], context["names"])
-        html_part.add_related(png, "image", "png", cid=f"<{cid}>", filename="board.png")
+        # Shown in the HTML only: inline, so no mail program lists it as an attachment too.
+        html_part.add_related(
+            png, "image", "png", cid=f"<{cid}>", disposition="inline", filename="board.png"
+        )
     mail.add_attachment(
         json.dumps(view, sort_keys=True, indent=1).encode("utf-8"),
         "application",
