@@ -10,7 +10,7 @@ from email_validator import EmailNotValidError, validate_email
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from api.game_schemas import any_move
-from referee import games
+from referee import games, names
 from referee.store.tables import TimeoutPolicy
 
 
@@ -52,6 +52,16 @@ class FullMatch(validate.Regexp):
 PRINTABLE = FullMatch(
     r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*$", error="control characters are not allowed"
 )
+
+
+def player_name(value: str) -> str:
+    """A name the others may be shown: printable (`PRINTABLE`), with nothing
+    that turns text around or hides, and something visible (`names.refusal`)."""
+    PRINTABLE(value)
+    why = names.refusal(value)
+    if why is not None:
+        raise ValidationError(why)
+    return value
 
 
 class MailAddress(fields.String):
@@ -97,7 +107,16 @@ DEADLINE_FORM = (
 
 
 class PlayerIn(Strict):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=100), PRINTABLE])
+    name = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=100), player_name],
+        metadata={
+            "pattern": names.NAME_FORM,
+            "description": "shown to the other players; no control, invisible or "
+            "direction-changing characters, and something visible (the pattern shows a "
+            "part of what is taken: other scripts and emoji are taken too)",
+        },
+    )
     email = MailAddress(
         load_default=None,
         allow_none=True,

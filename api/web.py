@@ -44,6 +44,7 @@ from flask import (
     request,
     url_for,
 )
+from markupsafe import Markup
 from marshmallow import ValidationError
 from sqlmodel import Session
 from werkzeug.exceptions import HTTPException
@@ -56,6 +57,7 @@ from api.rules import describe
 from api.schemas import PlayerIn
 from referee import games, render
 from referee.games import AnyGame
+from referee.names import shown as shown_name
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import creating, refusals
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
@@ -95,6 +97,19 @@ CSP = (
     "default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
     "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
+
+
+@bp.app_template_filter("bdi")
+def bdi(name: str) -> Markup:
+    """A player's name isolated from the text around it (`<bdi>`): a right-to-left
+    name cannot reorder the words and numbers beside it."""
+    return Markup("<bdi>{}</bdi>").format(name)
+
+
+def shown_names(seats: list[Any]) -> list[str]:
+    """The players' names as pages show them (`names.shown`); `Seat N` where none is left."""
+    return [shown_name(s.name) or f"Seat {s.seat}" for s in seats]
+
 
 _WHOLE = re.compile(r"[0-9]{1,9}")
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
@@ -238,7 +253,7 @@ def lobby() -> str:
             {
                 "game": game,
                 "title": _title(game.name),
-                "names": [seat.name for seat in reads.seats(db, game.id)],
+                "names": shown_names(reads.seats(db, game.id)),
             }
             for game in found
         ]
@@ -434,7 +449,7 @@ def create_game(name: str) -> tuple[str, int]:
     links = [
         {
             "seat": n,
-            "name": player.name,
+            "name": shown_name(player.name) or f"Seat {n}",
             "link": None
             if player.email and not command.trusted
             else url_for(".seat", game_id=game_id, token=token, _external=True),
@@ -453,7 +468,8 @@ def seat(game_id: str, token: str) -> Response:
     with session() as db:
         game = find(db, game_id)
         number = keys.seat_of_token(db, game.id, token) if len(token) <= 200 else None
-        name = next((s.name for s in reads.seats(db, game.id) if s.seat == number), None)
+        seats = reads.seats(db, game.id)
+        name = next((shown_name(s.name) for s in seats if s.seat == number), None)
     if number is None:
         raise Problem(404, "not_found", "This personal link is not a seat of this game.")
     target = url_for(".game", game_id=game.id)
@@ -584,7 +600,7 @@ def _log_lines(page: _PageReads, names: list[str]) -> list[JSONish]:
     ]
 
 
-def _player_lines(page: _PageReads, env: JSONish) -> list[JSONish]:
+def _player_lines(page: _PageReads, env: JSONish, names: list[str]) -> list[JSONish]:
     """Each seat with its score, whether it acts, resigned or won, and whether it is you."""
     scores = page.rules.scores(page.state)
     resigned = page.rules.resigned(page.state)
@@ -592,7 +608,7 @@ def _player_lines(page: _PageReads, env: JSONish) -> list[JSONish]:
     return [
         {
             "seat": s.seat,
-            "name": s.name,
+            "name": names[s.seat],
             "score": scores[s.seat] if s.seat < len(scores) else None,
             "to_act": s.seat in env["to_act"],
             "resigned": s.seat in resigned,
@@ -614,7 +630,7 @@ def _acting(page: _PageReads) -> bool:
 def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
     page = _page_reads(game_id)
     game, rules, seat = page.game, page.rules, page.seat
-    names = [s.name for s in page.seats]
+    names = shown_names(page.seats)
     env = envelope(rules, page.state, page.at, seat)
     view = env["state"]
     acting = _acting(page)
@@ -636,7 +652,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "svg": render.render_svg(game.name, view, names),
         "text_board": render.render_text(game.name, view, names),
         "score_label": rules.score_label if rules.scores(page.state) else "",
-        "players": _player_lines(page, env),
+        "players": _player_lines(page, env, names),
         "to_act_names": [names[n] for n in env["to_act"] if n < len(names)],
         "log": _log_lines(page, names),
         "log_window": page.shown,

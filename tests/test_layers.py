@@ -22,6 +22,7 @@ PURE = [
     "referee/record.py",
     "referee/playout.py",
     "referee/render",
+    "referee/names.py",
 ]
 # What pure code may not import: the upper layers, frameworks, I/O, clocks, global random.
 FORBIDDEN_IN_PURE = {

@@ -30,6 +30,8 @@ from referee.delivery.channel import Consent
 from referee.delivery.mail import message_id as notice_message_id
 from referee.engine import JSON
 from referee.games import AnyGame
+from referee.names import plain as plain_name
+from referee.names import shown as shown_name
 from referee.record import canonical_json
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
@@ -101,15 +103,18 @@ def accept_url(site: Site, consent: Consent) -> str:
     return f"{site.public_url}/accept/{consent.accept_token}"
 
 
-# What a name typed by a stranger may keep when quoted in an invitation: no
-# dots, slashes, colons or @, so that no mail program shows it as a link or
-# an address, and short.
-_PLAIN_NAME = 32
+def mail_names(game: Game, typed: list[str]) -> list[str]:
+    """The players' names as every mail of `game` shows them, in every part
+    (subject, To, both bodies, the text board and the picture).
 
-
-def plain(text: str) -> str:
-    kept = "".join(c if c.isalnum() or c in " -'_" else " " for c in text)
-    return " ".join(kept.split())[:_PLAIN_NAME].strip() or "(no name)"
+    A game made without the API key was made by anyone: its names are the
+    words of a stranger to the players it mails, who may have accepted
+    another game's mail and not this one's. They are quoted plainly
+    (`referee.names.plain`: no link, domain or address, at most 32 characters).
+    A trusted game's names are shown as typed, less what no name may hold
+    (`referee.names.shown`). A seat left with nothing is called `seat N`."""
+    tidy = shown_name if game.trusted else plain_name
+    return [tidy(name) or f"seat {seat}" for seat, name in enumerate(typed)]
 
 
 def subject(title: str, names: list[str], game_id: str) -> str:
@@ -432,7 +437,7 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed:
     each channel (`Composed.json`, `Composed.mail`)."""
     game = session.get(Game, row.game_id)
     assert game is not None and row.seat is not None and row.id is not None
-    names = [s.name for s in reads.seats(session, game.id)]
+    names = mail_names(game, [s.name for s in reads.seats(session, game.id)])
     rules = reads.rules_of(game)
     shown = _position(session, game, rules, row)
     context = _base_context(session, game, rules, row, shown, names, secret, site)
@@ -509,7 +514,10 @@ def _full_mail(
         html_part = mail.get_payload()[1]  # type: ignore[index]
         assert isinstance(html_part, EmailMessage)
         png = board_png(composed.game_name, view["state"], context["names"])
-        html_part.add_related(png, "image", "png", cid=f"<{cid}>", filename="board.png")
+        # Shown in the HTML only: inline, so no mail program lists it as an attachment too.
+        html_part.add_related(
+            png, "image", "png", cid=f"<{cid}>", disposition="inline", filename="board.png"
+        )
     mail.add_attachment(
         json.dumps(view, sort_keys=True, indent=1).encode("utf-8"),
         "application",
@@ -558,14 +566,14 @@ def _ask(composed: Composed, address: str, consent: Consent) -> EmailMessage:
     """The one mail an address that has not accepted gets: who invites it to
     what, and how to accept. The names in it were typed by whoever made the
     game, a stranger to the recipient: only the first player's is quoted,
-    plainly (`plain`), and the recipient's own is not used at all."""
+    plainly (`mail_names`), and the recipient's own is not used at all."""
     context, site = composed.context, composed.site
     title, names = context["title"], context["names"]
     facts = {
         "title": title,
         "game_id": composed.game_id,
         "players": len(names),
-        "inviter": plain(names[0]),
+        "inviter": names[0],
         "first": composed.seat == 0,
         "site": site.public_url,
         "accept": accept_url(site, consent),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from referee.names import shown as names_shown
+
 # A text board fits any mail client's plain-text view.
 TEXT_WIDTH = 72
 
@@ -19,25 +21,15 @@ COLOUR_NAMES = {
     "w": "white",
 }
 
-# Bidirectional overrides and isolates: in a name they could reorder the board around it.
-_BIDI_CONTROLS = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
-
-
-def _shown(char: str) -> bool:
-    return char not in _BIDI_CONTROLS and unicodedata.category(char) not in ("Cc", "Cs", "Co", "Cn")
-
 
 def seat_name(names: Sequence[str] | None, seat: int) -> str:
     """The seat's player name, or `Seat N` (seats count from 0, as in the API).
 
-    Control characters are dropped and spaces collapsed: a name is one line
-    of plain text wherever it is shown.
+    The name is shown as everywhere else (`names.shown`): one line, without
+    control, invisible or direction-changing characters.
     """
-    if names is not None and seat < len(names):
-        name = " ".join("".join(c if _shown(c) else " " for c in names[seat]).split())
-        if name:
-            return name
-    return f"Seat {seat}"
+    name = names_shown(names[seat]) if names is not None and seat < len(names) else ""
+    return name or f"Seat {seat}"
 
 
 def _width(char: str) -> int:

@@ -10,15 +10,21 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
 import pytest
 import requests
 
-from tests.mail.players import answer, html_of, text_of
+from referee.delivery.compose import PICTURE_ZOOM
+from referee.render import render_png
+from tests.mail import players
+from tests.mail.players import answer, html_of, kind, reply_to, text_of, wait_mail
+from tests.mail.test_deadlines import sweep
 from tests.mailboxes import DOMAIN, Mailbox, MailService, Received, mail_env, start_mail_in
 from tests.servers import free_port
+from tests.service.test_games_http import solve
 from tests.stacks import Client, Service, start_server
 from tests.tiers import starts_servers
 
@@ -286,3 +292,108 @@ def test_the_lobby_shows_no_link_of_a_seat_with_mail(mail_service: MailService) 
     assert page.status_code == 201, page.text
     assert len(re.findall(r"/seat/", page.text)) == 1
     assert 'data-seat="1"' in page.text and "invited by mail" in page.text
+
+
+# A stranger's names, typed to look like the referee's own words.
+LURE = "Mandala: Support: your seat expires, re-login at https://evil.example/login and"
+VICTIM = "Bob <admin@evil.example> see www.evil.example"
+# As every mail of that game quotes them: plain words, cut at 32 characters.
+LURE_QUOTED = "Mandala Support your seat expire"
+VICTIM_QUOTED = "Bob admin evil example see www e"
+EVERY_KIND = {
+    "invitation",
+    "your_turn",
+    "help",
+    "board",
+    "refused",
+    "reminder",
+    "answer",
+    "round_over",
+    "game_over",
+}
+
+
+def picture_of(mail: Received) -> bytes:
+    """The board picture the HTML part shows."""
+    for part in mail.mail.walk():
+        if part.get_content_type() == "image/png":
+            found = part.get_content()
+            assert isinstance(found, bytes)
+            return found
+    raise AssertionError("no picture in the mail")
+
+
+def check_quoted_plainly(mail: Received, game_id: str) -> None:
+    """No word of the stranger's but plain ones, in every part of one mail."""
+    subject, text, html = str(mail.mail["Subject"]), text_of(mail.mail), html_of(mail.mail)
+    shown = "\n".join((subject, str(mail.mail["To"]), text, html))
+    for typed in ("evil.example", "https:", "admin@", "<admin", "www."):
+        assert typed not in shown
+    assert all(href.startswith(PUBLIC) for href in re.findall(r'href="([^"]*)"', html))
+    assert subject == f"MaNiKi: {LURE_QUOTED} and {VICTIM_QUOTED} (game {game_id[:8]})"
+    assert text.startswith(f"Hello {VICTIM_QUOTED},") and f"Hello {VICTIM_QUOTED}," in html
+    view = players.state_of(mail.mail)["state"]
+    # The picture is drawn with the quoted names, not the typed ones.
+    drawn = render_png("maniki", view, [LURE_QUOTED, VICTIM_QUOTED], zoom=PICTURE_ZOOM)
+    assert picture_of(mail) == drawn
+
+
+def test_a_strangers_later_game_quotes_its_names_plainly_in_every_mail(
+    mail_service: MailService,
+) -> None:
+    env = mail_service
+    bob = "bob-plain@players.test"
+    # Bob accepted one game: from now on any stranger's game naming him mails him.
+    accepted_game(env, bob)
+    body = {
+        "game": "maniki",
+        "players": [{"name": LURE}, {"name": VICTIM, "email": bob}],
+        "options": {"mode": "sealed"},
+        "deadline": "72h",
+        "on_timeout": "pass",
+    }
+    made = requests.post(env.service.url + "/v1/games", json=body, timeout=30)
+    assert made.status_code == 201, made.text
+    created = made.json()
+    game_id, lure_token = created["id"], created["seats"][0]["token"]
+    client = Client(env.service.url)
+    seen = len(env.mailbox.to(bob))
+    turn = wait_mail(env, bob, "your_turn", 0, after=seen)
+    for command in ("help", "board", "take the red one"):
+        reply_to(env, turn, command, bob)
+    for wanted in ("help", "board", "refused"):
+        wait_mail(env, bob, wanted, after=seen)
+    summary = client.get(f"/v1/games/{game_id}").json()
+    due = datetime.fromisoformat(summary["deadlines"]["due_at"])
+    sweep(env, due - timedelta(hours=10))
+    wait_mail(env, bob, "reminder", after=seen)
+    # The stranger solves the card; Bob's time runs out: the referee passes for him.
+    view = client.get(f"/v1/games/{game_id}/state").json()["state"]
+    solved = client.move(
+        game_id, lure_token, {"notation": " ".join(solve(view["position"], view["target"]))}
+    )
+    assert solved.status_code == 201, solved.text
+    sweep(env, due + timedelta(minutes=1))
+    round_over = wait_mail(env, bob, "round_over", after=seen)
+    # The next card's turn comes after the round's end; Bob answers it by mail.
+    next_turn = wait_mail(env, bob, "your_turn", after=env.mailbox.to(bob).index(round_over))
+    reply_to(env, next_turn, "pass", bob)
+    answered = wait_mail(env, bob, "answer", after=env.mailbox.to(bob).index(next_turn))
+    assert '"pass"' in text_of(answered.mail)
+    resigned = requests.post(
+        f"{env.service.url}/v1/games/{game_id}/resign", headers=Client.auth(lure_token), timeout=30
+    )
+    assert resigned.ok, resigned.text
+    wait_mail(env, bob, "game_over", after=seen)
+    settled(env, game_id)
+
+    mails = [m for m in env.mailbox.to(bob)[seen:] if str(m.mail["X-Referee-Game"]) == game_id]
+    assert {kind(m) for m in mails} == EVERY_KIND
+    timed_out = [m for m in mails if "Time ran out" in text_of(m.mail)]
+    assert [kind(m) for m in timed_out] == ["answer"]
+    for mail in mails:
+        if kind(mail) == "help":
+            # The only mail without a board: the words around it are checked.
+            assert "evil." not in text_of(mail.mail) + html_of(mail.mail)
+            continue
+        check_quoted_plainly(mail, game_id)

@@ -121,7 +121,7 @@ def test_the_lobby_offers_every_game_and_lists_games(app: Flask) -> None:
     assert lobby.status_code == 200 and lobby.mimetype == "text/html"
     for rules in games.all_games():
         assert f'href="/new/{rules.name}"' in text and rules.title in text
-    assert f'href="/g/{game_id}"' in text and "Ann, Bob" in text
+    assert f'href="/g/{game_id}"' in text and "<bdi>Ann</bdi>, <bdi>Bob</bdi>" in text
 
 
 @pytest.mark.parametrize("rules", games.all_games(), ids=games.names())
@@ -282,7 +282,7 @@ def test_cookies_are_strict_and_pages_carry_safe_headers(app: Flask) -> None:
     # Nothing is loaded from elsewhere: no fonts, CDNs or outside scripts.
     for address in re.findall(r'(?:src|href)="([^"]+)"', body):
         assert address.startswith(("/", "#")), address
-    assert "You are <strong>Ann</strong>" in body
+    assert "You are <strong><bdi>Ann</bdi></strong>" in body
 
 
 def test_a_wrong_personal_link_sets_nothing(app: Flask) -> None:
@@ -395,7 +395,7 @@ def test_resigning_needs_the_box_ticked_and_then_ends_a_two_seat_game(app: Flask
     )
     assert ticked.status_code == 303
     over = page(host, game_id)
-    assert "finished" in over and "Won by <strong>Bob</strong>" in over
+    assert "finished" in over and "Won by <strong><bdi>Bob</bdi></strong>" in over
     assert "<td>resigned</td>" in over
     assert f'id="seed">{game.seed}<' in over
     assert "Resign" not in page(bob, game_id)
