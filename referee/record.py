@@ -13,11 +13,10 @@ which ties the chain to this one game.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, Protocol
 
 JSON = dict[str, Any]
 
@@ -243,7 +242,13 @@ def _entry(line: int, data: JSON, expected_seq: int) -> Entry:
     )
 
 
-def _lines(stream: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
+class Lines(Protocol):
+    """What a record is read from: a file opened for bytes, say."""
+
+    def readline(self, size: int, /) -> bytes: ...
+
+
+def _lines(stream: Lines) -> Iterator[tuple[int, bytes | None]]:
     """Each line of `stream` that is not blank, numbered from 1; None for a line longer
     than MAX_LINE_BYTES (its end aside), which is read past in pieces, never held whole."""
     number = 0
@@ -267,7 +272,7 @@ def _read_line(number: int, raw: bytes | None, seq: int) -> Header | Entry:
     return _header(number, data) if seq == 0 else _entry(number, data, seq)
 
 
-def read(stream: BinaryIO) -> Record:
+def read(stream: Lines) -> Record:
     """Read a record line by line; blank lines are ignored, line numbers are the file's.
 
     Each line is read within MAX_LINE_BYTES and MAX_DEPTH; every line that
@@ -296,6 +301,20 @@ def read(stream: BinaryIO) -> Record:
     return Record(header, tuple(entries), tuple(numbers))
 
 
+class _InMemory:
+    """Text as `read` reads a file: a line at a time, at most `size` bytes of it."""
+
+    def __init__(self, text: str) -> None:
+        self.data = text.encode("utf-8")
+        self.at = 0
+
+    def readline(self, size: int) -> bytes:
+        end = self.data.find(b"\n", self.at, self.at + size)
+        stop = min(self.at + size, len(self.data)) if end < 0 else end + 1
+        line, self.at = self.data[self.at : stop], stop
+        return line
+
+
 def loads(text: str) -> Record:
-    """Read a record held in memory (as `read` does a file)."""
-    return read(io.BytesIO(text.encode("utf-8")))
+    """Read a record held in memory, line by line as `read` reads a file."""
+    return read(_InMemory(text))
