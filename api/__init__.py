@@ -16,7 +16,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
-from api import bodies, errors, undeclared
+from api import bodies, errors, headers, undeclared
 from api.context import EXTENSION
 from api.game_schemas import move_components, new_game_components
 from api.schemas import GameEventOut, NewGameIn, ProblemSchema
@@ -67,7 +67,9 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
             }
         },
     )
+    app.before_request(headers.routing_redirect)
     app.before_request(bodies.check_request)
+    app.after_request(headers.nosniff)
     api = ProblemApi(app)
     for name, schema in (move_components() | new_game_components(NewGameIn)).items():
         api.spec.components.schema(name, component=schema)

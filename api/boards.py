@@ -19,6 +19,10 @@ from api.schemas import StateArgs
 from referee import render
 from referee.store import reads
 
+# The picture holds player names: opened on its own, it runs no script, loads
+# nothing and is a sandboxed origin of its own (its inline styles still apply).
+SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
 blp = Blueprint("boards", __name__, url_prefix="/v1", description="Pictures of the board")
 
 
@@ -59,5 +63,7 @@ def board(args: dict[str, Any], game_id: str) -> Response:
     """A picture (SVG) of the caller's view of the board after move `at` (default: latest)."""
     picture = board_svg(game_id, args.get("at"))
     return Response(
-        picture, mimetype=negotiated(SVG), headers={"Cache-Control": "private, no-cache"}
+        picture,
+        mimetype=negotiated(SVG),
+        headers={"Cache-Control": "private, no-cache", "Content-Security-Policy": SVG_CSP},
     )

@@ -6,7 +6,10 @@ further on: nesting deep enough to exhaust the recursion limit (a
 the interpreter's digit limit, or seconds of arithmetic), `NaN` and
 `Infinity`, lone UTF-16 surrogates (`"\\ud800"`), which are valid JSON
 escapes but cannot be encoded as UTF-8, so neither SQLite nor PostgreSQL
-can store them, and NUL, which PostgreSQL's text refuses. `loads` refuses
+can store them, and NUL, which PostgreSQL's text refuses. It also takes
+an object that names a member twice, keeping the last: a validator in
+front of the referee that keeps the first would read another move than
+the one played (RFC 7493 §2.3 forbids duplicate names). `loads` refuses
 all of them with `BadJSON`, whose message says what was wrong, and every
 JSON body passes through it before any handler sees it (`check_request`).
 """
@@ -48,10 +51,25 @@ def _constant(text: str) -> Any:
     raise BadJSON(f"{text} is not a JSON number")
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in found:
+            raise BadJSON(f"the name {json.dumps(name)} appears twice in one object")
+        found[name] = value
+    return found
+
+
 def loads(text: str | bytes) -> Any:
     """The JSON value of `text`, or BadJSON when it is malformed or outside the bounds above."""
     try:
-        value = json.loads(text, parse_int=_integer, parse_float=_decimal, parse_constant=_constant)
+        value = json.loads(
+            text,
+            object_pairs_hook=_object,
+            parse_int=_integer,
+            parse_float=_decimal,
+            parse_constant=_constant,
+        )
     except BadJSON:
         raise
     except RecursionError:

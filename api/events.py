@@ -22,7 +22,7 @@ from flask_smorest import Blueprint
 
 from api import auth, throttle
 from api.context import find, referee, session
-from api.errors import Problem, problem
+from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, Problem, declared, problem
 from api.following import Change, Follower, NoRoom, following, read_change
 from api.game_schemas import COMPONENTS
 from api.games import SEAT
@@ -113,21 +113,25 @@ _STREAM_DOC = {
 }
 
 
+_ERRORS = declared(
+    {
+        400: "bad_request: a Last-Event-ID that is not a version",
+        401: BAD_TOKEN,
+        404: NO_GAME,
+        422: BAD_QUERY,
+        429: "too_many_streams: this client holds as many event streams as it may; "
+        "close one, or retry after `Retry-After` seconds",
+        503: "too_many_followers: this server follows as many games as it may; "
+        "retry after `Retry-After` seconds",
+    }
+)["responses"]
+_RETRY_AFTER = {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}}
+_ERRORS[429]["headers"] = _ERRORS[503]["headers"] = _RETRY_AFTER
+
+
 @blp.route("/games/<game_id>/events", methods=["GET"])
-@blp.alt_response(400, description="a Last-Event-ID that is not a version")
-@blp.alt_response(401, description="a bad token")
-@blp.alt_response(404, description="no such game")
-@blp.alt_response(
-    429,
-    description="this client holds as many streams as it may; close one first",
-    headers={"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
-)
-@blp.alt_response(
-    503,
-    description="this server follows as many games as it may; retry later",
-    headers={"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}},
-)
-@blp.doc(**_STREAM_DOC)
+@blp.doc(operationId="followGame", **_STREAM_DOC)
+@blp.doc(responses=_ERRORS)
 def events(game_id: str) -> Response:
     """Follow the game: an event at each change, as the caller may see it (stream)."""
     after = _last_event_id()

@@ -146,6 +146,33 @@ def option_schemas(game: AnyGame) -> dict[str, JSON]:
     return {name: option_schema(field) for name, field in game.options_schema().fields.items()}
 
 
+def _hoisted(prefix: str, described: Any, components: dict[str, JSON]) -> Any:
+    """`described` with each titled choice of a `oneOf` with a discriminator made a component
+    of its own (`{prefix}{title}`, added to `components`), referred to and mapped by name.
+
+    OpenAPI 3.0 maps a discriminator's values onto referenced schemas only; the
+    rules (`GET /v1/rules`) keep them inline.
+    """
+    if isinstance(described, list):
+        return [_hoisted(prefix, item, components) for item in described]
+    if not isinstance(described, dict):
+        return described
+    hoisted = {key: _hoisted(prefix, value, components) for key, value in described.items()}
+    choices = hoisted.get("oneOf", [])
+    if "discriminator" not in hoisted or not all("title" in choice for choice in choices):
+        return hoisted
+    tag = hoisted["discriminator"]["propertyName"]
+    mapping: dict[str, str] = {}
+    for choice in choices:
+        name = prefix + choice["title"]
+        components[name] = choice
+        (value,) = choice["properties"][tag]["enum"]
+        mapping[value] = COMPONENTS + name
+    hoisted["oneOf"] = [{"$ref": ref} for ref in mapping.values()]
+    hoisted["discriminator"] = {"propertyName": tag, "mapping": mapping}
+    return hoisted
+
+
 NEW_GAME = "NewGame"
 
 
@@ -167,7 +194,7 @@ def new_game_components(body: type[Schema]) -> dict[str, JSON]:
         components[options] = {
             "type": "object",
             "description": f"the options of {game.title}; defaults fill in what is left out",
-            "properties": option_schemas(game),
+            "properties": _hoisted(_camel(game.name), option_schemas(game), components),
             "additionalProperties": False,
         }
         properties = dict(shared["properties"])

@@ -404,10 +404,8 @@ def set_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
     Setting it again switches a webhook back on after failures switched it off.
     """
-    game_id, seat = _caller_seat(game_id)
-    health = hooks.set_webhook(referee(), game_id, seat, body["url"])
-    secret = hooks.signing_secret(referee(), game_id, seat, health.generation)
-    return {**_health(health), **_secret(secret)}
+    done = hooks.set_webhook(referee(), game_id, SeatToken(auth.bearer()), body["url"])
+    return {**_health(done.health), **_secret(done.secret)}
 
 
 @blp.route("/games/<game_id>/webhook", methods=["GET"])

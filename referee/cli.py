@@ -17,7 +17,7 @@ import click
 
 from referee import games
 from referee.engine import JSON, BadOptions, IllegalMove
-from referee.record import Header, Record, RecordError, chain, is_sealed, loads
+from referee.record import Header, Record, RecordError, chain, is_sealed, read
 from referee.replay import (
     Replayed,
     ReplayError,
@@ -40,11 +40,15 @@ def _fail(message: str) -> NoReturn:
 
 
 def _read(path: Path) -> Record:
+    """The record in the file; each line that cannot be read is named, then exit 1."""
     try:
-        return loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as stream:
+            return read(stream)
     except RecordError as error:
-        _fail(f"{path}:{error.line}: {error.message}" if error.line else f"{path}: {error.message}")
-    except (OSError, UnicodeDecodeError) as error:
+        for problem in error.problems[:-1]:
+            click.echo(f"error: {path}: {problem}", err=True)
+        _fail(f"{path}: {error.problems[-1]}")
+    except OSError as error:
         _fail(f"{path}: cannot read: {error}")
 
 
@@ -52,7 +56,7 @@ def _replay(path: Path, record: Record, upto: int | None = None) -> Replayed:
     try:
         return replay(record, upto)
     except ReplayError as error:
-        _fail(f"{path}:{error.line}: {error.message}" if error.line else f"{path}: {error.message}")
+        _fail(f"{path}: {error}")
 
 
 def _check_seat(record: Record, seat: int | None) -> None:

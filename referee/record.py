@@ -16,18 +16,31 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 JSON = dict[str, Any]
 
 
 class RecordError(ValueError):
-    """A record that cannot be read; `line` is 1-based (0: the whole file)."""
+    """A record that cannot be read; `line` is 1-based (0: the whole file).
 
-    def __init__(self, line: int, message: str) -> None:
+    `problems` holds every line that cannot be read, in the file's order
+    (this one first), so that one run names them all.
+    """
+
+    def __init__(self, line: int, message: str, more: tuple[RecordError, ...] = ()) -> None:
         super().__init__(f"line {line}: {message}" if line else message)
         self.line = line
         self.message = message
+        self.problems = (self, *more)
+
+
+# A record's longest line is its header (names, options): far below this.
+# A longer line is reported unread, without being held in memory.
+MAX_LINE_BYTES = 1_000_000
+# Moves and options nest a few levels; the API takes at most 32. Deeper
+# values would reach the recursion limit further on, in hashing or replay.
+MAX_DEPTH = 64
 
 
 # How a record shows a move of a sealed round (MaNiKi's sealed mode) until
@@ -154,13 +167,34 @@ def chain_problems(record: Record) -> list[str]:
     return problems
 
 
-def _object(line: int, text: str) -> JSON:
+def _too_deep(value: Any) -> bool:
+    # A walk with a list of its own, so that measuring depth cannot itself recurse.
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _object(line: int, raw: bytes) -> JSON:
     try:
-        value = json.loads(text)
+        value = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RecordError(line, "not UTF-8 text") from None
+    except RecursionError:
+        raise RecordError(line, f"nests deeper than {MAX_DEPTH} levels") from None
     except json.JSONDecodeError as error:
         raise RecordError(line, f"not JSON: {error.msg}") from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise RecordError(line, "a number too long: more digits than any record holds") from None
     if not isinstance(value, dict):
         raise RecordError(line, "expected a JSON object")
+    if _too_deep(value):
+        raise RecordError(line, f"nests deeper than {MAX_DEPTH} levels")
     return value
 
 
@@ -180,17 +214,17 @@ def _field(
     return value
 
 
-def _header(data: JSON) -> Header:
-    players = _field(1, data, "players", list)
+def _header(line: int, data: JSON) -> Header:
+    players = _field(line, data, "players", list)
     if not players or not all(isinstance(name, str) for name in players):
-        raise RecordError(1, "field 'players' must be a non-empty list of names")
+        raise RecordError(line, "field 'players' must be a non-empty list of names")
     return Header(
-        game=_field(1, data, "game", str),
+        game=_field(line, data, "game", str),
         players=tuple(players),
-        options=_field(1, data, "options", dict, optional=True) or {},
-        seed_commitment=_field(1, data, "seed_commitment", str),
-        rules_version=_field(1, data, "rules_version", str, optional=True),
-        seed=_field(1, data, "seed", str, optional=True),
+        options=_field(line, data, "options", dict, optional=True) or {},
+        seed_commitment=_field(line, data, "seed_commitment", str),
+        rules_version=_field(line, data, "rules_version", str, optional=True),
+        seed=_field(line, data, "seed", str, optional=True),
     )
 
 
@@ -208,15 +242,79 @@ def _entry(line: int, data: JSON, expected_seq: int) -> Entry:
     )
 
 
-def loads(text: str) -> Record:
-    """Read a record; blank lines are ignored, line numbers are the file's."""
-    numbered = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    if not numbered:
+class Lines(Protocol):
+    """What a record is read from: a file opened for bytes, say."""
+
+    def readline(self, size: int, /) -> bytes: ...
+
+
+def _lines(stream: Lines) -> Iterator[tuple[int, bytes | None]]:
+    """Each line of `stream` that is not blank, numbered from 1; None for a line longer
+    than MAX_LINE_BYTES (its end aside), which is read past in pieces, never held whole."""
+    number = 0
+    # Room for the line's end ("\r\n"), which is not counted.
+    while line := stream.readline(MAX_LINE_BYTES + 2):
+        number += 1
+        if len(line.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+            if not line.endswith(b"\n"):
+                while (rest := stream.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                    pass
+            yield number, None
+        elif line.strip():
+            yield number, line
+
+
+def _read_line(number: int, raw: bytes | None, seq: int) -> Header | Entry:
+    """The header (`seq` 0) or move `seq` a line holds; RecordError saying why it is neither."""
+    if raw is None:
+        raise RecordError(number, f"longer than {MAX_LINE_BYTES} bytes")
+    data = _object(number, raw)
+    return _header(number, data) if seq == 0 else _entry(number, data, seq)
+
+
+def read(stream: Lines) -> Record:
+    """Read a record line by line; blank lines are ignored, line numbers are the file's.
+
+    Each line is read within MAX_LINE_BYTES and MAX_DEPTH; every line that
+    cannot be read is named in the RecordError raised (`problems`).
+    """
+    header: Header | None = None
+    entries: list[Entry] = []
+    numbers: list[int] = []
+    problems: list[RecordError] = []
+    for seq, (number, raw) in enumerate(_lines(stream)):
+        try:
+            found = _read_line(number, raw, seq)
+        except RecordError as problem:
+            problems.append(problem)
+            continue
+        if isinstance(found, Header):
+            header = found
+        else:
+            entries.append(found)
+            numbers.append(number)
+    if problems:
+        first, *more = problems
+        raise RecordError(first.line, first.message, tuple(more))
+    if header is None:
         raise RecordError(0, "the record is empty: expected a header line")
-    first, header_text = numbered[0]
-    header = _header(_object(first, header_text))
-    entries = tuple(
-        _entry(number, _object(number, line), seq)
-        for seq, (number, line) in enumerate(numbered[1:], start=1)
-    )
-    return Record(header, entries, tuple(number for number, _ in numbered[1:]))
+    return Record(header, tuple(entries), tuple(numbers))
+
+
+class _InMemory:
+    """Text as `read` reads a file: a line at a time, at most `size` bytes of it."""
+
+    def __init__(self, text: str) -> None:
+        self.data = text.encode("utf-8")
+        self.at = 0
+
+    def readline(self, size: int) -> bytes:
+        end = self.data.find(b"\n", self.at, self.at + size)
+        stop = min(self.at + size, len(self.data)) if end < 0 else end + 1
+        line, self.at = self.data[self.at : stop], stop
+        return line
+
+
+def loads(text: str) -> Record:
+    """Read a record held in memory, line by line as `read` reads a file."""
+    return read(_InMemory(text))

@@ -75,7 +75,7 @@ def test_errors_name_the_line_and_reason_and_exit_1(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     code, out = run("replay", str(path))
     assert code == 1
-    assert f"{path}:4:" in out and record.entries[0].move in out
+    assert f"{path}: line 4:" in out and record.entries[0].move in out
     code, out = run("verify", str(path))
     assert code == 1 and "FAIL line 4: hash does not match" in out
 

@@ -12,6 +12,7 @@ from referee import games
 from referee.engine import Result
 from referee.playout import steps
 from referee.record import (
+    MAX_LINE_BYTES,
     SEALED_NOTATION,
     Entry,
     Header,
@@ -115,6 +116,21 @@ def test_bad_move_lines_are_reported_with_their_file_line() -> None:
             loads(text)
         assert error.value.line == 5, broken
         assert message in error.value.message
+
+
+def test_a_line_of_the_longest_length_is_read_one_byte_more_is_not() -> None:
+    header, first = finished_record().dumps().splitlines()[:2]
+    padding = MAX_LINE_BYTES - len(first.encode())
+    longest = first[:-1] + " " * padding + "}"
+    assert len(longest.encode()) == MAX_LINE_BYTES
+    # Line ends as Windows writes them are line ends too.
+    assert loads(f"{header}\r\n{longest}\r\n").entries[0].move == json.loads(first)["move"]
+    with pytest.raises(RecordError) as error:
+        loads(f"{header}\n{first[:-1]} {' ' * padding}}}\n{first}")
+    assert [(p.line, p.message) for p in error.value.problems] == [
+        (2, f"longer than {MAX_LINE_BYTES} bytes"),
+        (3, "expected move 2, found seq 1"),
+    ]
 
 
 def test_verify_catches_a_changed_move() -> None:

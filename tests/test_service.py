@@ -7,6 +7,7 @@ refused is refused with the same class and words whichever path met it.
 
 from __future__ import annotations
 
+import socket
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,6 +23,7 @@ from referee.service.deciding import decide
 from referee.service.replies import Reply, take_reply
 from referee.service.submitting import KnownSeat, SeatToken, SubmitMove, record_move, submit_move
 from referee.service.timing import sweep_deadlines
+from referee.service.webhooks import WebhookRefused, set_webhook
 from referee.store import keys, reads
 from referee.store.tables import Game, Outbox, OutboxKind, Source, Submission
 
@@ -224,3 +226,32 @@ def test_resign_is_a_move_like_any_other(referee: Referee) -> None:
         referee, SubmitMove(game_id, SeatToken(tokens[other]), RULES.move_to_json(Resign())), wait=1
     )
     assert submission.status == "accepted"
+
+
+def test_a_webhook_is_looked_up_only_for_a_seat_of_a_game(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No such game, no token, another game's token: refused before any DNS lookup."""
+    looked_up: list[str] = []
+
+    def lookup(host: str, *_: Any, **__: Any) -> Any:
+        looked_up.append(host)
+        raise OSError("no lookups in this test")
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    game_id, tokens = _new(referee, None, None)
+    _, other_tokens = _new(referee, None, None)
+    url = "https://hooks.example.org/hook"
+    strangers = [
+        ("0" * 32, SeatToken(tokens[0]), refusals.NotFound),
+        ("not an id", SeatToken(None), refusals.NotFound),
+        (game_id, SeatToken(None), refusals.Unauthorized),
+        (game_id, SeatToken(other_tokens[0]), refusals.Unauthorized),
+    ]
+    for asked, caller, refusal in strangers:
+        with pytest.raises(refusal):
+            set_webhook(referee, asked, caller, url)
+    assert looked_up == []
+    with pytest.raises(WebhookRefused):
+        set_webhook(referee, game_id, SeatToken(tokens[0]), url)
+    assert looked_up == ["hooks.example.org"]

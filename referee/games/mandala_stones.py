@@ -290,8 +290,48 @@ def _default_objectives() -> list[JSON]:
     return copy.deepcopy(mandala_stones_data.OBJECTIVES)
 
 
+# What each kind's parameters take, as JSON Schema (`_ConditionSchema` checks them).
+_PARAMETERS: dict[str, JSON] = {
+    "pattern": {"type": "string", "enum": list(PATTERNS)},
+    "min_towers": {"type": "integer", "minimum": 0, "maximum": SPACES},
+    "heights": {
+        "type": "array",
+        "minItems": 1,
+        "uniqueItems": True,
+        "items": {"type": "integer", "minimum": 1, "maximum": 4},
+    },
+    "height": {"type": "integer", "minimum": 1, "maximum": 4},
+    "at_least": {"type": "integer", "minimum": 1, "maximum": SPACES},
+}
+
+
+def _parameter_schema(kind: str, name: str) -> JSON:
+    if name == "count":
+        low, high = _COUNT_RANGE[kind]
+        return {"type": "integer", "minimum": low, "maximum": high}
+    return _PARAMETERS[name]
+
+
+def condition_schema(kind: str) -> JSON:
+    """One kind of objective condition as JSON Schema: its `kind`, its parameters, no other."""
+    wanted = _CONDITIONS[kind]
+    return {
+        "type": "object",
+        # Names the kind's component in the OpenAPI document (api/game_schemas.py).
+        "title": "".join(part.capitalize() for part in kind.split("_")) + "Condition",
+        "properties": {
+            "kind": {"type": "string", "enum": [kind]},
+            **{name: _parameter_schema(kind, name) for name in wanted},
+        },
+        "required": ["kind", *wanted],
+        "additionalProperties": False,
+    }
+
+
 # What `objectives` takes, as the JSON Schema GET /v1/rules publishes (the
-# field's own check is `_ObjectivesField`; the kinds' parameters: `_CONDITIONS`).
+# field's own check is `_ObjectivesField`): each condition kind a schema of
+# its own, so that a condition the schema takes is one the referee takes.
+# Two cards with one number are refused too, which no JSON Schema can say.
 _OBJECTIVES_JSON_SCHEMA: JSON = {
     "oneOf": [
         {"type": "string", "enum": ["off"], "description": "play without objective cards"},
@@ -306,24 +346,9 @@ _OBJECTIVES_JSON_SCHEMA: JSON = {
                     "card": {"type": "integer", "minimum": 1},
                     "points": {"type": "integer", "minimum": 0},
                     "condition": {
-                        "type": "object",
-                        "required": ["kind"],
-                        "additionalProperties": False,
-                        "description": "each kind takes only its parameters: "
-                        + "; ".join(f"{k}: {', '.join(v)}" for k, v in _CONDITIONS.items()),
-                        "properties": {
-                            "kind": {"type": "string", "enum": list(_CONDITIONS)},
-                            "pattern": {"type": "string", "enum": list(PATTERNS)},
-                            "count": {"type": "integer", "minimum": 0, "maximum": SPACES},
-                            "min_towers": {"type": "integer", "minimum": 0, "maximum": SPACES},
-                            "heights": {
-                                "type": "array",
-                                "minItems": 1,
-                                "items": {"type": "integer", "minimum": 1, "maximum": 4},
-                            },
-                            "height": {"type": "integer", "minimum": 1, "maximum": 4},
-                            "at_least": {"type": "integer", "minimum": 1, "maximum": SPACES},
-                        },
+                        "description": "when the card scores; each kind takes only its parameters",
+                        "oneOf": [condition_schema(kind) for kind in _CONDITIONS],
+                        "discriminator": {"propertyName": "kind"},
                     },
                 },
             },

@@ -3,16 +3,20 @@
 A URL is checked before it is kept (`referee.webhooks.check`): a scheme,
 host and port the referee posts to, resolving to public addresses only
 (unless `REFEREE_WEBHOOK_ALLOW_PRIVATE`), looked up within the webhook
-deadline.
+deadline. Who asks is checked before that: the game, then the caller's
+seat in it, so that a stranger cannot have the referee look names up in
+DNS.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from referee import webhooks
 from referee.service import refusals
-from referee.store import keys
+from referee.service.submitting import SeatToken, seat_of, well_formed
+from referee.store import keys, reads
 from referee.store import webhooks as seats_hooks
 
 # What a seat may know of its webhook, as the entry points answer it.
@@ -33,8 +37,24 @@ class WebhookRefused(refusals.Refusal):
         self.code = refused.code  # type: ignore[misc]
 
 
-def set_webhook(referee: Referee, game_id: str, seat: int, url: str) -> Health:
-    """POST the seat's notices to `url` from now on; switches a webhook back on after failures."""
+@dataclass(frozen=True, slots=True)
+class WebhookSet:
+    """A webhook just set: its health, and the secret its posts are signed with."""
+
+    health: Health
+    secret: str
+
+
+def set_webhook(referee: Referee, game_id: str, caller: SeatToken, url: str) -> WebhookSet:
+    """POST the caller's notices to `url` from now on; switches a webhook back on after failures.
+
+    Refused as not found for no such game and unauthorized for a token that is
+    not a seat of it, before the URL is looked at.
+    """
+    with referee.db.reading() as session:
+        if not well_formed(game_id) or reads.turn(session, game_id) is None:
+            raise refusals.NotFound.game()
+        seat = seat_of(session, game_id, caller)
     chosen = referee.settings
     try:
         webhooks.check(
@@ -44,7 +64,8 @@ def set_webhook(referee: Referee, game_id: str, seat: int, url: str) -> Health:
         raise WebhookRefused(refused) from None
     with referee.db.transaction() as session:
         seats_hooks.set_url(session, game_id, seat, url)
-        return seats_hooks.health(session, game_id, seat)
+        health = seats_hooks.health(session, game_id, seat)
+    return WebhookSet(health, signing_secret(referee, game_id, seat, health.generation))
 
 
 def webhook_health(referee: Referee, game_id: str, seat: int) -> Health:

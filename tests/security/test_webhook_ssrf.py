@@ -93,3 +93,34 @@ def test_each_send_checks_the_address_again(
         health = stack.health(game_id, tokens[1])
         assert "loopback" in health["last_error"], health
         assert not listener.reached()
+
+
+STRANGERS = {
+    "no such game, no token": ("0" * 32, None, 404, "not_found"),
+    "no such game, a seat's token": ("0" * 32, "seat", 404, "not_found"),
+    "no token": ("game", None, 401, "unauthorized"),
+    "not a bearer header": ("game", "Basic abc", 401, "unauthorized"),
+    "another game's token": ("game", "other", 401, "unauthorized"),
+}
+
+
+@pytest.mark.parametrize("who", STRANGERS)
+@pytest.mark.parametrize("url", ["http://nothing-here.invalid/hook", "http://127.0.0.1:9/hook"])
+def test_put_looks_at_the_url_only_for_a_seat_of_the_game(stack: Stack, who: str, url: str) -> None:
+    """Who asks comes first: a stranger's URL is never looked up (no DNS, no 422 saying how
+    its host resolves), whatever host it names."""
+    game_id, tokens, _ = stack.game()
+    _, other_tokens, _ = stack.game()
+    asked, given, status, code = STRANGERS[who]
+    header = {"seat": f"Bearer {tokens[0]}", "other": f"Bearer {other_tokens[0]}"}.get(
+        given or "", given
+    )
+    answer = stack.client.http.put(
+        f"{stack.client.url}/v1/games/{game_id if asked == 'game' else asked}/webhook",
+        json={"url": url},
+        headers={} if header is None else {"Authorization": header},
+        timeout=60,
+    )
+    assert (answer.status_code, answer.json()["code"]) == (status, code), answer.text
+    assert answer.headers["Content-Type"] == "application/problem+json"
+    assert stack.health(game_id, tokens[0])["url"] is None
