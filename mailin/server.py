@@ -22,7 +22,7 @@ import re
 import signal
 import ssl
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -30,9 +30,10 @@ from email.parser import BytesParser
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from mailin import bounces, reading
+from mailin import bounces, bounds, reading
 from referee.service import Referee, consent, refusals
-from referee.service.replies import Reply, reply_seat, take_reply
+from referee.service.replies import DUPLICATE, Reply, reply_seat, screen_reply, take_reply
+from referee.service.replies import Taken as TakenReply
 from referee.settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -69,6 +70,9 @@ class Taken:
     seat: int | None = None
 
 
+# What went wrong was the referee's, not the message's: the sending server tries again later.
+_FAILED = "451 4.3.0 the referee could not take this message now; try again later"
+
 # The service's refusals of a reply, as SMTP answers.
 _REFUSED = {
     refusals.NotFound: ("550 5.1.1", "bad address"),
@@ -77,30 +81,58 @@ _REFUSED = {
 
 
 def take(referee: Referee, raw: bytes, token: str, envelope_sender: str = "") -> Taken:
-    """Take one reply for the seat `token` names."""
-    message = BytesParser(policy=policy.default).parsebytes(raw)
-    assert isinstance(message, EmailMessage)
+    """Take one reply for the seat `token` names.
+
+    What needs only the headers comes first (machine mail, the sender, a
+    second copy), then the message's size in parts, nesting and lines
+    (`mailin.bounds`), and only then is its text parsed and read.
+    """
+    head = bounds.head_of(raw)
     reply = Reply(
         token=token,
-        message_key=message_key(message, raw),
-        message_id=message_id(message),
-        sender=reading.sender_of(message),
-        words=reading.candidates(reading.body_text(message)),
-        automatic=reading.automatic(message, envelope_sender),
+        message_key=message_key(head, raw),
+        message_id=message_id(head),
+        sender=reading.sender_of(head),
+        automatic=reading.automatic(head, envelope_sender),
     )
     try:
+        if reply.automatic is None:
+            screened = screen_reply(referee, reply)
+            if screened.outcome == DUPLICATE:
+                return Taken("250 2.0.0 this message was taken already", *_logged(screened))
+            problem = bounds.beyond_bounds(raw)
+            if problem is not None:
+                answer = f"554 5.6.0 this message cannot be read: {problem}"
+                return Taken(answer, "unreadable", screened.game_id, screened.seat)
+            reply = _read(reply, raw)
         taken = take_reply(referee, reply)
     except (refusals.NotFound, refusals.Unauthorized) as refused:
         code, outcome = _REFUSED[type(refused)]
         extra = refused.extra
         return Taken(f"{code} {refused.reason}", outcome, extra.get("game_id"), extra.get("seat"))
-    if taken.outcome == "duplicate":
+    if taken.outcome == DUPLICATE:
         answer = "250 2.0.0 this message was taken already"
     elif taken.outcome.startswith("dropped"):
         answer = "250 2.0.0 automatic mail dropped"
     else:
         answer = "250 2.0.0 taken"
-    return Taken(answer, taken.outcome, taken.game_id, taken.seat)
+    return Taken(answer, *_logged(taken))
+
+
+def _logged(taken: TakenReply) -> tuple[str, str, int]:
+    return taken.outcome, taken.game_id, taken.seat
+
+
+def _read(reply: Reply, raw: bytes) -> Reply:
+    """The reply with the player's own text read from the whole message."""
+    message = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(message, EmailMessage)
+    text, hard_wrapped = reading.body_text(message)
+    return replace(
+        reply,
+        paragraphs=reading.own_paragraphs(text, hard_wrapped),
+        subject=reading.subject_words(message),
+    )
 
 
 def take_stop(referee: Referee, token: str) -> str:
@@ -179,7 +211,12 @@ class Handler:
         assert found is not None
         raw = envelope.original_content or b""
         sender = envelope.mail_from or ""
-        taken = await loop.run_in_executor(None, take, self.referee, raw, found.group(1), sender)
+        token = found.group(1)
+        try:
+            taken = await loop.run_in_executor(None, take, self.referee, raw, token, sender)
+        except Exception as error:
+            # The sender gets an SMTP answer, never Python's words; the log gets the error's kind.
+            taken = Taken(_FAILED, f"failed ({type(error).__name__})")
         # One line per message, never the token: who, which game and seat, what became of it.
         _log.info(
             "mail in: from=%s game=%s seat=%s outcome=%s answer=%s",
@@ -190,6 +227,11 @@ class Handler:
             taken.answer[:3],
         )
         return taken.answer
+
+    async def handle_exception(self, error: Exception) -> str:
+        """Any other command that failed: a temporary SMTP answer, and one log line."""
+        _log.warning("mail in: failed (%s)", type(error).__name__)
+        return _FAILED
 
 
 def tls_context(chosen: Settings) -> ssl.SSLContext | None:
@@ -204,6 +246,8 @@ def tls_context(chosen: Settings) -> ssl.SSLContext | None:
 def serve(referee: Referee, host: str, port: int) -> None:
     """Listen until SIGTERM or SIGINT, taking replies for `referee`."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # aiosmtpd logs each command, a reply address's token with it: our line per message is enough.
+    logging.getLogger("mail.log").setLevel(logging.WARNING)
     chosen = referee.settings
     controller = Controller(
         Handler(referee),

@@ -20,7 +20,7 @@ from referee.engine import Resign
 from referee.service import Referee, refusals
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.deciding import decide
-from referee.service.replies import Reply, take_reply
+from referee.service.replies import DUPLICATE, SCREENED, Reply, screen_reply, take_reply
 from referee.service.submitting import KnownSeat, SeatToken, SubmitMove, record_move, submit_move
 from referee.service.timing import sweep_deadlines
 from referee.service.webhooks import WebhookRefused, set_webhook
@@ -150,14 +150,15 @@ def test_creating_refuses_what_the_rules_do_not_take(
         create_game(referee, command)
 
 
-def _reply(referee: Referee, game_id: str, seat: int, words: list[str], **more: Any) -> Reply:
+def _reply(referee: Referee, game_id: str, seat: int, lines: list[str], **more: Any) -> Reply:
+    """A reply whose own text is one paragraph of `lines`."""
     token = keys.reply_token(referee.secret(), game_id, seat, _game(referee, game_id).version)
     given: dict[str, Any] = {
         "token": token,
-        "message_key": f"key-{words}-{more}",
+        "message_key": f"key-{lines}-{more}",
         "message_id": "<reply@players.test>",
         "sender": "ann@players.test" if seat == 0 else "bob@players.test",
-        "words": words,
+        "paragraphs": [lines],
     }
     return Reply(**(given | more))
 
@@ -176,8 +177,13 @@ def test_a_mail_reply_is_submitted_through_the_same_path_and_answered(referee: R
     assert [answer.seat for answer in answers] == [seat]
     # The same message again does nothing; machines are dropped without an answer.
     first = _reply(referee, game_id, 1 - seat, ["help"])
+    assert screen_reply(referee, first).outcome == SCREENED
     assert take_reply(referee, first).outcome == "help"
     assert take_reply(referee, first).outcome == "duplicate"
+    # Before its text is read, a copy already taken is known, and a stranger is refused.
+    assert screen_reply(referee, first).outcome == DUPLICATE
+    with pytest.raises(refusals.Unauthorized):
+        screen_reply(referee, _reply(referee, game_id, 0, ["help"], sender="eve@else.test"))
     robot = _reply(referee, game_id, 0, ["help"], automatic="Precedence: bulk")
     assert take_reply(referee, robot).outcome.startswith("dropped")
     with pytest.raises(refusals.Unauthorized):

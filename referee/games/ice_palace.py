@@ -658,7 +658,7 @@ class IcePalace(Game[State, Move]):
             return Build(tuple(_parse_places(rest)))
         match = _PLACE.fullmatch(words)
         if match is None:
-            raise IllegalMove("bad_notation", f"cannot read {_shorten(words)!r}: {_EXPECTED}")
+            raise IllegalMove("bad_notation", _EXPECTED)
         return _place_of(match)
 
     def notate(self, move: Move) -> str:

@@ -331,7 +331,7 @@ class Mandala(Game[State, Move]):
             return Resign()
         match = _TAKE_TEXT.fullmatch(cleaned)
         if match is None:
-            raise IllegalMove("bad_notation", f"cannot read {text!r}: {_EXPECTED}")
+            raise IllegalMove("bad_notation", _EXPECTED)
         digits = match.group(1)
         # The length check keeps int() away from absurdly long digit strings.
         if len(digits) > 3 or int(digits) >= PATH_LENGTH:

@@ -6,8 +6,7 @@ takes each message once (by its Message-ID), and then: `accept` says yes
 to the referee's mail, `help` and `board` are answered at once, a move is
 submitted like any other (seen at the answered mail's version; the worker
 decides it and mails the answer), and text that is no move gets a mail
-saying why. Mail from a machine is taken and dropped without an answer, and
-a seat's answers are capped (`referee.service.answers`).
+saying why. Mail from a machine is taken and dropped without an answer.
 """
 
 from __future__ import annotations
@@ -20,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from referee.engine import JSON, IllegalMove, Resign
-from referee.games import AnyGame
 from referee.service import answers, consent, refusals
 from referee.service.publishing import Published, publish
+from referee.service.reply_reading import Command, Unread, read_reply
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
 from referee.store import addresses, bounces, keys, reads
 from referee.store.appending import outbox_row, write
@@ -45,8 +43,10 @@ class Reply:
     message_id: str | None
     # The address in its From header.
     sender: str
-    # The moves the text may hold, most likely first (`mailin.reading.candidates`).
-    words: Sequence[str]
+    # The player's own paragraphs, as lines (`mailin.reading.own_paragraphs`), and the
+    # subject without its `Re:`, read only when they are empty.
+    paragraphs: Sequence[Sequence[str]] = ()
+    subject: str = ""
     # Why it is a machine's mail (an auto-reply, a bounce), or None for a person's.
     automatic: str | None = None
 
@@ -62,6 +62,7 @@ class Taken:
 
 DROPPED = "dropped"
 DUPLICATE = "duplicate"
+SCREENED = "screened"
 
 
 def reply_seat(referee: Referee, token: str) -> keys.ReplyKey:
@@ -81,18 +82,7 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
         return Taken(f"{DROPPED} ({reply.automatic})", game_id, seat)
     published = Published()
     with referee.db.transaction() as session:
-        game = session.get(Game, game_id)
-        seats = reads.seats(session, game_id) if game is not None else []
-        if game is None or seat >= len(seats):
-            raise refusals.NotFound("this reply address is not valid")
-        address = seats[seat].email or ""
-        checks = referee.settings.mail_check_sender
-        if checks and not addresses.same_address(reply.sender, address):
-            raise refusals.Unauthorized(
-                "this address takes replies only from the seat's own mail address",
-                game_id=game_id,
-                seat=seat,
-            )
+        game, address = _seat_address(referee, session, reply, named)
         if addresses.same_address(reply.sender, address):
             # The seat's own address wrote: it is alive, whatever bounced before.
             bounces.alive(session.connection(), address)
@@ -124,6 +114,36 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
     return Taken(outcome, game_id, seat)
 
 
+def screen_reply(referee: Referee, reply: Reply) -> Taken:
+    """The checks of `take_reply` that need none of the message's text, so that a
+    stranger's message or a second copy costs no reading: the address and the sender
+    (refused alike), then whether a copy was taken already (`DUPLICATE`, else `SCREENED`)."""
+    named = reply_seat(referee, reply.token)
+    with referee.db.reading() as session:
+        _seat_address(referee, session, reply, named)
+        taken = session.get(Inbound, reply.message_key) is not None
+    return Taken(DUPLICATE if taken else SCREENED, named.game_id, named.seat)
+
+
+def _seat_address(
+    referee: Referee, session: Session, reply: Reply, named: keys.ReplyKey
+) -> tuple[Game, str]:
+    """The game and the seat's address; refused when the reply may not come from it."""
+    game = session.get(Game, named.game_id)
+    seats = reads.seats(session, named.game_id) if game is not None else []
+    if game is None or named.seat >= len(seats):
+        raise refusals.NotFound("this reply address is not valid")
+    address = seats[named.seat].email or ""
+    checks = referee.settings.mail_check_sender
+    if checks and not addresses.same_address(reply.sender, address):
+        raise refusals.Unauthorized(
+            "this address takes replies only from the seat's own mail address",
+            game_id=named.game_id,
+            seat=named.seat,
+        )
+    return game, address
+
+
 def _act(
     session: Session,
     game: Game,
@@ -136,8 +156,8 @@ def _act(
 ) -> tuple[str, str | None]:
     """Do what the reply says; returns the outcome and the submission it made, if any.
     Fills `published` with what to publish; answers only as `allowed`."""
-    word = reply.words[0].lower() if reply.words else ""
-    if word == "accept":
+    read = read_reply(reads.rules_of(game), game.options, reply.paragraphs, reply.subject)
+    if read == Command("accept"):
         # The seat's own address (the sender check) says yes to our mail.
         known = addresses.find(session, address) if address else None
         if known is not None:
@@ -147,28 +167,24 @@ def _act(
         return "accepted", None
     answer: dict[str, Any] = {"in_reply_to": reply.message_id}
     kind = OutboxKind.REFUSED
-    if not reply.words:
-        answer["reason"] = "no move was found in your reply"
-    elif word in (OutboxKind.HELP, OutboxKind.BOARD):
-        kind = OutboxKind(word)
+    if isinstance(read, Unread):
+        answer["reason"] = read.problem
+    elif isinstance(read, Command):
+        kind = OutboxKind(read.word)
         answer["version"] = game.version
     else:
-        move = _parse(reads.rules_of(game), reply.words, game.options)
-        if isinstance(move, IllegalMove):
-            answer["reason"] = f"{reply.words[0]!r}: {move.reason}"
-        else:
-            command = SubmitMove(
-                game.id,
-                KnownSeat(seat),
-                move,
-                source=Source.MAIL,
-                # The version the answered mail showed: a move is judged against it.
-                seen_version=seen,
-                idempotency_key=f"mail:{reply.message_key}",
-            )
-            submission, _fresh = record_move(session, command)
-            published.to_decide.append(submission.id)
-            return "submitted", submission.id
+        command = SubmitMove(
+            game.id,
+            KnownSeat(seat),
+            read.move,
+            source=Source.MAIL,
+            # The version the answered mail showed: a move is judged against it.
+            seen_version=seen,
+            idempotency_key=f"mail:{reply.message_key}",
+        )
+        submission, _fresh = record_move(session, command)
+        published.to_decide.append(submission.id)
+        return "submitted", submission.id
     if not allowed.answer:
         return str(kind), None
     if allowed.quiet_until is not None:
@@ -176,17 +192,3 @@ def _act(
     write(session.connection(), None, [outbox_row(game.id, kind, seat, answer, now())])
     published.news = True
     return str(kind), None
-
-
-def _parse(rules: AnyGame, found: Sequence[str], options: JSON) -> JSON | IllegalMove:
-    """The JSON of the move the first candidate that parses gives, else the first one's refusal."""
-    refusal: IllegalMove | None = None
-    for text in found:
-        if text.lower() == "resign":
-            return rules.move_to_json(Resign())
-        try:
-            return rules.move_to_json(rules.parse(text, options))
-        except IllegalMove as refused:
-            refusal = refusal or refused
-    assert refusal is not None
-    return refusal

@@ -1,0 +1,180 @@
+"""What the words of a mail reply mean: one move, a command, or why neither.
+
+The mail-in server hands over the player's own paragraphs (`mailin.reading`);
+the game's notation decides which line is a move. Each line is read alone,
+forgiving what leaves no doubt: spaces of any width, quotes around the move,
+a full stop or `!` after it, an emoji, an `ok` before it. The move is read in
+the first paragraph, or in the second when the first is a line that holds no
+move at all (a greeting: "Hello Referee,"). Lines are never joined into a
+move here (only the mail program's own wrapping is undone, by the reader),
+and a paragraph that holds two different moves is refused, saying which two:
+besides the lines that are a move, a line that only begins or ends with one
+("sorry, I meant take 50") counts. A line that is no move is refused with
+the notation's reason, its text quoted once as written (and, when it holds
+one move, a hint to write that alone). A reply whose text is empty is read
+from its subject.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from referee.engine import JSON, IllegalMove, Resign
+from referee.games import AnyGame
+
+COMMANDS = ("accept", "help", "board")
+# Longer than any move of any game, in words: a window this long is never tried.
+_MAX_WINDOW = 40
+_SHOWN = 80
+_LEADING = re.compile(r"^(?:ok(?:ay)?|o\.k\.|my move(?: is)?)\s*[,:.!\-\u2013\u2014]?\s+", re.I)
+# Spaces of other widths, and characters that are not seen, as mail programs and phones add them.
+_SPACES = re.compile(r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\t]")
+_INVISIBLE = re.compile(r"[\u200b-\u200d\u2060\ufeff\ufe0e\ufe0f]")
+_QUOTES = "\"'`\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d"
+# Emoji, their skin tones and keycaps: a 👍 after a move says nothing about the move.
+_SYMBOLS = frozenset({"So", "Sk", "Me", "Mn"})
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """`accept`, `help` or `board`."""
+
+    word: str
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move in the game's notation, as JSON."""
+
+    move: JSON
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """No move: what is wrong, in words for the player (their text quoted once, as written)."""
+
+    problem: str
+
+
+Read = Command | Move | Unread
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    key: str
+    written: str
+    read: Command | Move
+
+
+def read_reply(
+    rules: AnyGame, options: JSON, paragraphs: Sequence[Sequence[str]], subject: str = ""
+) -> Read:
+    """The one move or command the reply's own text holds, or why it holds none."""
+    if not paragraphs:
+        titled = _line(rules, options, subject) if subject else None
+        return titled.read if titled is not None else Unread("no move was found in your reply")
+    lines = paragraphs[0]
+    whole, mentioned = _seen_in(rules, options, lines)
+    if not whole and not mentioned and len(lines) == 1 and len(paragraphs) > 1:
+        lines = paragraphs[1]
+        whole, mentioned = _seen_in(rules, options, lines)
+    seen = {**whole, **{key: found for key, found in mentioned.items() if key not in whole}}
+    if whole and len(seen) > 1:
+        one, other = list(seen.values())[:2]
+        return Unread(
+            f"it holds two different moves, {_quoted(one.written)} and {_quoted(other.written)}: "
+            "reply with the one you mean, alone on the first line"
+        )
+    if whole:
+        return next(iter(whole.values())).read
+    problem = f"{_quoted(lines[0])} is not a move: {_refusal(rules, options, lines[0])}"
+    if len(mentioned) == 1:
+        (mention,) = mentioned.values()
+        hint = _quoted(mention.written)
+        problem += f"; if you mean {hint}, reply with it alone on the first line"
+    return Unread(problem)
+
+
+def _seen_in(
+    rules: AnyGame, options: JSON, lines: Sequence[str]
+) -> tuple[dict[str, _Seen], dict[str, _Seen]]:
+    """Each different move or command the lines hold, by its notation, in order: those that
+    are a whole line, and the moves lines that are none begin or end with."""
+    whole: dict[str, _Seen] = {}
+    mentioned: dict[str, _Seen] = {}
+    for line in lines:
+        found = _line(rules, options, line)
+        if found is not None:
+            whole.setdefault(found.key, found)
+            continue
+        for mention in _mentions(rules, options, line):
+            mentioned.setdefault(mention.key, mention)
+    return whole, mentioned
+
+
+def _line(rules: AnyGame, options: JSON, line: str) -> _Seen | None:
+    """The line read as one move or command, forgiving what leaves no doubt."""
+    text = _cleaned(line)
+    found = _exactly(rules, options, text, line)
+    leading = _LEADING.match(text)
+    if found is None and leading is not None:
+        found = _exactly(rules, options, _cleaned(text[leading.end() :]), line)
+    return found
+
+
+def _mentions(rules: AnyGame, options: JSON, line: str) -> Iterator[_Seen]:
+    """The moves a line that is not one begins or ends with, longest first (never a
+    command: "thanks for the help" asks for nothing)."""
+    words = line.split()
+    for size in range(min(len(words), _MAX_WINDOW), 0, -1):
+        for window in (words[:size], words[-size:]):
+            written = " ".join(window)
+            found = _exactly(rules, options, _cleaned(written), written)
+            if found is not None and isinstance(found.read, Move):
+                yield found
+
+
+def _exactly(rules: AnyGame, options: JSON, text: str, written: str) -> _Seen | None:
+    lowered = text.lower()
+    if lowered in COMMANDS:
+        return _Seen(lowered, written, Command(lowered))
+    try:
+        move = Resign() if lowered == "resign" else rules.parse(text, options)
+    except IllegalMove:
+        return None
+    return _Seen(rules.notate(move), written, Move(rules.move_to_json(move)))
+
+
+def _cleaned(text: str) -> str:
+    """The text without what surrounds a move but is none of it: odd spaces, invisible
+    characters, quotes, emoji, and a full stop or `!` after it."""
+    text = _INVISIBLE.sub("", _SPACES.sub(" ", text))
+    start, end = 0, len(text)
+    while start < end and _edge(text[start]):
+        start += 1
+    while end > start and (_edge(text[end - 1]) or text[end - 1] in ".!\u3002\uff01"):
+        end -= 1
+    return " ".join(text[start:end].split())
+
+
+def _edge(character: str) -> bool:
+    return (
+        character.isspace() or character in _QUOTES or unicodedata.category(character) in _SYMBOLS
+    )
+
+
+def _refusal(rules: AnyGame, options: JSON, line: str) -> str:
+    try:
+        rules.parse(_cleaned(line), options)
+    except IllegalMove as refused:
+        return refused.reason
+    return "it is not a move of this game"
+
+
+def _quoted(text: str) -> str:
+    """The player's text in quotes, as written; cut when long."""
+    shown = text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "\u2026"
+    return f'"{shown}"'
