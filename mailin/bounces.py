@@ -22,6 +22,7 @@ from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser, HeaderParser
 
+from mailin import bounds
 from referee.service import Referee, refusals
 from referee.service.bounces import Report, check_token, take_report
 
@@ -82,15 +83,24 @@ def _report_key(message: EmailMessage | None, raw: bytes) -> str:
     return hashlib.sha256(b"report:" + (found.encode() if found else raw)).hexdigest()
 
 
-def take(referee: Referee, raw: bytes, token: str) -> str:
-    """Take one message sent to a bounce address; the SMTP answer (always 250)."""
-    message = None
+def read_report(raw: bytes) -> tuple[EmailMessage | None, bool, str]:
+    """The message, whether it reports a hard bounce, and its status (or why not).
+
+    A report is read within the same bounds as a reply, so its cost stays linear.
+    """
+    if bounds.beyond_bounds(raw) is not None:
+        return None, False, "unreadable"
     try:
         message = BytesParser(policy=policy.default).parsebytes(raw)
         assert isinstance(message, EmailMessage)
-        hard, status = verdict(message)
+        return message, *verdict(message)
     except (RecursionError, ValueError, LookupError):
-        hard, status = False, "unreadable"
+        return None, False, "unreadable"
+
+
+def take(referee: Referee, raw: bytes, token: str) -> str:
+    """Take one message sent to a bounce address; the SMTP answer (always 250)."""
+    message, hard, status = read_report(raw)
     try:
         outcome = take_report(referee, Report(token, _report_key(message, raw), hard, status))
     except refusals.NotFound:

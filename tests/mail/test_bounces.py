@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from mailin.bounces import verdict
+from mailin.bounces import read_report, verdict
 from tests.mail import reports
 from tests.mail.players import answer, listed_moves, text_of, wait_mail
 from tests.mail.test_deadlines import log, sweep
@@ -61,6 +61,25 @@ def test_a_delay_and_mail_that_is_no_report_are_not_hard_bounces() -> None:
         "delayed 4.4.1",
     )
     assert verdict(sample().mail) == (False, "not a delivery report")
+
+
+def test_a_report_beyond_mail_ins_bounds_is_not_parsed_and_not_counted() -> None:
+    # A player sees their bounce address in Return-Path: its reports are a stranger's bytes.
+    report = reports.postfix(sample(), BOB, "<deep@mx.test>")
+    deep = b"".join(
+        b'Content-Type: multipart/mixed; boundary="b%d"\r\n\r\n--b%d\r\n' % (n, n)
+        for n in range(2000)
+    )
+    many = b"".join(b"--x\r\nContent-Type: text/plain\r\n\r\nx\r\n" for _ in range(120_000))
+    flat = b'Content-Type: multipart/mixed; boundary="x"\r\n\r\n' + many + b"--x--\r\n"
+    for body in (deep, flat):
+        assert read_report(b"Message-ID: <bomb@mx.test>\r\n" + body) == (
+            None,
+            False,
+            "unreadable",
+        )
+    message, hard, _status = read_report(report)
+    assert message is not None and hard
 
 
 @pytest.fixture(scope="module")
