@@ -20,6 +20,7 @@ import pytest
 
 from tests.mail.players import listed_moves, state_of, text_of, version, wait_mail
 from tests.mail.test_reply_styles import create, log, send
+from tests.mail.test_reading import VACATION_SUBJECTS
 from tests.mailboxes import MailService, Received
 from tests.service.test_games_http import solve
 
@@ -334,25 +335,14 @@ def test_a_refusal_quotes_the_text_once_as_written(mail_service: MailService) ->
     assert "\\x" not in problem and "cannot read" not in problem and "'" not in problem
 
 
-@pytest.mark.parametrize(
-    "subject",
-    [
-        "Automatische Antwort: Mandala",
-        "Respuesta automática: Mandala",
-        "Automatisch antwoord: Mandala",
-        "Risposta automatica: Mandala",
-        "Automatiskt svar: Mandala",
-        "Resposta automática: Mandala",
-        "Automatyczna odpowiedź: Mandala",
-        "自動応答: Mandala",
-        "自動返信: Mandala",
-    ],
-)
+# The languages the issue named, in the words their mail programs use.
+@pytest.mark.parametrize("number", range(1, 10))
 def test_out_of_office_in_any_language_gets_no_answer(
-    mail_service: MailService, subject: str
+    mail_service: MailService, number: int
 ) -> None:
     env = mail_service
-    tag = f"away{abs(hash(subject)) % 10_000}-"
+    subject = VACATION_SUBJECTS[number]
+    tag = f"away{number}-"
     created = create(env, "mandala", tag)
     players = [f"{tag}0@players.test", f"{tag}1@players.test"]
     player, turn = turn_of(env, players, 0)
