@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from tests.mail.players import listed_moves, state_of, text_of, version, wait_mail
-from tests.mail.test_reply_styles import create, log, send
 from tests.mail.test_reading import VACATION_SUBJECTS
+from tests.mail.test_reply_styles import create, log, send
 from tests.mailboxes import MailService, Received
 from tests.service.test_games_http import solve
 
