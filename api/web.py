@@ -262,6 +262,15 @@ def lobby() -> str:
     )
 
 
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    """Browsers ask for /favicon.ico whatever a page links: send them to the SVG icon."""
+    response = make_response("", 301)
+    # Relative, so that it still points right when a proxy serves the site under a prefix.
+    response.headers["Location"] = "assets/favicon.svg"
+    return response
+
+
 def _title(name: str) -> str:
     try:
         return games.get(name).title

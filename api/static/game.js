@@ -1,35 +1,260 @@
 // Comforts only: the page works without this script.
-// 1. While the game is in play, reload when it moves on (unless a move is being typed).
-// 2. Tapping a piece of a move adds it to the move field.
+// 1. While the game is in play, follow its event stream and update the page in place.
+// 2. The move list shows the position on show (the newest move, on the present's page).
+// 3. Tapping a piece of a move adds it to the move field.
+// 4. With the player's leave (a button, never unasked), a notification when it becomes their turn.
 (function () {
   "use strict";
   var root = document.getElementById("game");
   if (!root) { return; }
-  var field = document.getElementById("notation");
 
-  document.querySelectorAll("button.piece").forEach(function (button) {
-    button.addEventListener("click", function () {
-      if (!field) { return; }
-      field.value = field.value ? field.value + " " + button.value : button.value;
-      field.focus();
-    });
-  });
+  // Waits before following again after the stream was refused or cut: doubled up to the longest.
+  var FIRST_WAIT = 2000;
+  var LONGEST_WAIT = 60 * 1000;
+  // A page hidden this long may sit on a connection that died unnoticed (a laptop asleep).
+  var LONG_ABSENCE = 60 * 1000;
+  var NOTIFY_KEY = "referee-notify";
 
-  if (root.dataset.watch !== "yes") { return; }
-  var url = "/v1/games/" + encodeURIComponent(root.dataset.game);
-  var version = Number(root.dataset.version);
-  function look() {
-    if (document.hidden || (field && field.value && document.activeElement === field)) {
+  function field() { return document.getElementById("notation"); }
+
+  // -- the move list --------------------------------------------------------------
+
+  function showCurrentMove() {
+    var box = document.getElementById("log-scroll");
+    if (!box) { return; }
+    var current = box.querySelector("li[aria-current=step]");
+    if (!current) {
+      // The newest move: the box is reversed, and either scroll sign clamps to its end.
+      box.scrollTop = box.scrollHeight;
       return;
     }
-    fetch(url, { headers: { Accept: "application/json" }, credentials: "omit" })
-      .then(function (answer) { return answer.ok ? answer.json() : null; })
-      .then(function (summary) {
-        if (summary && summary.version !== version) {
-          window.location.replace(window.location.pathname);
-        }
-      })
-      .catch(function () { /* offline for a moment: look again later */ });
+    var from = box.getBoundingClientRect();
+    var to = current.getBoundingClientRect();
+    box.scrollTop += to.top - from.top - (box.clientHeight - to.height) / 2;
   }
-  window.setInterval(look, 5000);
+
+  // -- clicks: pieces of a move, notifications --------------------------------------
+
+  root.addEventListener("click", function (event) {
+    var piece = event.target.closest("button.piece");
+    var input = field();
+    if (piece && input) {
+      input.value = input.value ? input.value + " " + piece.value : piece.value;
+      input.focus();
+    }
+    if (event.target.closest("#notify")) { toggleNotifications(); }
+  });
+
+  function stored(value) {
+    try {
+      if (value !== undefined) { window.localStorage.setItem(NOTIFY_KEY, value); }
+      return window.localStorage.getItem(NOTIFY_KEY);
+    } catch (blocked) {
+      return null;
+    }
+  }
+
+  function notifying() {
+    return "Notification" in window && Notification.permission === "granted" && stored() === "on";
+  }
+
+  function toggleNotifications() {
+    if (notifying()) {
+      stored("off");
+      showNotifyButton();
+      return;
+    }
+    Notification.requestPermission().then(function (answer) {
+      stored(answer === "granted" ? "on" : "off");
+      showNotifyButton();
+    });
+  }
+
+  function showNotifyButton() {
+    var button = document.getElementById("notify");
+    if (!button || !("Notification" in window) || Notification.permission === "denied") { return; }
+    button.textContent = notifying() ? "Stop notifying me" : "Notify me when it is my turn";
+    button.setAttribute("aria-pressed", notifying() ? "true" : "false");
+    button.hidden = false;
+  }
+
+  function tellTurn() {
+    if (!notifying() || (document.visibilityState === "visible" && document.hasFocus())) { return; }
+    var status = document.getElementById("status");
+    var note = new Notification(document.title, {
+      body: status ? status.textContent.replace(/\s+/g, " ").trim() : "",
+      tag: "referee-" + root.dataset.game
+    });
+    note.onclick = function () { window.focus(); note.close(); };
+  }
+
+  // -- updating in place ---------------------------------------------------------------
+
+  // What the player is typing survives an update: its text, and the focus and caret.
+  function typing() {
+    var input = field();
+    if (!input || (!input.value && document.activeElement !== input)) { return null; }
+    return {
+      value: input.value,
+      focused: document.activeElement === input,
+      start: input.selectionStart,
+      end: input.selectionEnd,
+      section: input.closest("section")
+    };
+  }
+
+  function keepTyping(kept) {
+    if (!kept) { return; }
+    var input = field();
+    if (!input) {
+      if (!kept.value) { return; }
+      // No move can be sent now (the game moved on without this seat): the text stays to copy.
+      var log = document.getElementById("log-heading");
+      var place = log ? log.closest("section") : null;
+      kept.section.querySelectorAll("form.moves").forEach(function (form) { form.remove(); });
+      kept.section.querySelectorAll("button").forEach(function (button) { button.disabled = true; });
+      var note = document.createElement("p");
+      note.className = "notice warn";
+      note.textContent = "The game moved on while you typed: this move cannot be sent now.";
+      kept.section.appendChild(note);
+      root.querySelector(".side").insertBefore(kept.section, place);
+      input = field();
+    } else {
+      input.value = kept.value;
+    }
+    if (kept.focused) {
+      input.focus();
+      input.setSelectionRange(kept.start, kept.end);
+    }
+  }
+
+  function openDetails() {
+    var open = {};
+    root.querySelectorAll("details").forEach(function (details) {
+      open[details.className + "|" + details.querySelector("summary").textContent] = details.open;
+    });
+    return open;
+  }
+
+  function reopen(open) {
+    root.querySelectorAll("details").forEach(function (details) {
+      var key = details.className + "|" + details.querySelector("summary").textContent;
+      if (key in open) { details.open = open[key]; }
+    });
+  }
+
+  function swap(page) {
+    var fresh = page.getElementById("game");
+    if (!fresh) { return false; }
+    var wasActing = root.dataset.acting === "yes";
+    var kept = typing();
+    var open = openDetails();
+    var scrolled = window.scrollY;
+    Array.prototype.forEach.call(fresh.attributes, function (attribute) {
+      root.setAttribute(attribute.name, attribute.value);
+    });
+    root.replaceChildren.apply(root, Array.prototype.slice.call(fresh.childNodes));
+    document.title = page.title;
+    reopen(open);
+    keepTyping(kept);
+    window.scrollTo(window.scrollX, scrolled);
+    showCurrentMove();
+    showNotifyButton();
+    if (!wasActing && root.dataset.acting === "yes") { tellTurn(); }
+    return true;
+  }
+
+  // The seat's token is an HttpOnly cookie the stream never sees: the stream (a
+  // spectator's) only says that the game changed, and the page's own address,
+  // fetched with the page's cookies, gives what this browser may see.
+  var fetching = false;
+  var again = false;
+  var refetchWait = FIRST_WAIT;
+
+  function refresh() {
+    if (fetching) { again = true; return; }
+    fetching = true;
+    var answer = /[?&]sub=[0-9a-f]+/.exec(window.location.search);
+    var url = root.dataset.page + (answer ? "?" + answer[0].slice(1) : "");
+    fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
+      .then(function (reply) {
+        if (!reply.ok) { throw new Error("status " + reply.status); }
+        return reply.text();
+      })
+      .then(function (text) {
+        swap(new DOMParser().parseFromString(text, "text/html"));
+        refetchWait = FIRST_WAIT;
+        done();
+      })
+      .catch(function () {
+        // Busy or offline for a moment: the page is behind, so look again after a while.
+        fetching = false;
+        window.setTimeout(refresh, refetchWait);
+        refetchWait = Math.min(refetchWait * 2, LONGEST_WAIT);
+      });
+  }
+
+  function done() {
+    fetching = false;
+    if (again) { again = false; refresh(); }
+    if (root.dataset.watch !== "yes") { stop(); }
+  }
+
+  // -- following the stream ----------------------------------------------------------
+
+  var source = null;
+  var retry = null;
+  var wait = FIRST_WAIT;
+  var hiddenSince = null;
+
+  function stop() {
+    if (source) { source.close(); source = null; }
+    if (retry) { window.clearTimeout(retry); retry = null; }
+  }
+
+  function follow() {
+    stop();
+    if (root.dataset.watch !== "yes") { return; }
+    // One stream per page: a client may hold only a few (REFEREE_EVENTS_PER_CLIENT).
+    source = new EventSource(root.dataset.events);
+    source.onmessage = function (event) {
+      wait = FIRST_WAIT;
+      var change;
+      try { change = JSON.parse(event.data); } catch (garbled) { return; }
+      // A new stream starts with the game as it is: only a page that is behind fetches.
+      if (String(change.version) !== root.dataset.version || change.status !== "active") {
+        refresh();
+      }
+    };
+    source.onerror = function () {
+      // EventSource reconnects by itself (with Last-Event-ID) after a cut connection,
+      // but gives up on an answer that is no stream: a 429, a 503, a proxy's error page.
+      if (source && source.readyState === EventSource.CLOSED) { later(); }
+    };
+  }
+
+  function later() {
+    stop();
+    var delay = wait * (0.5 + Math.random());
+    wait = Math.min(wait * 2, LONGEST_WAIT);
+    retry = window.setTimeout(function () { retry = null; follow(); }, delay);
+  }
+
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState !== "visible") { hiddenSince = Date.now(); return; }
+    var away = hiddenSince === null ? 0 : Date.now() - hiddenSince;
+    hiddenSince = null;
+    if (root.dataset.watch === "yes" && (!source || away > LONG_ABSENCE)) { follow(); }
+  });
+  window.addEventListener("online", function () {
+    if (root.dataset.watch === "yes") { follow(); }
+  });
+  window.addEventListener("pagehide", stop);
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) { refresh(); follow(); }
+  });
+
+  showCurrentMove();
+  showNotifyButton();
+  follow();
 })();
