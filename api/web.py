@@ -1,7 +1,7 @@
 """Game pages for people: a lobby, a game page, and the personal link of each seat.
 
-Server-rendered HTML that works without JavaScript (a small script only
-refreshes a page when the game moves on, and fills the move field).
+Server-rendered HTML that works without JavaScript (a small script follows
+the game's event stream and updates the page in place, and fills the move field).
 
 The personal link `/g/<id>/seat/<token>` carries the seat's secret once:
 its answer stores the token in an HttpOnly, SameSite=Strict cookie scoped to

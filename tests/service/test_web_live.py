@@ -32,6 +32,15 @@ from tests.stacks import Service
 # Enough moves that the move list overflows its box (it shows about a dozen).
 MOVES_BEFORE = 16
 MARKER = "window.livePageMarker"
+# Records the notifications a page shows, and makes it look out of focus, as a
+# page in a background tab is (a headless page always has the focus).
+RECORD_NOTIFICATIONS = """
+window.notified = [];
+window.Notification = class extends window.Notification {
+  constructor(title, options) { super(title, options); window.notified.push(title); }
+};
+document.hasFocus = () => false;
+"""
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -95,6 +104,8 @@ def test_a_seat_page_follows_the_game_live(
 
     pages = [new_page(browser), new_page(browser, phone=True)]
     for page in pages:
+        page.context.grant_permissions(["notifications"], origin=url)
+        page.context.add_init_script(RECORD_NOTIFICATIONS)
         open_from_mail(page, links[waiter])
         assert not page.title().startswith("Your turn")
         assert newest_move_in_sight(page)
@@ -103,7 +114,10 @@ def test_a_seat_page_follows_the_game_live(
             "return b.scrollHeight > b.clientHeight; }"
         ), "the move list should overflow its box for this test to mean anything"
         page.evaluate(f"() => {{ {MARKER} = 'still here'; }}")
-        assert page.locator("#notify").is_visible()
+        assert page.locator("#notify").inner_text() == "Notify me when it is my turn"
+    # Only the desk's player asks for notifications.
+    pages[0].click("#notify")
+    assert pages[0].locator("#notify").inner_text() == "Stop notifying me"
 
     notation = play_by_api(url, game_id, tokens[mover])
     version = now["version"] + 1
@@ -118,6 +132,8 @@ def test_a_seat_page_follows_the_game_live(
         assert notation in last.inner_text() and names[mover] in last.inner_text()
         assert newest_move_in_sight(page)
         page.screenshot(path=artifacts / f"live-your-turn-{width}.png", full_page=True)
+    assert pages[0].evaluate("() => window.notified") == [pages[0].title()]
+    assert pages[1].evaluate("() => window.notified") == []
 
     # Typing a move when the game ends under it: what was typed is not thrown away.
     desk = pages[0]

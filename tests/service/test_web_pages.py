@@ -542,3 +542,47 @@ def test_a_time_per_turn_is_set_in_the_lobby_and_shown_with_its_deadline(app: Fl
         _, answer = create(app, "mandala", ["Ann", "Bob"], **fields)
         assert answer.status_code == 422
         assert expected in message(answer.get_data(as_text=True))
+
+
+def status_of_page(text: str) -> str:
+    found = re.search(r'<p class="status" id="status">(.*?)</p>', text, re.S)
+    assert found is not None
+    return unescape(" ".join(re.sub(r"<[^>]+>", " ", found.group(1)).split()))
+
+
+def title_of(text: str) -> str:
+    found = re.search(r"<title>(.*?)</title>", text, re.S)
+    assert found is not None
+    return unescape(found.group(1))
+
+
+def test_the_title_and_the_badge_say_whose_turn_and_when_without_script(app: Flask) -> None:
+    game_id, host, seats = new_game(app, "mandala", ["Ann", "Bob"])
+    number, seat = acting(app, seats, game_id)
+    assert title_of(page(seat, game_id)).startswith("Your turn — Mandala")
+    assert not title_of(page(seats[1 - number], game_id)).startswith("Your turn")
+    assert not title_of(page(host, game_id)).startswith("Your turn")
+    _, rules, state = stored(app, game_id)
+    assert play(seat, game_id, rules.notate(rules.legal_moves(state, number)[0])).status_code == 303
+    # Looking back is told apart from the present, in play and once finished.
+    back = page(seats[number ^ 1], game_id, at=0)
+    assert not title_of(back).startswith("Your turn")
+    assert status_of_page(back).startswith("looking back The start, before move 1 of 1;")
+    assert "still in play" in status_of_page(back)
+    resigned = seats[0].post(
+        f"/g/{game_id}/resign", data={"csrf": csrf_of(page(seats[0], game_id)), "confirm": "yes"}
+    )
+    assert resigned.status_code == 303
+    finished = status_of_page(page(host, game_id, at=1))
+    assert finished.startswith("looking back Move 1 of 2; the game is finished .")
+    assert "in play" not in finished
+    assert status_of_page(page(host, game_id)).startswith("finished Won by")
+
+
+def test_the_favicon_is_found_where_browsers_look(app: Flask) -> None:
+    client = browser(app)
+    asked = client.get("/favicon.ico")
+    assert asked.status_code == 301 and asked.headers["Location"] == "assets/favicon.svg"
+    icon = client.get("/assets/favicon.svg")
+    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"
+    assert 'rel="icon" href="/assets/favicon.svg"' in client.get("/").get_data(as_text=True)
