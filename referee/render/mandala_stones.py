@@ -146,10 +146,11 @@ def _main_board(canvas: Canvas, view: JSON, before: JSON | None) -> None:
         canvas.line(cx, cy - CELL, cx, cy + CELL, "#d8cbb2", 6)
     artist_at = {circle: artist for artist, circle in sorted(view["artists"].items())}
     moved = {} if before is None else _moved_artists(view, before)
+    arrived = {view["artists"][artist] for artist in moved}
     for number in range(1, 10):
         row, col = _circle_cell(number)
         cx, cy = BOARD_X + (col + 0.5) * CELL, BOARD_Y + (row + 0.5) * CELL
-        if number in moved.values():
+        if number in arrived:
             mark_round(canvas, cx, cy, CELL * 0.5, "moved", {"data-circle": number})
         canvas.circle(cx, cy, CELL * 0.42, fill="#fbf6ea", stroke="#b9a888", stroke_width=2)
         canvas.text(cx - CELL * 0.3, cy - CELL * 0.22, str(number), size=12, fill=MUTED)
