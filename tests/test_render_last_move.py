@@ -107,16 +107,16 @@ def test_mandala_marks_where_a_pawn_came_from() -> None:
     assert mark(last="removed", place="pawn", index=3, seat=seat) in marks(game, after, state)
 
 
-def _ice_palace_round(game: AnyGame, state: Any) -> Iterator[tuple[Any, Any]]:
-    """Consecutive states of a random Ice Palace game, through at least one build."""
+def _ice_palace_moves(game: AnyGame, start: Any) -> Iterator[tuple[Any, Any]]:
+    """Each state of a random Ice Palace game from `start`, with the one before it."""
     played = [step.state for step in steps(game, 3, game.load_options({}, 3), "5eed", Rng("c"))]
-    yield from zip([state, *played], played, strict=False)
+    yield from zip([start, *played], played, strict=False)
 
 
 def test_ice_palace_marks_the_stack_placed_on_and_the_round_going_to_the_palace() -> None:
     game, state = start("ice_palace", 3)
     built = 0
-    for before, after in _ice_palace_round(game, state):
+    for before, after in _ice_palace_moves(game, state):
         was, now = game.view(before, None), game.view(after, None)
         found = marks(game, after, before)
         grown_yard = {c for c, s in now["yard"].items() if was["yard"].get(c) != s}
