@@ -29,7 +29,8 @@ blp = Blueprint("boards", __name__, url_prefix="/v1", description="Pictures of t
 def board_svg(
     game_id: str, at: int | None, seat_of: Callable[[Session, str], int | None] = auth.viewer
 ) -> str:
-    """The board after move `at` (default: the latest) as the asking seat may see it."""
+    """The board after move `at` (default: the latest) as the asking seat may see it,
+    with what move `at` changed marked."""
     with session() as db:
         game = find(db, game_id)
         seat = seat_of(db, game.id)
@@ -38,9 +39,11 @@ def board_svg(
         if at > game.version:
             raise Problem(404, "not_found", f"the log holds {game.version} moves, not {at}")
         rules = reads.rules_of(game)
-        state = reads.state_at(db, game, at)
+        state, previous = reads.state_and_previous(db, game, at)
         names = [s.name for s in reads.seats(db, game.id)]
-    return render.render_svg(game.name, rules.view(state, seat), names)
+    # The last move is marked by comparing with the same seat's view a move earlier.
+    before = None if previous is None else rules.view(previous, seat)
+    return render.render_svg(game.name, rules.view(state, seat), names, before)
 
 
 @blp.route("/games/<game_id>/board.svg", methods=["GET"])

@@ -561,6 +561,7 @@ class _PageReads:
     rules: AnyGame
     seats: list[Any]
     state: Any
+    previous: Any  # the state a move before `state` (None at 0): the board marks the last move
     head: Any
     first_sealed: int
     shown: LogWindow
@@ -574,7 +575,7 @@ def _page_reads(game_id: str) -> _PageReads:
         game = find(db, game_id)
         seat = cookie_seat(db, game.id)
         at = _at(game)
-        state = reads.state_at(db, game, at)
+        state, previous = reads.state_and_previous(db, game, at)
         head = state if at == game.version else reads.state_at(db, game, game.version)
         shown = log_window(at, game.version)
         rules = reads.rules_of(game)
@@ -585,6 +586,7 @@ def _page_reads(game_id: str) -> _PageReads:
             rules=rules,
             seats=reads.seats(db, game.id),
             state=state,
+            previous=previous,
             head=head,
             first_sealed=records.sealed_from(game, head),
             shown=shown,
@@ -636,6 +638,11 @@ def _acting(page: _PageReads) -> bool:
     return seat is not None and latest and game.status == "active" and seat in game.to_act
 
 
+def _before(page: _PageReads) -> JSONish | None:
+    """The seat's own view a move earlier, so the board marks what the last move did."""
+    return None if page.previous is None else page.rules.view(page.previous, page.seat)
+
+
 def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
     page = _page_reads(game_id)
     game, rules, seat = page.game, page.rules, page.seat
@@ -658,7 +665,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "latest": page.at == game.version,
         "version": game.version,
         "env": env,
-        "svg": render.render_svg(game.name, view, names),
+        "svg": render.render_svg(game.name, view, names, _before(page)),
         "text_board": render.render_text(game.name, view, names),
         "score_label": rules.score_label if rules.scores(page.state) else "",
         "players": _player_lines(page, env, names),

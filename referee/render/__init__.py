@@ -2,10 +2,16 @@
 
 Every drawing starts from a *view* (`game.view(state, seat)`), never from a
 state, so a picture can never show more than its viewer may see. Each game
-has a module here named like the game, with `svg(view, names)` and
+has a module here named like the game, with `svg(view, names, before)` and
 `text(view, names)`; `names` are the players' names by seat (None: `Seat
 0`, `Seat 1`, ...). Like the rules, this layer is pure: the same view
 always gives the same bytes.
+
+`before` is the same viewer's view one move earlier (None: nothing to
+mark). A picture marks what changed between the two with `class="last"`
+and `data-last` (`added`, `moved`, `removed`, `changed`): what the last
+move did and what it took away. Both are the viewer's own views, so the
+marks can show nothing the viewer could not see already.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import resvg_py
 from referee import games as registry
 from referee.engine import JSON
 
+Picture = Callable[[JSON, Sequence[str] | None, JSON | None], str]
 Drawing = Callable[[JSON, Sequence[str] | None], str]
 
 # PNG text is drawn with a font that ships as a Python package, never with
@@ -28,14 +35,14 @@ Drawing = Callable[[JSON, Sequence[str] | None], str]
 _PNG_FONTS = [str(fontpkg_noto_sans.ROOT / "files" / "NotoSans[wdth,wght].ttf")]
 
 
-def _load(game_name: str) -> tuple[Drawing, Drawing]:
+def _load(game_name: str) -> tuple[Picture, Drawing]:
     module = import_module(f"{__name__}.{game_name}")
     return module.svg, module.text
 
 
 # Found by name from the games registry, so that a game registered there is
 # drawn without a second list here; a game without its module fails at import.
-_DRAWINGS: dict[str, tuple[Drawing, Drawing]] = {name: _load(name) for name in registry.names()}
+_DRAWINGS: dict[str, tuple[Picture, Drawing]] = {name: _load(name) for name in registry.names()}
 
 
 def games() -> list[str]:
@@ -43,7 +50,7 @@ def games() -> list[str]:
     return sorted(_DRAWINGS)
 
 
-def _drawings(game_name: str) -> tuple[Drawing, Drawing]:
+def _drawings(game_name: str) -> tuple[Picture, Drawing]:
     try:
         return _DRAWINGS[game_name]
     except KeyError:
@@ -52,9 +59,11 @@ def _drawings(game_name: str) -> tuple[Drawing, Drawing]:
         ) from None
 
 
-def render_svg(game_name: str, view: JSON, names: Sequence[str] | None = None) -> str:
-    """The board of `view` as an SVG document."""
-    return _drawings(game_name)[0](view, names)
+def render_svg(
+    game_name: str, view: JSON, names: Sequence[str] | None = None, before: JSON | None = None
+) -> str:
+    """The board of `view` as an SVG document, marking what changed since `before`."""
+    return _drawings(game_name)[0](view, names, before)
 
 
 def render_text(game_name: str, view: JSON, names: Sequence[str] | None = None) -> str:

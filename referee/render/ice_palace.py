@@ -11,12 +11,21 @@ own hand and counts by size for everyone else's: the view holds no more.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from referee.engine import JSON
 from referee.render.common import COLOUR_NAMES, board_text, clip, column, seat_name
-from referee.render.svg import INK, LINE, MUTED, PYRAMID_COLOURS, Canvas, pyramid
+from referee.render.svg import (
+    INK,
+    LINE,
+    MUTED,
+    PYRAMID_COLOURS,
+    Canvas,
+    mark_box,
+    open_ghost,
+    pyramid,
+)
 
 SIZE_ORDER = {"S": 1, "M": 2, "L": 3}
 SCALE = {"S": 0.4, "M": 0.64, "L": 0.88}
@@ -38,8 +47,9 @@ def _cells(grid: dict[str, list[str]]) -> dict[tuple[int, int], list[str]]:
     return cells
 
 
-def _bounds(cells: dict[tuple[int, int], list[str]]) -> tuple[int, int, int, int]:
+def _bounds(cells: Iterable[tuple[int, int]]) -> tuple[int, int, int, int]:
     """The columns and rows drawn: every stack with a cell of margin, 0,0 included."""
+    cells = list(cells)
     xs = [x for x, _ in cells] or [0]
     ys = [y for _, y in cells] or [0]
     return min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
@@ -47,13 +57,16 @@ def _bounds(cells: dict[tuple[int, int], list[str]]) -> tuple[int, int, int, int
 
 @dataclass(frozen=True, slots=True)
 class _Grid:
-    """Where one board is drawn: its cells, the part of the plane shown, the cell size."""
+    """Where one board is drawn: its cells, the part of the plane shown, the cell size,
+    and what the last move changed there (stacks it grew, stacks it took away)."""
 
     cells: dict[tuple[int, int], list[str]]
     bounds: tuple[int, int, int, int]
     left: float
     top: float
     cell: float
+    grown: frozenset[tuple[int, int]] = frozenset()
+    gone: tuple[tuple[tuple[int, int], list[str]], ...] = ()
 
     @property
     def columns(self) -> int:
@@ -68,18 +81,46 @@ class _Grid:
         return self.top + self.rows * self.cell
 
 
-def _layout(view: JSON) -> tuple[_Grid, _Grid]:
+@dataclass(frozen=True, slots=True)
+class _Changes:
+    """One board's cells and what the last move did to them."""
+
+    cells: dict[tuple[int, int], list[str]]
+    grown: frozenset[tuple[int, int]]
+    gone: tuple[tuple[tuple[int, int], list[str]], ...]
+
+    @property
+    def bounds(self) -> tuple[int, int, int, int]:
+        # A stack taken away is drawn as a ghost where it stood, so it stays in the picture.
+        return _bounds([*self.cells, *(cell for cell, _ in self.gone)])
+
+
+def _changes(view: JSON, before: JSON | None, board: str) -> _Changes:
+    cells = _cells(view[board])
+    if before is None:
+        return _Changes(cells, frozenset(), ())
+    earlier = _cells(before[board])
+    grown = frozenset(cell for cell, stack in cells.items() if earlier.get(cell) != stack)
+    gone = tuple(sorted((cell, stack) for cell, stack in earlier.items() if cell not in cells))
+    return _Changes(cells, grown, gone)
+
+
+def _layout(view: JSON, before: JSON | None) -> tuple[_Grid, _Grid]:
     """The yard and the palace side by side at one scale, or one above the other."""
-    yard, palace = _cells(view["yard"]), _cells(view["palace"])
-    yb, pb = _bounds(yard), _bounds(palace)
+    yard, palace = _changes(view, before, "yard"), _changes(view, before, "palace")
+    yb, pb = yard.bounds, palace.bounds
     y_cols, p_cols = yb[1] - yb[0] + 1, pb[1] - pb[0] + 1
     room = WIDTH - 2 * MARGIN
     cell = min(BIG_CELL, (room - GRID_GAP) / (y_cols + p_cols))
     if cell >= SMALL_CELL:
-        first = _Grid(yard, yb, MARGIN, TOP, cell)
-        return first, _Grid(palace, pb, MARGIN + y_cols * cell + GRID_GAP, TOP, cell)
-    first = _Grid(yard, yb, MARGIN, TOP, min(BIG_CELL, room / y_cols))
-    return first, _Grid(palace, pb, MARGIN, first.bottom + 70, min(BIG_CELL, room / p_cols))
+        first = _grid_of(yard, MARGIN, TOP, cell)
+        return first, _grid_of(palace, MARGIN + y_cols * cell + GRID_GAP, TOP, cell)
+    first = _grid_of(yard, MARGIN, TOP, min(BIG_CELL, room / y_cols))
+    return first, _grid_of(palace, MARGIN, first.bottom + 70, min(BIG_CELL, room / p_cols))
+
+
+def _grid_of(changes: _Changes, left: float, top: float, cell: float) -> _Grid:
+    return _Grid(changes.cells, changes.bounds, left, top, cell, changes.grown, changes.gone)
 
 
 def _status(view: JSON, names: Sequence[str] | None) -> str:
@@ -111,9 +152,9 @@ def _points(view: JSON) -> dict[str, int]:
     return totals
 
 
-def svg(view: JSON, names: Sequence[str] | None) -> str:
+def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
     seats = len(view["colours"])
-    yard, palace = _layout(view)
+    yard, palace = _layout(view, before)
     panel_y = max(yard.bottom, palace.bottom) + 76
     height = panel_y + seats * (SEAT_H + 8) + 50
     canvas = Canvas(WIDTH, height, f"Ice Palace: {_status(view, names)}")
@@ -134,7 +175,8 @@ def _grid(canvas: Canvas, label: str, grid: _Grid, place: str) -> None:
     canvas.text(
         ox + width + 3,
         oy - 14,
-        f"{count} pyramid{'s' if count != 1 else ''}",
+        f"{count} pyramid{'s' if count != 1 else ''}"
+        + (" (faint: the last move took them)" if grid.gone else ""),
         size=12,
         fill=MUTED,
         anchor="end",
@@ -154,23 +196,47 @@ def _grid(canvas: Canvas, label: str, grid: _Grid, place: str) -> None:
     for row in range(grid.rows):
         y = oy + row * cell + cell / 2 + font / 3
         canvas.text(ox - 8, y, str(y1 - row), size=font, anchor="end", fill=MUTED)
+    for x, y in sorted(grid.grown):
+        left, top = ox + (x - x0) * cell, oy + (y1 - y) * cell
+        mark_box(
+            canvas,
+            left + 1,
+            top + 1,
+            cell - 2,
+            cell - 2,
+            "added",
+            {"data-place": place, "data-cell": f"{x},{y}"},
+        )
+    for (x, y), stack in grid.gone:
+        cx = ox + (x - x0) * cell + cell / 2
+        cy = oy + (y1 - y) * cell + cell / 2
+        open_ghost(canvas, {"data-place": place, "data-cell": f"{x},{y}"})
+        _stack(canvas, cx, cy, cell, stack, {})
+        canvas.close()
     for (x, y), stack in sorted(grid.cells.items()):
         cx = ox + (x - x0) * cell + cell / 2
         cy = oy + (y1 - y) * cell + cell / 2
-        for piece in sorted(stack, key=lambda p: -SIZE_ORDER[p[0]]):
-            pyramid(
-                canvas,
-                cx,
-                cy,
-                SCALE[piece[0]] * cell,
-                PYRAMID_COLOURS[piece[1]],
-                {"data-place": place, "data-cell": f"{x},{y}", "data-pyramid": piece},
-            )
+        _stack(canvas, cx, cy, cell, stack, {"data-place": place, "data-cell": f"{x},{y}"})
         if place == "palace" and len(stack) > 1:
             # The stack's height: the points it gives to its top's colour.
             bx, by, r = cx + cell * 0.36, cy - cell * 0.36, max(cell * 0.14, 6)
             canvas.circle(bx, by, r, fill="#ffffff", stroke=INK, stroke_width=0.8)
             canvas.text(bx, by + r * 0.45, str(len(stack)), size=r * 1.25, anchor="middle")
+
+
+def _stack(
+    canvas: Canvas, cx: float, cy: float, cell: float, stack: list[str], data: dict[str, str]
+) -> None:
+    """A stack as nested pyramids seen from above, the largest outermost."""
+    for piece in sorted(stack, key=lambda p: -SIZE_ORDER[p[0]]):
+        pyramid(
+            canvas,
+            cx,
+            cy,
+            SCALE[piece[0]] * cell,
+            PYRAMID_COLOURS[piece[1]],
+            {**data, "data-pyramid": piece} if data else {},
+        )
 
 
 def _seats(canvas: Canvas, view: JSON, names: Sequence[str] | None, top: float) -> None:

@@ -22,6 +22,10 @@ from referee.render.svg import (
     PYRAMID_COLOURS,
     SEAT_COLOURS,
     Canvas,
+    ghost_ring,
+    mark_box,
+    mark_round,
+    open_ghost,
     pyramid,
     seat_token,
     spiral,
@@ -72,13 +76,29 @@ def _kind_grid(
     scored: set[str],
     place: str,
     seat: int | None,
+    before: dict[str, int] | None = None,
 ) -> None:
-    """The 15 kinds as a grid, each held kind a pyramid with its count."""
+    """The 15 kinds as a grid, each held kind a pyramid with its count.
+
+    A kind with more than `before` held is marked: the last move brought it.
+    """
     for row, size in enumerate(SIZES):
         for col, colour in enumerate(COLOURS):
             kind = size + colour
             cx, cy = x + col * GRID_X + GRID_X / 2, y + row * GRID_Y + GRID_Y / 2
             count = counts.get(kind, 0)
+            if before is not None and count > before.get(kind, 0):
+                data = {"data-place": place, "data-kind": kind, "data-seat": seat}
+                mark_box(
+                    canvas,
+                    cx - GRID_X / 2 + 1,
+                    cy - GRID_Y / 2 + 1,
+                    GRID_X - 2,
+                    GRID_Y - 2,
+                    "added",
+                    data,
+                    rx=4,
+                )
             if not count:
                 canvas.circle(cx, cy, 1.6, fill=LINE)
                 continue
@@ -97,7 +117,32 @@ def _kind_grid(
             canvas.close()
 
 
-def svg(view: JSON, names: Sequence[str] | None) -> str:
+def _path_marks(canvas: Canvas, view: JSON, before: JSON) -> None:
+    """Where the pawns went, halos behind the path; drawn before the path's pieces."""
+    for seat, (now, was) in enumerate(zip(view["pawns"], before["pawns"], strict=True)):
+        if now != was and now >= 0:
+            x, y, _ = SLOTS[now]
+            mark_round(canvas, x, y, 19, "moved", {"data-index": now, "data-seat": seat})
+
+
+def _ghosts_at(canvas: Canvas, index: int, view: JSON, before: JSON) -> None:
+    """What the last move took from index `index` (taken, or gone to the eye), faint
+    where it lay, and a pawn that left it."""
+    x, y, _ = SLOTS[index]
+    was = before["path"][index]
+    if was and not view["path"][index]:
+        open_ghost(canvas, {"data-place": "path", "data-index": index, "data-kind": was})
+        pyramid(canvas, x, y, SIDE[was[0]], PYRAMID_COLOURS[was[1]], {})
+        ghost_ring(canvas, x, y, 15)
+        canvas.close()
+    for seat, (now, then) in enumerate(zip(view["pawns"], before["pawns"], strict=True)):
+        if then == index and now != then:
+            open_ghost(canvas, {"data-place": "pawn", "data-index": index, "data-seat": seat})
+            seat_token(canvas, x, y, 11, seat, {})
+            canvas.close()
+
+
+def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
     seats = len(view["pawns"])
     scored = set(view["scored"])
     height = max(CENTRE_Y + 300, 96 + seats * 112.0)
@@ -112,10 +157,14 @@ def svg(view: JSON, names: Sequence[str] | None) -> str:
         stroke="#e6dcc6",
         stroke_width=30,
     )
+    if before is not None:
+        _path_marks(canvas, view, before)
     pawn_at = {index: seat for seat, index in enumerate(view["pawns"]) if index >= 0}
     for index, (x, y, heading) in enumerate(SLOTS):
         kind = view["path"][index]
         canvas.circle(x, y, 15, fill="#fffdf7" if kind else "#efe7d5", stroke=LINE)
+        if before is not None:
+            _ghosts_at(canvas, index, view, before)
         lx, ly = x + 22 * math.cos(heading), y + 22 * math.sin(heading)
         canvas.text(lx, ly + 3.5, str(index), size=9, anchor="middle", fill=MUTED)
         if kind:
@@ -150,13 +199,20 @@ def svg(view: JSON, names: Sequence[str] | None) -> str:
         scored,
         "eye",
         None,
+        None if before is None else before["eye"],
     )
 
-    _panel(canvas, view, names, scored)
+    _panel(canvas, view, names, scored, before)
     return canvas.finish()
 
 
-def _panel(canvas: Canvas, view: JSON, names: Sequence[str] | None, scored: set[str]) -> None:
+def _panel(
+    canvas: Canvas,
+    view: JSON,
+    names: Sequence[str] | None,
+    scored: set[str],
+    before: JSON | None,
+) -> None:
     at_end = set(view["at_end"])
     resigned = set(view.get("resigned", []))
     for seat, collection in enumerate(view["collections"]):
@@ -182,7 +238,8 @@ def _panel(canvas: Canvas, view: JSON, names: Sequence[str] | None, scored: set[
         note = "resigned" if seat in resigned else "at the end" if seat in at_end else ""
         if note:
             canvas.text(PANEL_X + 186, y + 66, note, size=11, fill=MUTED)
-        _kind_grid(canvas, PANEL_X + 10, y + 30, collection, scored, "collection", seat)
+        held = None if before is None else before["collections"][seat]
+        _kind_grid(canvas, PANEL_X + 10, y + 30, collection, scored, "collection", seat, held)
     if scored:
         canvas.text(
             PANEL_X,

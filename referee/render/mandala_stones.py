@@ -16,7 +16,19 @@ from collections.abc import Sequence
 from referee.engine import JSON
 from referee.games.mandala_stones import STACK_CELLS
 from referee.render.common import board_text, clip, column, seat_name
-from referee.render.svg import LINE, MUTED, SEAT_COLOURS, Canvas, shade, spiral
+from referee.render.svg import (
+    LINE,
+    MUTED,
+    SEAT_COLOURS,
+    Canvas,
+    mark_box,
+    mark_round,
+    open_ghost,
+    shade,
+    spiral,
+)
+
+Stone = tuple[str, str | None]  # colour, and pattern where the view shows it
 
 STONE_COLOURS = {"Y": "#f2c12e", "B": "#3b7dd8", "R": "#d8423a", "V": "#7d52b8"}
 ARTIST_PATTERNS = {"A1": "*", "A2": "*", "A3": "o", "A4": "o"}
@@ -53,37 +65,54 @@ def _symbol(canvas: Canvas, cx: float, cy: float, r: float, pattern: str, colour
         canvas.circle(cx, cy, r * 0.72, fill="none", stroke=colour, stroke_width=r * 0.42)
 
 
+def _stone(canvas: Canvas, cx: float, y: float, h: float, colour: str, pattern: str | None) -> None:
+    fill = STONE_COLOURS[colour]
+    canvas.rect(cx - PILL_W / 2, y, PILL_W, h, fill=fill, stroke=shade(fill, -0.45), rx=h / 2.4)
+    if pattern is not None:
+        _symbol(canvas, cx, y + h / 2, h * 0.38, pattern, "#ffffff")
+
+
 def _tower(
     canvas: Canvas,
     cx: float,
     bottom: float,
-    stones: Sequence[tuple[str, str | None]],
+    stones: Sequence[Stone],
     data: dict[str, str | int | None],
+    taken: Stone | None = None,
 ) -> None:
     """A column of stones seen from the side, bottom first; the top one shows
-    its pattern. `stones` holds (colour, pattern or None) pairs."""
+    its pattern. `taken` is the top stone the last move took off, drawn as a
+    ghost above what is left (it showed its pattern: it was on top)."""
     y = bottom
     for k, (colour, pattern) in enumerate(stones):
         top = k == len(stones) - 1
         h = TOP_H if top else PILL_H
         y -= h
-        fill = STONE_COLOURS[colour]
         canvas.open({"class": "stone", "data-colour": colour, "data-pattern": pattern, **data})
-        canvas.rect(cx - PILL_W / 2, y, PILL_W, h, fill=fill, stroke=shade(fill, -0.45), rx=h / 2.4)
-        if pattern is not None:
-            _symbol(canvas, cx, y + h / 2, h * 0.38, pattern, "#ffffff")
+        _stone(canvas, cx, y, h, colour, pattern)
+        canvas.close()
+    if taken is not None:
+        open_ghost(canvas, {"data-colour": taken[0], "data-pattern": taken[1], **data})
+        _stone(canvas, cx, y - TOP_H, TOP_H, *taken)
         canvas.close()
 
 
-def svg(view: JSON, names: Sequence[str] | None) -> str:
+def _taken(now: Sequence[Stone], was: Sequence[Stone] | None) -> Stone | None:
+    """The top stone the last move took off a column, if it took one."""
+    if was is not None and len(was) == len(now) + 1:
+        return was[-1]
+    return None
+
+
+def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
     seats = len(view["boards"])
     boards_y = BOARD_Y + 7 * CELL + 30
     height = boards_y + ((seats + 1) // 2) * (SEAT_H + 12) + 10
     canvas = Canvas(2 * SEAT_W + 50, height, f"Mandala Stones: {_status(view, names)}")
     canvas.text(30, 36, "Mandala Stones", size=24, bold=True)
     canvas.text(30, 60, _status(view, names), size=15, fill=MUTED)
-    _main_board(canvas, view)
-    _mandala(canvas, view)
+    _main_board(canvas, view, before)
+    _mandala(canvas, view, before)
     canvas.text(
         MANDALA_X, 510, "A1 and A2 collect stars, A3 and A4 rings.", size=12, anchor="middle"
     )
@@ -98,11 +127,15 @@ def svg(view: JSON, names: Sequence[str] | None) -> str:
     for seat in range(seats):
         x = 30 + (seat % 2) * (SEAT_W + 10)
         y = boards_y + (seat // 2) * (SEAT_H + 12)
-        _seat_board(canvas, view, names, seat, x, y)
+        _seat_board(canvas, view, names, seat, (x, y), before)
     return canvas.finish()
 
 
-def _main_board(canvas: Canvas, view: JSON) -> None:
+def _stack_stones(stack: Sequence[JSON]) -> list[Stone]:
+    return [(stone["colour"], stone["pattern"]) for stone in stack]
+
+
+def _main_board(canvas: Canvas, view: JSON, before: JSON | None) -> None:
     size = 7 * CELL
     canvas.rect(BOARD_X, BOARD_Y, size, size, fill="#efe6d6", stroke="#b9a888", rx=18)
     # The circles' links to their stacks, as on the printed board.
@@ -112,27 +145,51 @@ def _main_board(canvas: Canvas, view: JSON) -> None:
         canvas.line(cx - CELL, cy, cx + CELL, cy, "#d8cbb2", 6)
         canvas.line(cx, cy - CELL, cx, cy + CELL, "#d8cbb2", 6)
     artist_at = {circle: artist for artist, circle in sorted(view["artists"].items())}
+    moved = {} if before is None else _moved_artists(view, before)
+    arrived = {view["artists"][artist] for artist in moved}
     for number in range(1, 10):
         row, col = _circle_cell(number)
         cx, cy = BOARD_X + (col + 0.5) * CELL, BOARD_Y + (row + 0.5) * CELL
+        if number in arrived:
+            mark_round(canvas, cx, cy, CELL * 0.5, "moved", {"data-circle": number})
         canvas.circle(cx, cy, CELL * 0.42, fill="#fbf6ea", stroke="#b9a888", stroke_width=2)
         canvas.text(cx - CELL * 0.3, cy - CELL * 0.22, str(number), size=12, fill=MUTED)
         if number in artist_at:
             artist = artist_at[number]
             canvas.open({"class": "artist", "data-artist": artist, "data-circle": number})
-            canvas.circle(cx, cy + 2, CELL * 0.27, fill="#3a3130")
-            _symbol(canvas, cx, cy - 5, CELL * 0.12, ARTIST_PATTERNS[artist], "#ffffff")
-            canvas.text(cx, cy + 16, artist, size=11, anchor="middle", fill="#ffffff", bold=True)
+            _artist(canvas, cx, cy, artist)
+            canvas.close()
+        for artist in sorted(a for a, was in moved.items() if was == number):
+            # Where the moved artist stood: its ghost on the circle it left.
+            open_ghost(canvas, {"data-artist": artist, "data-circle": number})
+            _artist(canvas, cx, cy, artist)
             canvas.close()
     for index, ((row, col), stack) in enumerate(zip(STACK_CELLS, view["stacks"], strict=True)):
         cx = BOARD_X + (col + 0.5) * CELL
         bottom = BOARD_Y + (row + 0.5) * CELL + 30
         canvas.rect(cx - 27, bottom - 60, 54, 62, fill="#e4d8c0", stroke="#cbbb9c", rx=6)
-        stones = [(stone["colour"], stone["pattern"]) for stone in stack]
-        _tower(canvas, cx, bottom - 2, stones, {"data-place": "stack", "data-stack": index})
+        stones = _stack_stones(stack)
+        was = None if before is None else _stack_stones(before["stacks"][index])
+        data: dict[str, str | int | None] = {"data-place": "stack", "data-stack": index}
+        _tower(canvas, cx, bottom - 2, stones, data, _taken(stones, was))
 
 
-def _mandala(canvas: Canvas, view: JSON) -> None:
+def _moved_artists(view: JSON, before: JSON) -> dict[str, int]:
+    """The circle each artist the last move moved stood on before (the new one is in `view`)."""
+    return {
+        artist: was
+        for artist, was in before["artists"].items()
+        if view["artists"].get(artist) != was
+    }
+
+
+def _artist(canvas: Canvas, cx: float, cy: float, artist: str) -> None:
+    canvas.circle(cx, cy + 2, CELL * 0.27, fill="#3a3130")
+    _symbol(canvas, cx, cy - 5, CELL * 0.12, ARTIST_PATTERNS[artist], "#ffffff")
+    canvas.text(cx, cy + 16, artist, size=11, anchor="middle", fill="#ffffff", bold=True)
+
+
+def _mandala(canvas: Canvas, view: JSON, before: JSON | None) -> None:
     spaces: int = view["mandala_spaces"]
     placed = view["mandala"]
     canvas.text(MANDALA_X, BOARD_Y + 18, "Mandala", size=17, bold=True, anchor="middle")
@@ -144,7 +201,10 @@ def _mandala(canvas: Canvas, view: JSON) -> None:
     x, y = centres[-1]
     reach = math.hypot(x - MANDALA_X, y - MANDALA_Y) + 18
     canvas.circle(MANDALA_X, MANDALA_Y, reach, fill="#f4ecdc", stroke="#c9b48d", stroke_width=2)
+    placed_before = len(placed) if before is None else len(before["mandala"])
     for index, (x, y) in enumerate(centres):
+        if placed_before <= index < len(placed):
+            mark_round(canvas, x, y, 13.5, "added", {"data-place": "mandala", "data-space": index})
         if index < len(placed):
             stone = placed[index]
             fill = STONE_COLOURS[stone[0]]
@@ -190,8 +250,14 @@ def _objectives(canvas: Canvas, objectives: list[int] | int, right: float, y: fl
 
 
 def _seat_board(
-    canvas: Canvas, view: JSON, names: Sequence[str] | None, seat: int, x: float, y: float
+    canvas: Canvas,
+    view: JSON,
+    names: Sequence[str] | None,
+    seat: int,
+    at: tuple[float, float],
+    before: JSON | None,
 ) -> None:
+    x, y = at
     moving = view.get("to_move") == seat
     colour = SEAT_COLOURS[seat]
     canvas.rect(
@@ -217,10 +283,14 @@ def _seat_board(
     for space, tower in enumerate(view["boards"][seat]):
         cx = x + 60 + space * 90
         bottom = y + SEAT_H - 30
+        was = None if before is None else [(s[0], s[1]) for s in before["boards"][seat][space]]
         canvas.rect(cx - 32, bottom - 72, 64, 74, fill="#efe7d7", stroke="#d4c6aa", rx=6)
+        stones: list[Stone] = [(stone[0], stone[1]) for stone in tower]
+        data: dict[str, str | int | None] = {"data-place": "tower", "data-seat": seat}
+        if was is not None and not was and stones:
+            mark_box(canvas, cx - 32, bottom - 72, 64, 74, "added", {**data, "data-space": space})
         canvas.text(cx - 27, bottom - 58, str(space + 1), size=11, fill=MUTED, bold=True)
-        stones = [(stone[0], stone[1]) for stone in tower]
-        _tower(canvas, cx, bottom - 2, stones, {"data-place": "tower", "data-seat": seat})
+        _tower(canvas, cx, bottom - 2, stones, data, _taken(stones, was))
         canvas.text(cx, bottom + 17, SPACE_RULES[space], size=10, anchor="middle", fill=MUTED)
 
 

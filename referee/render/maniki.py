@@ -12,7 +12,17 @@ from collections.abc import Sequence
 
 from referee.engine import JSON
 from referee.render.common import board_text, clip, column, seat_name
-from referee.render.svg import INK, LINE, MUTED, PAPER, SEAT_COLOURS, Canvas, shade
+from referee.render.svg import (
+    INK,
+    LINE,
+    MUTED,
+    PAPER,
+    SEAT_COLOURS,
+    Canvas,
+    mark_box,
+    marked,
+    shade,
+)
 
 ANIMALS = {"B": "Bear", "E": "Elephant", "L": "Lion"}
 ANIMAL_COLOURS = {"B": "#f5f2ea", "E": "#9aa4ad", "L": "#e2a72e"}
@@ -68,10 +78,21 @@ def _face(canvas: Canvas, cx: float, cy: float, r: float, animal: str) -> None:
 
 
 def _scene(
-    canvas: Canvas, x: float, floor: float, scale: float, arrangement: str, where: str
+    canvas: Canvas,
+    x: float,
+    floor: float,
+    scale: float,
+    arrangement: str,
+    where: str,
+    was: str | None = None,
 ) -> None:
-    """The two stools with their animals; `x` is the red stool's centre."""
-    for (name, colour), stack in zip(STOOLS, _stools(arrangement), strict=True):
+    """The two stools with their animals; `x` is the red stool's centre.
+
+    An animal that stands elsewhere than in the arrangement `was` is marked:
+    the last move (the round's winning answer) moved it.
+    """
+    earlier = _stools(was) if was is not None else None
+    for stool, ((name, colour), stack) in enumerate(zip(STOOLS, _stools(arrangement), strict=True)):
         cx = x if name == "red" else x + STOOL_GAP * scale
         leg = 46 * scale
         seat_w, seat_h = 150 * scale, 16 * scale
@@ -91,6 +112,10 @@ def _scene(
         for level, animal in enumerate(stack):
             w, h = BLOCK_W * scale, BLOCK_H * scale
             y = top - (level + 1) * h
+            if earlier is not None and earlier[stool][level : level + 1] != animal:
+                mark_box(
+                    canvas, cx - w / 2 - 4, y - 3, w + 8, h + 4, "moved", {"data-animal": animal}
+                )
             canvas.open({"class": "animal", "data-animal": animal, "data-where": where})
             canvas.rect(
                 cx - w / 2,
@@ -113,7 +138,7 @@ def _scene(
             canvas.close()
 
 
-def svg(view: JSON, names: Sequence[str] | None) -> str:
+def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
     seats = len(view["cards_won"])
     table_top = 400.0
     height = table_top + 40 + seats * 26 + 60
@@ -122,7 +147,12 @@ def svg(view: JSON, names: Sequence[str] | None) -> str:
     canvas.text(30, 60, _status(view), size=15, fill=MUTED)
 
     canvas.text(60, 110, f"Now: {view['position']}", size=15, bold=True)
-    _scene(canvas, 130, 350, 1.0, view["position"], "now")
+    was = None if before is None or before["position"] == view["position"] else before["position"]
+    if was is not None:
+        canvas.open(marked("changed", {"data-position": was}))
+        canvas.text(60, 132, f"was {was}", size=13, fill=MUTED)
+        canvas.close()
+    _scene(canvas, 130, 350, 1.0, view["position"], "now", was)
 
     card_x, card_y, card_w, card_h = 540.0, 84.0, 310.0, 290.0
     if view["target"] is None:
@@ -143,7 +173,7 @@ def svg(view: JSON, names: Sequence[str] | None) -> str:
         anchor="middle",
         fill=MUTED,
     )
-    _table(canvas, view, names, table_top)
+    _table(canvas, view, names, table_top, before)
     _orders(canvas, view, table_top)
     return canvas.finish()
 
@@ -158,11 +188,22 @@ def _answer_state(view: JSON, seat: int) -> str:
     return "may answer" if seat in view["in_round"] else "out this round"
 
 
-def _table(canvas: Canvas, view: JSON, names: Sequence[str] | None, top: float) -> None:
+def _seat_changed(view: JSON, before: JSON, seat: int) -> bool:
+    """Whether the last move changed the seat's line: a card won, an answer, a resignation."""
+    return before["cards_won"][seat] != view["cards_won"][seat] or _answer_state(
+        before, seat
+    ) != _answer_state(view, seat)
+
+
+def _table(
+    canvas: Canvas, view: JSON, names: Sequence[str] | None, top: float, before: JSON | None
+) -> None:
     canvas.text(30, top + 24, "Player", size=13, fill=MUTED)
     canvas.text(250, top + 24, "Cards", size=13, fill=MUTED, anchor="end")
     for seat, won in enumerate(view["cards_won"]):
         y = top + 50 + seat * 26
+        if before is not None and _seat_changed(view, before, seat):
+            mark_box(canvas, 24, y - 19, 486, 24, "changed", {"data-seat": seat}, rx=5)
         canvas.rect(30, y - 12, 10, 10, fill=SEAT_COLOURS[seat], rx=2)
         canvas.text(48, y - 2, clip(seat_name(names, seat), 20), size=14)
         canvas.text(250, y - 2, str(won), size=14, anchor="end", bold=True)
@@ -171,6 +212,8 @@ def _table(canvas: Canvas, view: JSON, names: Sequence[str] | None, top: float) 
     last = view["last_round"]
     if last is not None:
         y = top + 50 + len(view["cards_won"]) * 26 + 10
+        if before is not None and before["last_round"] != last:
+            mark_box(canvas, 24, y - 15, 486, 21, "changed", {"data-round": last["card"]}, rx=5)
         canvas.text(30, y, _last_round(last, names), size=12, fill=MUTED)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from referee.engine import JSON
 from referee.render.common import board_text, clip, column, seat_name
-from referee.render.svg import INK, LINE, MUTED, SEAT_COLOURS, Canvas, pyramid
+from referee.render.svg import INK, LINE, MUTED, SEAT_COLOURS, Canvas, mark_box, pyramid
 
 CELL = 60
 LEFT = 44
@@ -38,7 +38,15 @@ def _cell_xy(cell: str, size: int) -> tuple[int, int]:
     return ord(cell[0]) - ord("a"), size - int(cell[1:])
 
 
-def svg(view: JSON, names: Sequence[str] | None) -> str:
+def _placed(view: JSON, before: JSON | None) -> list[str]:
+    """The cells the last move filled: a pyramid or a park (nothing ever leaves)."""
+    if before is None:
+        return []
+    filled = set(view["pieces"]) | set(view["parks"])
+    return sorted(filled - set(before["pieces"]) - set(before["parks"]))
+
+
+def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
     size: int = view["size"]
     seats = len(view["stash"])
     board = size * CELL
@@ -66,6 +74,11 @@ def svg(view: JSON, names: Sequence[str] | None) -> str:
         canvas.text(x, TOP + board + 26, chr(ord("a") + index), size=15, anchor="middle")
         y = TOP + index * CELL + CELL / 2 + 5
         canvas.text(LEFT - 20, y, str(size - index), size=15, anchor="middle")
+
+    for cell in _placed(view, before):
+        col, row = _cell_xy(cell, size)
+        x, y = LEFT + col * CELL, TOP + row * CELL
+        mark_box(canvas, x + 1, y + 1, CELL - 2, CELL - 2, "added", {"data-cell": cell})
 
     for cell in view["parks"]:
         col, row = _cell_xy(cell, size)

@@ -275,3 +275,68 @@ def seat_token(canvas: Canvas, cx: float, cy: float, r: float, seat: int, data: 
     canvas.circle(cx, cy, r, fill="#ffffff", stroke=colour, stroke_width=r / 3)
     canvas.text(cx, cy + r * 0.42, str(seat), size=r * 1.2, anchor="middle", bold=True)
     canvas.close()
+
+
+# What the last move changed: a pale gold halo with an amber edge, a colour no
+# piece is drawn in, so that a marked piece keeps its own colour.
+HALO = "#fff0c2"
+HIGHLIGHT = "#d98e04"
+
+
+def marked(change: str, data: Attrs) -> dict[str, str | int | float | None]:
+    """The attributes every mark carries: `class="last"` and what changed."""
+    return {"class": "last", "data-last": change, **data}
+
+
+def mark_box(
+    canvas: Canvas,
+    x: float,
+    y: float,
+    width: float,
+    height: float,
+    change: str,
+    data: Attrs,
+    rx: float = 6.0,
+) -> None:
+    """A halo around a box that the last move changed, drawn behind what fills it."""
+    canvas.rect(
+        x,
+        y,
+        width,
+        height,
+        fill=HALO,
+        stroke=HIGHLIGHT,
+        stroke_width=3,
+        rx=rx,
+        **marked(change, data),
+    )
+
+
+def mark_round(canvas: Canvas, cx: float, cy: float, r: float, change: str, data: Attrs) -> None:
+    """A round halo that the last move changed, drawn behind what fills it."""
+    canvas.circle(cx, cy, r, fill=HALO, stroke=HIGHLIGHT, stroke_width=3, **marked(change, data))
+
+
+def open_ghost(canvas: Canvas, data: Attrs) -> None:
+    """Start drawing what the last move took away, faint; `close` ends it.
+
+    Only what the viewer saw one move earlier is drawn so: a ghost tells
+    where a piece went from, never anything new.
+    """
+    canvas.open({**marked("removed", data), "opacity": "0.4"})
+
+
+def ghost_ring(canvas: Canvas, cx: float, cy: float, r: float) -> None:
+    """The dashed ring around a ghost, so it reads as gone, not as faded."""
+    canvas.element(
+        "circle",
+        {
+            "cx": float(cx),
+            "cy": float(cy),
+            "r": float(r),
+            "fill": "none",
+            "stroke": HIGHLIGHT,
+            "stroke-width": 2.0,
+            "stroke-dasharray": "4 3",
+        },
+    )

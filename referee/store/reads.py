@@ -111,6 +111,23 @@ def state_at(session: Session, game: GameRow, version: int) -> Any:
     return state
 
 
+def state_and_previous(session: Session, game: GameRow, version: int) -> tuple[Any, Any | None]:
+    """The state after `version` moves and the state a move earlier (None at 0).
+
+    Pictures mark the last move by comparing the two. One replay serves both:
+    to `version - 1`, then that one move more (at the head, the state kept
+    on the row saves even that step).
+    """
+    if version == 0:
+        return state_at(session, game, 0), None
+    previous = state_at(session, game, version - 1)
+    rules = rules_of(game)
+    if version == game.version and game.state is not None:
+        return rules.state_from_json(game.state), previous
+    last = session.exec(select(Move).where(Move.game_id == game.id, Move.seq == version)).one()
+    return rules.play(previous, last.seat, rules.move_from_json(last.move)), previous
+
+
 def log(session: Session, game_id: str, after: int = 0, limit: int | None = None) -> list[Move]:
     query = select(Move).where(Move.game_id == game_id, Move.seq > after).order_by(col(Move.seq))
     if limit is not None:
