@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from tests.service.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     artifacts,
@@ -117,7 +117,8 @@ def test_a_seat_page_follows_the_game_live(
         assert page.locator("#notify").inner_text() == "Notify me when it is my turn"
     # Only the desk's player asks for notifications.
     pages[0].click("#notify")
-    assert pages[0].locator("#notify").inner_text() == "Stop notifying me"
+    # The browser answers the permission request later: wait for the button to say so.
+    expect(pages[0].locator("#notify")).to_have_text("Stop notifying me")
 
     notation = play_by_api(url, game_id, tokens[mover])
     version = now["version"] + 1
