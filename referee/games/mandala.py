@@ -155,16 +155,22 @@ _SIZE_NAMES = {"S": "small", "M": "medium", "L": "large"}
 _COLOUR_NAMES = {"r": "red", "y": "yellow", "g": "green", "b": "blue", "k": "black"}
 
 
-def _award_line(
-    kind: int, collections: tuple[tuple[int, ...], ...], seat: int, points: int
-) -> ScoreLine:
+def _award_lines(
+    kind: int, pawns: tuple[int, ...], collections: tuple[tuple[int, ...], ...]
+) -> list[tuple[int, ScoreLine]]:
+    """Each seat's line for the set of `kind` scored with the pawns standing as given."""
     size, colour = KINDS[kind][0], KINDS[kind][1]
-    held = collections[seat][kind]
-    return ScoreLine(
-        f"{_SIZE_NAMES[size]} {_COLOUR_NAMES[colour]} ({KINDS[kind]}): {held} held, "
-        f"{_AWARD_NAMES[points]}",
-        points,
-    )
+    name = f"{_SIZE_NAMES[size]} {_COLOUR_NAMES[colour]} ({KINDS[kind]})"
+    counts = [collection[kind] for collection in collections]
+    lines = []
+    for seat, points in _awards(kind, pawns, collections):
+        held = counts[seat]
+        tied = counts.count(held) > 1
+        label = f"{name}: {held} held, {_AWARD_NAMES[points]}"
+        lines.append(
+            (seat, ScoreLine(f"{label} (tie broken by the pawns)" if tied else label, points))
+        )
+    return lines
 
 
 _TAKE_TEXT = re.compile(r"(?:t(?:ake)?)?\s*([0-9]+)", re.IGNORECASE)
@@ -349,8 +355,8 @@ class Mandala(Game[State, Move]):
         for step in played:
             after = step.state
             for kind in after.scored[len(before.scored) :]:
-                for seat, points in _awards(kind, after.pawns, after.collections):
-                    lines[seat].append(_award_line(kind, after.collections, seat, points))
+                for seat, line in _award_lines(kind, after.pawns, after.collections):
+                    lines[seat].append(line)
             before = after
         return tuple(tuple(seat_lines) for seat_lines in lines)
 

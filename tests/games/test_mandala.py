@@ -681,12 +681,12 @@ def test_the_breakdown_keeps_the_tie_break_of_the_moment_a_set_was_scored() -> N
     assert result is not None and state.pawns[1] > state.pawns[0]
     assert GAME.breakdown(start, played) == (
         (
-            ScoreLine("large blue (Lb): 2 held, most", 3),
-            ScoreLine("small yellow (Sy): 1 held, second most", 2),
+            ScoreLine("large blue (Lb): 2 held, most (tie broken by the pawns)", 3),
+            ScoreLine("small yellow (Sy): 1 held, second most (tie broken by the pawns)", 2),
         ),
         (
-            ScoreLine("large blue (Lb): 2 held, second most", 2),
-            ScoreLine("small yellow (Sy): 1 held, most", 3),
+            ScoreLine("large blue (Lb): 2 held, second most (tie broken by the pawns)", 2),
+            ScoreLine("small yellow (Sy): 1 held, most (tie broken by the pawns)", 3),
         ),
         (),
     )
