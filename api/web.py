@@ -631,6 +631,27 @@ def _player_lines(page: _PageReads, env: JSONish, names: list[str]) -> list[JSON
     ]
 
 
+def _breakdown(page: _PageReads, names: list[str]) -> list[JSONish]:
+    """Each seat's final score line by line, as the rules count it: only on the
+    page of a finished game's end (a position in its history shows none)."""
+    result = page.rules.result(page.state)
+    if result is None or page.at != page.game.version:
+        return []
+    with session() as db:
+        start, played = reads.history(db, page.game)
+    resigned = page.rules.resigned(page.state)
+    return [
+        {
+            "name": names[seat] if seat < len(names) else f"Seat {seat}",
+            "lines": lines,
+            "total": result.scores[seat],
+            "winner": seat in result.winners,
+            "resigned": seat in resigned,
+        }
+        for seat, lines in enumerate(page.rules.breakdown(start, played))
+    ]
+
+
 def _acting(page: _PageReads) -> bool:
     """Whether this browser's seat may move now, on the page of the game's present."""
     game, seat = page.game, page.seat
@@ -669,6 +690,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "text_board": render.render_text(game.name, view, names),
         "score_label": rules.score_label if rules.scores(page.state) else "",
         "players": _player_lines(page, env, names),
+        "breakdown": _breakdown(page, names),
         "to_act_names": [names[n] for n in env["to_act"] if n < len(names)],
         "log": _log_lines(page, names),
         "log_window": page.shown,

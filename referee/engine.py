@@ -10,7 +10,7 @@ worker, the mail) talks to games only through `Game`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -100,6 +100,28 @@ class RoundSummary:
 
     winners: tuple[int, ...] | None = None
     facts: tuple[tuple[str, str | None], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Played(Generic[S, M]):
+    """A move of the log: the seat that made it, the move, and the state after it."""
+
+    seat: int
+    move: M
+    state: S
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreLine:
+    """One line of a seat's final score: what the points are for, and how many
+    (negative where the rules take points away)."""
+
+    label: str
+    points: int
+
+
+# Per seat, the lines of its final score, in the order the rules count them.
+Breakdown = tuple[tuple[ScoreLine, ...], ...]
 
 
 class Game(ABC, Generic[S, M]):
@@ -255,6 +277,17 @@ class Game(ABC, Generic[S, M]):
     @abstractmethod
     def result(self, state: S) -> Result | None:
         """None while the game runs; the final result once it is over."""
+
+    @abstractmethod
+    def breakdown(self, start: S, played: Sequence[Played[S, M]]) -> Breakdown:
+        """Each seat's final score as the rules count it, for the page of a finished game.
+
+        `start` is the state before the first move and `played` the whole
+        log, each move with the state after it: some counts depend on when
+        they were made (Mandala's ties, Mandala Stones' scorings). The lines
+        of a seat sum to exactly its score in `result`, and say only what
+        every seat may see at the end.
+        """
 
     def scores(self, state: S) -> tuple[int, ...]:
         """Each seat's score now, which every seat may see: pages show it by

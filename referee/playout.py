@@ -8,10 +8,9 @@ itself), so a playout's log replays like a real one.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from referee.engine import JSON
+from referee.engine import JSON, Played
 from referee.games import AnyGame
 from referee.replay import forced_moves, new_state
 from referee.rng import Rng
@@ -21,16 +20,9 @@ class PlayoutTooLong(RuntimeError):
     """A playout that did not end within its move budget."""
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    seat: int
-    move: Any
-    state: Any
-
-
 def steps(
     game: AnyGame, players: int, options: JSON, seed: str, chooser: Rng, limit: int = 100_000
-) -> Iterator[Step]:
+) -> Iterator[Played[Any, Any]]:
     """Play random legal moves from the start until the game ends.
 
     `seed` fixes the game's own shuffle; `chooser` picks the acting seat
@@ -40,12 +32,12 @@ def steps(
     for _ in range(limit):
         for forced_seat, forced, after in forced_moves(game, state):
             state = after
-            yield Step(forced_seat, forced, state)
+            yield Played(forced_seat, forced, state)
         if game.result(state) is not None:
             return
         actors = sorted(game.actors(state))
         seat = actors[0] if len(actors) == 1 else chooser.choice(actors)
         move = game.random_move(state, seat, chooser)
         state = game.play(state, seat, move)
-        yield Step(seat, move, state)
+        yield Played(seat, move, state)
     raise PlayoutTooLong(f"{game.name} did not end within {limit} moves")

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from api.game_schemas import inline_move_schema
 from referee import games
-from referee.engine import IllegalMove, Resign
+from referee.engine import IllegalMove, Played, Resign
 from referee.games import AnyGame
-from referee.playout import Step, steps
+from referee.playout import steps
 from referee.record import Header, Record, chain
 from referee.replay import replay
 from referee.rng import Rng, commitment
@@ -34,12 +34,12 @@ seeds = st.text(alphabet="0123456789abcdef", min_size=8, max_size=16)
 examples = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def play_out(game: AnyGame, players: int, seed: str, chooser: str) -> list[Step]:
+def play_out(game: AnyGame, players: int, seed: str, chooser: str) -> list[Played[Any, Any]]:
     options = game.load_options({}, players)
     return list(steps(game, players, options, seed, Rng(chooser)))
 
 
-def record_of(game: AnyGame, players: int, seed: str, played: list[Step]) -> Record:
+def record_of(game: AnyGame, players: int, seed: str, played: list[Played[Any, Any]]) -> Record:
     header = Header(
         game.name,
         tuple(f"p{i}" for i in range(players)),
@@ -235,3 +235,36 @@ def test_every_move_fits_the_move_schema_the_api_publishes(game: AnyGame) -> Non
     assert not list(validator.iter_errors({"type": "resign"}))
     assert list(validator.iter_errors({"type": "resign", "extra": 1}))
     assert list(validator.iter_errors({"type": "no_such_move"}))
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@examples
+@given(seed=seeds, chooser=seeds, quitting=st.none() | st.integers(0, 200))
+def test_the_breakdown_sums_to_each_seats_final_score(
+    game: AnyGame, players: int, seed: str, chooser: str, quitting: int | None
+) -> None:
+    # `quitting`: the move after which the first seat to act resigns, so
+    # that games ended or changed by a resignation are broken down too.
+    options = game.load_options({}, players)
+    start = game.start(players, options, Rng(seed))
+    played = play_out(game, players, seed, chooser)
+    if quitting is not None and quitting < len(played) - 1:
+        played = played[:quitting]
+        state = played[-1].state if played else start
+        quitter = min(game.actors(state))
+        played.append(Played(quitter, Resign(), game.play(state, quitter, Resign())))
+        rng = Rng(chooser)
+        while game.result(played[-1].state) is None:
+            state = played[-1].state
+            forced = game.forced_move(state)
+            seat, move = forced or (
+                (acting := rng.choice(sorted(game.actors(state)))),
+                game.random_move(state, acting, rng),
+            )
+            played.append(Played(seat, move, game.play(state, seat, move)))
+    result = game.result(played[-1].state)
+    assert result is not None
+    lines = game.breakdown(start, played)
+    assert len(lines) == players
+    assert tuple(sum(line.points for line in seat_lines) for seat_lines in lines) == result.scores
+    assert all(line.label for seat_lines in lines for line in seat_lines)

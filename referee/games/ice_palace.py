@@ -68,13 +68,24 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
 import marshmallow
 
-from referee.engine import JSON, Game, IllegalMove, Resign, Result, not_your_turn, rank
+from referee.engine import (
+    JSON,
+    Breakdown,
+    Game,
+    IllegalMove,
+    Played,
+    Resign,
+    Result,
+    ScoreLine,
+    not_your_turn,
+    rank,
+)
 from referee.games import ice_palace_solver
 from referee.rng import Rng
 
@@ -610,6 +621,16 @@ class IcePalace(Game[State, Move]):
 
     def scores(self, state: State) -> tuple[int, ...]:
         return _scores(state)
+
+    def breakdown(self, start: State, played: Sequence[Played[State, Move]]) -> Breakdown:
+        """Each palace stack, to the seat whose colour tops it: only the
+        palace counts, which everyone sees (the hands and the pool do not)."""
+        final = played[-1].state if played else start
+        lines: list[list[ScoreLine]] = [[] for _ in final.colours]
+        for x, y, stack in final.palace:
+            label = f"stack at {x},{y}: {' '.join(stack)} ({len(stack)} high)"
+            lines[final.colours.index(stack[-1][1])].append(ScoreLine(label, len(stack)))
+        return tuple(tuple(seat_lines) for seat_lines in lines)
 
     def view(self, state: State, seat: int | None) -> JSON:
         building = state.phase == BUILD and state.turn != NOBODY

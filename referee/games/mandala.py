@@ -47,13 +47,24 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
 import marshmallow
 
-from referee.engine import JSON, Game, IllegalMove, Resign, Result, not_your_turn, rank
+from referee.engine import (
+    JSON,
+    Breakdown,
+    Game,
+    IllegalMove,
+    Played,
+    Resign,
+    Result,
+    ScoreLine,
+    not_your_turn,
+    rank,
+)
 from referee.rng import Rng
 
 SIZES = "SML"
@@ -109,9 +120,12 @@ def _last_pyramid(path: tuple[int, ...] | list[int]) -> int:
     return last
 
 
-def _score_set(
-    kind: int, pawns: tuple[int, ...], collections: list[tuple[int, ...]], scores: list[int]
-) -> None:
+def _awards(
+    kind: int,
+    pawns: tuple[int, ...],
+    collections: tuple[tuple[int, ...], ...] | list[tuple[int, ...]],
+) -> tuple[tuple[int, int], ...]:
+    """The (seat, points) a set gives when it is scored, pawns standing as given."""
     # Pawn position breaks ties in the count: the pawn further along wins.
     ranking = sorted(
         ((collection[kind], pawns[seat], seat) for seat, collection in enumerate(collections)),
@@ -119,12 +133,44 @@ def _score_set(
     )
     first, second = ranking[0], ranking[1]
     if first[0] == 0:
-        return
+        return ()
     if second[0] == 0:
-        scores[first[2]] += SOLE_HOLDER_POINTS
-        return
-    scores[first[2]] += FIRST_POINTS
-    scores[second[2]] += SECOND_POINTS
+        return ((first[2], SOLE_HOLDER_POINTS),)
+    return ((first[2], FIRST_POINTS), (second[2], SECOND_POINTS))
+
+
+def _score_set(
+    kind: int, pawns: tuple[int, ...], collections: list[tuple[int, ...]], scores: list[int]
+) -> None:
+    for seat, points in _awards(kind, pawns, collections):
+        scores[seat] += points
+
+
+_AWARD_NAMES = {
+    SOLE_HOLDER_POINTS: "only holder",
+    FIRST_POINTS: "most",
+    SECOND_POINTS: "second most",
+}
+_SIZE_NAMES = {"S": "small", "M": "medium", "L": "large"}
+_COLOUR_NAMES = {"r": "red", "y": "yellow", "g": "green", "b": "blue", "k": "black"}
+
+
+def _award_lines(
+    kind: int, pawns: tuple[int, ...], collections: tuple[tuple[int, ...], ...]
+) -> list[tuple[int, ScoreLine]]:
+    """Each seat's line for the set of `kind` scored with the pawns standing as given."""
+    size, colour = KINDS[kind][0], KINDS[kind][1]
+    name = f"{_SIZE_NAMES[size]} {_COLOUR_NAMES[colour]} ({KINDS[kind]})"
+    counts = [collection[kind] for collection in collections]
+    lines = []
+    for seat, points in _awards(kind, pawns, collections):
+        held = counts[seat]
+        tied = counts.count(held) > 1
+        label = f"{name}: {held} held, {_AWARD_NAMES[points]}"
+        lines.append(
+            (seat, ScoreLine(f"{label} (tie broken by the pawns)" if tied else label, points))
+        )
+    return lines
 
 
 _TAKE_TEXT = re.compile(r"(?:t(?:ake)?)?\s*([0-9]+)", re.IGNORECASE)
@@ -300,6 +346,19 @@ class Mandala(Game[State, Move]):
 
     def scores(self, state: State) -> tuple[int, ...]:
         return state.scores
+
+    def breakdown(self, start: State, played: Sequence[Played[State, Move]]) -> Breakdown:
+        """Each set's award, scored again where it was scored: the pawns that
+        broke its ties are those of the state right after that move."""
+        lines: list[list[ScoreLine]] = [[] for _ in start.pawns]
+        before = start
+        for step in played:
+            after = step.state
+            for kind in after.scored[len(before.scored) :]:
+                for seat, line in _award_lines(kind, after.pawns, after.collections):
+                    lines[seat].append(line)
+            before = after
+        return tuple(tuple(seat_lines) for seat_lines in lines)
 
     def view(self, state: State, seat: int | None) -> JSON:
         return {

@@ -54,14 +54,24 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import marshmallow
 from marshmallow import fields, validate, validates_schema
 
-from referee.engine import JSON, BadOptions, Game, IllegalMove, Resign, Result
+from referee.engine import (
+    JSON,
+    BadOptions,
+    Breakdown,
+    Game,
+    IllegalMove,
+    Played,
+    Resign,
+    Result,
+    ScoreLine,
+)
 from referee.games import mandala_stones_data
 from referee.rng import Rng
 
@@ -497,10 +507,27 @@ def _can_act(state: State, seat: int) -> bool:
 # -- turn order ---------------------------------------------------------------
 
 
+def _best_objective(cards: tuple[Card, ...], board: tuple[tuple[int, ...], ...]) -> Card | None:
+    """The card of `cards` that scores on `board`: the best one whose condition holds."""
+    holding = [card for card in cards if objective_holds(card, board)]
+    return max(holding, key=lambda card: card.points, default=None)
+
+
+def _objective_line(cards: tuple[Card, ...], board: tuple[tuple[int, ...], ...]) -> ScoreLine:
+    best = _best_objective(cards, board)
+    if best is None:
+        numbers = " nor ".join(str(card.number) for card in cards)
+        return ScoreLine(f"objective: neither card {numbers} holds", 0)
+    return ScoreLine(f"objective: card {best.number} holds", best.points)
+
+
 def _finish(state: State) -> State:
     points = tuple(
-        max((card.points for card in cards if objective_holds(card, board)), default=0)
-        for cards, board in zip(state.objectives, state.boards, strict=True)
+        0 if best is None else best.points
+        for best in (
+            _best_objective(cards, board)
+            for cards, board in zip(state.objectives, state.boards, strict=True)
+        )
     )
     scores = tuple(score + extra for score, extra in zip(state.scores, points, strict=True))
     return replace(state, scores=scores, objective_points=points)
@@ -822,6 +849,34 @@ class MandalaStones(Game[State, Move]):
 
     def scores(self, state: State) -> tuple[int, ...]:
         return state.scores
+
+    def breakdown(self, start: State, played: Sequence[Played[State, Move]]) -> Breakdown:
+        """Each scoring, with what its stones earned on the mandala, then the objective.
+
+        The objectives are shown to all at the end, so naming the card that
+        scored tells nothing hidden; the stacks' patterns play no part.
+        """
+        lines: list[list[ScoreLine]] = [[] for _ in start.scores]
+        before = start
+        for number, step in enumerate(played, 1):
+            after = step.state
+            if isinstance(step.move, ScoreColour | ScoreTops):
+                lines[step.seat].append(self._scoring_line(number, step, before))
+            before = after
+        final = before
+        for seat, cards in enumerate(final.objectives):
+            if cards:
+                lines[seat].append(_objective_line(cards, final.boards[seat]))
+        return tuple(tuple(seat_lines) for seat_lines in lines)
+
+    def _scoring_line(self, number: int, step: Played[State, Move], before: State) -> ScoreLine:
+        after, seat = step.state, step.seat
+        points = after.scores[seat] - before.scores[seat]
+        if after.objective_points is not None:
+            points -= after.objective_points[seat]  # the scoring that ended the game
+        bonus = sum(before.setup.bonuses[len(before.mandala) : len(after.mandala)])
+        label = f"move {number}: {self.notate(step.move)}"
+        return ScoreLine(f"{label} (mandala bonus {bonus})" if bonus else label, points)
 
     def view(self, state: State, seat: int | None) -> JSON:
         stacks = [

@@ -57,7 +57,7 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 from typing import Any, ClassVar
@@ -68,11 +68,14 @@ from marshmallow import fields, validate
 from referee.engine import (
     JSON,
     RESIGN_NOTATION,
+    Breakdown,
     Game,
     IllegalMove,
+    Played,
     Resign,
     Result,
     RoundSummary,
+    ScoreLine,
     not_your_turn,
     rank,
 )
@@ -431,6 +434,20 @@ class Maniki(Game[State, Move]):
 
     def scores(self, state: State) -> tuple[int, ...]:
         return state.won
+
+    def breakdown(self, start: State, played: Sequence[Played[State, Move]]) -> Breakdown:
+        """The cards each seat won, in the order won, with the winning sequence."""
+        lines: list[list[ScoreLine]] = [[] for _ in range(start.players)]
+        decided = start.decided
+        for number, step in enumerate(played, 1):
+            after = step.state
+            last = after.last_round
+            if after.decided > decided and last is not None and last.winner is not None:
+                orders = " ".join(last.orders or ())
+                label = f"card {ARRANGEMENTS[last.card]}: {orders} (move {number})"
+                lines[last.winner].append(ScoreLine(label, 1))
+            decided = after.decided
+        return tuple(tuple(seat_lines) for seat_lines in lines)
 
     def round_summary(self, state: State) -> RoundSummary:
         last = state.last_round

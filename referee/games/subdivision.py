@@ -29,7 +29,7 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -39,10 +39,13 @@ from marshmallow import fields, validate
 from referee.engine import (
     JSON,
     BadOptions,
+    Breakdown,
     Game,
     IllegalMove,
+    Played,
     Resign,
     Result,
+    ScoreLine,
     rank,
 )
 from referee.rng import Rng
@@ -65,6 +68,8 @@ _STANDARD_EXTRA = {
     (2, True): ("c3", "c1", "c5"),
     (3, True): ("c3", "d3", "c4", "d4", "a3"),
 }
+# What a park surrounded by one group of a seat gives it (`private_parks`).
+PARK_POINTS = 3
 # The penalty of a large with `n` smalls near it: the first is free, 3 at most.
 _PENALTY = tuple(min(max(n - 1, 0), 3) for n in range(9))
 
@@ -292,15 +297,7 @@ def scores(state: State) -> tuple[int, ...]:
     smalls = 0
     for seat in range(state.players):
         smalls |= pieces[seat * 3]
-    park_rings = []
-    if state.private_parks:
-        parks = state.parks
-        while parks:
-            low = parks & -parks
-            ring = near[low.bit_length() - 1] & ~state.parks
-            if ring:
-                park_rings.append(ring)
-            parks ^= low
+    park_rings = [ring for _, ring in _park_rings(state)]
     out = []
     for seat in range(state.players):
         small, medium, large = pieces[seat * 3 : seat * 3 + 3]
@@ -312,10 +309,75 @@ def scores(state: State) -> tuple[int, ...]:
             score -= _PENALTY[(near[low.bit_length() - 1] & smalls).bit_count()]
             large ^= low
         for ring in park_rings:
-            if not ring & ~own and not ring & ~board.flood(ring & -ring, own):
-                score += 3
+            if _held_by_one_group(board, ring, own):
+                score += PARK_POINTS
         out.append(score)
     return tuple(out)
+
+
+def _park_rings(state: State) -> list[tuple[int, int]]:
+    """Under `private_parks`, each park's bit and its near cells that are not parks.
+
+    A park none of whose near cells is free scores for nobody, so it is left out.
+    """
+    if not state.private_parks:
+        return []
+    near = _BOARDS[state.side].near
+    rings = []
+    parks = state.parks
+    while parks:
+        low = parks & -parks
+        ring = near[low.bit_length() - 1] & ~state.parks
+        if ring:
+            rings.append((low, ring))
+        parks ^= low
+    return rings
+
+
+def _held_by_one_group(board: _Board, ring: int, own: int) -> bool:
+    return not ring & ~own and not ring & ~board.flood(ring & -ring, own)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def seat_lines(state: State, seat: int) -> tuple[ScoreLine, ...]:
+    """`seat`'s score as the rules count it: pips, groups, smalls near larges, parks.
+
+    Built apart from `scores` (which is bit arithmetic for speed) and in the
+    rules' words; the tests check that both agree on every playout.
+    """
+    board = _BOARDS[state.side]
+    pieces = state.pieces[seat * 3 : seat * 3 + 3]
+    lines = [
+        ScoreLine(
+            f"{_plural(mask.bit_count(), SIZE_NAMES[size])} at {_plural(size, 'point')}",
+            size * mask.bit_count(),
+        )
+        for size, mask in zip((SMALL, MEDIUM, LARGE), pieces, strict=True)
+        if mask
+    ]
+    own = pieces[0] | pieces[1] | pieces[2]
+    groups = board.groups(own)
+    if groups:
+        lines.append(
+            ScoreLine(
+                f"{_plural(groups, 'group')}, a point off{' each' if groups > 1 else ''}", -groups
+            )
+        )
+    smalls = 0
+    for colour in range(state.players):
+        smalls |= state.pieces[colour * 3]
+    for cell in board.cell_list(pieces[2]):
+        near = (board.near[board.index[cell]] & smalls).bit_count()
+        if _PENALTY[near]:
+            lines.append(ScoreLine(f"large on {cell}: {near} smalls near", -_PENALTY[near]))
+    for park, ring in _park_rings(state):
+        if _held_by_one_group(board, ring, own):
+            cell = board.names[park.bit_length() - 1]
+            lines.append(ScoreLine(f"park on {cell} surrounded", PARK_POINTS))
+    return tuple(lines)
 
 
 def _cell_of(text: str) -> str | None:
@@ -624,6 +686,10 @@ class Subdivision(Game[State, Move]):
 
     def scores(self, state: State) -> tuple[int, ...]:
         return scores(state)
+
+    def breakdown(self, start: State, played: Sequence[Played[State, Move]]) -> Breakdown:
+        final = played[-1].state if played else start
+        return tuple(seat_lines(final, seat) for seat in range(final.players))
 
     def view(self, state: State, seat: int | None) -> JSON:
         # Nothing is hidden in Subdivision: every viewer sees the whole state.

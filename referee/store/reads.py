@@ -1,4 +1,4 @@
-"""Reading a game: its turn, its seats, its state at any version, its log, the list of games."""
+"""Reading a game: its turn, its seats, its state at any version, its history and log; the games."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 from referee import games
-from referee.engine import JSON
+from referee.engine import JSON, Played
 from referee.games import AnyGame
 from referee.replay import new_state
 from referee.store.tables import Game, Move, Seat, Snapshot, core_table
@@ -126,6 +126,23 @@ def state_and_previous(session: Session, game: GameRow, version: int) -> tuple[A
         return rules.state_from_json(game.state), previous
     last = session.exec(select(Move).where(Move.game_id == game.id, Move.seq == version)).one()
     return rules.play(previous, last.seat, rules.move_from_json(last.move)), previous
+
+
+def history(session: Session, game: GameRow) -> tuple[Any, list[Played[Any, Any]]]:
+    """The state before the first move, and every logged move with the state after it.
+
+    A whole replay from the seed, for what needs each move's consequence (a
+    finished game's score breakdown), not only where the game stands.
+    """
+    rules = rules_of(game)
+    start = new_state(rules, game.seed, len(seats(session, game.id)), game.options)
+    played: list[Played[Any, Any]] = []
+    state = start
+    for row in log(session, game.id):
+        move = rules.move_from_json(row.move)
+        state = rules.play(state, row.seat, move)
+        played.append(Played(row.seat, move, state))
+    return start, played
 
 
 def log(session: Session, game_id: str, after: int = 0, limit: int | None = None) -> list[Move]:

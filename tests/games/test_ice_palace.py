@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee import games
-from referee.engine import BadOptions, IllegalMove, Resign
+from referee.engine import BadOptions, Breakdown, IllegalMove, Resign, ScoreLine
 from referee.games import ice_palace_solver
 from referee.games.ice_palace import (
     BUILD,
@@ -650,3 +650,25 @@ def test_a_forced_build_and_a_resigned_builder_each_finish_a_round() -> None:
     assert GAME.rounds_decided(run_forced(forced)) == 1
     resigned = build_position({(0, 0): "Sr Mr Lr"}, {}, builder=0)
     assert GAME.rounds_decided(GAME.play(resigned, 0, Resign())) == 1
+
+
+def test_the_breakdown_gives_each_palace_stack_to_the_colour_on_top() -> None:
+    # The rules: a stack scores its height to the player whose colour tops it.
+    final = position(
+        ["", "", ""],
+        palace={(0, 0): "Lg My", (1, 0): "Lr", (0, 1): "Lr Mg Sg", (2, 0): "Mr Sy"},
+        pool=("", "", ""),
+    )
+    assert GAME.breakdown(final, []) == (
+        (ScoreLine("stack at 1,0: Lr (1 high)", 1),),
+        (
+            ScoreLine("stack at 0,0: Lg My (2 high)", 2),
+            ScoreLine("stack at 2,0: Mr Sy (2 high)", 2),
+        ),
+        (ScoreLine("stack at 0,1: Lr Mg Sg (3 high)", 3),),
+    )
+    assert _sums(GAME.breakdown(final, [])) == GAME.scores(final) == (1, 4, 3)
+
+
+def _sums(lines: Breakdown) -> tuple[int, ...]:
+    return tuple(sum(line.points for line in seat_lines) for seat_lines in lines)

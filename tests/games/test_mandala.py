@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee import games
-from referee.engine import BadOptions, IllegalMove, Resign
+from referee.engine import BadOptions, IllegalMove, Played, Resign, ScoreLine
 from referee.games.mandala import GAME, GAME_V1, KIND_OF, KINDS, OVER, PATH_LENGTH, State, Take
 from referee.rng import Rng
 
@@ -660,3 +660,48 @@ def test_random_move_refuses_a_seat_not_to_move() -> None:
     with pytest.raises(IllegalMove) as caught:
         GAME.random_move(state, 1, Rng("x"))
     assert caught.value.code == "not_your_turn"
+
+
+# -- the breakdown -------------------------------------------------------------
+
+
+def test_the_breakdown_keeps_the_tie_break_of_the_moment_a_set_was_scored() -> None:
+    # Lb ties 2:2 while seat 0's pawn leads (3 to seat 0, 2 to seat 1); seat 1
+    # then overtakes and ends further along. Scored again with the final
+    # pawns, Lb would go the other way: the breakdown must not.
+    start = build(
+        {40: "Lb", 50: "Sy", 60: "Sy"}, [35, 30, 33], [{"Lb": 2}, {"Lb": 2}, {}], to_move=2
+    )
+    played = []
+    state = start
+    for seat, index in ((2, 40), (0, 50), (1, 60)):
+        state = take(state, seat, index)
+        played.append(Played(seat, Take(index), state))
+    result = GAME.result(state)
+    assert result is not None and state.pawns[1] > state.pawns[0]
+    assert GAME.breakdown(start, played) == (
+        (
+            ScoreLine("large blue (Lb): 2 held, most (tie broken by the pawns)", 3),
+            ScoreLine("small yellow (Sy): 1 held, second most (tie broken by the pawns)", 2),
+        ),
+        (
+            ScoreLine("large blue (Lb): 2 held, second most (tie broken by the pawns)", 2),
+            ScoreLine("small yellow (Sy): 1 held, most (tie broken by the pawns)", 3),
+        ),
+        (),
+    )
+    assert result.scores == (5, 5, 0)
+
+
+def test_the_breakdown_names_the_only_holder_and_no_one_for_a_set_in_the_eye() -> None:
+    start = build({10: "Sr", 20: "Mg", 30: "Mg"}, [5, 8], [{"Sr": 4}, {}], to_move=0)
+    played = [Played(0, Take(10), take(start, 0, 10))]
+    assert GAME.breakdown(start, played) == (
+        (ScoreLine("small red (Sr): 5 held, only holder", 5),),
+        (),
+    )
+    # Lk goes wholly to the eye and is scored for no one: no line.
+    start = build({12: "Lk", 14: "Lk", 20: "Sg", 30: "Sg", 40: "Sg"}, [10, 15, 16], to_move=0)
+    played = [Played(0, Take(20), take(start, 0, 20))]
+    assert KIND_OF["Lk"] in played[0].state.scored
+    assert GAME.breakdown(start, played) == ((), (), ())

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee import games
-from referee.engine import BadOptions, IllegalMove, Resign
+from referee.engine import BadOptions, IllegalMove, Played, Resign, ScoreLine
 from referee.games import mandala_stones_data
 from referee.games.mandala_stones import (
     CIRCLE_STACKS,
@@ -1006,3 +1006,46 @@ def test_legal_moves_are_exactly_the_moves_play_accepts(
         assert Counter(m for m in listed if isinstance(m, Pick)) == Counter(accepted)
         for legal in listed:
             GAME.play(state, seat, legal)
+
+
+# -- the breakdown --------------------------------------------------------------
+
+
+def test_the_breakdown_shows_each_scoring_with_its_mandala_bonus() -> None:
+    # The rulebook example (13 for violet), its three stones on mandala
+    # spaces 5-7: space 5 gives 1 more.
+    towers = board("V*", "Y* B*", "Y* Yo B*", "Y* B* Vo", "Yo Bo Ro V*")
+    start = make(boards=[towers, board("Y*")], mandala=4)
+    after = GAME.play(start, 0, ScoreColour("V"))
+    lines = GAME.breakdown(start, [Played(0, ScoreColour("V"), after)])
+    assert lines[0][0] == ScoreLine("move 1: score V (mandala bonus 1)", 13 + 1)
+
+
+def test_the_breakdown_ends_with_the_objective_that_scored_or_none() -> None:
+    start = make(
+        2,
+        boards=[board("Y*", "B*", "R*", "V*", "Y* Yo"), board("Y*", "Yo")],
+        mandala=HANDS[2] - 1,
+        first=1,
+        current=0,
+    )
+    # Seat 0: card 3 (5 towers, 5) and card 5 (4 colours on top, 6) both
+    # hold: the better one scores.
+    # Seat 1: card 1 (only stars) and card 2 (only circles) fail on Y* and Yo.
+    start = replace(start, objectives=((DECK[3], DECK[5]), (DECK[1], DECK[2])))
+    after = GAME.play(start, 0, ScoreTops((5,)))  # triggers; seat 0 is last in the round
+    assert after.objective_points == (6, 0)
+    assert GAME.breakdown(start, [Played(0, ScoreTops((5,)), after)]) == (
+        (ScoreLine("move 1: score tops 5", 1), ScoreLine("objective: card 5 holds", 6)),
+        (ScoreLine("objective: neither card 1 nor 2 holds", 0),),
+    )
+    assert after.scores == (1 + 6, 0)
+
+
+def test_without_objectives_the_breakdown_has_no_objective_line() -> None:
+    start = make(boards=[board("Y* Y*", "Bo"), board("Y*")], options={"objectives": "off"})
+    after = GAME.play(start, 0, ScoreTops((1,)))
+    assert GAME.breakdown(start, [Played(0, ScoreTops((1,)), after)]) == (
+        (ScoreLine("move 1: score tops 1", 1),),
+        (),
+    )

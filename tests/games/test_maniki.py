@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee import games
-from referee.engine import JSON, BadOptions, IllegalMove, Resign, RoundSummary
+from referee.engine import JSON, BadOptions, IllegalMove, Played, Resign, RoundSummary, ScoreLine
 from referee.games.maniki import (
     ARRANGEMENTS,
     GAME,
@@ -859,3 +859,20 @@ def test_a_version_1_record_of_endless_passes_replays_under_version_1_only() -> 
     assert games.get("maniki", "1").result(final) is None
     with pytest.raises(ReplayError, match="line 50"):
         replay(Record(replace(header, rules_version="2"), entries))  # over at move 48
+
+
+def test_the_breakdown_lists_the_cards_each_seat_won() -> None:
+    start = state = state_at("EL/B", ("LBE/-", "B/EL", "-/BEL"), players=2)
+    played = []
+    to_bel = " ".join(shortest_solution("LBE/-", "-/BEL"))
+    # LBE/- won by seat 0, B/EL passed by both (no line), -/BEL won by seat
+    # 1, and B/EL passed again: a turn of the deck with no card won ends it.
+    moves = [(0, "MA NI KI"), (0, "pass"), (1, "pass"), (1, to_bel), (1, "pass"), (0, "pass")]
+    for seat, text in moves:
+        state = GAME.play(state, seat, GAME.parse(text))
+        played.append(Played(seat, GAME.parse(text), state))
+    assert GAME.result(state) is not None
+    assert GAME.breakdown(start, played) == (
+        (ScoreLine("card LBE/-: MA NI KI (move 1)", 1),),
+        (ScoreLine(f"card -/BEL: {to_bel} (move 4)", 1),),
+    )

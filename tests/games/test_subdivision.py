@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee import games
-from referee.engine import BadOptions, IllegalMove, Resign, Result
-from referee.games.subdivision import GAME, Park, Place, State
+from referee.engine import BadOptions, IllegalMove, Played, Resign, Result, ScoreLine
+from referee.games.subdivision import GAME, Park, Place, State, seat_lines
 from referee.rng import Rng
 
 COLOURS = "RBGY"
@@ -462,6 +462,58 @@ def test_full_game_example_red_24_blue_23() -> None:
     assert view["scores"] == [24, 23] == reference_scores(view)
 
 
+def test_the_breakdown_of_the_full_game_example_counts_as_the_rules_do() -> None:
+    start = state = started(2)
+    played = []
+    for red, blue in ROUNDS:
+        for seat, text in ((0, red), (1, blue)):
+            state = GAME.play(state, seat, GAME.parse(text))
+            played.append(Played(seat, GAME.parse(text), state))
+    red, blue = GAME.breakdown(start, played)
+    pips = [
+        ScoreLine("5 smalls at 1 point", 5),
+        ScoreLine("5 mediums at 2 points", 10),
+        ScoreLine("5 larges at 3 points", 15),
+    ]
+    # Red: 30 - 4 groups - 1 (e2) - 1 (f4) = 24.
+    assert red == (
+        *pips,
+        ScoreLine("4 groups, a point off each", -4),
+        ScoreLine("large on e2: 2 smalls near", -1),
+        ScoreLine("large on f4: 2 smalls near", -1),
+    )
+    # Blue: 30 - 3 groups - 1 (e3) - 3 (e5, five smalls near) = 23.
+    assert blue == (
+        *pips,
+        ScoreLine("3 groups, a point off each", -3),
+        ScoreLine("large on e3: 2 smalls near", -1),
+        ScoreLine("large on e5: 5 smalls near", -3),
+    )
+
+
+@pytest.mark.parametrize(("smalls", "off"), [(0, 0), (1, 0), (2, 1), (4, 3), (5, 3)])
+def test_the_breakdown_names_each_large_that_loses_points(smalls: int, off: int) -> None:
+    layout = "R3c4 " + " ".join(f"B1{cell}" for cell in C4_NEAR[:smalls])
+    red = seat_lines(position(layout, parks=(), each=8), 0)
+    expected = [ScoreLine(f"large on c4: {smalls} smalls near", -off)] if off else []
+    assert red == (
+        ScoreLine("1 large at 3 points", 3),
+        ScoreLine("1 group, a point off", -1),
+        *expected,
+    )
+
+
+def test_the_breakdown_counts_a_private_park() -> None:
+    red = seat_lines(position("R2a2 R2b1 R2b2", private_parks=True), 0)
+    assert red == (
+        ScoreLine("3 mediums at 2 points", 6),
+        ScoreLine("1 group, a point off", -1),
+        ScoreLine("park on a1 surrounded", 3),
+    )
+    # A seat with nothing on the board has nothing to break down.
+    assert seat_lines(position("R2a2 R2b1 R2b2", private_parks=True), 1) == ()
+
+
 def test_the_maximum_score_is_29() -> None:
     # 15 red pyramids in one group; each large has at most one small near it.
     #   6  ##  RL  ..  ..  ..  ##
@@ -872,6 +924,9 @@ def test_random_playouts_follow_the_rules_and_score_like_the_reference(
             for seat in range(players)
             if seat not in view["resigned"]
         )
+    assert [
+        sum(line.points for line in seat_lines(state, seat)) for seat in range(players)
+    ] == list(result.scores)
     if not options["private_parks"]:
         assert max(result.scores) <= 29
     for seat in range(players):

@@ -10,8 +10,10 @@ through the pages, each seat in its own browser profile (one of them with
 JavaScript off), each opening its personal link from another site as a
 mail reader would; then the history is stepped through backwards. The
 spectator's page source is checked for the seed while the game runs, and
-an Ice Palace game's spectator page for the players' hands. Screenshots go
-to a folder of the run's own under `var/artifacts/web/` (not committed).
+an Ice Palace game's spectator page for the players' hands. The other four
+games are played to their end through the API, and their pages looked at
+for the score breakdown at both widths. Screenshots go to a folder of the
+run's own under `var/artifacts/web/` (not committed).
 """
 
 from __future__ import annotations
@@ -182,8 +184,10 @@ def test_a_whole_game_through_the_pages(
     assert len(seed) >= 16
     for source in spectator_sources[:-1]:
         assert seed not in source
+    assert host.locator("#breakdown caption").count() == 2  # each seat's score counted
     host.screenshot(path=artifacts / "spectator-over.png", full_page=True)
     seats[1].goto(game_url)
+    assert seats[1].locator("#breakdown").is_visible()  # a phone without JavaScript
     seats[1].screenshot(path=artifacts / "seat-phone-over.png", full_page=True)
 
     # Step back through the whole history, one move at a time.
@@ -221,3 +225,62 @@ def test_the_spectator_never_sees_a_hand(
     assert hand.group(0) not in source and 'data-place="hand"' not in source
     assert "(hidden)" in source
     host.screenshot(path=artifacts / "ice-palace-spectator.png", full_page=True)
+
+
+def play_out_by_api(url: str, game: str, names: list[str], choose: random.Random) -> str:
+    """A game created and played to its end by random legal moves through the API: its id."""
+    created = requests.post(
+        f"{url}/v1/games",
+        json={"game": game, "players": [{"name": name} for name in names]},
+        headers={"X-API-Key": TEST_API_KEY},
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    tokens = [seat["token"] for seat in created.json()["seats"]]
+    for _ in range(MAX_MOVES * 3):
+        summary = requests.get(f"{url}/v1/games/{game_id}", timeout=10).json()
+        if summary["status"] == "over":
+            return str(game_id)
+        auth = {"Authorization": f"Bearer {tokens[choose.choice(summary['to_act'])]}"}
+        legal = requests.get(f"{url}/v1/games/{game_id}/legal-moves", headers=auth, timeout=10)
+        move = choose.choice(legal.json()["moves"])["move"]
+        sent = requests.post(
+            f"{url}/v1/games/{game_id}/moves?wait=10",
+            json={"move": move, "expected_version": summary["version"]},
+            headers=auth,
+            timeout=20,
+        )
+        assert sent.status_code == 201, sent.text
+    pytest.fail(f"the {game} game did not end in {MAX_MOVES * 3} moves")
+
+
+@pytest.mark.parametrize(
+    ("game", "names"),
+    [
+        ("subdivision", ["Ann", "Bob"]),
+        ("mandala_stones", ["Ann", "Bob"]),
+        ("ice_palace", ["Ann", "Bob", "Cy"]),
+        ("maniki", ["Ann", "Bob"]),
+    ],
+)
+def test_the_end_shows_each_seats_score_line_by_line(
+    web_service: Service, browser: Browser, artifacts: Path, game: str, names: list[str]
+) -> None:
+    url = web_service.url
+    game_id = play_out_by_api(url, game, names, random.Random(game))
+    scores = requests.get(f"{url}/v1/games/{game_id}", timeout=10).json()["result"]["scores"]
+    for phone in (False, True):
+        page = new_page(browser, phone=phone)
+        page.goto(f"{url}/g/{game_id}")
+        section = page.locator("#breakdown")
+        assert section.is_visible()
+        totals = section.locator("td.total").all_inner_texts()
+        assert [int(total) for total in totals] == scores
+        assert section.locator("caption").all_inner_texts()[0].startswith(names[0])
+        # Nothing on the page runs wider than the screen.
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        width = 390 if phone else 1280
+        page.screenshot(path=artifacts / f"{game}-over-{width}.png", full_page=True)
+        section.screenshot(path=artifacts / f"{game}-breakdown-{width}.png")
+        page.context.close()

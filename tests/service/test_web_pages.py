@@ -401,6 +401,60 @@ def test_resigning_needs_the_box_ticked_and_then_ends_a_two_seat_game(app: Flask
     assert "Resign" not in page(bob, game_id)
 
 
+def breakdown_of(text: str) -> dict[str, tuple[list[tuple[str, str]], str]]:
+    """The page's score breakdown: per seat's name, its (label, points) rows and total."""
+    section = re.search(r'<section[^>]*id="breakdown".*?</section>', text, re.S)
+    if section is None:
+        return {}
+    seats = {}
+    for table in re.findall(r"<table.*?</table>", section.group(0), re.S):
+        name = re.search(r"<caption><bdi>(.*?)</bdi>", table)
+        total = re.search(r'class="num total">(-?\d+)<', table)
+        assert name is not None and total is not None, table
+        rows = re.findall(r'<tr><td>(.*?)</td><td class="num">(.*?)</td></tr>', table)
+        seats[unescape(name.group(1))] = ([(unescape(a), b) for a, b in rows], total.group(1))
+    return seats
+
+
+def test_a_finished_game_shows_each_seats_score_as_the_rules_count_it(app: Flask) -> None:
+    game_id, host, seats = new_game(app, "mandala", ["Ann", "Bob"])
+    game, rules, state = stored(app, game_id)
+    while rules.result(state) is None:
+        assert breakdown_of(page(host, game_id)) == {}  # nothing before the end
+        number, seat = acting(app, seats, game_id)
+        farthest = rules.notate(rules.legal_moves(state, number)[-1])
+        assert play(seat, game_id, farthest).status_code == 303
+        game, rules, state = stored(app, game_id)
+    result = rules.result(state)
+    assert result is not None
+    with Session(database(app).engine) as session:
+        lines = rules.breakdown(*reads.history(session, game))
+    for viewer in (host, *seats):
+        shown = breakdown_of(page(viewer, game_id))
+        assert list(shown) == ["Ann", "Bob"]
+        for seat, name in enumerate(["Ann", "Bob"]):
+            rows, total = shown[name]
+            assert total == str(result.scores[seat])
+            assert rows == [(line.label, f"{line.points:+d}") for line in lines[seat]]
+        assert f'id="seed">{game.seed}<' in page(viewer, game_id)
+    # Looking back at a position before the end shows no breakdown.
+    assert breakdown_of(page(host, game_id, at=game.version - 1)) == {}
+
+
+def test_a_game_ended_by_resigning_shows_the_breakdown_with_the_resigned_seat(app: Flask) -> None:
+    game_id, host, (ann, _) = new_game(app, "subdivision", ["Ann", "Bob"])
+    ticked = ann.post(
+        f"/g/{game_id}/resign", data={"csrf": csrf_of(page(ann, game_id)), "confirm": "yes"}
+    )
+    assert ticked.status_code == 303
+    text = page(host, game_id)
+    # Nothing was placed: each seat's table says so, and both total 0.
+    assert breakdown_of(text) == {"Ann": ([], "0"), "Bob": ([], "0")}
+    assert text.count("Nothing scored") == 2
+    assert re.search(r"<caption><bdi>Ann</bdi> <span class=\"muted\">resigned", text)
+    assert re.search(r'<caption><bdi>Bob</bdi> <span class="badge win">winner', text)
+
+
 def test_history_steps_back_and_forth(app: Flask) -> None:
     game_id, host, seats = new_game(app, "subdivision", ["Ann", "Bob"])
     for _ in range(3):
