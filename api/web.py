@@ -56,6 +56,7 @@ from api.expensive import taking_turns
 from api.rules import describe
 from api.schemas import PlayerIn
 from referee import games, render
+from referee.engine import Played
 from referee.games import AnyGame
 from referee.names import shown as shown_name
 from referee.replay import SEALED_NOTATION, envelope
@@ -568,6 +569,8 @@ class _PageReads:
     rows: list[Any]
     answer: JSONish | None
     unreachable: frozenset[int]
+    # A finished game's end: the start and every move with its state (for the breakdown).
+    history: tuple[Any, list[Played[Any, Any]]] | None
 
 
 def _page_reads(game_id: str) -> _PageReads:
@@ -575,7 +578,12 @@ def _page_reads(game_id: str) -> _PageReads:
         game = find(db, game_id)
         seat = cookie_seat(db, game.id)
         at = _at(game)
-        state, previous = reads.state_and_previous(db, game, at)
+        history = reads.history(db, game) if game.status == "over" and at == game.version else None
+        if history is None:
+            state, previous = reads.state_and_previous(db, game, at)
+        else:
+            # The breakdown's one replay gives the last two states too.
+            state, previous = _last_two(*history)
         head = state if at == game.version else reads.state_at(db, game, game.version)
         shown = log_window(at, game.version)
         rules = reads.rules_of(game)
@@ -593,7 +601,14 @@ def _page_reads(game_id: str) -> _PageReads:
             rows=reads.log(db, game.id, after=shown.start, limit=LOG_PAGE),
             answer=_answer(db, game, seat, rules),
             unreachable=reachability.unreachable_seats(db, game.id),
+            history=history,
         )
+
+
+def _last_two(start: Any, played: list[Played[Any, Any]]) -> tuple[Any, Any | None]:
+    """The state after the last move and the one a move earlier (None with no move)."""
+    states = [start] + [step.state for step in played]
+    return states[-1], (states[-2] if len(states) > 1 else None)
 
 
 def _log_lines(page: _PageReads, names: list[str]) -> list[JSONish]:
@@ -635,10 +650,9 @@ def _breakdown(page: _PageReads, names: list[str]) -> list[JSONish]:
     """Each seat's final score line by line, as the rules count it: only on the
     page of a finished game's end (a position in its history shows none)."""
     result = page.rules.result(page.state)
-    if result is None or page.at != page.game.version:
+    if result is None or page.history is None:
         return []
-    with session() as db:
-        start, played = reads.history(db, page.game)
+    start, played = page.history
     resigned = page.rules.resigned(page.state)
     return [
         {
