@@ -39,6 +39,7 @@ from flask import (
     Response,
     current_app,
     g,
+    jsonify,
     make_response,
     render_template,
     request,
@@ -49,18 +50,19 @@ from marshmallow import ValidationError
 from sqlmodel import Session
 from werkzeug.exceptions import HTTPException
 
-from api import bodies, throttle
+from api import bodies, errors, throttle
 from api.context import find, referee, session
 from api.errors import Problem, status_of
 from api.expensive import taking_turns
 from api.rules import describe
 from api.schemas import PlayerIn
 from referee import games, render
-from referee.engine import Played
+from referee.engine import Building, IllegalMove, Played
 from referee.games import AnyGame
 from referee.names import shown as shown_name
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import creating, refusals
+from referee.service.building import build_move
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
 from referee.store import clock, deadlines, keys, reachability, reads, records
 from referee.store.tables import Game, Submission, TimeoutPolicy
@@ -678,6 +680,16 @@ def _before(page: _PageReads) -> JSONish | None:
     return None if page.previous is None else page.rules.view(page.previous, page.seat)
 
 
+def _first_steps(page: _PageReads) -> Building[Any] | None:
+    """The choices of a move built on the board, where this browser's seat may move now."""
+    if not _acting(page) or page.seat is None:
+        return None
+    try:
+        return page.rules.build(page.head, page.seat, ())
+    except IllegalMove:
+        return None
+
+
 def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
     page = _page_reads(game_id)
     game, rules, seat = page.game, page.rules, page.seat
@@ -685,6 +697,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
     env = envelope(rules, page.state, page.at, seat)
     view = env["state"]
     acting = _acting(page)
+    building = _first_steps(page)
     moves = (
         [rules.notate(m) for m in rules.legal_moves(page.head, seat)]
         if acting and seat is not None
@@ -700,7 +713,8 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "latest": page.at == game.version,
         "version": game.version,
         "env": env,
-        "svg": render.render_svg(game.name, view, names, _before(page)),
+        "svg": render.render_svg(game.name, view, names, _before(page), building),
+        "building": building,
         "text_board": render.render_text(game.name, view, names),
         "score_label": rules.score_label if rules.scores(page.state) else "",
         "players": _player_lines(page, env, names),
@@ -777,6 +791,39 @@ def _to_answer(game_id: str, submission_id: str) -> Response:
     response = make_response("", 303)
     response.headers["Location"] = url_for(".game", game_id=game_id, sub=submission_id)
     return response
+
+
+@bp.get("/g/<game_id>/build")
+@taking_turns
+def build(game_id: str) -> Response:
+    """The board with the move this browser's seat has built so far, for the page's script.
+
+    JSON, and refusals as problem+json, since only a script asks: the board
+    (with the next choices as targets), the move's notation once the steps
+    make one, and what to click next.
+    """
+    steps = request.args.getlist("step")
+    try:
+        with session() as db:
+            game = find(db, game_id)
+            seat = cookie_seat(db, game.id)
+            built = build_move(db, game, seat, steps)
+            names = shown_names(reads.seats(db, game.id))
+            # With no step taken, the board marks the last move, as the page does.
+            previous = None if steps else reads.state_and_previous(db, game, game.version)[1]
+    except refusals.Refusal as refused:
+        return errors.from_refusal(refused)
+    rules = reads.rules_of(game)
+    before = None if previous is None else rules.view(previous, seat)
+    return jsonify(
+        {
+            "version": game.version,
+            "steps": list(built.steps),
+            "prompt": built.prompt,
+            "notation": None if built.move is None else rules.notate(built.move),
+            "svg": render.render_svg(game.name, built.view, names, before, built),
+        }
+    )
 
 
 @bp.post("/g/<game_id>/move")

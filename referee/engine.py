@@ -124,6 +124,69 @@ class ScoreLine:
 Breakdown = tuple[tuple[ScoreLine, ...], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One thing a player may click next while building a move on the board.
+
+    `step` is the short token the page sends back (and the board's target
+    carries as `data-step`); `label` is the target's accessible name, the
+    words a screen reader says ("Place on c4").
+    """
+
+    step: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Building(Generic[M]):
+    """A move being built click by click (`Game.build`).
+
+    `choices` are the steps that may come next, each legal: a step not among
+    them can never be taken. `move` is the move the steps taken make now,
+    which the player may send (None while they make none yet; a move may
+    also go on, like a MaNiKi sequence). `view` is the seat's view with the
+    move so far shown on it (the animals where the orders take them), built
+    from the seat's view only, so a preview can show nothing the seat could
+    not see. `prompt` says what to click next, in a few words.
+    """
+
+    steps: tuple[str, ...]
+    choices: tuple[Choice, ...]
+    move: M | None
+    view: JSON
+    prompt: str
+
+
+def bad_step(step: str) -> IllegalMove:
+    """The refusal of a step that is not among the choices of its building."""
+    return IllegalMove("bad_step", f"{step!r} cannot be chosen here")
+
+
+def walk(
+    paths: Iterable[tuple[Sequence[Choice], M]], steps: Sequence[str]
+) -> tuple[tuple[Choice, ...], M | None]:
+    """The next choices and the move made, where each legal move is reached by
+    its own path of choices: the games whose moves can all be listed build
+    them this way. Raises `bad_step` for steps no path starts with.
+    """
+    depth = len(steps)
+    taken = tuple(steps)
+    following: dict[str, Choice] = {}
+    made: M | None = None
+    reached = False
+    for path, move in paths:
+        if tuple(choice.step for choice in path[:depth]) != taken:
+            continue
+        reached = True
+        if len(path) == depth:
+            made = move
+        else:
+            following.setdefault(path[depth].step, path[depth])
+    if depth and not reached:
+        raise bad_step(taken[-1])
+    return tuple(following.values()), made
+
+
 class Game(ABC, Generic[S, M]):
     """One board game: its rules as pure functions over immutable states.
 
@@ -348,6 +411,17 @@ class Game(ABC, Generic[S, M]):
         moves, and only until their round is decided.
         """
         return 0
+
+    # -- building a move on the board -----------------------------------
+
+    def build(self, state: S, seat: int, steps: Sequence[str]) -> Building[M]:
+        """The move `seat` builds by taking `steps` in order, each one of the
+        choices the steps before it offered; raises `IllegalMove` (`bad_step`
+        for a step not offered, the turn's refusals for a seat that may not
+        act). With no steps: the first choices. Every legal move can be built
+        (contract tests walk the choices), and every move built is legal.
+        """
+        raise IllegalMove("not_buildable", f"{self.title} moves are not built on the board yet")
 
     # -- notation and JSON ------------------------------------------------
 

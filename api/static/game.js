@@ -3,6 +3,8 @@
 // 2. The move list shows the position on show (the newest move, on the present's page).
 // 3. Tapping a piece of a move adds it to the move field.
 // 4. With the player's leave (a button, never unasked), a notification when it becomes their turn.
+// 5. A move is built by clicking targets on the board, step by step, and sent with one confirm.
+// 6. The arrow keys step through the history.
 (function () {
   "use strict";
   var root = document.getElementById("game");
@@ -33,9 +35,112 @@
     box.scrollTop += to.top - from.top - (box.clientHeight - to.height) / 2;
   }
 
-  // -- clicks: pieces of a move, notifications --------------------------------------
+  // -- building a move on the board ----------------------------------------------------
+
+  // The steps taken so far: the referee keeps nothing of a half-built move, so
+  // each click asks for the board with every step taken, and a refused step
+  // (the game moved on) starts the move again.
+  var steps = [];
+  var building = false;
+
+  function builder() { return document.getElementById("builder"); }
+
+  function startBuilding() {
+    var form = builder();
+    if (!form) { steps = []; return; }
+    form.hidden = false;
+    var asText = root.querySelector("details.as-text");
+    if (asText) { asText.open = false; }
+    if (steps.length) { loadBoard(false); }
+  }
+
+  function loadBoard(focusBoard) {
+    var form = builder();
+    if (!form || building) { return; }
+    building = true;
+    var query = steps.map(function (step) { return "step=" + encodeURIComponent(step); }).join("&");
+    fetch(form.dataset.build + (query ? "?" + query : ""), {
+      credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" }
+    })
+      .then(function (reply) {
+        return reply.json().then(function (body) { return { ok: reply.ok, body: body }; });
+      })
+      .then(function (answer) {
+        building = false;
+        if (!answer.ok) {
+          steps = [];
+          say(answer.body.detail || "That cannot be chosen now.");
+          if (answer.body.code === "bad_step") { loadBoard(focusBoard); }
+          return;
+        }
+        showBuilt(answer.body, focusBoard);
+      })
+      .catch(function () {
+        building = false;
+        steps.pop();
+        say("The referee could not be reached: try that again.");
+      });
+  }
+
+  function say(words) {
+    var prompt = document.getElementById("build-prompt");
+    if (prompt) { prompt.textContent = words; }
+  }
+
+  function showBuilt(built, focusBoard) {
+    var figure = document.getElementById("board");
+    var form = builder();
+    if (!figure || !form) { return; }
+    var drawn = new DOMParser().parseFromString(built.svg, "image/svg+xml").documentElement;
+    if (drawn.nodeName !== "svg") { return; }
+    figure.replaceChildren(document.importNode(drawn, true));
+    var notation = built.notation || "";
+    document.getElementById("built").value = notation;
+    document.getElementById("build-notation").textContent = notation;
+    document.getElementById("build-send").disabled = !notation;
+    document.getElementById("build-undo").disabled = !steps.length;
+    form.dataset.taken = String(steps.length);
+    say(built.prompt + (notation ? ": " + notation : "") + ".");
+    if (focusBoard) {
+      var next = figure.querySelector("[data-step]") || document.getElementById("build-send");
+      if (next && !next.disabled) { next.focus(); }
+    }
+  }
+
+  function choose(target, byKeyboard) {
+    if (building) { return; }
+    steps.push(target.getAttribute("data-step"));
+    loadBoard(byKeyboard);
+  }
+
+  root.addEventListener("keydown", function (event) {
+    var target = event.target.closest && event.target.closest("#board [data-step]");
+    if (target && (event.key === "Enter" || event.key === " ")) {
+      event.preventDefault();
+      choose(target, true);
+    }
+  });
+
+  // -- the arrow keys: back and forth through the history ---------------------------------
+
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+    var link = { ArrowLeft: "prev", ArrowRight: "next" }[event.key];
+    var place = event.target;
+    if (!link || (place.closest && place.closest("input, textarea, select, [data-step]"))) { return; }
+    var found = document.getElementById(link);
+    if (found) { event.preventDefault(); window.location.assign(found.href); }
+  });
+
+  // -- clicks: the board, pieces of a move, notifications --------------------------------
 
   root.addEventListener("click", function (event) {
+    var target = event.target.closest("#board [data-step]");
+    if (target) { choose(target, false); }
+    if (event.target.closest("#build-undo") && steps.length) {
+      steps.pop();
+      loadBoard(true);
+    }
     var piece = event.target.closest("button.piece");
     var input = field();
     if (piece && input) {
@@ -161,6 +266,7 @@
     showCurrentMove();
     showNotifyButton();
     if (!wasActing && root.dataset.acting === "yes") { tellTurn(); }
+    startBuilding();
     return true;
   }
 
@@ -256,5 +362,6 @@
 
   showCurrentMove();
   showNotifyButton();
+  startBuilding();
   follow();
 })();

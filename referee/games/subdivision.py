@@ -40,6 +40,8 @@ from referee.engine import (
     JSON,
     BadOptions,
     Breakdown,
+    Building,
+    Choice,
     Game,
     IllegalMove,
     Played,
@@ -47,6 +49,7 @@ from referee.engine import (
     Result,
     ScoreLine,
     rank,
+    walk,
 )
 from referee.rng import Rng
 
@@ -704,6 +707,67 @@ class Subdivision(Game[State, Move]):
         if state.to_move != OVER:
             return None
         return rank(scores(state), self.resigned(state))
+
+    # -- building a move on the board -----------------------------------
+
+    def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
+        """A cell, then a size where more than one fits there (a park: the cell alone)."""
+        self._check_turn(state, seat)
+        board = _BOARDS[state.side]
+        if state.parks_left:
+            paths: list[tuple[Sequence[Choice], Move]] = [
+                ((Choice(cell, f"Park on {cell}"),), Park(cell))
+                for cell in board.cell_list(board.full & ~state.parks)
+            ]
+        else:
+            paths = self._place_paths(state, seat)
+        choices, move = walk(paths, steps)
+        view = self.view(state, seat)
+        if isinstance(move, Park):
+            view["parks"] = sorted([*view["parks"], move.cell])
+        elif isinstance(move, Place):
+            view["pieces"][move.cell] = {"seat": seat, "size": move.size}
+            view["stash"][seat][move.size - 1] -= 1
+        if move is not None:
+            prompt = "Play the move, or undo"
+        elif steps:
+            prompt = f"Choose the size of the pyramid on {steps[0]}"
+        else:
+            prompt = "Choose a cell for a park" if state.parks_left else "Choose a cell"
+        return Building(tuple(steps), choices, move, view, prompt)
+
+    def _place_paths(self, state: State, seat: int) -> list[tuple[Sequence[Choice], Move]]:
+        """Each placement's path: its cell, and its size where more than one fits there."""
+        board = _BOARDS[state.side]
+        fitting: dict[str, list[int]] = {}
+        for size, mask in zip(
+            (LARGE, MEDIUM, SMALL), reversed(_legal_masks(state, seat)), strict=True
+        ):
+            for cell in board.cell_list(mask):
+                fitting.setdefault(cell, []).append(size)
+        paths: list[tuple[Sequence[Choice], Move]] = []
+        for cell in sorted(fitting, key=board.index.__getitem__):
+            sizes = fitting[cell]
+            where = Choice(
+                cell,
+                f"Place on {cell}"
+                if len(sizes) > 1
+                else f"Place a {SIZE_NAMES[sizes[0]]} pyramid on {cell}",
+            )
+            if len(sizes) == 1:
+                paths.append(((where,), Place(sizes[0], cell)))
+                continue
+            paths.extend(
+                (
+                    (
+                        where,
+                        Choice(str(size), f"{SIZE_NAMES[size].capitalize()} pyramid on {cell}"),
+                    ),
+                    Place(size, cell),
+                )
+                for size in sizes
+            )
+        return paths
 
     # -- notation and JSON ------------------------------------------------
 

@@ -7,6 +7,11 @@ has a module here named like the game, with `svg(view, names, before)` and
 0`, `Seat 1`, ...). Like the rules, this layer is pure: the same view
 always gives the same bytes.
 
+While a player builds a move on the board, `building` (`Game.build`) gives
+the view to draw (the move so far shown on it) and the choices to draw as
+targets: buttons inside the picture (`Canvas.target`) carrying the step a
+click takes.
+
 `before` is the same viewer's view one move earlier (None: nothing to
 mark). A picture marks what changed between the two with `class="last"`
 and `data-last` (`added`, `moved`, `removed`, `changed`): what the last
@@ -18,14 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from importlib import import_module
+from typing import Any
 
 import fontpkg_noto_sans
 import resvg_py
 
 from referee import games as registry
-from referee.engine import JSON
+from referee.engine import JSON, Building
 
-Picture = Callable[[JSON, Sequence[str] | None, JSON | None], str]
+Picture = Callable[[JSON, Sequence[str] | None, JSON | None, Building[Any] | None], str]
 Drawing = Callable[[JSON, Sequence[str] | None], str]
 
 # PNG text is drawn with a font that ships as a Python package, never with
@@ -60,10 +66,21 @@ def _drawings(game_name: str) -> tuple[Picture, Drawing]:
 
 
 def render_svg(
-    game_name: str, view: JSON, names: Sequence[str] | None = None, before: JSON | None = None
+    game_name: str,
+    view: JSON,
+    names: Sequence[str] | None = None,
+    before: JSON | None = None,
+    building: Building[Any] | None = None,
 ) -> str:
-    """The board of `view` as an SVG document, marking what changed since `before`."""
-    return _drawings(game_name)[0](view, names, before)
+    """The board of `view` as an SVG document, marking what changed since `before`.
+
+    With `building`, its view is drawn instead, with its choices as targets;
+    once steps are taken, the marks of the last move give way to the preview.
+    """
+    if building is None:
+        return _drawings(game_name)[0](view, names, before, None)
+    shown_before = before if not building.steps else None
+    return _drawings(game_name)[0](building.view, names, shown_before, building)
 
 
 def render_text(game_name: str, view: JSON, names: Sequence[str] | None = None) -> str:

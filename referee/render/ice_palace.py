@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from referee.engine import JSON
+from referee.engine import JSON, Building
 from referee.render.common import COLOUR_NAMES, board_text, clip, column, seat_name
 from referee.render.svg import (
     INK,
@@ -152,7 +153,12 @@ def _points(view: JSON) -> dict[str, int]:
     return totals
 
 
-def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
+def svg(
+    view: JSON,
+    names: Sequence[str] | None,
+    before: JSON | None = None,
+    building: Building[Any] | None = None,
+) -> str:
     seats = len(view["colours"])
     yard, palace = _layout(view, before)
     panel_y = max(yard.bottom, palace.bottom) + 76

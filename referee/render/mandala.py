@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from referee.engine import JSON
+from referee.engine import JSON, Building
 from referee.games.mandala import COLOURS, PATH_LENGTH
 from referee.render.common import board_text, clip, column, seat_name
 from referee.render.svg import (
@@ -142,7 +143,12 @@ def _ghosts_at(canvas: Canvas, index: int, view: JSON, before: JSON) -> None:
             canvas.close()
 
 
-def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
+def svg(
+    view: JSON,
+    names: Sequence[str] | None,
+    before: JSON | None = None,
+    building: Building[Any] | None = None,
+) -> str:
     seats = len(view["pawns"])
     scored = set(view["scored"])
     height = max(CENTRE_Y + 300, 96 + seats * 112.0)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from referee.engine import JSON
+from referee.engine import JSON, Building
 from referee.games.mandala_stones import STACK_CELLS
 from referee.render.common import board_text, clip, column, seat_name
 from referee.render.svg import (
@@ -104,7 +105,12 @@ def _taken(now: Sequence[Stone], was: Sequence[Stone] | None) -> Stone | None:
     return None
 
 
-def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
+def svg(
+    view: JSON,
+    names: Sequence[str] | None,
+    before: JSON | None = None,
+    building: Building[Any] | None = None,
+) -> str:
     seats = len(view["boards"])
     boards_y = BOARD_Y + 7 * CELL + 30
     height = boards_y + ((seats + 1) // 2) * (SEAT_H + 12) + 10

@@ -9,8 +9,9 @@ round, and the five orders, so a mail holds all a player needs.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from referee.engine import JSON
+from referee.engine import JSON, Building
 from referee.render.common import board_text, clip, column, seat_name
 from referee.render.svg import (
     INK,
@@ -138,7 +139,12 @@ def _scene(
             canvas.close()
 
 
-def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
+def svg(
+    view: JSON,
+    names: Sequence[str] | None,
+    before: JSON | None = None,
+    building: Building[Any] | None = None,
+) -> str:
     seats = len(view["cards_won"])
     table_top = 400.0
     height = table_top + 40 + seats * 26 + 60

@@ -9,18 +9,36 @@ the board each seat has its score and the pyramids it still has to place.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from referee.engine import JSON
+from referee.engine import JSON, Building
 from referee.render.common import board_text, clip, column, seat_name
-from referee.render.svg import INK, LINE, MUTED, SEAT_COLOURS, Canvas, mark_box, pyramid
+from referee.render.svg import (
+    INK,
+    LINE,
+    MUTED,
+    SEAT_COLOURS,
+    Canvas,
+    chosen_box,
+    mark_box,
+    pyramid,
+    ring_box,
+    target_box,
+)
 
-CELL = 60
-LEFT = 44
-TOP = 78
-PANEL = 340
+BOARD = 360
+LEFT = 40
+TOP = 76
+WIDTH = LEFT + BOARD + 20
 SIZE_LETTERS = {1: "S", 2: "M", 3: "L"}
+SIZE_WORDS = {1: "Small", 2: "Medium", 3: "Large"}
 # The side of a pyramid, as a share of its cell, by its pips.
 SCALE = {1: 0.42, 2: 0.62, 3: 0.84}
+# Seat panels sit two to a row under the board, so that the picture stays
+# narrow: on a 390 px phone its smallest text still reads at 11 px.
+PANEL_WIDTH = (WIDTH - LEFT - 14) / 2
+PANEL_HEIGHT = 80
+SIZE_BAND = 84
 
 
 def _status(view: JSON, names: Sequence[str] | None) -> str:
@@ -46,107 +64,149 @@ def _placed(view: JSON, before: JSON | None) -> list[str]:
     return sorted(filled - set(before["pieces"]) - set(before["parks"]))
 
 
-def svg(view: JSON, names: Sequence[str] | None, before: JSON | None = None) -> str:
+def svg(
+    view: JSON,
+    names: Sequence[str] | None,
+    before: JSON | None = None,
+    building: Building[Any] | None = None,
+) -> str:
     size: int = view["size"]
+    cell_side = BOARD / size
     seats = len(view["stash"])
-    board = size * CELL
-    width = LEFT + board + 40 + PANEL
-    height = max(TOP + board + 44, TOP + seats * 96 + 20)
-    canvas = Canvas(width, height, f"Subdivision: {_status(view, names)}")
-    canvas.text(LEFT, 34, "Subdivision", size=24, bold=True)
-    canvas.text(LEFT, 58, _status(view, names), size=15, fill=MUTED)
+    choosing_size = building is not None and len(building.steps) == 1 and bool(building.choices)
+    band = SIZE_BAND if choosing_size else 0
+    panels_top = TOP + BOARD + 40 + band
+    height = panels_top + (seats + 1) // 2 * (PANEL_HEIGHT + 10) + 6
+    canvas = Canvas(WIDTH, height, f"Subdivision: {_status(view, names)}")
+    canvas.text(LEFT, 32, "Subdivision", size=24, bold=True)
+    canvas.text(LEFT, 58, _status(view, names), size=16, fill=MUTED)
 
-    canvas.rect(LEFT - 4, TOP - 4, board + 8, board + 8, fill="#e9e1cf", stroke=INK, rx=4)
+    canvas.rect(LEFT - 4, TOP - 4, BOARD + 8, BOARD + 8, fill="#e9e1cf", stroke=INK, rx=4)
     for row in range(size):
         for col in range(size):
             light = (row + col) % 2 == 0
             canvas.rect(
-                LEFT + col * CELL,
-                TOP + row * CELL,
-                CELL,
-                CELL,
+                LEFT + col * cell_side,
+                TOP + row * cell_side,
+                cell_side,
+                cell_side,
                 fill="#f6f0e1" if light else "#efe6d2",
                 stroke=LINE,
                 stroke_width=0.6,
             )
     for index in range(size):
-        x = LEFT + index * CELL + CELL / 2
-        canvas.text(x, TOP + board + 26, chr(ord("a") + index), size=15, anchor="middle")
-        y = TOP + index * CELL + CELL / 2 + 5
-        canvas.text(LEFT - 20, y, str(size - index), size=15, anchor="middle")
+        x = LEFT + index * cell_side + cell_side / 2
+        canvas.text(x, TOP + BOARD + 24, chr(ord("a") + index), size=16, anchor="middle")
+        y = TOP + index * cell_side + cell_side / 2 + 6
+        canvas.text(LEFT - 20, y, str(size - index), size=16, anchor="middle")
 
     for cell in _placed(view, before):
-        col, row = _cell_xy(cell, size)
-        x, y = LEFT + col * CELL, TOP + row * CELL
-        mark_box(canvas, x + 1, y + 1, CELL - 2, CELL - 2, "added", {"data-cell": cell})
+        x, y = _cell_origin(cell, size)
+        mark_box(canvas, x + 1, y + 1, cell_side - 2, cell_side - 2, "added", {"data-cell": cell})
 
     for cell in view["parks"]:
-        col, row = _cell_xy(cell, size)
-        x, y = LEFT + col * CELL, TOP + row * CELL
+        x, y = _cell_origin(cell, size)
         canvas.open({"class": "park", "data-cell": cell})
-        canvas.rect(x + 2, y + 2, CELL - 4, CELL - 4, fill="#b9d8a4", stroke="#7fae66", rx=6)
+        canvas.rect(
+            x + 2, y + 2, cell_side - 4, cell_side - 4, fill="#b9d8a4", stroke="#7fae66", rx=6
+        )
         for dx, dy, r in ((0.32, 0.36, 0.14), (0.66, 0.44, 0.17), (0.42, 0.7, 0.13)):
-            canvas.circle(x + dx * CELL, y + dy * CELL, r * CELL, fill="#5f9a4a")
+            canvas.circle(x + dx * cell_side, y + dy * cell_side, r * cell_side, fill="#5f9a4a")
         canvas.close()
 
     for cell, piece in view["pieces"].items():
-        col, row = _cell_xy(cell, size)
+        x, y = _cell_origin(cell, size)
         seat, pips = piece["seat"], piece["size"]
         pyramid(
             canvas,
-            LEFT + col * CELL + CELL / 2,
-            TOP + row * CELL + CELL / 2,
-            SCALE[pips] * CELL,
+            x + cell_side / 2,
+            y + cell_side / 2,
+            SCALE[pips] * cell_side,
             SEAT_COLOURS[seat],
             {"data-place": "board", "data-cell": cell, "data-seat": seat, "data-size": pips},
         )
 
-    _panel(canvas, view, names, LEFT + board + 40)
+    if building is not None:
+        _targets(canvas, size, building, TOP + BOARD + 36)
+    for seat in range(seats):
+        x = LEFT + (seat % 2) * (PANEL_WIDTH + 10)
+        _panel(canvas, view, names, seat, x, panels_top + seat // 2 * (PANEL_HEIGHT + 10))
     return canvas.finish()
 
 
-def _panel(canvas: Canvas, view: JSON, names: Sequence[str] | None, x: float) -> None:
-    resigned = set(view.get("resigned", []))
-    for seat, stash in enumerate(view["stash"]):
-        y = TOP + seat * 96
-        colour = SEAT_COLOURS[seat]
-        moving = view.get("to_move") == seat
-        canvas.rect(
-            x,
-            y,
-            PANEL - 10,
-            86,
-            fill="#ffffff" if moving else "#f7f3ea",
-            stroke=colour if moving else LINE,
-            stroke_width=2.5 if moving else 1,
-            rx=8,
+def _cell_origin(cell: str, size: int) -> tuple[float, float]:
+    col, row = _cell_xy(cell, size)
+    return LEFT + col * BOARD / size, TOP + row * BOARD / size
+
+
+def _targets(canvas: Canvas, size: int, building: Building[Any], band_top: float) -> None:
+    """The cells that may be chosen, or the sizes that fit the chosen cell."""
+    cell_side = BOARD / size
+    if building.steps:
+        x, y = _cell_origin(building.steps[0], size)
+        chosen_box(canvas, x + 2, y + 2, cell_side - 4, cell_side - 4)
+    if not building.steps:
+        for choice in building.choices:
+            x, y = _cell_origin(choice.step, size)
+            target_box(canvas, x + 3, y + 3, cell_side - 6, cell_side - 6, choice)
+        return
+    seat = building.view["to_move"]
+    width = (BOARD - 16) / 3
+    for k, choice in enumerate(building.choices):
+        pips = int(choice.step)
+        x = LEFT + k * (width + 8)
+        canvas.target(choice)
+        ring_box(canvas, x, band_top, width, SIZE_BAND - 12)
+        pyramid(
+            canvas,
+            x + 34,
+            band_top + (SIZE_BAND - 12) / 2,
+            SCALE[pips] * 56,
+            SEAT_COLOURS[seat],
+            {"data-place": "choice", "data-size": pips},
         )
-        canvas.rect(x, y, 8, 86, fill=colour, rx=3)
-        label = clip(seat_name(names, seat), 18)
-        if seat in resigned:
-            label += " (resigned)"
-        canvas.text(x + 18, y + 24, label, size=15, bold=True)
-        canvas.text(x + PANEL - 22, y + 26, str(view["scores"][seat]), size=22, anchor="end")
-        canvas.text(x + PANEL - 22, y + 42, "points", size=10, anchor="end", fill=MUTED)
-        if not sum(stash):
-            canvas.text(x + 20, y + 66, "all placed", size=13, fill=MUTED)
-            continue
-        left = x + 20
-        for pips in (3, 2, 1):
-            count = stash[pips - 1]
-            side = SCALE[pips] * 24
-            for k in range(count):
-                pyramid(
-                    canvas,
-                    left + side / 2 + k * (side + 2),
-                    y + 62,
-                    side,
-                    colour,
-                    {"data-place": "stash", "data-seat": seat, "data-size": pips},
-                )
-            if count == 0:
-                canvas.text(left + 4, y + 66, "-", size=13, fill=MUTED)
-            left += max(count, 1) * (side + 2) + 12
+        canvas.text(x + 66, band_top + (SIZE_BAND - 12) / 2 + 6, SIZE_WORDS[pips], size=16)
+        canvas.close()
+
+
+def _panel(
+    canvas: Canvas, view: JSON, names: Sequence[str] | None, seat: int, x: float, y: float
+) -> None:
+    stash = view["stash"][seat]
+    colour = SEAT_COLOURS[seat]
+    moving = view.get("to_move") == seat
+    canvas.rect(
+        x,
+        y,
+        PANEL_WIDTH,
+        PANEL_HEIGHT,
+        fill="#ffffff" if moving else "#f7f3ea",
+        stroke=colour if moving else LINE,
+        stroke_width=2.5 if moving else 1,
+        rx=8,
+    )
+    canvas.rect(x, y, 8, PANEL_HEIGHT, fill=colour, rx=3)
+    label = clip(seat_name(names, seat), 12)
+    if seat in set(view.get("resigned", [])):
+        label = clip(label, 6) + " (out)"
+    canvas.text(x + 16, y + 24, label, size=15, bold=True)
+    canvas.text(x + PANEL_WIDTH - 10, y + 25, str(view["scores"][seat]), size=20, anchor="end")
+    if not sum(stash):
+        canvas.text(x + 16, y + 60, "all placed", size=14, fill=MUTED)
+        return
+    left = x + 16
+    for pips in (3, 2, 1):
+        count = stash[pips - 1]
+        pyramid(
+            canvas,
+            left + 11,
+            y + 55,
+            SCALE[pips] * 26,
+            colour if count else LINE,
+            {"data-place": "stash", "data-seat": seat, "data-size": pips, "data-count": count},
+        )
+        canvas.text(left + 25, y + 61, f"{count}", size=15)
+        left += 54
 
 
 def text(view: JSON, names: Sequence[str] | None) -> str:

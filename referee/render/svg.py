@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from html import escape as _html_escape
 
+from referee.engine import Choice
+
 Attrs = Mapping[str, str | int | float | None]
 
 FONT = "Noto Sans, DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
@@ -92,11 +94,16 @@ def spiral(count: int, start: float, spacing: float, turn_gap: float) -> list[tu
 
 
 class Canvas:
-    """An SVG picture under construction: add elements, then `finish`."""
+    """An SVG picture under construction: add elements, then `finish`.
+
+    A picture with targets (`target`) is a group of buttons for assistive
+    technology, not an image (whose parts would be hidden from it).
+    """
 
     def __init__(self, width: float, height: float, title: str) -> None:
         self.width = width
         self.height = height
+        self._targets = False
         self._parts = [
             f'<svg xmlns="http://www.w3.org/2000/svg"{_attributes(self._size_attrs())}'
             f' font-family="{escape(FONT, quote=True)}">',
@@ -236,7 +243,29 @@ class Canvas:
         attrs.update(extra)
         self.element("text", attrs, content)
 
+    def target(self, choice: Choice, data: Attrs | None = None) -> None:
+        """Start a clickable target of a move being built; `close` ends it.
+
+        An SVG button (`role`, `tabindex`, `aria-label`) carrying the step
+        the page sends back: it works by mouse, touch, keyboard and screen
+        reader, and tests find it by its name. Draw a `target_ring` or
+        another shape inside it to show where it is.
+        """
+        self._targets = True
+        self.open(
+            {
+                "class": "target",
+                "role": "button",
+                "tabindex": "0",
+                "aria-label": choice.label,
+                "data-step": choice.step,
+                **(data or {}),
+            }
+        )
+
     def finish(self) -> str:
+        if self._targets:
+            self._parts[0] = self._parts[0].replace(' role="img"', ' role="group"', 1)
         return "\n".join([*self._parts, "</svg>"]) + "\n"
 
 
@@ -339,4 +368,57 @@ def ghost_ring(canvas: Canvas, cx: float, cy: float, r: float) -> None:
             "stroke-width": 2.0,
             "stroke-dasharray": "4 3",
         },
+    )
+
+
+# Targets of a move being built: a calm teal no piece is drawn in. Pages
+# brighten a target under the pointer or the keyboard's focus (web.css).
+TARGET = "#127a74"
+
+
+def target_box(
+    canvas: Canvas, x: float, y: float, width: float, height: float, choice: Choice, rx: float = 6
+) -> None:
+    """A rectangular target: a dashed ring over the place it stands for."""
+    canvas.target(choice)
+    ring_box(canvas, x, y, width, height, rx)
+    canvas.close()
+
+
+def ring_box(
+    canvas: Canvas, x: float, y: float, width: float, height: float, rx: float = 6
+) -> None:
+    """The dashed ring of a target, for a target that draws more inside it."""
+    canvas.rect(
+        x,
+        y,
+        width,
+        height,
+        fill=TARGET,
+        stroke=TARGET,
+        stroke_width=2.5,
+        rx=rx,
+        **{"fill-opacity": "0.12", "stroke-dasharray": "6 4", "class": "ring"},
+    )
+
+
+def target_round(canvas: Canvas, cx: float, cy: float, r: float, choice: Choice) -> None:
+    """A round target: a dashed ring over the place it stands for."""
+    canvas.target(choice)
+    canvas.circle(
+        cx,
+        cy,
+        r,
+        fill=TARGET,
+        stroke=TARGET,
+        stroke_width=2.5,
+        **{"fill-opacity": "0.12", "stroke-dasharray": "6 4", "class": "ring"},
+    )
+    canvas.close()
+
+
+def chosen_box(canvas: Canvas, x: float, y: float, width: float, height: float) -> None:
+    """The place a step already taken chose: a solid ring, drawn over it."""
+    canvas.rect(
+        x, y, width, height, fill="none", stroke=TARGET, stroke_width=4, rx=6, **{"class": "chosen"}
     )

@@ -137,10 +137,24 @@ class IllegalMoveRefused(MoveRefusal):
     code = "illegal_move"
 
 
+class BadStep(MoveRefusal):
+    """A step of a move built on the board that is not among the choices offered."""
+
+    code = "bad_step"
+
+
 # The rules' own refusal codes (`referee.engine.IllegalMove`), as the service's kinds.
 _FROM_RULES: dict[str, type[MoveRefusal]] = {
     kind.code: kind
-    for kind in (BadNotation, BadMove, IllegalMoveRefused, GameOver, NotYourTurn, StaleVersion)
+    for kind in (
+        BadNotation,
+        BadMove,
+        BadStep,
+        IllegalMoveRefused,
+        GameOver,
+        NotYourTurn,
+        StaleVersion,
+    )
 }
 
 
