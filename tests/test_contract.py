@@ -268,3 +268,54 @@ def test_the_breakdown_sums_to_each_seats_final_score(
     assert len(lines) == players
     assert tuple(sum(line.points for line in seat_lines) for seat_lines in lines) == result.scores
     assert all(line.label for seat_lines in lines for line in seat_lines)
+
+
+def _built_moves(game: AnyGame, state: Any, seat: int, limit: int) -> set[str]:
+    """Every move reachable through the choices of `build`, walked depth first (at most `limit`)."""
+    found: set[str] = set()
+    pending: list[tuple[str, ...]] = [()]
+    while pending and len(found) < limit:
+        steps_taken = pending.pop()
+        built = game.build(state, seat, steps_taken)
+        assert built.steps == steps_taken
+        assert built.prompt
+        assert built.choices or built.move is not None, steps_taken
+        assert len({choice.step for choice in built.choices}) == len(built.choices)
+        assert all(choice.label for choice in built.choices)
+        if built.move is not None:
+            game.play(state, seat, built.move)  # every move built is legal
+            found.add(game.notate(built.move))
+        pending.extend((*steps_taken, choice.step) for choice in reversed(built.choices))
+    return found
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@examples
+@given(seed=seeds, chooser=seeds, walk=seeds)
+def test_moves_built_on_the_board_are_the_legal_moves(
+    game: AnyGame, players: int, seed: str, chooser: str, walk: str
+) -> None:
+    """Every move built click by click is legal; where the legal moves are all
+    listed, every one of them can be built; a step not offered is refused;
+    a random walk through the choices always ends in a move."""
+    state = game.start(players, game.load_options({}, players), Rng(seed))
+    wanderer = Rng(walk)
+    for step in [None, *play_out(game, players, seed, chooser)][::5]:
+        state = state if step is None else step.state
+        for seat in range(players):
+            if seat not in game.actors(state):
+                with pytest.raises(IllegalMove):
+                    game.build(state, seat, ())
+                continue
+            built = game.build(state, seat, ())
+            with pytest.raises(IllegalMove) as refused:
+                game.build(state, seat, ("no such step",))
+            assert refused.value.code == "bad_step"
+            while built.choices and (built.move is None or wanderer.below(3)):
+                chosen = built.choices[wanderer.below(len(built.choices))]
+                built = game.build(state, seat, (*built.steps, chosen.step))
+            assert built.move is not None
+            game.play(state, seat, built.move)
+            if game.lists_every_move:
+                legal = {game.notate(m) for m in game.legal_moves(state, seat)}
+                assert _built_moves(game, state, seat, len(legal) + 1) == legal
