@@ -75,6 +75,7 @@ REFUSALS: dict[type[refusals.Refusal], tuple[int, str]] = {
     refusals.IdempotencyConflict: (409, "Idempotency conflict"),
     refusals.BadNotation: (422, "Unreadable notation"),
     refusals.BadMove: (422, "Malformed move"),
+    refusals.BadStep: (422, "Step not offered"),
     refusals.IllegalMoveRefused: (422, "Illegal move"),
     WebhookRefused: (422, "Webhook URL refused"),
 }

@@ -640,3 +640,65 @@ def test_the_favicon_is_found_where_browsers_look(app: Flask) -> None:
     icon = client.get("/assets/favicon.svg")
     assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"
     assert 'rel="icon" href="/assets/favicon.svg"' in client.get("/").get_data(as_text=True)
+
+
+# -- building a move on the board ---------------------------------------------------
+
+
+def test_a_move_is_built_step_by_step_and_refused_steps_say_why(app: Flask) -> None:
+    game_id, host, (ann, bob) = new_game(app, "subdivision", ["Ann", "Bob"])
+    first = page(ann, game_id)
+    assert 'id="builder"' in first and 'role="button"' in first
+    assert 'id="builder"' not in page(bob, game_id)  # not Bob's turn: nothing to build
+    answer = ann.get(f"/g/{game_id}/build")
+    assert answer.status_code == 200
+    built = answer.get_json()
+    assert built["steps"] == [] and built["notation"] is None
+    cells = re.findall(r'data-step="([a-h][1-8])"', built["svg"])
+    assert cells and built["prompt"] == "Choose a cell"
+    answer = ann.get(f"/g/{game_id}/build", query_string={"step": cells[0]})
+    built = answer.get_json()
+    assert built["steps"] == [cells[0]]
+    sizes = re.findall(r'data-step="([123])"', built["svg"])
+    if sizes:
+        built = ann.get(
+            f"/g/{game_id}/build", query_string=[("step", cells[0]), ("step", sizes[0])]
+        ).get_json()
+    assert built["notation"].endswith(cells[0])
+    assert 'data-step="' not in built["svg"]  # a whole placement: nothing more to click
+    # Nothing was stored by building: the move is sent like any other.
+    assert stored(app, game_id)[0].version == 0
+    assert play(ann, game_id, built["notation"]).status_code == 303
+    assert stored(app, game_id)[0].version == 1
+
+
+@pytest.mark.parametrize(
+    ("who", "steps", "status", "code"),
+    [
+        ("ann", ["z9"], 422, "bad_step"),
+        ("ann", ["a1"] * 65, 422, "bad_request"),
+        ("ann", ["x" * 25], 422, "bad_request"),
+        ("bob", [], 409, "not_your_turn"),
+        ("host", [], 401, "unauthorized"),
+    ],
+)
+def test_building_refuses_clearly_and_changes_nothing(
+    app: Flask, who: str, steps: list[str], status: int, code: str
+) -> None:
+    game_id, host, (ann, bob) = new_game(app, "subdivision", ["Ann", "Bob"])
+    client = {"ann": ann, "bob": bob, "host": host}[who]
+    answer = client.get(f"/g/{game_id}/build", query_string=[("step", s) for s in steps])
+    assert answer.status_code == status
+    assert answer.mimetype == "application/problem+json"
+    assert answer.get_json()["code"] == code
+    assert stored(app, game_id)[0].version == 0
+
+
+def test_building_in_an_unknown_or_finished_game_is_refused(app: Flask) -> None:
+    answer = browser(app).get(f"/g/{'0' * 32}/build")
+    assert (answer.status_code, answer.get_json()["code"]) == (404, "not_found")
+    game_id, _, (ann, bob) = new_game(app, "subdivision", ["Ann", "Bob"])
+    token = csrf_of(page(ann, game_id))
+    ann.post(f"/g/{game_id}/resign", data={"csrf": token, "confirm": "yes"})
+    answer = bob.get(f"/g/{game_id}/build")
+    assert (answer.status_code, answer.get_json()["code"]) == (409, "game_over")
