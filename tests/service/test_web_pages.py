@@ -646,7 +646,7 @@ def test_the_favicon_is_found_where_browsers_look(app: Flask) -> None:
 
 
 def test_a_move_is_built_step_by_step_and_refused_steps_say_why(app: Flask) -> None:
-    game_id, host, (ann, bob) = new_game(app, "subdivision", ["Ann", "Bob"])
+    game_id, _, (ann, bob) = new_game(app, "subdivision", ["Ann", "Bob"])
     first = page(ann, game_id)
     assert 'id="builder"' in first and 'role="button"' in first
     assert 'id="builder"' not in page(bob, game_id)  # not Bob's turn: nothing to build
