@@ -1,5 +1,6 @@
 // Comforts only: the page works without this script.
-// 1. While the game is in play, follow its event stream and update the page in place.
+// 1. While the game is in play, follow its event stream and update the page in place
+//    (a past position too: its move count and move list grow, the board stays).
 // 2. The move list shows the position on show (the newest move, on the present's page).
 // 3. Tapping a piece of a move adds it to the move field.
 // 4. With the player's leave (a button, never unasked), a notification when it becomes their turn.
@@ -280,8 +281,10 @@
   function refresh() {
     if (fetching) { again = true; return; }
     fetching = true;
+    // A past position stays the one shown: only the history around it grows.
     var answer = /[?&]sub=[0-9a-f]+/.exec(window.location.search);
-    var url = root.dataset.page + (answer ? "?" + answer[0].slice(1) : "");
+    var query = root.dataset.at !== undefined ? "at=" + root.dataset.at : answer ? answer[0].slice(1) : "";
+    var url = root.dataset.page + (query ? "?" + query : "");
     fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
       .then(function (reply) {
         if (!reply.ok) { throw new Error("status " + reply.status); }

@@ -178,3 +178,28 @@ def test_the_favicon_answers(web_service: Service, browser: Browser) -> None:  #
     asked = requests.get(web_service.url + "/favicon.ico", timeout=10)
     assert asked.status_code == 200 and asked.content == linked.content
     assert [hop.status_code for hop in asked.history] == [301]
+
+
+def test_a_past_position_follows_the_game_and_keeps_its_board(
+    web_service: Service,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    url = web_service.url
+    links = create_in_lobby(new_page(browser), url, "mandala", ["Ann", "Bob"])
+    game_id = links[0].split("/g/", 1)[1].split("/", 1)[0]
+    tokens = [link.rsplit("/", 1)[1] for link in links]
+    for _ in range(3):
+        (mover,) = summary(url, game_id)["to_act"]
+        play_by_api(url, game_id, tokens[mover])
+    page = new_page(browser)
+    page.goto(f"{url}/g/{game_id}?at=1")
+    page.evaluate(f"() => {{ {MARKER} = 'still here'; }}")
+    board = page.inner_html("#board")
+    (mover,) = summary(url, game_id)["to_act"]
+    play_by_api(url, game_id, tokens[mover])
+    expect(page.locator("#status")).to_contain_text("Move 1 of 4")
+    assert page.evaluate(f"() => {MARKER}") == "still here"  # updated in place
+    assert page.url.endswith("?at=1")
+    assert page.locator("#status .badge").all_inner_texts() == ["looking back"]
+    assert page.inner_html("#board") == board
+    assert page.locator("#log li").last.get_attribute("value") == "4"
