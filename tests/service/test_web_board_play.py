@@ -136,6 +136,19 @@ def _play_my_turn(page: Page, table: Table, clicker: Clicker) -> str:
     raise AssertionError(f"no move was made in {MAX_CLICKS} clicks")
 
 
+# The smallest text of the board as shown, in CSS px: its font size times the
+# picture's scale on the screen.
+SMALLEST_TEXT = """() => Math.min(...Array.from(document.querySelectorAll('#board svg text'))
+  .filter(t => t.textContent.trim())
+  .map(t => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a))"""
+
+
+def _legible(page: Page, width: int) -> None:
+    """Every label of the board reads at 11 CSS px or more, and nothing scrolls sideways."""
+    assert page.evaluate(SMALLEST_TEXT) >= 10.95
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
 def _wait_for_my_turn_or_end(page: Page) -> bool:
     """True when the page offers this seat a move, False when the game is over."""
     expect(page.locator("#builder:not([hidden]), #breakdown").first).to_be_visible(timeout=20_000)
@@ -183,6 +196,7 @@ def test_a_whole_game_by_clicks_on_the_board(
         _play_my_turn(page, table, setup.clicker)
         mine += 1
         if mine == 3:
+            _legible(page, width)
             page.screenshot(path=artifacts / f"clicks-{game}-{width}-mid.png", full_page=True)
         for seat in others:
             table.move(seat, setup.opponent(table, seat))
@@ -191,6 +205,6 @@ def test_a_whole_game_by_clicks_on_the_board(
     assert mine > 0
     assert not _wait_for_my_turn_or_end(page)
     expect(page.locator("#breakdown")).to_be_visible()
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    _legible(page, width)
     page.screenshot(path=artifacts / f"clicks-{game}-{width}-end.png", full_page=True)
     page.context.close()
