@@ -5,12 +5,14 @@ seat plays in Chromium at 1280 px or at 390 px, by clicks on the targets
 inside the board's `<svg>` and the one Play button under it: no typing and
 no move buttons. The other seats play through the API; the browser's page
 must follow them live (its event stream), mark their last move, and at the
-end show the score breakdown. Screenshots mid-game and at the end, at both
-widths, go to the run's folder under `var/artifacts/web/` (not committed).
+end show the score breakdown. Every label on the board reads at 11 CSS px
+or more and no page scrolls sideways, at both widths. Screenshots mid-game
+and at the end go to the run's folder under `var/artifacts/web/` (not
+committed).
 
-Each game says how its browser seat chooses among the targets (`CLICKERS`)
-and how the other seats move (`OPPONENTS`); by default a seeded random
-choice, so a run can be repeated.
+Each game's `Setup` says how its browser seat chooses among the targets
+(`clicker`) and how the other seats move (`opponent`); by default a seeded
+random choice, so a run can be repeated.
 """
 
 from __future__ import annotations
