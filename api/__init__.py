@@ -46,7 +46,7 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     """The referee's Flask app, on the settings `chosen` (or the `referee` given, built on them)."""
-    from api import boards, consent, events, floor, games, rules, submissions, web
+    from api import boards, consent, events, floor, games, rematch, rules, submissions, web
 
     app = Flask("referee")
     app.extensions[EXTENSION] = referee or Referee(chosen)
@@ -79,6 +79,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(submissions.blp)
     api.register_blueprint(boards.blp)
     api.register_blueprint(events.blp)
+    api.register_blueprint(rematch.blp)
     app.register_blueprint(web.bp)
     app.register_blueprint(consent.bp)
     web.install_log_redaction()

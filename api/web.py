@@ -63,6 +63,7 @@ from referee.names import shown as shown_name
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import creating, refusals
 from referee.service.building import build_move
+from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
 from referee.store import clock, deadlines, keys, reachability, reads, records
 from referee.store.tables import Game, Submission, TimeoutPolicy
@@ -486,16 +487,27 @@ def seat(game_id: str, token: str) -> Response:
         raise Problem(404, "not_found", "This personal link is not a seat of this game.")
     target = url_for(".game", game_id=game.id)
     response = make_response(render_template("web/opening.html", target=target, name=name))
+    return _with_seat_cookie(response, game.id, token)
+
+
+def _with_seat_cookie(response: Response, game_id: str, token: str) -> Response:
+    """`response`, storing the seat's token for the pages of that game alone."""
     response.set_cookie(
         SEAT_COOKIE,
         token,
         max_age=SEAT_COOKIE_DAYS * 24 * 3600,
-        path=_seat_cookie_path(game.id),
+        path=_seat_cookie_path(game_id),
         httponly=True,
         samesite="Strict",
         secure=secure_cookies(),
     )
     return response
+
+
+def _cookie_token() -> str | None:
+    """This browser's seat token for the game of the page, if it holds a plausible one."""
+    token = request.cookies.get(SEAT_COOKIE)
+    return token if token and len(token) <= 200 else None
 
 
 @bp.post("/g/<game_id>/leave")
@@ -573,6 +585,8 @@ class _PageReads:
     unreachable: frozenset[int]
     # A finished game's end: the start and every move with its state (for the breakdown).
     history: tuple[Any, list[Played[Any, Any]]] | None
+    # A finished game's rematch: who accepted, and the new game once all have.
+    rematch: Rematch | None
 
 
 def _page_reads(game_id: str) -> _PageReads:
@@ -604,6 +618,7 @@ def _page_reads(game_id: str) -> _PageReads:
             answer=_answer(db, game, seat, rules),
             unreachable=reachability.unreachable_seats(db, game.id),
             history=history,
+            rematch=rematch_of(db, game) if game.status == "over" else None,
         )
 
 
@@ -668,6 +683,19 @@ def _breakdown(page: _PageReads, names: list[str]) -> list[JSONish]:
     ]
 
 
+def _rematch(page: _PageReads, names: list[str]) -> JSONish | None:
+    """The rematch offer at a finished game's end (a position in its history shows none)."""
+    standing = page.rematch
+    if standing is None or page.at != page.game.version:
+        return None
+    return {
+        "game_id": standing.game_id,
+        "accepted": [names[seat] for seat in standing.accepted if seat < len(names)],
+        "waiting_for": [names[seat] for seat in standing.waiting_for if seat < len(names)],
+        "mine": page.seat in standing.accepted,
+    }
+
+
 def _acting(page: _PageReads) -> bool:
     """Whether this browser's seat may move now, on the page of the game's present."""
     game, seat = page.game, page.seat
@@ -719,6 +747,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "score_label": rules.score_label if rules.scores(page.state) else "",
         "players": _player_lines(page, env, names),
         "breakdown": _breakdown(page, names),
+        "rematch": _rematch(page, names),
         "to_act_names": [names[n] for n in env["to_act"] if n < len(names)],
         "log": _log_lines(page, names),
         "log_window": page.shown,
@@ -772,11 +801,8 @@ def game(game_id: str) -> str:
 def _submitted(game_id: str, move: Any, expected: int | None) -> Response | tuple[str, int]:
     """Submit this browser's seat's move and show its answer, or the page with the refusal."""
     typed = move if isinstance(move, str) else ""
-    token = request.cookies.get(SEAT_COOKIE)
-    if token is not None and (not token or len(token) > 200):
-        token = None
     try:
-        command = SubmitMove(game_id, SeatToken(token), move, expected_version=expected)
+        command = SubmitMove(game_id, SeatToken(_cookie_token()), move, expected_version=expected)
         submission = submit_move(referee(), command, WAIT)
     except refusals.NotFound:
         raise
@@ -844,6 +870,26 @@ def move(game_id: str) -> Response | tuple[str, int]:
         )
         return page, 422
     return _submitted(game_id, notation, int(raw_expected) if raw_expected else None)
+
+
+@bp.post("/g/<game_id>/rematch")
+def rematch(game_id: str) -> Response:
+    """This browser's seat accepts a rematch; the last to accept goes straight to it."""
+    check_csrf()
+    standing = accept_rematch(referee(), game_id, SeatToken(_cookie_token()))
+    target = ".open_rematch" if standing.game_id is not None else ".game"
+    response = make_response("", 303)
+    response.headers["Location"] = url_for(target, game_id=game_id)
+    return response
+
+
+@bp.get("/g/<game_id>/rematch")
+def open_rematch(game_id: str) -> Response:
+    """This browser's seat of the rematch: its cookie is set, and its page opened."""
+    rematch_id, token = rematch_seat(referee(), game_id, SeatToken(_cookie_token()))
+    response = make_response("", 303)
+    response.headers["Location"] = url_for(".game", game_id=rematch_id)
+    return _with_seat_cookie(response, rematch_id, token)
 
 
 @bp.post("/g/<game_id>/resign")

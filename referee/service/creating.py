@@ -55,6 +55,12 @@ class NewGame:
     trusted: bool = False
     # An earlier version of the game's rules that it keeps (None: the current one).
     rules_version: str | None = None
+    # The new game's id where the caller chose it beforehand (a rematch claims it first).
+    game_id: str | None = None
+    # Every seat's token derived from the server's secret (not only those with
+    # an address), so that the referee can hand it out later: a rematch gives
+    # each seat of the old game its seat in the new one.
+    derived_tokens: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +102,8 @@ def create_game(referee: Referee, command: NewGame) -> Created:
     rules = rules_named(command.game, command.rules_version)
     options = checked_options(rules, command.options, len(command.players))
     seconds = deadline_seconds(command.deadline)
-    secret = referee.secret() if any(player.email for player in command.players) else None
+    derived = command.derived_tokens or any(player.email for player in command.players)
+    secret = referee.secret() if derived else None
     with referee.db.transaction() as session:
         game = _game_row(rules, options, seconds, command)
         state, appended, rounds_before = _first_entries(game, rules, len(command.players))
@@ -105,8 +112,9 @@ def create_game(referee: Referee, command: NewGame) -> Created:
         seats, tokens = [], []
         for number, player in enumerate(command.players):
             token = new_token()
-            if player.email and secret is not None:
+            if (player.email or command.derived_tokens) and secret is not None:
                 token = seat_link_token(secret, game.id, number)
+            if player.email and secret is not None:
                 addresses.ensure(session, secret, player.email)
             tokens.append(token)
             seats.append(
@@ -149,7 +157,7 @@ def _game_row(rules: AnyGame, options: JSON, seconds: int | None, command: NewGa
     seed = new_seed()
     stamp = now()
     return Game(
-        id=new_id(),
+        id=command.game_id or new_id(),
         name=rules.name,
         rules_version=rules.rules_version,
         options=options,

@@ -71,6 +71,12 @@ class BadRequest(Refusal):
     code = "bad_request"
 
 
+class StillInPlay(Refusal):
+    """What only a finished game offers (a rematch), asked of a game still in play."""
+
+    code = "still_in_play"
+
+
 class GameOver(MoveRefusal):
     """The game is over: nothing more can be played."""
 

@@ -116,6 +116,25 @@ class Game(SQLModel, table=True):
     trusted: bool = False
 
 
+class RematchAcceptance(SQLModel, table=True):
+    """A seat of a finished game that wants to play it again (`service/rematching.py`)."""
+
+    __tablename__ = "rematch_acceptance"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seat: int = Field(primary_key=True)
+    accepted_at: str = Field(max_length=40)
+
+
+class RematchClaim(SQLModel, table=True):
+    """The rematch of a finished game that every seat accepted: the new game's id,
+    claimed before that game is made, so that only one is ever made."""
+
+    __tablename__ = "rematch_claim"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    rematch_id: str = Field(max_length=32, unique=True)
+    claimed_at: str = Field(max_length=40)
+
+
 class Seat(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("game_id", "seat"),)
 

@@ -27,7 +27,7 @@ from referee import games
 from referee.games import AnyGame
 from referee.service import Referee
 from referee.settings import Settings
-from referee.store import reads
+from referee.store import reads, rematches
 from referee.store.db import Database
 from referee.store.tables import Game
 
@@ -702,3 +702,61 @@ def test_building_in_an_unknown_or_finished_game_is_refused(app: Flask) -> None:
     ann.post(f"/g/{game_id}/resign", data={"csrf": token, "confirm": "yes"})
     answer = bob.get(f"/g/{game_id}/build")
     assert (answer.status_code, answer.get_json()["code"]) == (409, "game_over")
+
+
+# -- rematch -----------------------------------------------------------------------
+
+
+def rematch_id_of(app: Flask, game_id: str) -> str | None:
+    with Session(database(app).engine) as db:
+        return rematches.rematch_id(db, game_id)
+
+
+def test_a_rematch_starts_when_every_seat_accepts_on_the_page(app: Flask) -> None:
+    game_id, host, (ann, bob) = new_game(app, "mandala", ["Ann", "Bob"])
+    assert 'id="rematch"' not in page(ann, game_id)  # not while the game runs
+    refused = ann.post(f"/g/{game_id}/rematch", data={"csrf": csrf_of(page(ann, game_id))})
+    assert refused.status_code == 409
+    ann.post(f"/g/{game_id}/resign", data={"csrf": csrf_of(page(ann, game_id)), "confirm": "yes"})
+    old, _, _ = stored(app, game_id)
+    assert old.status == "over"
+
+    seen = page(ann, game_id)
+    assert 'id="rematch-accept"' in seen and "Waiting for: <bdi>Ann</bdi>, <bdi>Bob</bdi>" in seen
+    assert 'id="rematch-accept"' not in page(host, game_id)  # a spectator only watches
+    assert ann.post(f"/g/{game_id}/rematch", data={"csrf": csrf_of(seen)}).status_code == 303
+    seen = page(ann, game_id)
+    assert 'id="rematch-mine"' in seen and "Waiting for: <bdi>Bob</bdi>" in seen
+    assert rematch_id_of(app, game_id) is None
+
+    # Bob accepts last: the rematch starts and his browser goes straight to his seat in it.
+    answer = bob.post(f"/g/{game_id}/rematch", data={"csrf": csrf_of(page(bob, game_id))})
+    assert answer.headers["Location"] == f"/g/{game_id}/rematch"
+    answer = bob.get(answer.headers["Location"])
+    new_id = rematch_id_of(app, game_id)
+    assert new_id is not None and answer.headers["Location"] == f"/g/{new_id}"
+    assert "You are <strong><bdi>Bob</bdi></strong>" in page(bob, new_id)
+    new, _, _ = stored(app, new_id)
+    assert (new.name, new.options, new.status) == (old.name, old.options, "active")
+    assert new.seed_commitment != old.seed_commitment
+    with Session(database(app).engine) as db:
+        assert [s.name for s in reads.seats(db, new_id)] == ["Ann", "Bob"]
+
+    # Ann's browser finds the rematch on the old page, and her seat in it.
+    assert 'id="rematch-open"' in page(ann, game_id)
+    assert ann.get(f"/g/{game_id}/rematch").headers["Location"] == f"/g/{new_id}"
+    assert "You are <strong><bdi>Ann</bdi></strong>" in page(ann, new_id)
+    assert f'href="/g/{new_id}"' in page(host, game_id)  # "Watch the rematch"
+    # Accepting again changes nothing: one rematch only.
+    ann.post(f"/g/{game_id}/rematch", data={"csrf": csrf_of(page(ann, game_id))})
+    assert rematch_id_of(app, game_id) == new_id
+
+
+def test_a_rematch_needs_a_seat_of_the_game(app: Flask) -> None:
+    game_id, host, (ann, _) = new_game(app, "subdivision", ["Ann", "Bob"])
+    ann.post(f"/g/{game_id}/resign", data={"csrf": csrf_of(page(ann, game_id)), "confirm": "yes"})
+    token = csrf_of(host.get("/new/mandala").get_data(as_text=True))
+    answer = host.post(f"/g/{game_id}/rematch", data={"csrf": token})
+    assert answer.status_code == 401
+    assert host.get(f"/g/{game_id}/rematch").status_code == 401
+    assert ann.get(f"/g/{game_id}/rematch").status_code == 404  # no rematch yet

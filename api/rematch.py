@@ -1,0 +1,89 @@
+"""Rematch over REST: a finished game played again when every seat accepts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields
+
+from api import auth
+from api.context import find, referee, session
+from api.errors import BAD_QUERY, NO_GAME, NO_SEAT, declared
+from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
+from referee.service.submitting import SeatToken
+
+blp = Blueprint("rematch", __name__, url_prefix="/v1", description="Rematch of a finished game")
+
+
+class RematchOut(Schema):
+    seats = fields.Integer(required=True, metadata={"description": "the seats of the game"})
+    accepted = fields.List(
+        fields.Integer(), required=True, metadata={"description": "the seats that accepted"}
+    )
+    waiting_for = fields.List(
+        fields.Integer(), required=True, metadata={"description": "the seats yet to accept"}
+    )
+    game_id = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the new game, once every seat accepted"},
+    )
+
+
+class RematchAcceptedOut(RematchOut):
+    token = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the caller's seat token in the new game, once it started "
+            "(the same seat number as in this one)"
+        },
+    )
+
+
+def _shown(standing: Rematch) -> dict[str, Any]:
+    return {
+        "seats": standing.seats,
+        "accepted": list(standing.accepted),
+        "waiting_for": list(standing.waiting_for),
+        "game_id": standing.game_id,
+    }
+
+
+@blp.route("/games/<game_id>/rematch", methods=["GET"])
+@blp.response(200, RematchOut)
+@blp.doc(operationId="getRematch", **declared({404: NO_GAME, 422: BAD_QUERY}))
+def get_rematch(game_id: str) -> dict[str, Any]:
+    """Which seats accepted a rematch of this game, and the new game once all have."""
+    with session() as db:
+        return _shown(rematch_of(db, find(db, game_id)))
+
+
+@blp.route("/games/<game_id>/rematch", methods=["POST"])
+@blp.response(200, RematchAcceptedOut)
+@blp.doc(
+    operationId="acceptRematch",
+    security=[{"seat": []}],
+    **declared(
+        {
+            401: NO_SEAT,
+            404: NO_GAME,
+            409: "still_in_play: a rematch is offered once the game is over",
+            422: BAD_QUERY,
+        }
+    ),
+)
+def post_rematch(game_id: str) -> dict[str, Any]:
+    """The caller's seat accepts a rematch (again: no change); the last to accept starts it.
+
+    The new game has the same game, players, options and deadline, and a new
+    seed; each seat is told as for a new game. The answer carries the
+    caller's token in it once it started.
+    """
+    seat = SeatToken(auth.bearer())
+    standing = accept_rematch(referee(), game_id, seat)
+    token = None
+    if standing.game_id is not None:
+        token = rematch_seat(referee(), game_id, seat)[1]
+    return {**_shown(standing), "token": token}
