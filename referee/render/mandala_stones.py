@@ -59,7 +59,7 @@ CELL = 56.0
 BOARD_Y = 68.0
 BOARD = 7 * CELL
 # A stone seen from the side: half its width, half its top face's height, its thickness.
-STACK_STONE = (20.0, 7.0, 7.0)
+STACK_STONE = (20.0, 8.0, 7.0)
 TOWER_STONE = (24.0, 8.0, 8.0)
 BAND_H = 60.0
 PANEL_W = WIDTH - 2 * MARGIN
@@ -350,7 +350,8 @@ def _seat_board(
         label += " (first)"
     canvas.text(x + 18, y + 27, label, size=15, bold=True)
     score = view["scores"][seat]
-    canvas.text(x + PANEL_W - 12, y + 27, f"{score} points", size=15, anchor="end", bold=True)
+    points = f"{score} point" if score == 1 else f"{score} points"
+    canvas.text(x + PANEL_W - 12, y + 27, points, size=15, anchor="end", bold=True)
     _objectives(canvas, view["objectives"][seat], x + PANEL_W - 92, y + 6)
     for space, tower in enumerate(view["boards"][seat]):
         left, top = _space_box(y, space)
