@@ -442,7 +442,7 @@ def test_mandala_stones_fourth_colour_is_drawn_and_named_red() -> None:
     assert colours == {"Y", "B", "R", "V"}
     red_stones = [s for s in root.iter() if s.get("data-colour") == "R"]
     fills = {shape.get("fill") for stone in red_stones for shape in stone if shape.get("rx")}
-    assert fills == {"#d8423a"}
+    assert fills == {"#c4493a"}
     text = render.render_text(game.name, view)
     assert "R red" in text and "pink" not in text.lower()
 
@@ -458,3 +458,41 @@ def test_maniki_sealed_answers_show_who_answered_not_what() -> None:
         svg = render.render_svg(game.name, view, NAMES[:3])
         assert "answered (sealed)" in text and "answered (sealed)" in svg
         assert "KI LO" not in text and "KI LO" not in svg
+
+
+def test_mandala_stones_building_draws_its_choices_as_targets_readable_on_a_phone() -> None:
+    """Every choice is one target named by its label, large enough to tap, and
+    every text reads at 11 px or more where the picture is shown 358 px wide."""
+    game = games.get("mandala_stones")
+    options = game.load_options({}, 3)
+    walker = Rng("walk")
+    for step in list(steps(game, 3, options, "5eed", Rng("c")))[::6]:
+        state = step.state
+        if game.result(state) is not None:
+            continue
+        (seat,) = game.actors(state)
+        built = game.build(state, seat, ())
+        while True:
+            root = parse(
+                render.render_svg(game.name, game.view(state, seat), NAMES[:3], None, built)
+            )
+            width = float(root.get("viewBox", "").split()[2])
+            assert all(
+                float(text.get("font-size", 0)) * 358 / width >= 11
+                for text in root.iter(f"{SVG}text")
+            )
+            targets = [e for e in root.iter() if e.get("data-step")]
+            assert {(e.get("data-step"), e.get("aria-label")) for e in targets} == {
+                (choice.step, choice.label) for choice in built.choices
+            }
+            assert len(targets) == len(built.choices)
+            for target in targets:
+                ring = next(e for e in target.iter() if e.get("class") == "ring")
+                side = 2 * float(ring.get("r", 0)) or min(
+                    float(ring.get("width", 0)), float(ring.get("height", 0))
+                )
+                assert side >= 36, target.get("aria-label")
+            if not built.choices:
+                break
+            chosen = built.choices[walker.below(len(built.choices))]
+            built = game.build(state, seat, (*built.steps, chosen.step))

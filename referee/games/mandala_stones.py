@@ -65,12 +65,15 @@ from referee.engine import (
     JSON,
     BadOptions,
     Breakdown,
+    Building,
+    Choice,
     Game,
     IllegalMove,
     Played,
     Resign,
     Result,
     ScoreLine,
+    walk,
 )
 from referee.games import mandala_stones_data
 from referee.rng import Rng
@@ -86,6 +89,10 @@ SPACES = 5
 
 _COLOUR_NAMES = {"yellow": "Y", "blue": "B", "red": "R", "pink": "R", "violet": "V"}
 _DIRECTION_NAMES = {"north": "N", "east": "E", "south": "S", "west": "W"}
+# The words the board's targets say, by colour, direction and pattern index.
+COLOUR_WORDS = ("yellow", "blue", "red", "violet")
+DIRECTION_WORDS = ("north", "east", "south", "west")
+PATTERN_WORDS = ("star", "circle")
 # A1 and A2 show the star (pattern 0), A3 and A4 the circle (pattern 1).
 _ARTIST_PATTERN = (0, 0, 1, 1)
 _START_CIRCLES = (2, 4, 6, 8)
@@ -448,6 +455,11 @@ def collectable(
     return found
 
 
+def _taking_order(found: list[int], first: int) -> list[int]:
+    """The directions of the stones a pick takes, in the order taken: clockwise from `first`."""
+    return sorted(found, key=lambda d: (d - first) % 4)
+
+
 def _pick_options(state: State) -> list[tuple[int, int, list[int]]]:
     """Every (artist, circle, collectable directions) with something to collect.
 
@@ -494,6 +506,44 @@ def _colours_scorable(towers: tuple[tuple[int, ...], ...]) -> list[int]:
         if tower:
             counts[tower[-1] >> 1] += 1
     return [colour for colour in range(4) if counts[colour] >= 2]
+
+
+def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[list[int], int]:
+    """The spaces a colour scoring takes the tops of, left to right, and the points their
+    rules give (before the mandala's bonuses)."""
+    spaces = [s for s in range(1, SPACES + 1) if towers[s - 1] and towers[s - 1][-1] >> 1 == colour]
+    return spaces, sum(_tower_points(towers, space) for space in spaces)
+
+
+def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> State:
+    """`state` with the top of each listed tower taken onto the mandala, in order, and the
+    points scored with the bonuses covered; the turn is not handed on yet."""
+    setup = state.setup
+    towers = list(state.boards[seat])
+    mandala = list(state.mandala)
+    set_aside = state.set_aside
+    triggered = state.end_triggered
+    for space in spaces:
+        tower = towers[space - 1]
+        towers[space - 1] = tower[:-1]
+        if len(mandala) < setup.spaces:
+            mandala.append(tower[-1])
+            points += setup.bonuses[len(mandala) - 1]
+            triggered = triggered or len(mandala) == setup.end_space
+        else:
+            set_aside += 1
+    boards = list(state.boards)
+    boards[seat] = tuple(towers)
+    scores = list(state.scores)
+    scores[seat] += points
+    return replace(
+        state,
+        boards=tuple(boards),
+        scores=tuple(scores),
+        mandala=tuple(mandala),
+        set_aside=set_aside,
+        end_triggered=triggered,
+    )
 
 
 def _can_act(state: State, seat: int) -> bool:
@@ -592,6 +642,128 @@ def _exact_int(data: JSON, key: str, low: int, high: int) -> int:
 def _check_keys(data: JSON, keys: set[str]) -> None:
     if set(data) != keys | {"type"}:
         raise _bad_move(f"a {data['type']} move has exactly the keys {sorted(keys | {'type'})}")
+
+
+# -- building a move on the board ----------------------------------------------
+
+Path = tuple[tuple[Choice, ...], Move]
+
+
+def _top_words(stone: int) -> str:
+    return f"{COLOUR_WORDS[stone >> 1]} {PATTERN_WORDS[stone & 1]}"
+
+
+def _pick_paths(state: State, seat: int, artist: str | None) -> list[Path]:
+    """Each pick's path (`artist` alone where given): the artist, the circle, the first
+    stone, the tower's space."""
+    towers = state.boards[seat]
+    empty = [space for space in range(1, SPACES + 1) if not towers[space - 1]]
+    paths: list[Path] = []
+    for number, circle, found in _pick_options(state) if empty else []:
+        name = f"A{number}"
+        if artist not in (None, name):
+            continue
+        who, where = Choice(name, f"Artist {name}"), Choice(str(circle), f"Circle {circle}")
+        for direction in found:
+            top = state.stacks[CIRCLE_STACKS[circle - 1][direction]][-1]
+            first = Choice(
+                DIRECTIONS[direction],
+                f"First stone {DIRECTION_WORDS[direction]} ({COLOUR_WORDS[top >> 1]})",
+            )
+            paths.extend(
+                (
+                    (who, where, first, Choice(str(space), f"Build on space {space}")),
+                    Pick(number, circle, DIRECTIONS[direction], space),
+                )
+                for space in empty
+            )
+    return paths
+
+
+def _tops_paths(towers: tuple[tuple[int, ...], ...], taken: Sequence[str]) -> list[Path]:
+    """Each `score tops`, the towers' tops in the order they go onto the mandala, every
+    prefix a move of its own: those that agree with the tops `taken` so far, and go at
+    most one top beyond them (all that `walk` needs, where all orders would be hundreds)."""
+    built = [
+        Choice(f"t{space}", f"Top of tower {space} ({_top_words(towers[space - 1][-1])})")
+        for space in range(1, SPACES + 1)
+        if towers[space - 1]
+    ]
+    paths: list[Path] = []
+    pending: list[tuple[Choice, ...]] = [()]
+    while pending:
+        path = pending.pop()
+        if path:
+            paths.append((path, ScoreTops(tuple(int(choice.step[1]) for choice in path))))
+        depth = len(path)
+        if depth <= len(taken):
+            pending.extend(
+                (*path, choice)
+                for choice in reversed(built)
+                if choice not in path and (depth == len(taken) or choice.step == taken[depth])
+            )
+    return paths
+
+
+def _paths(state: State, seat: int, steps: Sequence[str]) -> list[Path]:
+    """The paths of choices of the legal moves that agree with `steps`: every move's at
+    the start, then one artist's picks, one colour, or the tops chosen so far (so that
+    each click stays quick)."""
+    first = steps[0] if steps else None
+    towers = state.boards[seat]
+    paths: list[Path] = []
+    if first is None or first.startswith("A"):
+        paths += _pick_paths(state, seat, first)
+    paths += [
+        ((Choice(COLOURS[colour], f"Score {COLOUR_WORDS[colour]}"),), ScoreColour(COLOURS[colour]))
+        for colour in _colours_scorable(towers)
+        if first in (None, COLOURS[colour])
+    ]
+    if first is None or first.startswith("t"):
+        paths += _tops_paths(towers, steps)
+    return paths
+
+
+def _show_pick(view: JSON, state: State, seat: int, steps: Sequence[str]) -> None:
+    """The pick so far on the seat's view: the artist on its new circle, then the stacks
+    it takes from in order (`taking`, stack indices), then those stones as the new tower.
+
+    Only the view's own stones move: the stone under a taken top keeps its pattern
+    hidden, as the view gives it.
+    """
+    if len(steps) < 2:
+        return
+    artist, circle = int(steps[0][1]), int(steps[1])
+    view["artists"][steps[0]] = circle
+    if len(steps) < 3:
+        return
+    found = collectable(state.stacks, state.artists, artist, circle)
+    order = _taking_order(found, DIRECTIONS.index(steps[2]))
+    view["taking"] = [CIRCLE_STACKS[circle - 1][direction] for direction in order]
+    if len(steps) < 4:
+        return
+    tower = []
+    for index in view["taking"]:
+        stone = view["stacks"][index].pop()
+        tower.append(stone["colour"] + stone["pattern"])
+    view["boards"][seat][int(steps[3]) - 1] = tower
+
+
+def _prompt(steps: Sequence[str], choices: Sequence[Choice], move: Move | None) -> str:
+    if move is not None:
+        return "Play the move, or add another top" if choices else "Play the move, or undo"
+    if steps:
+        artist = steps[0]
+        return (
+            f"Choose a circle for {artist}",
+            f"Choose the first stone {artist} takes",
+            "Choose a space for the new tower",
+        )[len(steps) - 1]
+    if not choices[0].step.startswith("A"):
+        return "Score: choose a colour or a tower's top"
+    if len(choices) > 1 and not choices[-1].step.startswith("A"):
+        return "Choose an artist to move, or score"
+    return "Choose an artist to move"
 
 
 # -- the game -----------------------------------------------------------------
@@ -772,7 +944,7 @@ class MandalaStones(Game[State, Move]):
         stacks = list(state.stacks)
         around = CIRCLE_STACKS[move.circle - 1]
         tower = []
-        for direction in sorted(found, key=lambda d: (d - first) % 4):
+        for direction in _taking_order(found, first):
             stack = stacks[around[direction]]
             tower.append(stack[-1])
             stacks[around[direction]] = stack[:-1]
@@ -796,11 +968,8 @@ class MandalaStones(Game[State, Move]):
                 f"{move.colour} is on top of {on_top} of your towers; scoring a colour needs "
                 "at least 2",
             )
-        spaces = [
-            s for s in range(1, SPACES + 1) if towers[s - 1] and towers[s - 1][-1] >> 1 == colour
-        ]
-        points = sum(_tower_points(towers, space) for space in spaces)
-        return self._remove_tops(state, seat, spaces, points)
+        spaces, points = _colour_scoring(towers, colour)
+        return _advance(_tops_removed(state, seat, spaces, points))
 
     def _score_tops(self, state: State, seat: int, move: ScoreTops) -> State:
         towers = state.boards[seat]
@@ -811,38 +980,28 @@ class MandalaStones(Game[State, Move]):
         for space in move.spaces:
             if not towers[space - 1]:
                 raise IllegalMove("illegal_move", f"your tower space {space} is empty")
-        return self._remove_tops(state, seat, list(move.spaces), len(move.spaces))
+        return _advance(_tops_removed(state, seat, list(move.spaces), len(move.spaces)))
 
-    def _remove_tops(self, state: State, seat: int, spaces: list[int], points: int) -> State:
-        """Take the top of each listed tower onto the mandala, in order."""
-        setup = state.setup
-        towers = list(state.boards[seat])
-        mandala = list(state.mandala)
-        set_aside = state.set_aside
-        triggered = state.end_triggered
-        for space in spaces:
-            tower = towers[space - 1]
-            towers[space - 1] = tower[:-1]
-            if len(mandala) < setup.spaces:
-                mandala.append(tower[-1])
-                points += setup.bonuses[len(mandala) - 1]
-                triggered = triggered or len(mandala) == setup.end_space
-            else:
-                set_aside += 1
-        boards = list(state.boards)
-        boards[seat] = tuple(towers)
-        scores = list(state.scores)
-        scores[seat] += points
-        return _advance(
-            replace(
-                state,
-                boards=tuple(boards),
-                scores=tuple(scores),
-                mandala=tuple(mandala),
-                set_aside=set_aside,
-                end_triggered=triggered,
+    def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
+        """A pick: an artist, its circle, the first stone, the tower's space. A colour
+        scoring: the colour. Tops: the towers one by one, in the mandala's order, sendable
+        from the first on."""
+        self._check_turn(state, seat)
+        choices, move = walk(_paths(state, seat, steps), steps)
+        if isinstance(move, ScoreColour | ScoreTops):
+            towers = state.boards[seat]
+            spaces, points = (
+                _colour_scoring(towers, COLOURS.index(move.colour))
+                if isinstance(move, ScoreColour)
+                else (list(move.spaces), len(move.spaces))
             )
-        )
+            # A scoring moves only stones every seat sees, from the towers to the mandala,
+            # and draws nothing: the state it leaves shows nothing hidden.
+            view = self.view(_tops_removed(state, seat, spaces, points), seat)
+        else:
+            view = self.view(state, seat)
+            _show_pick(view, state, seat, steps)
+        return Building(tuple(steps), choices, move, view, _prompt(steps, choices, move))
 
     def resigned(self, state: State) -> frozenset[int]:
         return frozenset(state.resigned)

@@ -898,6 +898,73 @@ def hidden_changed(state: State, viewer: int | None) -> State:
     return replace(state, stacks=stacks, objectives=objectives)
 
 
+# -- building a move on the board ---------------------------------------------
+
+
+def labels(built: Any) -> dict[str, str]:
+    return {choice.step: choice.label for choice in built.choices}
+
+
+def test_a_pick_is_built_from_the_artist_its_circle_the_first_stone_and_a_space() -> None:
+    # A1 (star) may go to circle 5, whose N and E stacks show stars over hidden stones.
+    state = make(
+        stacks={C5["N"]: "Vo Y*", C5["E"]: "Ro B*", C5["S"]: "Bo"},
+        artists=(9, 1, 3, 7),
+        boards=[board("Yo"), board()],
+    )
+    start = GAME.build(state, 0, ())
+    assert start.prompt == "Choose an artist to move, or score"
+    assert labels(start)["A1"] == "Artist A1"
+    assert labels(start)["t1"] == "Top of tower 1 (yellow circle)"
+    artist = GAME.build(state, 0, ("A1",))
+    assert labels(artist)["5"] == "Circle 5"
+    assert artist.move is None and artist.prompt == "Choose a circle for A1"
+    circle = GAME.build(state, 0, ("A1", "5"))
+    assert labels(circle) == {"N": "First stone north (yellow)", "E": "First stone east (blue)"}
+    assert circle.view["artists"]["A1"] == 5  # the artist moved, in the preview
+    first = GAME.build(state, 0, ("A1", "5", "E"))
+    assert labels(first) == {str(n): f"Build on space {n}" for n in (2, 3, 4, 5)}
+    assert first.view["taking"] == [C5["E"], C5["N"]]  # clockwise from the first
+    done = GAME.build(state, 0, ("A1", "5", "E", "3"))
+    assert done.move == Pick(1, 5, "E", 3)
+    assert (done.choices, done.prompt) == ((), "Play the move, or undo")
+    assert done.view["boards"][0][2] == ["B*", "Y*"]
+    assert done.view["boards"][0][2] == GAME.view(GAME.play(state, 0, done.move), 0)["boards"][0][2]
+    # The stones under the taken tops keep their patterns hidden.
+    assert done.view["stacks"][C5["E"]] == [{"colour": "R", "pattern": None}]
+    assert done.view["stacks"][C5["N"]] == [{"colour": "V", "pattern": None}]
+
+
+def test_a_colour_is_scored_in_one_click_and_its_preview_is_the_scoring() -> None:
+    state = make(boards=[board("Y* Vo", "Bo", "R* Yo", "", "Vo"), board()], mandala=4)
+    start = GAME.build(state, 0, ())
+    assert start.prompt == "Score: choose a colour or a tower's top"
+    assert labels(start)["V"] == "Score violet" and "Y" not in labels(start)
+    built = GAME.build(state, 0, ("V",))
+    assert (built.move, built.choices) == (ScoreColour("V"), ())
+    after = GAME.view(GAME.play(state, 0, built.move), 0)
+    for field in ("boards", "scores", "mandala"):
+        assert built.view[field] == after[field], field
+    assert built.view["to_move"] == 0
+
+
+def test_tops_are_clicked_one_by_one_in_the_mandalas_order() -> None:
+    state = make(boards=[board("Y* Vo", "Bo", "R* Yo"), board()])
+    one = GAME.build(state, 0, ("t3",))
+    assert one.move == ScoreTops((3,))
+    assert labels(one) == {
+        "t1": "Top of tower 1 (violet circle)",
+        "t2": "Top of tower 2 (blue circle)",
+    }
+    assert one.prompt == "Play the move, or add another top"
+    two = GAME.build(state, 0, ("t3", "t1"))
+    assert (two.move, list(labels(two))) == (ScoreTops((3, 1)), ["t2"])
+    assert two.view["mandala"] == ["Yo", "Vo"]
+    with pytest.raises(IllegalMove) as again:
+        GAME.build(state, 0, ("t3", "t3"))
+    assert again.value.code == "bad_step"
+
+
 # -- playouts -----------------------------------------------------------------
 
 seeds = st.text(alphabet="0123456789abcdef", min_size=4, max_size=12)
@@ -916,6 +983,23 @@ def play_out(players: int, seed: str, chooser: str) -> list[tuple[int, Any, Stat
         state = GAME.play(state, seat, move)
         steps.append((seat, move, state))
     return steps
+
+
+@given(players=st.sampled_from([2, 3]), seed=seeds, walker=seeds)
+@settings(max_examples=10, deadline=None)
+def test_previews_show_nothing_hidden_from_the_seat(players: int, seed: str, walker: str) -> None:
+    rng = Rng(walker)
+    for _, _, state in play_out(players, seed, walker)[1::4]:
+        if GAME.result(state) is not None:
+            continue
+        (seat,) = GAME.actors(state)
+        other = hidden_changed(state, seat)
+        steps: tuple[str, ...] = ()
+        built = GAME.build(state, seat, steps)
+        while built.choices:
+            steps = (*steps, built.choices[rng.below(len(built.choices))].step)
+            built = GAME.build(state, seat, steps)
+            assert built.view == GAME.build(other, seat, steps).view, steps
 
 
 @given(players=st.sampled_from([2, 3, 4]), seed=seeds, chooser=seeds)

@@ -105,6 +105,11 @@ class Setup:
 
 SETUPS: dict[str, Setup] = {
     "subdivision": Setup(players=2),
+    # A small mandala whose hands space is soon covered: a short game to its end.
+    "mandala_stones": Setup(
+        players=2,
+        options={"mandala_board": {"spaces": 20, "bonuses": {"5": 1, "10": 2}, "hands": {"2": 8}}},
+    ),
 }
 
 
