@@ -727,7 +727,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
     acting = _acting(page)
     building = _first_steps(page)
     moves = (
-        [rules.notate(m) for m in rules.legal_moves(page.head, seat)]
+        [rules.written(m, game.options) for m in rules.legal_moves(page.head, seat)]
         if acting and seat is not None
         else []
     )
@@ -846,7 +846,8 @@ def build(game_id: str) -> Response:
             "version": game.version,
             "steps": list(built.steps),
             "prompt": built.prompt,
-            "notation": None if built.move is None else rules.notate(built.move),
+            # Written as this game's players write it: the form sends it as typed.
+            "notation": None if built.move is None else rules.written(built.move, game.options),
             "svg": render.render_svg(game.name, built.view, names, before, built),
         }
     )

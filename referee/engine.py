@@ -439,6 +439,13 @@ class Game(ABC, Generic[S, M]):
     def notate(self, move: M) -> str:
         """The canonical notation; `parse(notate(m)) == m`."""
 
+    def written(self, move: M, options: JSON) -> str:
+        """The move as the players of a game with `options` write it, so that
+        `parse(written(m, options), options) == m`: the canonical notation,
+        unless the options name things otherwise (MaNiKi's `crazy_circus`).
+        """
+        return self.notate(move)
+
     @abstractmethod
     def move_to_json(self, move: M) -> JSON: ...
 

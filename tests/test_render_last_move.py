@@ -19,7 +19,7 @@ import pytest
 from referee import games, render
 from referee.engine import JSON
 from referee.games import AnyGame
-from referee.games.maniki import shortest_solution
+from referee.games.maniki import Pass, shortest_solution
 from referee.playout import steps
 from referee.replay import new_state
 from referee.rng import Rng
@@ -205,6 +205,27 @@ def test_maniki_marks_the_round_won_the_animals_moved_and_the_winner() -> None:
     # A pass only marks the seat that passed: the animals stay.
     passed = game.play(after, 0, game.parse("pass"))
     assert marks(game, passed, after) == {mark(last="changed", seat=0)}
+
+
+def test_a_maniki_round_decided_marks_what_it_decided_not_the_seats_back_in() -> None:
+    game, state = start("maniki", 3)
+    view = game.view(state, None)
+    missed = game.play(state, 0, game.parse("pass"))
+    orders = shortest_solution(view["position"], view["target"])
+    won = game.play(missed, 1, game.parse(" ".join(orders)))
+    after = game.view(won, None)
+    found = marks(game, won, missed)
+    # Seat 0 is in again for the new card: that is no news of the round.
+    assert {dict(m).get("data-seat") for m in found} == {None, "1"}
+    assert mark(last="changed", target=after["target"]) in found
+    assert mark(last="changed", round=view["target"]) in found
+    # A card nobody wins: the new card and the last card's line, the animals stay.
+    passed = game.play(game.play(game.play(won, 0, Pass()), 1, Pass()), 2, Pass())
+    before = game.play(game.play(won, 0, Pass()), 1, Pass())
+    assert marks(game, passed, before) == {
+        mark(last="changed", target=game.view(passed, None)["target"]),
+        mark(last="changed", round=after["target"]),
+    }
 
 
 def _place(arrangement: str, animal: str) -> tuple[int, int]:

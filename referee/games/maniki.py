@@ -41,7 +41,14 @@ RULINGS (where the rules file is silent):
 - `last_round.shortest` is the length of the shortest non-empty solution
   from the arrangement the round started on, also for a card nobody won.
 - Move JSON, the log and `notate` always use the MaNiKi names; the option
-  `names: crazy_circus` only changes how `parse` reads what a player wrote.
+  `names: crazy_circus` changes how `parse` reads what a player wrote, and
+  how `written`, the board's buttons and pictures name the orders (the
+  state keeps it for them).
+- On the board (`build`) a sequence is built from the orders the animals
+  can carry out from where the orders before took them: an impossible one
+  would only make it wrong, and can still be typed. Neither the preview
+  nor the prompt says whether the animals match the card: the referee
+  confirms no sequence before the round is decided.
 - A whole turn of the deck with no card won ends the game (rules version
   2): once every card still in the deck has come up since the last card
   was won (or since the start) and nobody won any of them, the players
@@ -69,6 +76,8 @@ from referee.engine import (
     JSON,
     RESIGN_NOTATION,
     Breakdown,
+    Building,
+    Choice,
     Game,
     IllegalMove,
     Played,
@@ -76,6 +85,7 @@ from referee.engine import (
     Result,
     RoundSummary,
     ScoreLine,
+    bad_step,
     not_your_turn,
     rank,
 )
@@ -86,9 +96,20 @@ EXPERT_ORDERS = ("KI", "LO", "MA", "SO")
 MAX_ORDERS = 32
 PASS_NOTATION = "pass"
 
-# Crazy Circus swaps the names of the swap and the blue climb.
+# Crazy Circus swaps the names of the swap and the blue climb. Each table
+# maps a written name to its order, and, being its own inverse, back.
 _CRAZY_CIRCUS = {"KI": "KI", "LO": "LO", "NI": "SO", "MA": "MA", "SO": "NI"}
 _MANIKI = {order: order for order in ORDERS}
+_NAMES = {"maniki": _MANIKI, "crazy_circus": _CRAZY_CIRCUS}
+
+# What each order does, in the words the board's buttons say.
+EFFECTS = {
+    "KI": "blue's top animal jumps onto red",
+    "LO": "red's top animal jumps onto blue",
+    "NI": "the two top animals swap",
+    "MA": "red's bottom animal climbs to the top",
+    "SO": "blue's bottom animal climbs to the top",
+}
 
 
 def _arrangements() -> tuple[str, ...]:
@@ -193,6 +214,16 @@ def apply_orders(card: str, orders: tuple[str, ...]) -> str | None:
     return None if after < 0 else ARRANGEMENTS[after]
 
 
+def possible_orders(card: str, *, expert: bool = False) -> tuple[str, ...]:
+    """The orders the animals can carry out from `card`, in the order `ORDERS` lists them."""
+    return _POSSIBLE[expert][_card_index(card)]
+
+
+def shown_name(order: str, names: str) -> str:
+    """The name the players of a game with the option `names` call `order` by."""
+    return _NAMES[names][order]
+
+
 def shortest_solution(start: str, goal: str, *, expert: bool = False) -> tuple[str, ...]:
     """A shortest non-empty sequence of orders from `start` to `goal`.
 
@@ -262,6 +293,8 @@ class State:
     last_round: LastRound | None
     decided: int = 0
     barren: int = 0
+    # The `names` option: how the orders are named to the players (and read).
+    names: str = "maniki"
 
 
 class ManikiOptions(marshmallow.Schema):
@@ -333,6 +366,7 @@ class Maniki(Game[State, Move]):
             tail=0,
             resigned=frozenset(),
             last_round=None,
+            names=options["names"],
         )
 
     def _over(self, state: State) -> bool:
@@ -467,6 +501,7 @@ class Maniki(Game[State, Move]):
         view: JSON = {
             "mode": "sealed" if state.sealed else "race",
             "expert": state.expert,
+            "names": state.names,
             "position": ARRANGEMENTS[state.position],
             "target": ARRANGEMENTS[state.deck[0]] if state.deck else None,
             "cards_won": list(state.won),
@@ -493,7 +528,52 @@ class Maniki(Game[State, Move]):
             return None
         return rank(state.won, state.resigned)
 
+    # -- building a move on the board -----------------------------------
+
+    def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
+        """`pass` alone, or the orders one by one, up to 32, each one that the
+        animals can carry out from where the orders before it took them.
+
+        An order that cannot be carried out is left out: it would make the
+        sequence wrong whatever followed (it can still be typed). The
+        preview is the seat's own view with the animals where the orders
+        take them; whether they reach the card is said, since the seat
+        could work it out from what it sees, but every sequence may be sent.
+        """
+        self._check_turn(state, seat)
+        card, passed = state.position, False
+        for depth, step in enumerate(steps):
+            offered = () if passed else self._choices(state, card, depth)
+            if step not in {choice.step for choice in offered}:
+                raise bad_step(step)
+            passed = step == PASS_NOTATION
+            card = card if passed else _STEP[step][card]
+        view = self.view(state, seat)
+        view["position"] = ARRANGEMENTS[card]
+        taken = tuple(steps)
+        if passed:
+            return Building(taken, (), Pass(), view, "Play the pass, or undo")
+        choices = self._choices(state, card, len(taken))
+        move = Call(taken) if taken else None
+        return Building(taken, choices, move, view, _prompt(taken))
+
+    def _choices(self, state: State, card: int, depth: int) -> tuple[Choice, ...]:
+        if depth >= MAX_ORDERS:
+            return ()
+        orders = tuple(
+            Choice(order, f"{shown_name(order, state.names)}: {EFFECTS[order]}")
+            for order in _POSSIBLE[state.expert][card]
+        )
+        first = (Choice(PASS_NOTATION, "Pass: give up on this card"),) if depth == 0 else ()
+        return (*orders, *first)
+
     # -- notation and JSON ------------------------------------------------
+
+    def written(self, move: Move, options: JSON) -> str:
+        if isinstance(move, Call):
+            names = options.get("names", "maniki")
+            return " ".join(shown_name(order, names) for order in move.orders)
+        return self.notate(move)
 
     def parse(self, text: str, options: JSON | None = None) -> Move:
         words = [word for word in _WORD_SEPARATORS.split(text.strip().upper()) if word]
@@ -576,6 +656,9 @@ class Maniki(Game[State, Move]):
             },
             "decided": state.decided,
             **({"barren": state.barren} if self.ends_when_barren else {}),
+            # Written only where it is not the default, so that the snapshots
+            # of games stored before the field came stay as they were.
+            **({"names": state.names} if state.names != "maniki" else {}),
         }
 
     def state_from_json(self, data: JSON) -> State:
@@ -605,7 +688,18 @@ class Maniki(Game[State, Move]):
             decided=data.get("decided", 0),
             # Version 1 never ends on it, and keeps no count.
             barren=data.get("barren", 0),
+            names=data.get("names", "maniki"),
         )
+
+
+def _prompt(orders: tuple[str, ...]) -> str:
+    # Never whether the animals match the card: the referee confirms no
+    # sequence before the round is decided (the seat sees the preview).
+    if not orders:
+        return "Add an order, or pass"
+    if len(orders) >= MAX_ORDERS:
+        return f"A sequence holds at most {MAX_ORDERS} orders: play it, or undo"
+    return "Add an order, or play the sequence"
 
 
 def _settle(state: State, answers: tuple[Answer, ...], resigned: frozenset[int]) -> State:
@@ -629,6 +723,7 @@ def _settle(state: State, answers: tuple[Answer, ...], resigned: frozenset[int])
             state.last_round,
             state.decided,
             state.barren,
+            state.names,
         )
     target = state.deck[0]
     right = [
@@ -655,6 +750,7 @@ def _settle(state: State, answers: tuple[Answer, ...], resigned: frozenset[int])
         LastRound(target, None, None, _shortest(state)),
         state.decided + 1,
         state.barren + 1,
+        state.names,
     )
 
 
@@ -675,6 +771,7 @@ def _win(state: State, seat: int, orders: tuple[str, ...], resigned: frozenset[i
         LastRound(target, seat, orders, _shortest(state)),
         state.decided + 1,
         0,
+        state.names,
     )
 
 

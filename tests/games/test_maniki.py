@@ -876,3 +876,80 @@ def test_the_breakdown_lists_the_cards_each_seat_won() -> None:
         (ScoreLine("card LBE/-: MA NI KI (move 1)", 1),),
         (ScoreLine(f"card -/BEL: {to_bel} (move 4)", 1),),
     )
+
+
+# -- building a sequence on the board ---------------------------------------------
+
+
+def test_the_first_choices_are_the_orders_the_animals_can_carry_out_and_pass() -> None:
+    # All three on red: blue is empty, so neither KI, NI nor SO can be carried out.
+    built = GAME.build(state_at("BEL/-", ("EL/B", "B/EL")), 1, ())
+    assert [choice.step for choice in built.choices] == ["LO", "MA", "pass"]
+    assert built.choices[0].label == "LO: red's top animal jumps onto blue"
+    assert built.choices[-1].label == "Pass: give up on this card"
+    assert built.move is None
+    assert built.prompt == "Add an order, or pass"
+    assert built.view == GAME.view(state_at("BEL/-", ("EL/B", "B/EL")), 1)
+
+
+def test_each_order_moves_the_animals_of_the_preview_and_the_sequence_may_be_sent() -> None:
+    state = state_at("EL/B", ("LBE/-", "B/EL"))
+    built = GAME.build(state, 0, ("MA",))
+    assert built.view["position"] == "LE/B"
+    assert built.move == Call(("MA",))
+    assert "pass" not in [choice.step for choice in built.choices]
+    assert built.prompt == "Add an order, or play the sequence"
+    built = GAME.build(state, 0, ("MA", "NI", "KI"))
+    assert built.view["position"] == "LBE/-" == built.view["target"]
+    # The referee confirms no sequence: the prompt is the same, matching or not.
+    assert built.prompt == "Add an order, or play the sequence"
+    # The view is the seat's own: only the position is moved.
+    assert {**built.view, "position": "EL/B"} == GAME.view(state, 0)
+    assert GAME.play(state, 0, built.move).won == (1, 0, 0)
+
+
+def test_a_pass_ends_the_building_and_a_step_not_offered_is_refused() -> None:
+    state = state_at("BEL/-", ("EL/B", "B/EL"))
+    built = GAME.build(state, 2, ("pass",))
+    assert built.move == Pass() and built.choices == ()
+    assert built.prompt == "Play the pass, or undo"
+    for steps in (("KI",), ("LO", "pass"), ("pass", "LO"), ("LO", "XX")):
+        with pytest.raises(IllegalMove) as refused:
+            GAME.build(state, 2, steps)
+        assert refused.value.code == "bad_step"
+
+
+def test_a_sequence_is_built_up_to_32_orders() -> None:
+    state = state_at("EL/B", ("LBE/-", "B/EL"))
+    built = GAME.build(state, 0, ("KI", "LO") * 16)
+    assert built.choices == ()
+    assert built.prompt == "A sequence holds at most 32 orders: play it, or undo"
+    with pytest.raises(IllegalMove):
+        GAME.build(state, 0, ("KI", "LO") * 16 + ("KI",))
+
+
+def test_a_seat_that_has_answered_cannot_build() -> None:
+    state = GAME.play(state_at("EL/B", ("LBE/-", "B/EL")), 1, Pass())
+    with pytest.raises(IllegalMove) as refused:
+        GAME.build(state, 1, ())
+    assert refused.value.code == "not_your_turn"
+
+
+def test_with_the_crazy_circus_names_the_buttons_and_the_written_move_use_them() -> None:
+    state = GAME.start(3, options(names="crazy_circus", expert=True), Rng("crazy"))
+    assert GAME.view(state, 0)["names"] == "crazy_circus"
+    built = GAME.build(replace(state, position=card("E/LB")), 0, ())
+    labels = {choice.step: choice.label for choice in built.choices}
+    # No swap in expert mode; the blue climb is called NI.
+    assert labels["SO"] == "NI: blue's bottom animal climbs to the top"
+    assert "NI" not in labels
+    move = Call(("SO", "KI"))
+    written = GAME.written(move, options(names="crazy_circus"))
+    assert written == "NI KI"
+    assert GAME.parse(written, options(names="crazy_circus")) == move
+    assert GAME.written(move, options()) == GAME.notate(move) == "SO KI"
+    assert GAME.written(Pass(), options(names="crazy_circus")) == "pass"
+    # The names live in the state (only where they are not the default).
+    assert GAME.state_to_json(state)["names"] == "crazy_circus"
+    assert GAME.state_from_json(GAME.state_to_json(state)) == state
+    assert "names" not in GAME.state_to_json(GAME.start(2, options(), Rng("x")))

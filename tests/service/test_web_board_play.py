@@ -27,6 +27,7 @@ import pytest
 import requests
 from playwright.sync_api import Browser, Page, expect
 
+from referee.games.maniki import apply_orders, possible_orders, shortest_solution, shown_name
 from tests.service import test_web_browser as pages
 from tests.stacks import TEST_API_KEY, Service
 
@@ -103,12 +104,59 @@ class Setup:
     opponent: Opponent = any_legal_move
 
 
+def click_a_shortest_solution(table: Table, steps: list[str], sendable: bool) -> str | None:
+    """MaNiKi: the orders of a shortest sequence to the card, one by one, then Play;
+    on its second card the browser's seat clicks Pass instead."""
+    if not sendable:
+        # A new answer: the page offers the first orders and Pass.
+        table.notes["answers"] = answers = table.notes.get("answers", 0) + 1
+        view = table.view(table.seat)
+        # Each sequence sent before (all but the pass) won its card: the move
+        # played is the one clicked, also where the orders go by other names.
+        sequences_sent = answers - 1 if answers <= 2 else answers - 2
+        assert view["cards_won"][table.seat] == sequences_sent
+        solution = shortest_solution(view["position"], view["target"], expert=view["expert"])
+        table.notes["plan"] = ["pass"] if answers == 2 else list(solution)
+    plan: list[str] = table.notes["plan"]
+    if not plan:
+        return None
+    assert plan[0] in steps, (plan, steps)
+    return plan.pop(0)
+
+
+def answer_the_card(table: Table, seat: int) -> str:
+    """MaNiKi by API: seat 1 answers right; seat 2 passes once, misses once, then answers right."""
+    view = table.view(seat)
+    position, target, expert = view["position"], view["target"], view["expert"]
+    table.notes[f"turns of {seat}"] = turn = table.notes.get(f"turns of {seat}", 0) + 1
+    if seat == 2 and turn == 1:
+        return "pass"
+    if seat == 2 and turn == 2:
+        possible = possible_orders(position, expert=expert)
+        orders: tuple[str, ...] = (
+            next(o for o in possible if apply_orders(position, (o,)) != target),
+        )
+    else:
+        orders = shortest_solution(position, target, expert=expert)
+    # Written as the players of this game write the orders.
+    return " ".join(shown_name(order, view["names"]) for order in orders)
+
+
 SETUPS: dict[str, Setup] = {
     "subdivision": Setup(players=2),
     # A small mandala whose hands space is soon covered: a short game to its end.
     "mandala_stones": Setup(
         players=2,
         options={"mandala_board": {"spaces": 20, "bonuses": {"5": 1, "10": 2}, "hands": {"2": 8}}},
+    ),
+    # The race: the browser's seat and seat 1 win a card each turn, so the 24
+    # cards go in about ten turns of the browser's seat. With the Crazy Circus
+    # names (the swap is SO, the blue climb NI) and in expert mode (no swap).
+    "maniki": Setup(
+        players=3,
+        options={"names": "crazy_circus", "expert": True},
+        clicker=click_a_shortest_solution,
+        opponent=answer_the_card,
     ),
 }
 
@@ -162,6 +210,14 @@ def _wait_for_my_turn_or_end(page: Page) -> bool:
     return page.locator("#builder:not([hidden])").count() > 0
 
 
+def _others_move(table: Table, setup: Setup, others: list[int]) -> None:
+    """The other seats move by API, each that is still to act when its turn comes
+    (in MaNiKi a move before it may have decided the card, or ended the game)."""
+    for seat in others:
+        if seat in table.summary()["to_act"]:
+            table.move(seat, setup.opponent(table, seat))
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("game", sorted(SETUPS))
 def test_a_whole_game_by_clicks_on_the_board(
@@ -193,9 +249,11 @@ def test_a_whole_game_by_clicks_on_the_board(
             break
         others = [seat for seat in summary["to_act"] if seat != table.seat]
         if table.seat not in summary["to_act"]:
-            for seat in others:
-                table.move(seat, setup.opponent(table, seat))
+            _others_move(table, setup, others)
             continue
+        # Where the browser's seat is still to act after its own move (MaNiKi's
+        # next card), the page must first catch up with the other seats' moves.
+        expect(page.locator(f'#game[data-version="{summary["version"]}"]')).to_be_attached()
         assert _wait_for_my_turn_or_end(page)
         if mine == 0 and summary["version"] > 0:
             # The other seats' last move came live, and is marked on the board.
@@ -205,8 +263,7 @@ def test_a_whole_game_by_clicks_on_the_board(
         if mine == 3:
             _legible(page, width)
             page.screenshot(path=artifacts / f"clicks-{game}-{width}-mid.png", full_page=True)
-        for seat in others:
-            table.move(seat, setup.opponent(table, seat))
+        _others_move(table, setup, others)
     else:
         pytest.fail(f"{game} did not end in {MAX_TURNS} turns")
     assert mine > 0
