@@ -24,6 +24,7 @@ https, also behind a proxy that ends TLS and speaks plain HTTP to us.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import logging
@@ -718,6 +719,15 @@ def _first_steps(page: _PageReads) -> Building[Any] | None:
         return None
 
 
+def _building_key(page: _PageReads) -> str:
+    """A short digest of what the seat answers now (`Game.decision_key`): a move
+    half built on the page is dropped when a live update changes it."""
+    assert page.seat is not None
+    key = page.rules.decision_key(page.head, page.seat)
+    text = json.dumps(key, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
     page = _page_reads(game_id)
     game, rules, seat = page.game, page.rules, page.seat
@@ -743,6 +753,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "env": env,
         "svg": render.render_svg(game.name, view, names, _before(page), building),
         "building": building,
+        "building_key": _building_key(page) if building is not None else "",
         "text_board": render.render_text(game.name, view, names),
         "score_label": rules.score_label if rules.scores(page.state) else "",
         "players": _player_lines(page, env, names),

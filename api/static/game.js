@@ -46,12 +46,18 @@
 
   function builder() { return document.getElementById("builder"); }
 
-  function startBuilding() {
+  // `answering`: what the seat answered while it built the steps (the builder's
+  // key); when an update changes it (a new card, a new turn), they are dropped.
+  function startBuilding(answering) {
     var form = builder();
     if (!form) { steps = []; return; }
     form.hidden = false;
     var asText = root.querySelector("details.as-text");
     if (asText) { asText.open = false; }
+    if (steps.length && answering !== undefined && answering !== form.dataset.key) {
+      steps = [];
+      say("The game moved on: start your move again.");
+    }
     if (steps.length) { loadBoard(false); }
   }
 
@@ -253,6 +259,7 @@
     var fresh = page.getElementById("game");
     if (!fresh) { return false; }
     var wasActing = root.dataset.acting === "yes";
+    var answering = builder() ? builder().dataset.key : undefined;
     var kept = typing();
     var open = openDetails();
     var scrolled = window.scrollY;
@@ -267,7 +274,7 @@
     showCurrentMove();
     showNotifyButton();
     if (!wasActing && root.dataset.acting === "yes") { tellTurn(); }
-    startBuilding();
+    startBuilding(answering);
     return true;
   }
 

@@ -24,6 +24,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
 from referee import games
+from referee.games.maniki import shortest_solution
 from tests.service import test_web_browser as pages
 from tests.stacks import TEST_API_KEY, Service
 
@@ -159,4 +160,40 @@ def test_the_game_page_with_its_script_and_styles_weighs_under_150_kb(
     )
     assert sum(shown.values()) < PAGE_WEIGHT, shown
     page.screenshot(path=artifacts / f"weight-{game}-390.png")
+    page.context.close()
+
+
+def test_a_half_built_move_is_dropped_when_the_game_moves_on(
+    web_service: Service, browser: Browser
+) -> None:
+    """A MaNiKi sequence half built when another seat wins the card is not carried over."""
+    game_id, tokens = _new_game(web_service, "maniki")
+    page = _seat_page(web_service, browser, game_id, tokens[0])
+    expect(page.locator("#builder")).to_be_visible()
+    page.locator("#board svg [data-step]:not([data-step=pass])").first.click()
+    expect(page.locator('#builder[data-taken="1"]')).to_be_attached()
+    view = _api(web_service, "GET", f"/v1/games/{game_id}/state", tokens[1])["state"]
+    orders = " ".join(shortest_solution(view["position"], view["target"]))
+    _api(
+        web_service,
+        "POST",
+        f"/v1/games/{game_id}/moves?wait=10",
+        tokens[1],
+        json={"notation": orders},
+    )
+    expect(page.locator("#build-prompt")).to_have_text("The game moved on: start your move again.")
+    expect(page.locator("#build-send")).to_be_disabled()
+    assert page.locator("#built").input_value() == ""
+    # Seat 1's answer to the same card before it is decided leaves a half-built move alone.
+    page.locator("#board svg [data-step]:not([data-step=pass])").first.click()
+    expect(page.locator('#builder[data-taken="1"]')).to_be_attached()
+    _api(
+        web_service,
+        "POST",
+        f"/v1/games/{game_id}/moves?wait=10",
+        tokens[1],
+        json={"notation": "pass"},
+    )
+    expect(page.locator("#game")).to_have_attribute("data-version", "2")
+    expect(page.locator("#build-send")).to_be_enabled()
     page.context.close()
