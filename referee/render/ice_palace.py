@@ -462,12 +462,14 @@ def _slots(
         data = {**where, "data-pyramid": piece, "data-count": str(count)}
         _pyramid(canvas, x + SLOT / 2, top + SLOT / 2, SCALE[piece[0]] * 50, piece, data)
         if count > 1:
+            # How many of the kind: a tag on the slot's corner, clear of the pyramid.
+            canvas.rect(x + SLOT - 22, top - 8, 28, 19, fill="#ffffff", stroke=INK, rx=9.5)
             canvas.text(
-                x + SLOT - 4,
-                top + 15,
+                x + SLOT - 8,
+                top + 6,
                 f"\N{MULTIPLICATION SIGN}{count}",
                 size=TEXT,
-                anchor="end",
+                anchor="middle",
                 bold=True,
             )
         if choice is not None:
