@@ -22,6 +22,7 @@ has filled so far and says how many more it must place.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,8 @@ TEXT = 13.0
 # The grids leave a gutter on the left for the row numbers.
 GUTTER = 26.0
 BIG_CELL = 52.0
+LABEL_ROOM = 30.0
+BADGE_CELL = 36.0
 SLOT = 58.0
 SLOT_GAP = 8.0
 BUTTON_H = 44.0
@@ -303,18 +306,26 @@ def _board(canvas: Canvas, label: str, grid: _Grid, note: str, faint: bool) -> N
             canvas.rect(
                 ox + col * cell, oy + row * cell, cell, cell, fill=ICE_CELL, stroke=ICE_LINE
             )
+    # Numbers as wide as "-10" need about 30 units: on a wide board, every
+    # second (or third) column is numbered, so that they never run together.
+    every = math.ceil(LABEL_ROOM / cell)
     for col in range(grid.columns):
-        x = ox + col * cell + cell / 2
-        canvas.text(x, oy + height + 18, str(x0 + col), size=TEXT, anchor="middle", fill=MUTED)
+        if (x0 + col) % every == 0:
+            x = ox + col * cell + cell / 2
+            canvas.text(x, oy + height + 18, str(x0 + col), size=TEXT, anchor="middle", fill=MUTED)
+    every = math.ceil(TEXT * 1.2 / cell)
     for row in range(grid.rows):
-        y = oy + row * cell + cell / 2 + TEXT / 3
-        canvas.text(ox - 7, y, str(y1 - row), size=TEXT, anchor="end", fill=MUTED)
+        if (y1 - row) % every == 0:
+            y = oy + row * cell + cell / 2 + TEXT / 3
+            canvas.text(ox - 7, y, str(y1 - row), size=TEXT, anchor="end", fill=MUTED)
     _last_marks(canvas, grid)
     for (x, y), stack in sorted(grid.cells.items()):
         cx, cy = grid.centre(x, y)
         data = {"data-place": grid.place, "data-cell": f"{x},{y}"}
         _stack(canvas, cx, cy, cell, stack, data, faint=faint)
-        if grid.place == "palace" and len(stack) > 1:
+        # On small cells the badge would hide the stack; its nested pyramids
+        # (each smaller than the one under it) still show how high it is.
+        if grid.place == "palace" and len(stack) > 1 and cell >= BADGE_CELL:
             _height_badge(canvas, cx + cell / 2 - 10, cy - cell / 2 + 10, len(stack))
 
 
