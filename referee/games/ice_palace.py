@@ -50,6 +50,13 @@ RULINGS (where the rules file is silent):
 - `legal_moves` of the builder gives one maximal plan and `build auto`
   (the plans themselves are too many to list).
 - A palace plan's first pyramid on an empty palace must go to `0,0`.
+- Building on the board (`build`): in the yard a pyramid of the hand, then
+  its cell, or `pass`; the builder a pyramid of the yard, then its palace
+  cell, again and again, or the referee's own plan in one step. A step of
+  a plan is offered only if a plan placing the required number can still
+  follow it: the solver's plan, or one `ice_palace_solver.completes` finds
+  (past its budget of work, only the next step of the plan already known),
+  so a plan clicked to its end is always maximal.
 - Resigning: the seat's hand leaves the game (it counts in
   `out_of_game`), it draws no more, and from then on each of its turns in
   the yard is a pass that the referee makes without asking or logging
@@ -66,6 +73,7 @@ RULINGS (where the rules file is silent):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -77,14 +85,18 @@ import marshmallow
 from referee.engine import (
     JSON,
     Breakdown,
+    Building,
+    Choice,
     Game,
     IllegalMove,
     Played,
     Resign,
     Result,
     ScoreLine,
+    bad_step,
     not_your_turn,
     rank,
+    walk,
 )
 from referee.games import ice_palace_solver
 from referee.rng import Rng
@@ -443,6 +455,16 @@ class IcePalace(Game[State, Move]):
         if state.yard:
             moves.append(Pass())
         return moves
+
+    def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
+        """In the yard: a pyramid of the hand, then its cell, or `pass`. The
+        builder: a yard pyramid, then its palace cell, again and again until
+        the plan places as many as can be placed, or the referee's own plan."""
+        self._check_turn(state, seat)
+        view = self.view(state, seat)
+        if state.phase == BUILD:
+            return _palace_building(state, tuple(steps), view)
+        return _yard_building(state, seat, tuple(steps), view)
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         if state.phase == BUILD:
@@ -841,6 +863,259 @@ def _parse_places(text: str) -> list[Place]:
 
 def _shorten(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+# -- building a move on the board ------------------------------------------------
+
+PASS_STEP = "pass"
+AUTO_STEP = "auto"
+_SIZE_WORDS = {"S": "small", "M": "medium", "L": "large"}
+_COLOUR_WORDS = {
+    "r": "red",
+    "y": "yellow",
+    "g": "green",
+    "b": "blue",
+    "p": "purple",
+    "o": "orange",
+    "k": "black",
+    "w": "white",
+}
+_CELL_STEP = re.compile(r"(-?\d{1,6}),(-?\d{1,6})")
+
+
+def _words(pyramid: str) -> str:
+    return f"{_SIZE_WORDS[pyramid[0]]} {_COLOUR_WORDS[pyramid[1]]}"
+
+
+def _cell_step(cell: tuple[int, int]) -> str:
+    return f"{cell[0]},{cell[1]}"
+
+
+def _cell_of_step(step: str) -> tuple[int, int] | None:
+    match = _CELL_STEP.fullmatch(step)
+    return None if match is None else (int(match[1]), int(match[2]))
+
+
+def _yard_building(state: State, seat: int, steps: tuple[str, ...], view: JSON) -> Building[Move]:
+    """A pyramid of the hand, then a cell the yard code allows it; or a pass."""
+    cells = _yard_cells(state.hands[seat], state.yard)
+    lead = not state.yard
+    paths: list[tuple[Sequence[Choice], Move]] = []
+    for pyramid in sorted(cells, key=_hand_order):
+        words = _words(pyramid)
+        which = Choice(pyramid, f"{'Lead' if lead else 'Place'} a {words} pyramid")
+        paths.extend(
+            (
+                (which, Choice(_cell_step(cell), f"The {words} at {_cell_step(cell)}")),
+                Place(pyramid, *cell),
+            )
+            for cell in cells[pyramid]
+        )
+    fits = bool(paths)
+    if not lead:
+        paths.append(((Choice(PASS_STEP, "Pass"),), Pass()))
+    choices, move = walk(paths, steps)
+    if isinstance(move, Place):
+        hand = list(view["hands"][seat])
+        hand.remove(move.pyramid)
+        view["hands"][seat] = hand
+        where = f"{move.x},{move.y}"
+        view["yard"][where] = [*view["yard"].get(where, []), move.pyramid]
+    if move is not None:
+        prompt = "Play the move, or undo"
+    elif steps:
+        prompt = f"Choose where the {_words(steps[0])} goes in the yard"
+    elif lead:
+        prompt = "Choose a pyramid to lead at 0,0"
+    else:
+        prompt = "Choose a pyramid to place, or pass" if fits else "Nothing fits the yard: pass"
+    return Building(steps, choices, move, view, prompt)
+
+
+class _PalacePlan:
+    """A palace plan being built step by step, with a plan known to finish it.
+
+    `witness` places at least `need` more from here (the solver's plan at
+    first): so some next step always keeps the plan maximal.
+    """
+
+    def __init__(self, state: State) -> None:
+        self.palace = _as_dict(state.palace)
+        self.left = Counter(
+            p for _, _, stack in state.yard for p in stack if p[1] not in (BLACK, WHITE)
+        )
+        self.witness = state.build_plan
+        self.placed: list[Place] = []
+        self.need = state.build_max
+
+    def pyramids(self) -> list[str]:
+        return sorted((p for p, n in self.left.items() if n), key=_hand_order)
+
+    def cells(self, pyramid: str) -> list[tuple[int, int]]:
+        """The cells the palace code allows `pyramid` now."""
+        if not self.palace:
+            return [(0, 0)]
+        near = {cell for x, y in self.palace for cell in _neighbours(x, y)}
+        candidates = sorted(set(self.palace) | near)
+        return [c for c in candidates if not _palace_refusal(pyramid, c, self.palace)]
+
+    def follow(self, pyramid: str, cell: tuple[int, int]) -> tuple[Place, ...] | None:
+        """A plan finishing the build after `pyramid` at `cell`; None if none is known."""
+        quick = self.mended(pyramid, cell)
+        return self.searched(pyramid, cell) if quick is None else quick
+
+    def mended(self, pyramid: str, cell: tuple[int, int]) -> tuple[Place, ...] | None:
+        """The known plan, mended to follow `pyramid` at `cell`, if it still places enough."""
+        if self.need <= 1:
+            return ()
+        palace, left = self.after(pyramid, cell)
+        mended = _mend(self.witness, Place(pyramid, *cell), palace, left)
+        return mended if len(mended) >= self.need - 1 else None
+
+    def searched(self, pyramid: str, cell: tuple[int, int]) -> tuple[Place, ...] | None:
+        """A plan the solver finds after `pyramid` at `cell`, placing enough."""
+        palace, left = self.after(pyramid, cell)
+        tops = tuple(sorted((c, (_size(stack[-1]), stack[-1][1])) for c, stack in palace.items()))
+        return _completion(tops, tuple(sorted(left.elements())), self.need - 1)
+
+    def after(
+        self, pyramid: str, cell: tuple[int, int]
+    ) -> tuple[dict[tuple[int, int], Stack], Counter[str]]:
+        palace = dict(self.palace)
+        palace[cell] = (*palace.get(cell, ()), pyramid)
+        return palace, self.left - Counter((pyramid,))
+
+    def options(
+        self, pyramid: str, first: bool = False
+    ) -> list[tuple[tuple[int, int], tuple[Place, ...]]]:
+        """The cells for `pyramid` after which the build can still be finished (with
+        `first`, one is enough). Mending the known plan is cheap: every cell gets
+        that chance before the solver searches from any."""
+        found: list[tuple[tuple[int, int], tuple[Place, ...]]] = []
+        hard: list[tuple[int, int]] = []
+        for cell in self.cells(pyramid):
+            quick = self.mended(pyramid, cell)
+            if quick is None:
+                hard.append(cell)
+                continue
+            found.append((cell, quick))
+            if first:
+                return found
+        for cell in hard:
+            plan = self.searched(pyramid, cell)
+            if plan is not None:
+                found.append((cell, plan))
+                if first:
+                    break
+        return sorted(found)
+
+    def take(self, pyramid: str, cell: tuple[int, int], follow: tuple[Place, ...]) -> None:
+        self.palace[cell] = (*self.palace.get(cell, ()), pyramid)
+        self.left[pyramid] -= 1
+        self.placed.append(Place(pyramid, *cell))
+        self.witness = follow
+        self.need -= 1
+
+    def take_step(self, pyramid: str, where: str) -> None:
+        """Take a pyramid and its cell, as chosen; `bad_step` unless they were offered."""
+        if not self.left[pyramid]:
+            raise bad_step(pyramid)
+        cell = _cell_of_step(where)
+        follow = None
+        if cell is not None and cell in self.cells(pyramid):
+            follow = self.follow(pyramid, cell)
+        if cell is None or follow is None:
+            raise bad_step(where)
+        self.take(pyramid, cell, follow)
+
+
+def _palace_building(state: State, steps: tuple[str, ...], view: JSON) -> Building[Move]:
+    """Pyramid, cell, pyramid, cell... or the referee's plan in one step."""
+    if steps[:1] == (AUTO_STEP,):
+        if len(steps) > 1:
+            raise bad_step(steps[1])
+        _show_plan(view, state.build_plan)
+        return Building(steps, (), Build(auto=True), view, "Play the referee's plan, or undo")
+    plan = _PalacePlan(state)
+    for index in range(0, len(steps) - 1, 2):
+        plan.take_step(steps[index], steps[index + 1])
+    _show_plan(view, tuple(plan.placed))
+    if len(steps) % 2:
+        pyramid = steps[-1]
+        options = plan.options(pyramid) if plan.left[pyramid] else []
+        if not options:
+            raise bad_step(pyramid)
+        words = _words(pyramid)
+        choices = tuple(
+            Choice(_cell_step(cell), f"Build the {words} at {_cell_step(cell)}")
+            for cell, _ in options
+        )
+        prompt = f"Choose where the {words} goes in the palace ({_more(plan.need)})"
+        return Building(steps, choices, None, view, prompt)
+    offered = [p for p in plan.pyramids() if plan.options(p, first=True)]
+    choices = tuple(Choice(p, f"Build a {_words(p)} pyramid") for p in offered)
+    if not steps:
+        choices += (Choice(AUTO_STEP, "Let the referee build"),)
+    if plan.need > 0:
+        return Building(
+            steps, choices, None, view, f"Choose a pyramid to build ({_more(plan.need)})"
+        )
+    prompt = "Play the plan, or build more" if choices else "Play the plan, or undo"
+    return Building(steps, choices, Build(tuple(plan.placed)), view, prompt)
+
+
+def _mend(
+    plan: tuple[Place, ...], taken: Place, palace: dict[tuple[int, int], Stack], left: Counter[str]
+) -> tuple[Place, ...]:
+    """What stays legal of `plan` once `taken` is placed first: the plan without its
+    first pyramid like `taken`, skipping the steps the palace code now refuses.
+
+    Most steps a player takes only reorder the known plan or swap a cell, so this
+    often shows a way on without searching."""
+    palace, left = dict(palace), Counter(left)
+    dropped = False
+    kept: list[Place] = []
+    for step in plan:
+        if not dropped and step.pyramid == taken.pyramid:
+            dropped = True
+            continue
+        cell = (step.x, step.y)
+        if left[step.pyramid] and not _palace_refusal(step.pyramid, cell, palace):
+            left[step.pyramid] -= 1
+            palace[cell] = (*palace.get(cell, ()), step.pyramid)
+            kept.append(step)
+    return tuple(kept)
+
+
+@functools.lru_cache(maxsize=4096)
+def _completion(
+    tops: tuple[tuple[tuple[int, int], tuple[int, str]], ...], pieces: tuple[str, ...], need: int
+) -> tuple[Place, ...] | None:
+    """A plan placing `need` of `pieces` on a palace with these `tops`, if the solver
+    finds one. Remembered: each click of a plan built on the board checks again
+    every step taken before it, and the answer for a position never changes."""
+    plan = ice_palace_solver.completes(dict(tops), [(_size(p), p[1]) for p in pieces], need)
+    return None if plan is None else _places(plan)
+
+
+def _more(need: int) -> str:
+    return f"{need} more to place"
+
+
+def _show_plan(view: JSON, placed: tuple[Place, ...]) -> None:
+    """The preview of a plan: each pyramid taken from the yard, put in the palace."""
+    for step in placed:
+        where = f"{step.x},{step.y}"
+        view["palace"][where] = [*view["palace"].get(where, []), step.pyramid]
+        for cell, stack in sorted(view["yard"].items()):
+            if step.pyramid in stack:
+                stack.reverse()
+                stack.remove(step.pyramid)
+                stack.reverse()
+                if not stack:
+                    del view["yard"][cell]
+                break
+    view["plan"] = [_notate_place(step) for step in placed]
 
 
 GAME = IcePalace()

@@ -158,6 +158,24 @@ def solve(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], budget: int = SEA
     return _plan(count, codes, letters, exact)
 
 
+def completes(
+    tops: Mapping[Cell, Piece], pieces: Iterable[Piece], need: int, budget: int = SEARCH_BUDGET
+) -> Plan | None:
+    """A plan placing at least `need` of `pieces` on this palace, or None.
+
+    Cheaper than `solve` when only one count matters (a plan being built on
+    the board must still reach the maximum): the bound refutes, the greedy
+    plan proves, and only between them the exact search asks for `need`
+    alone. None also when that search uses up `budget`: a caller that must
+    never be left without a way on keeps a plan it knows (`solve`'s).
+    """
+    if need <= 0:
+        return Plan(0, ())
+    search, letters = _prepare(tops, pieces, None, budget)
+    codes = search.reach(need)
+    return None if codes is None else _plan(len(codes), codes, letters, False)
+
+
 def random_plan(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng) -> Plan:
     """A plan by the greedy builder founding on cells drawn at random: no promise
     that it is maximal (compare with `solve`), but palaces grow as players grow
@@ -946,6 +964,25 @@ class _Search:
         except _OutOfWork:
             self.unwind()
             return count, steps, False
+
+    def reach(self, need: int) -> list[tuple[int, int]] | None:
+        """A plan placing at least `need`, if the bounds and the budgeted search find one."""
+        if self.remaining() < need or self.bound() < need:
+            return None
+        count, steps = self.greedy()
+        if count >= need:
+            return steps
+        meter = self.meter
+        meter.limit = meter.work + self.budget
+        try:
+            if self.tops:
+                self.seen = self.flood_outside()
+                if self.hole_bound(self.seen) < need:
+                    return None
+            return self.found if self.feasible(need) else None
+        except _OutOfWork:
+            self.unwind()
+            return None
 
     def unwind(self) -> None:
         while self.trail:

@@ -1,21 +1,33 @@
 """Ice Palace as a picture and as a text board, drawn from a view.
 
-The yard and the palace are drawn as grids around what is built, one
-empty cell of margin, with their `x,y` coordinates on the edges (x to the
-right, y upwards). A stack is drawn as nested pyramids seen from above, the
-largest outermost: in the yard that is the top (each cover is larger), in
-the palace the bottom (each cover is smaller), whose stacks also show
-their height, the points they give. Hands are pyramids for the viewer's
-own hand and counts by size for everyone else's: the view holds no more.
+The picture is narrow and tall, so that on a phone its smallest text still
+reads at 11 px: the status, the yard, the viewer's hand (or, while the
+palace is built, the yard's pyramids waiting to be built), the palace, and
+the players, one under the other. The yard and the palace are grids around
+what is built, one empty cell of margin, with their `x,y` coordinates on
+the edges (x to the right, y upwards). A stack is drawn as nested pyramids
+seen from above, the largest outermost: in the yard that is the top (each
+cover is larger), in the palace the bottom (each cover is smaller), whose
+stacks also show their height, the points they give. Each pyramid shows
+its size as pips (1 to 3) on its front face. Hands are pyramids for the
+viewer's own hand and counts by size for everyone else's: the view holds
+no more.
+
+While a move is built, the choices are targets: the hand's pyramids (one
+target for identical ones) and the yard's cells, a Pass button; for the
+builder, the yard's pyramids, the palace's cells and a button for the
+referee's own plan. A preview (`plan` in the view) marks the cells the plan
+has filled so far and says how many more it must place.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.engine import JSON, Building
+from referee.engine import JSON, Building, Choice
 from referee.render.common import COLOUR_NAMES, board_text, clip, column, seat_name
 from referee.render.svg import (
     INK,
@@ -23,21 +35,40 @@ from referee.render.svg import (
     MUTED,
     PYRAMID_COLOURS,
     Canvas,
+    chosen_box,
     mark_box,
     open_ghost,
     pyramid,
+    ring_box,
+    shade,
+    target_box,
 )
 
 SIZE_ORDER = {"S": 1, "M": 2, "L": 3}
+SIZE_WORDS = {"S": "small", "M": "medium", "L": "large"}
+# A pyramid's side, as a share of its cell (or slot).
 SCALE = {"S": 0.4, "M": 0.64, "L": 0.88}
-WIDTH = 1000.0  # of the picture; the grids share what the margins leave
-MARGIN = 50.0
-GRID_GAP = 70.0
-BIG_CELL = 60.0
-# Below this cell size the yard and the palace are drawn one above the other.
-SMALL_CELL = 36.0
-TOP = 110.0
-SEAT_H = 58.0
+# The picture's width: at 390 px it is shown about 358 px wide, so 13 units
+# of text read as 11 px.
+WIDTH = 420.0
+PAD = 16.0
+TEXT = 13.0
+# The grids leave a gutter on the left for the row numbers.
+GUTTER = 26.0
+BIG_CELL = 52.0
+LABEL_ROOM = 30.0
+BADGE_CELL = 36.0
+SLOT = 58.0
+SLOT_GAP = 8.0
+BUTTON_H = 44.0
+SEAT_H = 66.0
+ICE = "#e6eef4"
+ICE_CELL = "#f5f9fb"
+ICE_LINE = "#c9d7e2"
+ICE_EDGE = "#9fb3c4"
+LEFT_GAME = "0.4"
+# The status line's length before it wraps, at its size.
+STATUS_CHARS = 44
 
 
 def _cells(grid: dict[str, list[str]]) -> dict[tuple[int, int], list[str]]:
@@ -61,6 +92,7 @@ class _Grid:
     """Where one board is drawn: its cells, the part of the plane shown, the cell size,
     and what the last move changed there (stacks it grew, stacks it took away)."""
 
+    place: str
     cells: dict[tuple[int, int], list[str]]
     bounds: tuple[int, int, int, int]
     left: float
@@ -79,49 +111,40 @@ class _Grid:
 
     @property
     def bottom(self) -> float:
-        return self.top + self.rows * self.cell
+        """Under the column numbers."""
+        return self.top + self.rows * self.cell + 24
+
+    def centre(self, x: int, y: int) -> tuple[float, float]:
+        x0, _, _, y1 = self.bounds
+        return (
+            self.left + (x - x0) * self.cell + self.cell / 2,
+            self.top + (y1 - y) * self.cell + self.cell / 2,
+        )
+
+    def box(self, key: str, inset: float) -> tuple[float, float, float, float]:
+        """The square of the cell `x,y`, `inset` inside its edges."""
+        x, y = (int(part) for part in key.split(","))
+        cx, cy = self.centre(x, y)
+        half = self.cell / 2 - inset
+        return cx - half, cy - half, 2 * half, 2 * half
 
 
-@dataclass(frozen=True, slots=True)
-class _Changes:
-    """One board's cells and what the last move did to them."""
-
-    cells: dict[tuple[int, int], list[str]]
-    grown: frozenset[tuple[int, int]]
-    gone: tuple[tuple[tuple[int, int], list[str]], ...]
-
-    @property
-    def bounds(self) -> tuple[int, int, int, int]:
-        # A stack taken away is drawn as a ghost where it stood, so it stays in the picture.
-        return _bounds([*self.cells, *(cell for cell, _ in self.gone)])
-
-
-def _changes(view: JSON, before: JSON | None, board: str) -> _Changes:
-    cells = _cells(view[board])
-    if before is None:
-        return _Changes(cells, frozenset(), ())
-    earlier = _cells(before[board])
-    grown = frozenset(cell for cell, stack in cells.items() if earlier.get(cell) != stack)
-    gone = tuple(sorted((cell, stack) for cell, stack in earlier.items() if cell not in cells))
-    return _Changes(cells, grown, gone)
-
-
-def _layout(view: JSON, before: JSON | None) -> tuple[_Grid, _Grid]:
-    """The yard and the palace side by side at one scale, or one above the other."""
-    yard, palace = _changes(view, before, "yard"), _changes(view, before, "palace")
-    yb, pb = yard.bounds, palace.bounds
-    y_cols, p_cols = yb[1] - yb[0] + 1, pb[1] - pb[0] + 1
-    room = WIDTH - 2 * MARGIN
-    cell = min(BIG_CELL, (room - GRID_GAP) / (y_cols + p_cols))
-    if cell >= SMALL_CELL:
-        first = _grid_of(yard, MARGIN, TOP, cell)
-        return first, _grid_of(palace, MARGIN + y_cols * cell + GRID_GAP, TOP, cell)
-    first = _grid_of(yard, MARGIN, TOP, min(BIG_CELL, room / y_cols))
-    return first, _grid_of(palace, MARGIN, first.bottom + 70, min(BIG_CELL, room / p_cols))
-
-
-def _grid_of(changes: _Changes, left: float, top: float, cell: float) -> _Grid:
-    return _Grid(changes.cells, changes.bounds, left, top, cell, changes.grown, changes.gone)
+def _grid(view: JSON, before: JSON | None, place: str, top: float) -> _Grid:
+    """One board, centred in the width, its cells as large as fit (up to `BIG_CELL`)."""
+    cells = _cells(view[place])
+    grown: frozenset[tuple[int, int]] = frozenset()
+    gone: tuple[tuple[tuple[int, int], list[str]], ...] = ()
+    if before is not None:
+        earlier = _cells(before[place])
+        grown = frozenset(c for c, stack in cells.items() if earlier.get(c) != stack)
+        gone = tuple(sorted((c, stack) for c, stack in earlier.items() if c not in cells))
+    # A stack taken away is drawn as a ghost where it stood, so it stays in the picture.
+    bounds = _bounds([*cells, *(c for c, _ in gone)])
+    room = WIDTH - PAD - GUTTER - PAD
+    columns = bounds[1] - bounds[0] + 1
+    cell = min(BIG_CELL, room / columns)
+    left = PAD + GUTTER + (room - columns * cell) / 2
+    return _Grid(place, cells, bounds, left, top, cell, grown, gone)
 
 
 def _status(view: JSON, names: Sequence[str] | None) -> str:
@@ -143,6 +166,16 @@ def _status(view: JSON, names: Sequence[str] | None) -> str:
     return f"{seat_name(names, view['turn'])} to place or pass; {status}"
 
 
+def _wrap(text: str, width: int) -> list[str]:
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(clip(word, width))
+    return lines
+
+
 def _points(view: JSON) -> dict[str, int]:
     """Palace points by colour letter: each stack's height to its top's colour."""
     totals: dict[str, int] = {}
@@ -153,6 +186,10 @@ def _points(view: JSON) -> dict[str, int]:
     return totals
 
 
+def _short_names(names: Sequence[str] | None, seats: int, width: int) -> list[str]:
+    return [clip(seat_name(names, seat), width) for seat in range(seats)]
+
+
 def svg(
     view: JSON,
     names: Sequence[str] | None,
@@ -160,156 +197,386 @@ def svg(
     building: Building[Any] | None = None,
 ) -> str:
     seats = len(view["colours"])
-    yard, palace = _layout(view, before)
-    panel_y = max(yard.bottom, palace.bottom) + 76
-    height = panel_y + seats * (SEAT_H + 8) + 50
+    # Names in the status are short enough for its lines; in the players' rows
+    # they have the width of the picture.
+    status = _status(view, _short_names(names, seats, 16))
+    lines = _wrap(status, STATUS_CHARS)
+    heights = _Heights(view, building)
+    yard = _grid(view, before, "yard", 78 + 20 * len(lines) + 30)
+    palace = _grid(view, before, "palace", yard.bottom + heights.middle + 40)
+    players_top = palace.bottom + 44
+    height = players_top + len(view["colours"]) * (SEAT_H + 8) + 52
     canvas = Canvas(WIDTH, height, f"Ice Palace: {_status(view, names)}")
-    canvas.text(30, 36, "Ice Palace", size=24, bold=True)
-    canvas.text(30, 60, _status(view, names), size=15, fill=MUTED)
-    _grid(canvas, "Yard", yard, "yard")
-    _grid(canvas, "Palace", palace, "palace")
-    _seats(canvas, view, names, panel_y)
+    canvas.text(PAD, 34, "Ice Palace", size=22, bold=True)
+    for k, line in enumerate(lines):
+        canvas.text(PAD, 60 + 20 * k, line, size=15, fill=INK if k == 0 else MUTED)
+    _board(canvas, "Yard", yard, _yard_note(view, yard), view["phase"] == "build")
+    _board(canvas, "Palace", palace, _palace_note(view), False)
+    _middle(canvas, view, building, yard.bottom + 12)
+    _seats(canvas, view, _short_names(names, seats, 24), players_top)
+    if building is not None:
+        _grid_targets(canvas, yard, palace, view, building)
     return canvas.finish()
 
 
-def _grid(canvas: Canvas, label: str, grid: _Grid, place: str) -> None:
+@dataclass(frozen=True, slots=True)
+class _Heights:
+    """How tall the band between the yard and the palace is: the viewer's hand,
+    and while the palace is built the pyramids waiting for it."""
+
+    view: JSON
+    building: Building[Any] | None
+
+    @property
+    def hand(self) -> float:
+        seat = _viewer(self.view)
+        if seat is None:
+            return 0.0
+        return 30 + SLOT + (BUTTON_H + 10 if _choice(self.building, "pass") else 0) + 16
+
+    @property
+    def tray(self) -> float:
+        if self.view["phase"] != "build" or self.view.get("builder") is None:
+            return 0.0
+        rows = max(1, -(-len(_kinds(_to_build(self.view))) // 6))
+        button = BUTTON_H + 10 if _choice(self.building, "auto") else 0
+        return 30 + rows * (SLOT + SLOT_GAP) + button + 16
+
+    @property
+    def middle(self) -> float:
+        return self.hand + self.tray
+
+
+def _viewer(view: JSON) -> int | None:
+    """The seat whose hand the view shows (None for a spectator)."""
+    for seat, hand in enumerate(view["hands"]):
+        if isinstance(hand, list):
+            return seat
+    return None
+
+
+def _choice(building: Building[Any] | None, step: str) -> Choice | None:
+    if building is None:
+        return None
+    return next((c for c in building.choices if c.step == step), None)
+
+
+def _to_build(view: JSON) -> list[str]:
+    """The yard's pyramids the builder places: black and white have left the game."""
+    return [p for stack in view["yard"].values() for p in stack if p[1] not in "kw"]
+
+
+def _kinds(pyramids: Iterable[str]) -> list[tuple[str, int]]:
+    """Each kind of pyramid with its count, largest first, then by colour."""
+    counts: dict[str, int] = {}
+    for piece in pyramids:
+        counts[piece] = counts.get(piece, 0) + 1
+    order = "rygbpokw"
+    return sorted(counts.items(), key=lambda kv: (-SIZE_ORDER[kv[0][0]], order.index(kv[0][1])))
+
+
+def _yard_note(view: JSON, grid: _Grid) -> str:
+    count = sum(len(stack) for stack in view["yard"].values())
+    note = f"{count} pyramid{'s' if count != 1 else ''}"
+    if grid.gone:
+        note += ", faint: the last move took them"
+    if view["phase"] == "build" and any(p[1] in "kw" for s in view["yard"].values() for p in s):
+        note += ", black and white faint: they leave"
+    return note
+
+
+def _palace_note(view: JSON) -> str:
+    if view.get("build_max") is not None and view.get("plan"):
+        more = view["build_max"] - len(view["plan"])
+        return f"plan: {len(view['plan'])} placed, {max(more, 0)} more to place"
+    count = sum(len(stack) for stack in view["palace"].values())
+    return f"{count} pyramid{'s' if count != 1 else ''}"
+
+
+def _board(canvas: Canvas, label: str, grid: _Grid, note: str, faint: bool) -> None:
+    """A grid with its stacks; `faint`: black and white have left the game."""
     x0, _, _, y1 = grid.bounds
     cell, ox, oy = grid.cell, grid.left, grid.top
     width, height = grid.columns * cell, grid.rows * cell
-    count = sum(len(stack) for stack in grid.cells.values())
-    canvas.text(ox - 3, oy - 14, label, size=17, bold=True)
-    canvas.text(
-        ox + width + 3,
-        oy - 14,
-        f"{count} pyramid{'s' if count != 1 else ''}"
-        + (" (faint: the last move took them)" if grid.gone else ""),
-        size=12,
-        fill=MUTED,
-        anchor="end",
-    )
-    canvas.rect(ox - 3, oy - 3, width + 6, height + 6, fill="#e8eef3", stroke="#9fb3c4", rx=5)
-    font = max(min(cell * 0.26, 13), 8)
+    canvas.text(PAD, oy - 14, label, size=17, bold=True)
+    canvas.text(WIDTH - PAD, oy - 14, note, size=TEXT, fill=MUTED, anchor="end")
+    canvas.rect(ox - 3, oy - 3, width + 6, height + 6, fill=ICE, stroke=ICE_EDGE, rx=5)
     for col in range(grid.columns):
         for row in range(grid.rows):
             canvas.rect(
-                ox + col * cell, oy + row * cell, cell, cell, fill="#f4f8fb", stroke="#cfdbe5"
+                ox + col * cell, oy + row * cell, cell, cell, fill=ICE_CELL, stroke=ICE_LINE
             )
+    # Numbers as wide as "-10" need about 30 units: on a wide board, every
+    # second (or third) column is numbered, so that they never run together.
+    every = math.ceil(LABEL_ROOM / cell)
     for col in range(grid.columns):
-        x = ox + col * cell + cell / 2
-        canvas.text(
-            x, oy + height + font + 6, str(x0 + col), size=font, anchor="middle", fill=MUTED
-        )
+        if (x0 + col) % every == 0:
+            x = ox + col * cell + cell / 2
+            canvas.text(x, oy + height + 18, str(x0 + col), size=TEXT, anchor="middle", fill=MUTED)
+    every = math.ceil(TEXT * 1.2 / cell)
     for row in range(grid.rows):
-        y = oy + row * cell + cell / 2 + font / 3
-        canvas.text(ox - 8, y, str(y1 - row), size=font, anchor="end", fill=MUTED)
+        if (y1 - row) % every == 0:
+            y = oy + row * cell + cell / 2 + TEXT / 3
+            canvas.text(ox - 7, y, str(y1 - row), size=TEXT, anchor="end", fill=MUTED)
+    _last_marks(canvas, grid)
+    for (x, y), stack in sorted(grid.cells.items()):
+        cx, cy = grid.centre(x, y)
+        data = {"data-place": grid.place, "data-cell": f"{x},{y}"}
+        _stack(canvas, cx, cy, cell, stack, data, faint=faint)
+        # On small cells the badge would hide the stack; its nested pyramids
+        # (each smaller than the one under it) still show how high it is.
+        if grid.place == "palace" and len(stack) > 1 and cell >= BADGE_CELL:
+            _height_badge(canvas, cx + cell / 2 - 10, cy - cell / 2 + 10, len(stack))
+
+
+def _last_marks(canvas: Canvas, grid: _Grid) -> None:
+    """What the last move changed: the stacks it grew, the stacks it took away."""
     for x, y in sorted(grid.grown):
-        left, top = ox + (x - x0) * cell, oy + (y1 - y) * cell
+        left, top, side, _ = grid.box(f"{x},{y}", 1)
         mark_box(
             canvas,
-            left + 1,
-            top + 1,
-            cell - 2,
-            cell - 2,
+            left,
+            top,
+            side,
+            side,
             "added",
-            {"data-place": place, "data-cell": f"{x},{y}"},
+            {"data-place": grid.place, "data-cell": f"{x},{y}"},
         )
     for (x, y), stack in grid.gone:
-        cx = ox + (x - x0) * cell + cell / 2
-        cy = oy + (y1 - y) * cell + cell / 2
-        open_ghost(canvas, {"data-place": place, "data-cell": f"{x},{y}"})
-        _stack(canvas, cx, cy, cell, stack, {})
+        cx, cy = grid.centre(x, y)
+        open_ghost(canvas, {"data-place": grid.place, "data-cell": f"{x},{y}"})
+        _stack(canvas, cx, cy, grid.cell, stack, {}, faint=False)
         canvas.close()
-    for (x, y), stack in sorted(grid.cells.items()):
-        cx = ox + (x - x0) * cell + cell / 2
-        cy = oy + (y1 - y) * cell + cell / 2
-        _stack(canvas, cx, cy, cell, stack, {"data-place": place, "data-cell": f"{x},{y}"})
-        if place == "palace" and len(stack) > 1:
-            # The stack's height: the points it gives to its top's colour.
-            bx, by, r = cx + cell * 0.36, cy - cell * 0.36, max(cell * 0.14, 6)
-            canvas.circle(bx, by, r, fill="#ffffff", stroke=INK, stroke_width=0.8)
-            canvas.text(bx, by + r * 0.45, str(len(stack)), size=r * 1.25, anchor="middle")
+
+
+def _height_badge(canvas: Canvas, x: float, y: float, height: int) -> None:
+    """A stack's height: the points it gives to its top's colour."""
+    canvas.circle(x, y, 9, fill="#ffffff", stroke=INK, stroke_width=0.8)
+    canvas.text(x, y + 4.6, str(height), size=TEXT, anchor="middle", bold=True)
 
 
 def _stack(
-    canvas: Canvas, cx: float, cy: float, cell: float, stack: list[str], data: dict[str, str]
+    canvas: Canvas,
+    cx: float,
+    cy: float,
+    cell: float,
+    stack: list[str],
+    data: dict[str, str],
+    faint: bool,
 ) -> None:
-    """A stack as nested pyramids seen from above, the largest outermost."""
+    """A stack as nested pyramids seen from above, the largest outermost.
+
+    `faint` draws black and white fainter: in the yard while the palace is
+    built, they have left the game (the caller passes it for the yard only;
+    they never reach the palace)."""
     for piece in sorted(stack, key=lambda p: -SIZE_ORDER[p[0]]):
-        pyramid(
-            canvas,
-            cx,
-            cy,
-            SCALE[piece[0]] * cell,
-            PYRAMID_COLOURS[piece[1]],
-            {**data, "data-pyramid": piece} if data else {},
-        )
+        attrs: dict[str, str] = {**data, "data-pyramid": piece} if data else {}
+        if faint and piece[1] in "kw":
+            attrs["opacity"] = LEFT_GAME
+        _pyramid(canvas, cx, cy, SCALE[piece[0]] * cell, piece, attrs)
 
 
-def _seats(canvas: Canvas, view: JSON, names: Sequence[str] | None, top: float) -> None:
-    totals = _points(view)
-    canvas.text(30, top - 12, "Players", size=15, bold=True)
-    canvas.text(330, top - 12, "Hand", size=13, fill=MUTED)
-    canvas.text(WIDTH - 44, top - 12, "Points", size=13, fill=MUTED, anchor="end")
-    for seat, colour in enumerate(view["colours"]):
-        y = top + seat * (SEAT_H + 8)
-        acting = seat == view.get("turn", view.get("builder"))
-        canvas.rect(
-            30,
-            y,
-            WIDTH - 60,
-            SEAT_H,
-            fill="#ffffff" if acting else "#f5f7f9",
-            stroke=PYRAMID_COLOURS[colour] if acting else LINE,
-            stroke_width=2.5 if acting else 1,
-            rx=8,
-        )
-        pyramid(canvas, 56, y + SEAT_H / 2, 30, PYRAMID_COLOURS[colour], {"class": "seat-colour"})
-        label = clip(seat_name(names, seat), 20)
-        canvas.text(82, y + 25, label, size=15, bold=True)
-        tags = [COLOUR_NAMES[colour]]
-        if seat == view["marker"]:
-            tags.append("holds the marker")
-        if seat == view.get("last_placer"):
-            tags.append("placed last")
-        if seat in view.get("resigned", []):
-            tags.append("resigned")
-        canvas.text(82, y + 44, ", ".join(tags), size=12, fill=MUTED)
-        hand = view["hands"][seat]
-        if isinstance(hand, list):
-            for k, piece in enumerate(sorted(hand, key=lambda p: (-SIZE_ORDER[p[0]], p[1]))):
-                pyramid(
-                    canvas,
-                    346 + k * 44,
-                    y + SEAT_H / 2,
-                    SCALE[piece[0]] * 44,
-                    PYRAMID_COLOURS[piece[1]],
-                    {"data-place": "hand", "data-seat": seat, "data-pyramid": piece},
-                )
+def _pyramid(
+    canvas: Canvas, cx: float, cy: float, side: float, piece: str, data: dict[str, str]
+) -> None:
+    """An Icehouse pyramid from above, with its pips (1 small, 2 medium, 3 large)
+    along the foot of its front face."""
+    colour = PYRAMID_COLOURS[piece[1]]
+    pyramid(canvas, cx, cy, side, colour, data)
+    pips = SIZE_ORDER[piece[0]]
+    dot = shade(colour, -0.55) if piece[1] in "wy" else shade(colour, 0.7)
+    r = max(side * 0.045, 1.1)
+    y = cy + side * 0.36
+    gap = side * 0.13
+    canvas.open({"class": "pips", "opacity": data.get("opacity")})
+    for k in range(pips):
+        canvas.circle(cx + (k - (pips - 1) / 2) * gap, y, r, fill=dot)
+    canvas.close()
+
+
+def _middle(canvas: Canvas, view: JSON, building: Building[Any] | None, top: float) -> None:
+    """The viewer's hand, then the pyramids waiting to be built (while they are)."""
+    seat = _viewer(view)
+    if seat is not None:
+        top = _hand(canvas, view, seat, building, top)
+    if view["phase"] == "build" and view.get("builder") is not None:
+        _tray(canvas, view, building, top)
+
+
+def _hand(
+    canvas: Canvas, view: JSON, seat: int, building: Building[Any] | None, top: float
+) -> float:
+    hand: list[str] = view["hands"][seat]
+    colour = view["colours"][seat]
+    canvas.text(PAD, top + 18, "Your hand", size=17, bold=True)
+    canvas.text(
+        WIDTH - PAD,
+        top + 18,
+        f"you are {COLOUR_NAMES[colour]}",
+        size=TEXT,
+        fill=MUTED,
+        anchor="end",
+    )
+    row = top + 30
+    if not hand:
+        canvas.text(PAD, row + SLOT / 2 + 5, "empty", size=15, fill=MUTED)
+    _slots(canvas, _kinds(hand), {"data-place": "hand", "data-seat": str(seat)}, building, row)
+    row += SLOT + 10
+    passing = _choice(building, "pass")
+    if passing is not None:
+        _button(canvas, passing, "Pass", row)
+        row += BUTTON_H + 10
+    return row + 6
+
+
+def _tray(canvas: Canvas, view: JSON, building: Building[Any] | None, top: float) -> None:
+    kinds = _kinds(_to_build(view))
+    canvas.text(PAD, top + 18, "To build", size=17, bold=True)
+    left = view["build_max"] - len(view.get("plan", []))
+    canvas.text(
+        WIDTH - PAD,
+        top + 18,
+        f"from the yard; {max(left, 0)} more to place",
+        size=TEXT,
+        fill=MUTED,
+        anchor="end",
+    )
+    row = top + 30
+    if not kinds:
+        canvas.text(PAD, row + SLOT / 2 + 5, "all placed", size=15, fill=MUTED)
+    for start in range(0, max(len(kinds), 1), 6):
+        _slots(canvas, kinds[start : start + 6], {"data-place": "to-build"}, building, row)
+        row += SLOT + SLOT_GAP
+    auto = _choice(building, "auto")
+    if auto is not None:
+        _button(canvas, auto, "Let the referee build", row + 2)
+
+
+def _slots(
+    canvas: Canvas,
+    kinds: list[tuple[str, int]],
+    where: dict[str, str],
+    building: Building[Any] | None,
+    top: float,
+) -> None:
+    """A row of pyramids, one slot a kind (its count when more than one): a target
+    where choosing it is a step of the move being built."""
+    pending = _pending_pyramid(building)
+    for k, (piece, count) in enumerate(kinds):
+        x = PAD + k * (SLOT + SLOT_GAP)
+        choice = _choice(building, piece)
+        if choice is not None:
+            canvas.target(choice)
+            ring_box(canvas, x, top, SLOT, SLOT)
         else:
-            canvas.open({"class": "hidden-hand", "data-seat": seat})
-            canvas.text(330, y + 35, _hidden_hand(hand), size=14)
+            canvas.rect(x, top, SLOT, SLOT, fill="#ffffff", stroke=LINE, rx=6)
+        data = {**where, "data-pyramid": piece, "data-count": str(count)}
+        _pyramid(canvas, x + SLOT / 2, top + SLOT / 2, SCALE[piece[0]] * 50, piece, data)
+        if count > 1:
+            # How many of the kind: a tag on the slot's corner, clear of the pyramid.
+            canvas.rect(x + SLOT - 22, top - 8, 28, 19, fill="#ffffff", stroke=INK, rx=9.5)
+            canvas.text(
+                x + SLOT - 8,
+                top + 6,
+                f"\N{MULTIPLICATION SIGN}{count}",
+                size=TEXT,
+                anchor="middle",
+                bold=True,
+            )
+        if choice is not None:
             canvas.close()
-        canvas.text(
-            WIDTH - 44,
-            y + 37,
-            str(totals.get(colour, 0)),
-            size=22,
-            anchor="end",
-        )
-    bottom = top + len(view["colours"]) * (SEAT_H + 8) + 24
+        if piece == pending:
+            chosen_box(canvas, x - 2, top - 2, SLOT + 4, SLOT + 4)
+
+
+def _pending_pyramid(building: Building[Any] | None) -> str | None:
+    """The pyramid chosen last, still waiting for its cell."""
+    if building is None or len(building.steps) % 2 == 0 or building.steps[0] in ("pass", "auto"):
+        return None
+    return building.steps[-1]
+
+
+def _button(canvas: Canvas, choice: Choice, label: str, top: float) -> None:
+    canvas.target(choice)
+    ring_box(canvas, PAD, top, WIDTH - 2 * PAD, BUTTON_H)
+    canvas.text(WIDTH / 2, top + BUTTON_H / 2 + 6, label, size=17, anchor="middle", bold=True)
+    canvas.close()
+
+
+def _grid_targets(
+    canvas: Canvas, yard: _Grid, palace: _Grid, view: JSON, building: Building[Any]
+) -> None:
+    """The cells that may be chosen (drawn last, on top), and the plan's cells so far."""
+    grid = palace if view["phase"] == "build" else yard
+    for step in view.get("plan", []):
+        left, top, side, _ = palace.box(step.split("@")[1], 2)
+        chosen_box(canvas, left, top, side, side)
+    for choice in building.choices:
+        if "," not in choice.step:
+            continue
+        left, top, side, _ = grid.box(choice.step, 3)
+        target_box(canvas, left, top, side, side, choice)
+
+
+def _seats(canvas: Canvas, view: JSON, names: list[str], top: float) -> None:
+    totals = _points(view)
+    canvas.text(PAD, top - 12, "Players", size=17, bold=True)
+    canvas.text(WIDTH - PAD, top - 12, "points", size=TEXT, fill=MUTED, anchor="end")
+    for seat, colour in enumerate(view["colours"]):
+        _seat(canvas, view, names[seat], seat, top + seat * (SEAT_H + 8), totals.get(colour, 0))
+    bottom = top + len(view["colours"]) * (SEAT_H + 8) + 16
     pool = view["pool"]
     canvas.text(
-        30,
+        PAD,
         bottom,
-        f"Pool: {pool['S']} small, {pool['M']} medium, {pool['L']} large.   "
-        f"Out of the game: {view['out_of_game']}.   Cells are x,y: x across, y upwards.",
-        size=13,
+        f"Pool: {pool['S']} small, {pool['M']} medium, {pool['L']} large",
+        size=TEXT,
+        fill=MUTED,
+    )
+    canvas.text(
+        PAD,
+        bottom + 20,
+        f"Out of the game: {view['out_of_game']}. Cells are x,y; y goes up.",
+        size=TEXT,
         fill=MUTED,
     )
 
 
+def _seat(canvas: Canvas, view: JSON, name: str, seat: int, y: float, points: int) -> None:
+    colour = view["colours"][seat]
+    acting = seat == view.get("turn", view.get("builder"))
+    canvas.rect(
+        PAD,
+        y,
+        WIDTH - 2 * PAD,
+        SEAT_H,
+        fill="#ffffff" if acting else "#f6f4ef",
+        stroke=PYRAMID_COLOURS[colour] if acting else LINE,
+        stroke_width=2.5 if acting else 1,
+        rx=8,
+    )
+    pyramid(canvas, PAD + 24, y + 24, 28, PYRAMID_COLOURS[colour], {"class": "seat-colour"})
+    canvas.text(PAD + 48, y + 22, name, size=15, bold=True)
+    tags = [COLOUR_NAMES[colour]]
+    if seat == view["marker"]:
+        tags.append("holds the marker")
+    if seat == view.get("last_placer"):
+        tags.append("placed last")
+    if seat in view.get("resigned", []):
+        tags.append("resigned")
+    canvas.text(PAD + 48, y + 40, ", ".join(tags), size=TEXT, fill=MUTED)
+    hand = view["hands"][seat]
+    if isinstance(hand, list):
+        canvas.text(PAD + 48, y + 57, "Hand: shown above", size=TEXT, fill=MUTED)
+    else:
+        canvas.open({"class": "hidden-hand", "data-seat": seat})
+        canvas.text(PAD + 48, y + 57, _hidden_hand(hand), size=TEXT)
+        canvas.close()
+    canvas.text(WIDTH - PAD - 12, y + 30, str(points), size=22, anchor="end", bold=True)
+
+
 def _hidden_hand(hand: dict[str, int]) -> str:
-    return f"{hand['S']} small, {hand['M']} medium, {hand['L']} large (hidden)"
+    return f"Hand: {hand['S']} small, {hand['M']} medium, {hand['L']} large"
 
 
 def _grid_text(grid: dict[str, list[str]]) -> list[str]:

@@ -8,6 +8,7 @@ need not add up to the whole game's pyramids).
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -16,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import games
+from referee import games, render
 from referee.engine import BadOptions, Breakdown, IllegalMove, Resign, ScoreLine
-from referee.games import ice_palace_solver
+from referee.games import ice_palace, ice_palace_solver
 from referee.games.ice_palace import (
     BUILD,
     GAME,
@@ -672,3 +673,142 @@ def test_the_breakdown_gives_each_palace_stack_to_the_colour_on_top() -> None:
 
 def _sums(lines: Breakdown) -> tuple[int, ...]:
     return tuple(sum(line.points for line in seat_lines) for seat_lines in lines)
+
+
+# -- building a move on the board -----------------------------------------------------
+
+
+def walk_first(state: State, seat: int, pick: int = 0) -> tuple[tuple[str, ...], Any]:
+    """The steps and the move reached by always taking choice `pick` (or the last)."""
+    taken: tuple[str, ...] = ()
+    built = GAME.build(state, seat, taken)
+    while built.move is None:
+        choice = built.choices[min(pick, len(built.choices) - 1)]
+        taken = (*taken, choice.step)
+        built = GAME.build(state, seat, taken)
+    return taken, built.move
+
+
+def test_in_the_yard_a_pyramid_of_the_hand_then_its_cell_or_a_pass() -> None:
+    state = position(
+        ["Sr Lr Sk", "Sy My Ly", "Sg Mg Lg"], yard={(0, 0): "Mr"}, turn=0, last_placer=1
+    )
+    first = GAME.build(state, 0, ())
+    # The black small can only ever lead; the large covers, the red small founds.
+    assert [c.step for c in first.choices] == ["Sr", "Lr", "pass"]
+    assert first.move is None and "pass" in first.prompt
+    assert GAME.build(state, 0, ("pass",)).move == Pass()
+    cells = GAME.build(state, 0, ("Sr",))
+    assert [c.step for c in cells.choices] == ["-1,0", "0,-1", "0,1", "1,0"]
+    placed = GAME.build(state, 0, ("Sr", "1,0"))
+    assert placed.move == Place("Sr", 1, 0) and not placed.choices
+    assert placed.view["yard"]["1,0"] == ["Sr"]
+    assert placed.view["hands"][0] == ["Lr", "Sk"]
+    assert placed.view["hands"][1] == {"S": 1, "M": 1, "L": 1}
+    for bad in (("Sk",), ("Sr", "2,0"), ("pass", "Sr")):
+        with pytest.raises(IllegalMove) as caught:
+            GAME.build(state, 0, bad)
+        assert caught.value.code == "bad_step"
+    with pytest.raises(IllegalMove):
+        GAME.build(state, 1, ())
+
+
+def test_the_lead_cannot_pass_on_the_board() -> None:
+    state = position(["Sr Lk", "Sy", "Sg"])
+    first = GAME.build(state, 0, ())
+    assert [c.step for c in first.choices] == ["Sr", "Lk"]
+    assert [c.step for c in GAME.build(state, 0, ("Lk",)).choices] == ["0,0"]
+
+
+def test_the_builder_is_offered_only_steps_that_keep_the_plan_maximal() -> None:
+    # Both can be placed: the large first, the medium on it. The medium first
+    # would leave the red large nothing to cover and no red to found beside.
+    state = build_position({(0, 0): "Mg Lr", (1, 0): "Sk"}, {})
+    assert state.build_max == 2
+    first = GAME.build(state, 0, ())
+    assert [c.step for c in first.choices] == ["Lr", "auto"]
+    assert first.move is None and "2 more to place" in first.prompt
+    with pytest.raises(IllegalMove) as caught:
+        GAME.build(state, 0, ("Mg",))
+    assert caught.value.code == "bad_step"
+    assert [c.step for c in GAME.build(state, 0, ("Lr",)).choices] == ["0,0"]
+    large = GAME.build(state, 0, ("Lr", "0,0"))
+    assert large.view["palace"] == {"0,0": ["Lr"]}
+    assert large.view["plan"] == ["Lr@0,0"]
+    assert large.view["yard"] == {"0,0": ["Mg"], "1,0": ["Sk"]}
+    assert [c.step for c in large.choices] == ["Mg"] and large.move is None
+    done = GAME.build(state, 0, ("Lr", "0,0", "Mg", "0,0"))
+    assert done.move == Build((Place("Lr", 0, 0), Place("Mg", 0, 0)))
+    assert not done.choices and done.view["palace"] == {"0,0": ["Lr", "Mg"]}
+    GAME.play(state, 0, done.move)
+    auto = GAME.build(state, 0, ("auto",))
+    assert auto.move == Build(auto=True) and not auto.choices
+    with pytest.raises(IllegalMove):
+        GAME.build(state, 0, ("auto", "Lr"))
+
+
+def test_without_the_solver_the_known_plan_still_leads_to_a_maximal_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The RULINGS: past the search's budget, a step is offered when the plan
+    # known so far can follow it; a walk through the choices never gets stuck.
+    state = build_position(
+        {(0, 0): "Sr Mw Lg", (1, 0): "Sy My Ly", (0, 1): "Mg Lr"}, {(0, 0): "Lg", (1, 0): "Ly"}
+    )
+    ice_palace._completion.cache_clear()
+    monkeypatch.setattr(ice_palace_solver, "completes", lambda tops, pieces, need: None)
+    try:
+        for pick in range(4):
+            _, move = walk_first(state, 0, pick)
+            GAME.play(state, 0, move)
+    finally:
+        ice_palace._completion.cache_clear()
+
+
+@playouts
+@given(seed=seeds, chooser=seeds, walk=seeds)
+def test_random_walks_through_a_build_end_in_a_maximal_plan(
+    seed: str, chooser: str, walk: str
+) -> None:
+    wander = Rng(walk)
+    builds = [
+        step.state
+        for step in steps(GAME, 3, {}, seed, Rng(chooser))
+        if step.state.phase == BUILD and step.state.turn != NOBODY and step.state.build_max
+    ]
+    for state in builds[:3]:
+        built = GAME.build(state, state.turn, ())
+        while built.move is None:
+            options = [c for c in built.choices if c.step != "auto"]
+            built = GAME.build(
+                state, state.turn, (*built.steps, options[wander.below(len(options))].step)
+            )
+        assert isinstance(built.move, Build) and len(built.move.steps) >= state.build_max
+        GAME.play(state, state.turn, built.move)
+
+
+def test_the_board_draws_each_choice_as_one_target_and_its_text_reads_on_a_phone() -> None:
+    """The picture's targets are exactly the choices; at 390 px (the board shown
+    358 px wide) no text is under 11 px, and every target is large enough to tap."""
+    names = ["Ann", "Bob", "Cy"]
+    wander = Rng("targets")
+    for step in list(steps(GAME, 3, {}, "5eed", Rng("c")))[::4]:
+        state = step.state
+        if state.turn == NOBODY:
+            continue
+        built = GAME.build(state, state.turn, ())
+        for _ in range(3):
+            root = ET.fromstring(render.render_svg("ice_palace", built.view, names, None, built))
+            scale = 358 / float(root.get("viewBox", "").split()[2])
+            targets = [e for e in root.iter() if e.get("data-step") is not None]
+            assert sorted(e.get("data-step", "") for e in targets) == sorted(
+                c.step for c in built.choices
+            )
+            fonts = [float(e.get("font-size", 0)) for e in root.iter() if e.tag.endswith("text")]
+            assert min(fonts) * scale >= 11
+            rings = [e for e in root.iter() if e.get("class") == "ring"]
+            assert all(float(e.get("width", 0)) * scale >= 22 for e in rings)
+            if not built.choices or built.move is not None:
+                break
+            chosen = built.choices[wander.below(len(built.choices))]
+            built = GAME.build(state, state.turn, (*built.steps, chosen.step))

@@ -21,7 +21,14 @@ from dataclasses import astuple
 import pytest
 
 from referee.games import ice_palace_solver
-from referee.games.ice_palace_solver import Cell, Piece, final_covers, random_plan, solve
+from referee.games.ice_palace_solver import (
+    Cell,
+    Piece,
+    completes,
+    final_covers,
+    random_plan,
+    solve,
+)
 from referee.rng import Rng
 
 NEAR = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -191,6 +198,22 @@ def test_bounds_greedy_and_exact_search_each_hold_alone(generate: Generator, cas
         if target:
             plan = ice_palace_solver._plan(target, search.found, letters, True)
             check_plan(tops, pieces, plan.steps)
+
+
+@pytest.mark.parametrize(("generate", "cases"), GENERATORS, ids=[g.__name__ for g, _ in GENERATORS])
+def test_completes_finds_a_plan_for_every_count_up_to_the_truth_and_none_past_it(
+    generate: Generator, cases: int
+) -> None:
+    """What the board's builder asks: can this many more still be placed?"""
+    rng = random.Random("completes " + generate.__name__)
+    for _ in range(cases // 5):
+        tops, pieces = generate(rng)
+        truth = exhaustive(tops, pieces)
+        for need in range(1, truth + 1):
+            plan = completes(tops, pieces, need)
+            assert plan is not None and len(plan.steps) >= need, (tops, pieces, need)
+            check_plan(tops, pieces, plan.steps)
+        assert completes(tops, pieces, truth + 1) is None
 
 
 # -- hand-made cases ------------------------------------------------------------------

@@ -96,6 +96,22 @@ def any_legal_move(table: Table, seat: int) -> str:
     return table.choose.choice(table.legal(seat))
 
 
+def ice_palace_clicks(table: Table, steps: list[str], sendable: bool) -> str | None:
+    """Place rather than pass (sometimes pass); build the first palace pyramid by
+    pyramid, and let the referee build the later ones (one click)."""
+    if sendable or not steps:
+        return None
+    if "auto" in steps:
+        table.notes["builds"] = table.notes.get("builds", 0) + 1
+        if table.notes["builds"] > 1:
+            return "auto"
+        steps = [step for step in steps if step != "auto"]
+    placing = [step for step in steps if step != "pass"]
+    if not placing or ("pass" in steps and table.choose.random() < 0.15):
+        return "pass"
+    return table.choose.choice(placing)
+
+
 @dataclass(frozen=True)
 class Setup:
     players: int
@@ -158,6 +174,7 @@ SETUPS: dict[str, Setup] = {
         clicker=click_a_shortest_solution,
         opponent=answer_the_card,
     ),
+    "ice_palace": Setup(players=3, clicker=ice_palace_clicks),
 }
 
 
