@@ -101,8 +101,20 @@ class Setup:
     opponent: Opponent = any_legal_move
 
 
+def mandala_near(table: Table, steps: list[str], sendable: bool) -> str | None:
+    """One of the nearest pyramids ahead, so that the game lasts past the mid screenshot."""
+    if sendable or not steps:
+        return None
+    return table.choose.choice(sorted(steps, key=int)[:6])
+
+
+def mandala_near_by_api(table: Table, seat: int) -> str:
+    return table.choose.choice(table.legal(seat)[:6])
+
+
 SETUPS: dict[str, Setup] = {
     "subdivision": Setup(players=2),
+    "mandala": Setup(players=2, clicker=mandala_near, opponent=mandala_near_by_api),
 }
 
 
