@@ -56,6 +56,8 @@ import marshmallow
 from referee.engine import (
     JSON,
     Breakdown,
+    Building,
+    Choice,
     Game,
     IllegalMove,
     Played,
@@ -64,6 +66,7 @@ from referee.engine import (
     ScoreLine,
     not_your_turn,
     rank,
+    walk,
 )
 from referee.rng import Rng
 
@@ -382,6 +385,25 @@ class Mandala(Game[State, Move]):
         winner = max(staying, key=lambda seat: (state.scores[seat], state.pawns[seat]))
         return Result(state.scores, (winner,))
 
+    # -- building a move on the board -----------------------------------
+
+    def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
+        """One step: the index of a pyramid ahead of the pawn, which it takes."""
+        self._check_turn(state, seat)
+        view = self.view(state, seat)
+        paths: list[tuple[Sequence[Choice], Move]] = [
+            ((Choice(str(take.index), _take_label(view["path"][take.index], take.index)),), take)
+            for take in self.legal_moves(state, seat)
+            if isinstance(take, Take)
+        ]
+        choices, move = walk(paths, steps)
+        if isinstance(move, Take):
+            _preview(view, seat, move.index)
+            prompt = "Play the move, or undo"
+        else:
+            prompt = "Choose a pyramid to take"
+        return Building(tuple(steps), choices, move, view, prompt)
+
     # -- notation and JSON ------------------------------------------------
 
     def parse(self, text: str, options: JSON | None = None) -> Move:
@@ -459,6 +481,31 @@ class MandalaV1(Mandala):
         if state.to_move != OVER:
             return None
         return rank(state.scores, state.resigned)
+
+
+def _take_label(kind: str, index: int) -> str:
+    """A target's name, as a screen reader says it: "Take the large red pyramid at 17"."""
+    return f"Take the {_SIZE_NAMES[kind[0]]} {_COLOUR_NAMES[kind[1]]} pyramid at {index}"
+
+
+def _preview(view: JSON, seat: int, index: int) -> None:
+    """`view` with the pawn of `seat` moved to `index` and its pyramid taken.
+
+    Step 2 of the turn is shown too, since it is certain: what every pawn
+    still in the game has now passed goes to the eye. Scoring, and the
+    sweep of a last racer, are left to the move itself.
+    """
+    path = view["path"]
+    kind = path[index]
+    path[index] = None
+    view["pawns"][seat] = index
+    held = view["collections"][seat]
+    held[kind] = held.get(kind, 0) + 1
+    rear = min(pawn for s, pawn in enumerate(view["pawns"]) if s not in view["resigned"])
+    for passed in range(max(rear, 0)):
+        if path[passed] is not None:
+            view["eye"][path[passed]] = view["eye"].get(path[passed], 0) + 1
+            path[passed] = None
 
 
 def _counts(counts: tuple[int, ...]) -> dict[str, int]:

@@ -662,6 +662,46 @@ def test_random_move_refuses_a_seat_not_to_move() -> None:
     assert caught.value.code == "not_your_turn"
 
 
+# -- building a move on the board -----------------------------------------------
+
+
+def test_a_move_is_built_by_one_click_on_a_pyramid_ahead_of_the_pawn() -> None:
+    state = build({3: "Lr", 5: "Sk", 9: "Mg"}, [4, 1], to_move=0)
+    started = GAME.build(state, 0, ())
+    assert [(c.step, c.label) for c in started.choices] == [
+        ("5", "Take the small black pyramid at 5"),
+        ("9", "Take the medium green pyramid at 9"),
+    ]
+    assert started.move is None and started.view == GAME.view(state, 0)
+    built = GAME.build(state, 0, ("9",))
+    assert (
+        built.move == Take(9) and built.choices == () and built.prompt == "Play the move, or undo"
+    )
+    assert built.view["pawns"] == [9, 1] and built.view["path"][9] is None
+    assert built.view["collections"][0] == {"Mg": 1}
+    # Seat 1's pawn on 1 still keeps index 3 from the eye.
+    assert built.view["path"][3] == "Lr" and built.view["eye"] == GAME.view(state, 0)["eye"]
+    for refused_step in ("3", "4", "75", "x"):
+        with pytest.raises(IllegalMove) as caught:
+            GAME.build(state, 0, (refused_step,))
+        assert caught.value.code == "bad_step"
+    with pytest.raises(IllegalMove) as caught:
+        GAME.build(state, 1, ())
+    assert caught.value.code == "not_your_turn"
+
+
+@pytest.mark.parametrize("game", [GAME, GAME_V1], ids=["v2", "v1"])
+def test_the_preview_shows_the_pawn_the_take_and_the_eye_as_the_move_leaves_them(
+    game: Any,
+) -> None:
+    state = build({3: "Lr", 5: "Sk", 9: "Mg"}, [4, 1], to_move=1)
+    built = game.build(state, 1, ("5",))
+    played = game.view(game.play(state, 1, built.move), 1)
+    for field in ("path", "pawns", "collections", "eye"):
+        assert built.view[field] == played[field], field
+    assert built.view["eye"]["Lr"] == GAME.view(state, 1)["eye"].get("Lr", 0) + 1
+
+
 # -- the breakdown -------------------------------------------------------------
 
 

@@ -158,6 +158,17 @@ def answer_the_card(table: Table, seat: int) -> str:
     return " ".join(shown_name(order, view["names"]) for order in orders)
 
 
+def mandala_near(table: Table, steps: list[str], sendable: bool) -> str | None:
+    """One of the nearest pyramids ahead, so that the game lasts past the mid screenshot."""
+    if sendable or not steps:
+        return None
+    return table.choose.choice(sorted(steps, key=int)[:6])
+
+
+def mandala_near_by_api(table: Table, seat: int) -> str:
+    return table.choose.choice(table.legal(seat)[:6])
+
+
 SETUPS: dict[str, Setup] = {
     "subdivision": Setup(players=2),
     # A small mandala whose hands space is soon covered: a short game to its end.
@@ -175,6 +186,7 @@ SETUPS: dict[str, Setup] = {
         opponent=answer_the_card,
     ),
     "ice_palace": Setup(players=3, clicker=ice_palace_clicks),
+    "mandala": Setup(players=2, clicker=mandala_near, opponent=mandala_near_by_api),
 }
 
 
