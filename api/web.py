@@ -58,7 +58,7 @@ from api.expensive import taking_turns
 from api.rules import describe
 from api.schemas import PlayerIn
 from referee import games, render
-from referee.engine import Building, IllegalMove, Played
+from referee.engine import Building, Played
 from referee.games import AnyGame
 from referee.names import shown as shown_name
 from referee.replay import SEALED_NOTATION, envelope
@@ -713,10 +713,7 @@ def _first_steps(page: _PageReads) -> Building[Any] | None:
     """The choices of a move built on the board, where this browser's seat may move now."""
     if not _acting(page) or page.seat is None:
         return None
-    try:
-        return page.rules.build(page.head, page.seat, ())
-    except IllegalMove:
-        return None
+    return page.rules.build(page.head, page.seat, ())
 
 
 def _building_key(page: _PageReads) -> str:

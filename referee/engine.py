@@ -414,6 +414,7 @@ class Game(ABC, Generic[S, M]):
 
     # -- building a move on the board -----------------------------------
 
+    @abstractmethod
     def build(self, state: S, seat: int, steps: Sequence[str]) -> Building[M]:
         """The move `seat` builds by taking `steps` in order, each one of the
         choices the steps before it offered; raises `IllegalMove` (`bad_step`
@@ -421,7 +422,6 @@ class Game(ABC, Generic[S, M]):
         act). With no steps: the first choices. Every legal move can be built
         (contract tests walk the choices), and every move built is legal.
         """
-        raise IllegalMove("not_buildable", f"{self.title} moves are not built on the board yet")
 
     # -- notation and JSON ------------------------------------------------
 
