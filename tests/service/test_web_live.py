@@ -138,6 +138,8 @@ def test_a_seat_page_follows_the_game_live(
 
     # Typing a move when the game ends under it: what was typed is not thrown away.
     desk = pages[0]
+    # With the script, the move as text is folded under the board's builder.
+    desk.click("details.as-text summary")
     desk.fill("#notation", "half a mov")
     desk.focus("#notation")
     resigned = requests.post(
