@@ -870,7 +870,8 @@ def _shorten(text: str) -> str:
 PASS_STEP = "pass"
 AUTO_STEP = "auto"
 _SIZE_WORDS = {"S": "small", "M": "medium", "L": "large"}
-_COLOUR_WORDS = {
+# The colours' names, as labels and pictures say them.
+COLOUR_WORDS = {
     "r": "red",
     "y": "yellow",
     "g": "green",
@@ -884,7 +885,7 @@ _CELL_STEP = re.compile(r"(-?\d{1,6}),(-?\d{1,6})")
 
 
 def _words(pyramid: str) -> str:
-    return f"{_SIZE_WORDS[pyramid[0]]} {_COLOUR_WORDS[pyramid[1]]}"
+    return f"{_SIZE_WORDS[pyramid[0]]} {COLOUR_WORDS[pyramid[1]]}"
 
 
 def _cell_step(cell: tuple[int, int]) -> str:

@@ -10,17 +10,6 @@ from referee.names import shown as names_shown
 # A text board fits any mail client's plain-text view.
 TEXT_WIDTH = 72
 
-COLOUR_NAMES = {
-    "r": "red",
-    "y": "yellow",
-    "g": "green",
-    "b": "blue",
-    "p": "purple",
-    "o": "orange",
-    "k": "black",
-    "w": "white",
-}
-
 
 def seat_name(names: Sequence[str] | None, seat: int) -> str:
     """The seat's player name, or `Seat N` (seats count from 0, as in the API).

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.engine import JSON, Building, Choice
-from referee.render.common import COLOUR_NAMES, board_text, clip, column, seat_name
+from referee.games.ice_palace import COLOUR_WORDS
+from referee.render.common import board_text, clip, column, seat_name
 from referee.render.svg import (
     INK,
     LINE,
@@ -412,7 +413,7 @@ def _hand(
     canvas.text(
         WIDTH - PAD,
         top + 18,
-        f"you are {COLOUR_NAMES[colour]}",
+        f"you are {COLOUR_WORDS[colour]}",
         size=TEXT,
         fill=MUTED,
         anchor="end",
@@ -557,7 +558,7 @@ def _seat(canvas: Canvas, view: JSON, name: str, seat: int, y: float, points: in
     )
     pyramid(canvas, PAD + 24, y + 24, 28, PYRAMID_COLOURS[colour], {"class": "seat-colour"})
     canvas.text(PAD + 48, y + 22, name, size=15, bold=True)
-    tags = [COLOUR_NAMES[colour]]
+    tags = [COLOUR_WORDS[colour]]
     if seat == view["marker"]:
         tags.append("holds the marker")
     if seat == view.get("last_placer"):

@@ -24,9 +24,7 @@ from referee.engine import JSON, Building, Choice
 from referee.games.mandala_stones import CIRCLE_STACKS, DIRECTIONS, STACK_CELLS
 from referee.render.common import board_text, clip, column, seat_name
 from referee.render.svg import (
-    LINE,
     MUTED,
-    SEAT_COLOURS,
     TARGET,
     Canvas,
     chosen_box,
@@ -35,6 +33,7 @@ from referee.render.svg import (
     number,
     open_ghost,
     ring_box,
+    seat_panel,
     shade,
     spiral,
     target_box,
@@ -331,18 +330,7 @@ def _seat_board(
 ) -> None:
     x = MARGIN
     moving = view.get("to_move") == seat
-    colour = SEAT_COLOURS[seat]
-    canvas.rect(
-        x,
-        y,
-        PANEL_W,
-        PANEL_H,
-        fill="#ffffff" if moving else "#f7f3ea",
-        stroke=colour if moving else LINE,
-        stroke_width=2.5 if moving else 1,
-        rx=8,
-    )
-    canvas.rect(x, y, 8, PANEL_H, fill=colour, rx=3)
+    seat_panel(canvas, x, y, PANEL_W, PANEL_H, seat, moving)
     label = clip(seat_name(names, seat), 16)
     if seat in view.get("resigned", []):
         label += " (out)"

@@ -23,6 +23,7 @@ from referee.render.svg import (
     mark_box,
     pyramid,
     ring_box,
+    seat_panel,
     target_box,
 )
 
@@ -175,17 +176,7 @@ def _panel(
     stash = view["stash"][seat]
     colour = SEAT_COLOURS[seat]
     moving = view.get("to_move") == seat
-    canvas.rect(
-        x,
-        y,
-        PANEL_WIDTH,
-        PANEL_HEIGHT,
-        fill="#ffffff" if moving else "#f7f3ea",
-        stroke=colour if moving else LINE,
-        stroke_width=2.5 if moving else 1,
-        rx=8,
-    )
-    canvas.rect(x, y, 8, PANEL_HEIGHT, fill=colour, rx=3)
+    seat_panel(canvas, x, y, PANEL_WIDTH, PANEL_HEIGHT, seat, moving)
     label = clip(seat_name(names, seat), 12)
     if seat in set(view.get("resigned", [])):
         label = clip(label, 6) + " (out)"

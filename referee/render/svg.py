@@ -306,6 +306,25 @@ def seat_token(canvas: Canvas, cx: float, cy: float, r: float, seat: int, data: 
     canvas.close()
 
 
+def seat_panel(
+    canvas: Canvas, x: float, y: float, width: float, height: float, seat: int, moving: bool
+) -> None:
+    """A seat's card under a board: white with an edge in its colour while it is
+    to move, a colour strip down its left side."""
+    colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+    canvas.rect(
+        x,
+        y,
+        width,
+        height,
+        fill="#ffffff" if moving else "#f7f3ea",
+        stroke=colour if moving else LINE,
+        stroke_width=2.5 if moving else 1,
+        rx=8,
+    )
+    canvas.rect(x, y, 8, height, fill=colour, rx=3)
+
+
 # What the last move changed: a pale gold halo with an amber edge, a colour no
 # piece is drawn in, so that a marked piece keeps its own colour.
 HALO = "#fff0c2"
