@@ -6,8 +6,9 @@ when the tests run as root with apt-get, and otherwise the run stops with
 the line to type (tests/servers.py, `chromium`). It is never skipped.
 
 One whole Mandala game is created in the lobby and played to its end
-through the pages, each seat in its own browser profile (one of them with
-JavaScript off), each opening its personal link from another site as a
+through the pages, each seat in its own browser profile (one clicking on
+the board, the other with JavaScript off choosing among the move buttons),
+each opening its personal link from another site as a
 mail reader would; then the history is stepped through backwards. The
 spectator's page source is checked for the seed while the game runs, and
 an Ice Palace game's spectator page for the players' hands. The other four
@@ -163,11 +164,18 @@ def test_a_whole_game_through_the_pages(
         (seat,) = summary["to_act"]
         page = seats[seat]
         page.goto(game_url)
-        buttons = page.locator("button.move")
-        assert buttons.count() > 0, page.content()
         if played == 0:
             page.screenshot(path=artifacts / "seat-to-move.png", full_page=True)
-        buttons.nth(choose.randrange(buttons.count())).click()
+        if seat == 0:
+            # With JavaScript: a pyramid on the board, then Play.
+            targets = page.locator("#board svg [data-step]")
+            assert targets.count() > 0, page.content()
+            targets.nth(choose.randrange(targets.count())).click()
+            page.click("#build-send:enabled")
+        else:
+            buttons = page.locator("button.move")
+            assert buttons.count() > 0, page.content()
+            buttons.nth(choose.randrange(buttons.count())).click()
         page.wait_for_url(re.compile(r".*\?sub=[0-9a-f]+$"))
         assert "was accepted as move" in page.inner_text("#answer")
         if played == 0:
