@@ -337,6 +337,7 @@ def _base_context(
         "due_at": None,
         "quiet_until": _quiet_until(row),
         "problem": row.payload.get("reason"),
+        "waiting_for": [],
         "personal_link": None,
         "unsubscribe": None,
     }
@@ -405,6 +406,8 @@ def _kind_context(
         found["legal"], found["legal_counts"] = grouped_moves(rules, moves, MAX_LISTED)
     if kind == OutboxKind.ROUND_OVER:
         found["round"] = _round_lines(rules, shown.state, names)
+    if kind == OutboxKind.REMATCH:
+        found["waiting_for"] = [names[seat] for seat in row.payload.get("waiting_for", [])]
     if kind == OutboxKind.GAME_OVER:
         found["result"] = _result_lines(game, names)
         found["seed"] = wording.wrapped("The seed was", game.seed or "")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from referee.queue import DECIDE
 from referee.store.deciding import Decided
+from referee.store.tables import Game
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -35,6 +36,9 @@ class Published:
     to_decide: list[str] = field(default_factory=list)
     # Whether notices were written that are due to be sent now.
     news: bool = False
+    # Rematches every seat has accepted: the finished game and the id claimed
+    # for the new one, which the use case starts once committed.
+    rematches: list[tuple[Game, str]] = field(default_factory=list)
 
 
 def publish(referee: Referee, what: Published) -> None:

@@ -55,22 +55,30 @@ def accept_rematch(referee: Referee, game_id: str, seat: SeatToken | KnownSeat) 
         game = rematches.locked(session, game_id)
         if game is None:
             raise refusals.NotFound.game()
-        number = seat_of(session, game.id, seat)
-        if game.status != GameStatus.OVER:
-            raise refusals.StillInPlay("a rematch is offered once the game is over")
-        rematches.accept(session, game.id, number, clock.now())
-        standing = rematch_of(session, game)
-        claimed = None
-        if not standing.waiting_for and standing.game_id is None:
-            claimed = new_id()
-            rematches.claim(session, game.id, claimed, clock.now())
+        standing, claimed = record_acceptance(session, game, seat_of(session, game.id, seat))
     if claimed is not None:
-        _start(referee, game, claimed)
-        standing = Rematch(standing.seats, standing.accepted, claimed)
+        start_rematch(referee, game, claimed)
     return standing
 
 
-def _start(referee: Referee, game: Game, rematch_id: str) -> None:
+def record_acceptance(session: Session, game: Game, seat: int) -> tuple[Rematch, str | None]:
+    """Record that `seat` accepts, in `session`, with the game locked (`rematches.locked`).
+
+    With every seat in, the rematch's id is claimed and returned: the caller
+    starts it (`start_rematch`) once `session` is committed.
+    """
+    if game.status != GameStatus.OVER:
+        raise refusals.StillInPlay("a rematch is offered once the game is over")
+    rematches.accept(session, game.id, seat, clock.now())
+    standing = rematch_of(session, game)
+    if standing.waiting_for or standing.game_id is not None:
+        return standing, None
+    claimed = new_id()
+    rematches.claim(session, game.id, claimed, clock.now())
+    return Rematch(standing.seats, standing.accepted, claimed), claimed
+
+
+def start_rematch(referee: Referee, game: Game, rematch_id: str) -> None:
     """Create the rematch under the id claimed for it; drop the claim if that fails."""
     with referee.db.reading() as session:
         seats = reads.seats(session, game.id)

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from referee.service import answers, consent, refusals
+from referee.service import answers, consent, refusals, rematching
 from referee.service.publishing import Published, publish
 from referee.service.reply_reading import Command, Unread, read_reply
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee.store import addresses, bounces, keys, reads
+from referee.store import addresses, bounces, keys, reads, rematches
 from referee.store.appending import outbox_row, write
 from referee.store.clock import now
 from referee.store.tables import Game, Inbound, OutboxKind, Source
@@ -111,6 +111,8 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
         inbound.outcome = outcome
         session.add(inbound)
     publish(referee, published)
+    for finished, rematch_id in published.rematches:
+        rematching.start_rematch(referee, finished, rematch_id)
     return Taken(outcome, game_id, seat)
 
 
@@ -144,6 +146,25 @@ def _seat_address(
     return game, address
 
 
+def _rematch(
+    session: Session, game: Game, seat: int, answer: dict[str, Any], published: Published
+) -> OutboxKind | None:
+    """The seat accepts a rematch: answered with who is awaited, or refused while the
+    game runs; none when it was the last (the new game's invitation tells it)."""
+    locked = rematches.locked(session, game.id)
+    assert locked is not None
+    try:
+        standing, claimed = rematching.record_acceptance(session, locked, seat)
+    except refusals.StillInPlay as refused:
+        answer["reason"] = refused.reason
+        return OutboxKind.REFUSED
+    if claimed is not None:
+        published.rematches.append((locked, claimed))
+        return None
+    answer["waiting_for"] = list(standing.waiting_for)
+    return OutboxKind.REMATCH
+
+
 def _act(
     session: Session,
     game: Game,
@@ -166,9 +187,11 @@ def _act(
         published.news = True
         return "accepted", None
     answer: dict[str, Any] = {"in_reply_to": reply.message_id}
-    kind = OutboxKind.REFUSED
+    kind: OutboxKind | None = OutboxKind.REFUSED
     if isinstance(read, Unread):
         answer["reason"] = read.problem
+    elif read == Command("rematch"):
+        kind = _rematch(session, game, seat, answer, published)
     elif isinstance(read, Command):
         kind = OutboxKind(read.word)
         answer["version"] = game.version
@@ -185,6 +208,8 @@ def _act(
         submission, _fresh = record_move(session, command)
         published.to_decide.append(submission.id)
         return "submitted", submission.id
+    if kind is None:
+        return "rematch", None
     if not allowed.answer:
         return str(kind), None
     if allowed.quiet_until is not None:

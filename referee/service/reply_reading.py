@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from referee.engine import JSON, IllegalMove, Resign
 from referee.games import AnyGame
 
-COMMANDS = ("accept", "help", "board")
+COMMANDS = ("accept", "help", "board", "rematch")
 # Longer than any move of any game, in words: a window this long is never tried.
 _MAX_WINDOW = 40
 _SHOWN = 80
@@ -40,7 +40,7 @@ _SYMBOLS = frozenset({"So", "Sk", "Me", "Mn"})
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """`accept`, `help` or `board`."""
+    """`accept`, `help`, `board` or `rematch`."""
 
     word: str
 

@@ -59,6 +59,8 @@ class OutboxKind(StrEnum):
     HELP = "help"
     BOARD = "board"
     REFUSED = "refused"
+    # The answer to "rematch" while other seats have yet to accept.
+    REMATCH = "rematch"
     # The benchmark's floor: a row written already sent, never delivered.
     BENCH = "bench"
 
