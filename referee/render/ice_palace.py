@@ -294,13 +294,18 @@ def _palace_note(view: JSON) -> str:
     return f"{count} pyramid{'s' if count != 1 else ''}"
 
 
+def _heading(canvas: Canvas, baseline: float, label: str, note: str) -> None:
+    """A section's name on the left and a note about it on the right, on one line."""
+    canvas.text(PAD, baseline, label, size=17, bold=True)
+    canvas.text(WIDTH - PAD, baseline, note, size=TEXT, fill=MUTED, anchor="end")
+
+
 def _board(canvas: Canvas, label: str, grid: _Grid, note: str, faint: bool) -> None:
     """A grid with its stacks; `faint`: black and white have left the game."""
     x0, _, _, y1 = grid.bounds
     cell, ox, oy = grid.cell, grid.left, grid.top
     width, height = grid.columns * cell, grid.rows * cell
-    canvas.text(PAD, oy - 14, label, size=17, bold=True)
-    canvas.text(WIDTH - PAD, oy - 14, note, size=TEXT, fill=MUTED, anchor="end")
+    _heading(canvas, oy - 14, label, note)
     canvas.rect(ox - 3, oy - 3, width + 6, height + 6, fill=ICE, stroke=ICE_EDGE, rx=5)
     for col in range(grid.columns):
         for row in range(grid.rows):
@@ -409,15 +414,7 @@ def _hand(
 ) -> float:
     hand: list[str] = view["hands"][seat]
     colour = view["colours"][seat]
-    canvas.text(PAD, top + 18, "Your hand", size=17, bold=True)
-    canvas.text(
-        WIDTH - PAD,
-        top + 18,
-        f"you are {COLOUR_WORDS[colour]}",
-        size=TEXT,
-        fill=MUTED,
-        anchor="end",
-    )
+    _heading(canvas, top + 18, "Your hand", f"you are {COLOUR_WORDS[colour]}")
     row = top + 30
     if not hand:
         canvas.text(PAD, row + SLOT / 2 + 5, "empty", size=15, fill=MUTED)
@@ -432,16 +429,8 @@ def _hand(
 
 def _tray(canvas: Canvas, view: JSON, building: Building[Any] | None, top: float) -> None:
     kinds = _kinds(_to_build(view))
-    canvas.text(PAD, top + 18, "To build", size=17, bold=True)
     left = view["build_max"] - len(view.get("plan", []))
-    canvas.text(
-        WIDTH - PAD,
-        top + 18,
-        f"from the yard; {max(left, 0)} more to place",
-        size=TEXT,
-        fill=MUTED,
-        anchor="end",
-    )
+    _heading(canvas, top + 18, "To build", f"from the yard; {max(left, 0)} more to place")
     row = top + 30
     if not kinds:
         canvas.text(PAD, row + SLOT / 2 + 5, "all placed", size=15, fill=MUTED)
@@ -521,8 +510,7 @@ def _grid_targets(
 
 def _seats(canvas: Canvas, view: JSON, names: list[str], top: float) -> None:
     totals = _points(view)
-    canvas.text(PAD, top - 12, "Players", size=17, bold=True)
-    canvas.text(WIDTH - PAD, top - 12, "points", size=TEXT, fill=MUTED, anchor="end")
+    _heading(canvas, top - 12, "Players", "points")
     for seat, colour in enumerate(view["colours"]):
         _seat(canvas, view, names[seat], seat, top + seat * (SEAT_H + 8), totals.get(colour, 0))
     bottom = top + len(view["colours"]) * (SEAT_H + 8) + 16
