@@ -65,6 +65,7 @@ class Problem(Exception):
 REFUSALS: dict[type[refusals.Refusal], tuple[int, str]] = {
     refusals.NotFound: (404, "Not found"),
     refusals.Unauthorized: (401, "Unauthorized"),
+    refusals.Forbidden: (403, "Forbidden"),
     refusals.UnknownGame: (422, "Unknown game"),
     refusals.BadPlayers: (422, "Wrong number of players"),
     refusals.BadOptions: (422, "Invalid options"),

@@ -47,6 +47,12 @@ class Unauthorized(Refusal):
     code = "unauthorized"
 
 
+class Forbidden(Refusal):
+    """The caller is known, but its credential does not allow this (a player token's scopes)."""
+
+    code = "forbidden"
+
+
 class UnknownGame(Refusal):
     """The name is not a registered game."""
 

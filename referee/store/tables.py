@@ -15,7 +15,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -61,6 +61,11 @@ class OutboxKind(StrEnum):
     REFUSED = "refused"
     # The answer to "rematch" while other seats have yet to accept.
     REMATCH = "rematch"
+    # A player's one-time sign-in link, and the digest of its games where it is
+    # its turn: told to the player's address, carried by one of its seats
+    # (`referee.service.players`), and threaded apart from the game.
+    SIGN_IN = "sign_in"
+    DIGEST = "digest"
     # The benchmark's floor: a row written already sent, never delivered.
     BENCH = "bench"
 
@@ -138,7 +143,11 @@ class RematchClaim(SQLModel, table=True):
 
 
 class Seat(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat"),
+        # A player's seats are found by its address, compared without case.
+        Index("ix_seat_address", text("lower(email)")),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
@@ -194,6 +203,79 @@ class Address(SQLModel, table=True):
     # `REFEREE_MAIL_BOUNCES`: from then on it is not mailed (`referee.store.bounces`).
     bounces: int = 0
     bounced_at: str | None = Field(default=None, max_length=40)
+    # How its player is told of turns (`TurnMail`), at which UTC hours a digest
+    # goes out (None: the default hours), and whether deadline reminders come.
+    turn_mail: str = Field(default="each", max_length=10)
+    digest_hours: list[int] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    reminders: bool = True
+    # The hour (a stamp) whose digest was last written for it: each hour once.
+    digest_hour: str | None = Field(default=None, max_length=40)
+    # When its last sign-in link was mailed (at most one per few minutes).
+    sign_in_at: str | None = Field(default=None, max_length=40)
+
+
+class TurnMail(StrEnum):
+    """How a player hears that it is its turn: a mail each time, a digest, or not at all."""
+
+    EACH = "each"
+    DIGEST = "digest"
+    OFF = "off"
+
+
+class SignIn(SQLModel, table=True):
+    """A one-time sign-in link mailed to a player's address (the store keeps its SHA-256)."""
+
+    __tablename__ = "sign_in"
+    token_hash: str = Field(primary_key=True, max_length=64)
+    address: str = Field(max_length=254, index=True)
+    created_at: str = Field(max_length=40)
+    expires_at: str = Field(max_length=40)
+    used_at: str | None = Field(default=None, max_length=40)
+
+
+class PlayerSession(SQLModel, table=True):
+    """A browser signed in as a player (a cookie's SHA-256); signing out deletes it."""
+
+    __tablename__ = "player_session"
+    token_hash: str = Field(primary_key=True, max_length=64)
+    address: str = Field(max_length=254, index=True)
+    created_at: str = Field(max_length=40)
+    expires_at: str = Field(max_length=40)
+
+
+class PlayerToken(SQLModel, table=True):
+    """A player's personal API token: a name, its scopes, kept hashed, revocable."""
+
+    __tablename__ = "player_token"
+    id: int | None = Field(default=None, primary_key=True)
+    address: str = Field(max_length=254, index=True)
+    name: str = Field(max_length=100)
+    scopes: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    token_hash: str = Field(max_length=64, unique=True)
+    created_at: str = Field(max_length=40)
+    revoked_at: str | None = Field(default=None, max_length=40)
+    last_used_at: str | None = Field(default=None, max_length=40)
+
+
+class Mute(SQLModel, table=True):
+    """A game a player asked not to be mailed about."""
+
+    address: str = Field(primary_key=True, max_length=254)
+    game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=32)
+    created_at: str = Field(max_length=40)
+
+
+class Vacation(SQLModel, table=True):
+    """A player's time away: its deadlines stand still from `starts_at` to `ends_at`
+    (set to the moment it was ended early, when it was)."""
+
+    __table_args__ = (Index("ix_vacation_address_ends", "address", "ends_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    address: str = Field(max_length=254)
+    starts_at: str = Field(max_length=40)
+    ends_at: str = Field(max_length=40)
+    created_at: str = Field(max_length=40)
 
 
 class Move(SQLModel, table=True):

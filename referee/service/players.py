@@ -1,0 +1,110 @@
+"""Who a player is: an address proved by a mailed link, then a session or a personal token.
+
+There are no passwords. A sign-in link proves the address it was mailed
+to and nothing else; the session it opens lives in a cookie whose
+SHA-256 the store keeps. A player token (`rp_...`) is made on `/me`, with
+scopes `read` and/or `play`, and is looked up on every use, so a revoked
+token stops at once in every process. A session may do everything a
+player may; a token only what its scopes allow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from referee.service import refusals
+from referee.store import addresses, keys, player_tokens, players, sessions
+from referee.store.clock import stamp
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    from referee.service import Referee
+
+TOKEN_PREFIX = "rp_"
+READ = "read"
+PLAY = "play"
+# What a signed-in browser may do beyond any token: make and revoke tokens,
+# change settings and vacations.
+MANAGE = "manage"
+SCOPES = (READ, PLAY)
+SESSION_DAYS = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A proved address and what the credential that proved it allows."""
+
+    address: str
+    scopes: frozenset[str]
+
+    def require(self, scope: str) -> None:
+        if scope not in self.scopes:
+            raise refusals.Forbidden(f"this token's scopes do not include {scope!r}")
+
+
+def is_player_token(token: str) -> bool:
+    """Whether a bearer token is a player's (seat tokens never start so)."""
+    return token.startswith(TOKEN_PREFIX)
+
+
+def player_of_token(referee: Referee, token: str) -> Player:
+    """The player whose token this is; refused when none is (forged, revoked, malformed)."""
+    with referee.db.reading() as session:
+        found = player_tokens.by_hash(session, keys.hash_token(token))
+    if found is None:
+        raise refusals.Unauthorized("this player token is not valid (or was revoked)")
+    return Player(found.address, frozenset(found.scopes))
+
+
+def player_of_session(referee: Referee, cookie: str | None) -> Player:
+    """The player a session cookie signs in; refused when it signs in no one."""
+    address = None
+    if cookie:
+        with referee.db.reading() as session:
+            address = sessions.session_address(session, keys.hash_token(cookie), _now())
+    if address is None:
+        raise refusals.Unauthorized("sign in first: ask for a link by mail on /me")
+    return Player(address, frozenset({READ, PLAY, MANAGE}))
+
+
+def open_session(referee: Referee, address: str) -> str:
+    """A new session for a proved address: the cookie's secret, which is not kept."""
+    cookie = keys.new_token()
+    moment = datetime.now(UTC)
+    with referee.db.transaction() as session:
+        sessions.open_session(
+            session,
+            keys.hash_token(cookie),
+            addresses.normal(address),
+            stamp(moment),
+            stamp(moment + timedelta(days=SESSION_DAYS)),
+        )
+    return cookie
+
+
+def sign_out(referee: Referee, cookie: str | None) -> None:
+    """End the session the cookie names (nothing when it names none)."""
+    if cookie:
+        with referee.db.transaction() as session:
+            sessions.end_session(session, keys.hash_token(cookie))
+
+
+def seat_in(session: Session, player: Player, game_id: str, seat: int | None = None) -> int:
+    """The player's seat in a game: the only one it holds, or `seat` among several."""
+    held = players.seat_numbers(session, player.address, game_id)
+    if not held:
+        raise refusals.Unauthorized("you hold no seat in this game")
+    if seat is not None:
+        if seat not in held:
+            raise refusals.Unauthorized(f"you do not hold seat {seat} of this game")
+        return seat
+    if len(held) > 1:
+        raise refusals.BadRequest(f"you hold seats {held} of this game: say which with ?seat=N")
+    return held[0]
+
+
+def _now() -> str:
+    return stamp(datetime.now(UTC))
