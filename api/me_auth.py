@@ -1,0 +1,34 @@
+"""Who the player asking is: a signed-in browser (its session cookie) or a player token."""
+
+from __future__ import annotations
+
+from flask import request
+
+from api.auth import bearer
+from api.context import referee
+from referee.service import refusals
+from referee.service.players import Player, is_player_token, player_of_session, player_of_token
+
+# The cookie of a signed-in browser: HttpOnly, SameSite=Lax, Secure behind https.
+PLAYER_COOKIE = "player"
+
+
+def current_player(scope: str) -> Player:
+    """The player this request comes from, allowed `scope`; 401 or 403 otherwise."""
+    token = bearer()
+    if token is not None:
+        if not is_player_token(token):
+            raise refusals.Unauthorized("this needs a player token (rp_...) or a signed-in browser")
+        player = player_of_token(referee(), token)
+    else:
+        player = player_of_session(referee(), request.cookies.get(PLAYER_COOKIE))
+    player.require(scope)
+    return player
+
+
+def signed_in() -> Player | None:
+    """The player a browser's session cookie signs in, if any (pages that work either way)."""
+    try:
+        return player_of_session(referee(), request.cookies.get(PLAYER_COOKIE))
+    except refusals.Unauthorized:
+        return None
