@@ -160,3 +160,9 @@ def address_token(secret: bytes, purpose: str, address: str) -> str:
     message = f"address:{purpose}:{address}".encode()
     digest = hmac.new(secret, message, hashlib.sha256).digest()[:25]
     return base64.b32encode(digest).decode("ascii").lower()
+
+
+def play_token(secret: bytes, game_id: str, seat: int) -> str:
+    """The token of a seat's play-now link (`/g/<id>/play/<token>`), which every mail to
+    the seat carries: an HMAC of game and seat, never the seat's API token."""
+    return base64.urlsafe_b64encode(_mac(secret, "play", game_id, seat)[:18]).decode()
