@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from sqlmodel import Session, col, select
 
@@ -32,7 +33,18 @@ def parse_deadline(text: str) -> int:
     return seconds
 
 
-def due_at(game: Game) -> datetime | None:
+class Timed(Protocol):
+    """What the deadline of a game's turn is read from (a game row, a player's list's row)."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def updated_at(self) -> str: ...
+    @property
+    def deadline_seconds(self) -> int | None: ...
+
+
+def due_at(game: Timed) -> datetime | None:
     """When the seats to act now run out of time (None: no deadline)."""
     if game.deadline_seconds is None or game.status != GameStatus.ACTIVE:
         return None

@@ -9,12 +9,14 @@ bounced out. Its seats are every seat given that address, however it was invited
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from referee.store.addresses import normal
-from referee.store.tables import Address, AddressState, Game, Seat
+from referee.store.tables import Address, AddressState, Game, Seat, core_table
 
 
 def _held_by(address: str) -> sa.ColumnElement[bool]:
@@ -61,3 +63,82 @@ def mailing_seat(session: Session, address: str) -> tuple[str, int] | None:
         query = query.where(col(Game.trusted))
     found = session.exec(query).first()
     return None if found is None else (found[0], found[1])
+
+
+@dataclass(frozen=True, slots=True)
+class HeldGame:
+    """A game as a player's list shows it: the row's public fields and the seats it holds."""
+
+    id: str
+    name: str
+    status: str
+    version: int
+    to_act: list[int]
+    result: dict[str, Any] | None
+    created_at: str
+    updated_at: str
+    deadline_seconds: int | None
+    mine: tuple[int, ...]
+    # Every seat's name, in seat order.
+    names: tuple[str, ...]
+
+
+_GAME = core_table(Game)
+_SEAT = core_table(Seat)
+
+
+def games_held(session: Session, address: str, status: str | None = None) -> list[HeldGame]:
+    """Every game the address holds a seat in (of `status`), in no particular order.
+
+    Two statements whatever the number of games: the games with the seats
+    held, then every seat's name of those games. Neither reads a state.
+    """
+    held = sa.func.lower(_SEAT.c.email) == normal(address)
+    query = (
+        sa.select(
+            _GAME.c.id,
+            _GAME.c.name,
+            _GAME.c.status,
+            _GAME.c.version,
+            _GAME.c.to_act,
+            _GAME.c.result,
+            _GAME.c.created_at,
+            _GAME.c.updated_at,
+            _GAME.c.deadline_seconds,
+            _SEAT.c.seat,
+        )
+        .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id))
+        .where(held)
+    )
+    if status is not None:
+        query = query.where(_GAME.c.status == status)
+    connection = session.connection()
+    rows = connection.execute(query).all()
+    mine: dict[str, list[int]] = {}
+    first: dict[str, Any] = {}
+    for row in rows:
+        mine.setdefault(row.id, []).append(row.seat)
+        first.setdefault(row.id, row)
+    names: dict[str, list[tuple[int, str]]] = {game_id: [] for game_id in first}
+    if first:
+        named = sa.select(_SEAT.c.game_id, _SEAT.c.seat, _SEAT.c.name).where(
+            _SEAT.c.game_id.in_(list(first))
+        )
+        for game_id, seat, name in connection.execute(named):
+            names[game_id].append((seat, name))
+    return [
+        HeldGame(
+            row.id,
+            row.name,
+            row.status,
+            row.version,
+            list(row.to_act),
+            row.result,
+            row.created_at,
+            row.updated_at,
+            row.deadline_seconds,
+            tuple(sorted(mine[game_id])),
+            tuple(name for _seat, name in sorted(names[game_id])),
+        )
+        for game_id, row in first.items()
+    ]

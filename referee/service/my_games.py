@@ -1,0 +1,115 @@
+"""A player's games: every game it holds a seat in, its turns first.
+
+The list puts the games where it is the player's turn first, soonest
+deadline first; then the others by deadline; then the newest. It is read
+from two statements whatever the number of games (`players.games_held`),
+and sorted here: a player holds hundreds of games, not millions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from referee.service import refusals
+from referee.service.players import Player
+from referee.store import deadlines, players
+from referee.store.clock import stamp
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+MAX_PAGE = 200
+
+
+@dataclass(frozen=True, slots=True)
+class SeatShown:
+    seat: int
+    name: str
+    # Whether the player asking holds this seat.
+    me: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MyGame:
+    """One row of a player's list of games."""
+
+    id: str
+    game: str
+    status: str
+    seats: list[SeatShown]
+    to_act: list[int]
+    # Whether one of the player's seats must act now.
+    my_turn: bool
+    # When the seats to act run out of time (None: no deadline).
+    deadline: datetime | None
+    version: int
+    created_at: str
+    updated_at: str
+    result: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class MyGames:
+    games: list[MyGame]
+    # Where the next page starts (None: this was the last).
+    next_cursor: str | None
+
+
+def _row(held: players.HeldGame) -> MyGame:
+    mine = set(held.mine)
+    return MyGame(
+        id=held.id,
+        game=held.name,
+        status=held.status,
+        seats=[SeatShown(seat, name, seat in mine) for seat, name in enumerate(held.names)],
+        to_act=held.to_act,
+        my_turn=not mine.isdisjoint(held.to_act),
+        deadline=deadlines.due_at(held),
+        version=held.version,
+        created_at=held.created_at,
+        updated_at=held.updated_at,
+        result=held.result,
+    )
+
+
+def _order(game: MyGame) -> tuple[bool, str, float, str]:
+    # My turn first; then the soonest deadline (none last); then the newest.
+    deadline = "~" if game.deadline is None else stamp(game.deadline)
+    newest = -datetime.fromisoformat(game.created_at).timestamp()
+    return (not game.my_turn, deadline, newest, game.id)
+
+
+def my_games(
+    referee: Referee,
+    player: Player,
+    *,
+    status: str | None = None,
+    my_turn: bool = False,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> MyGames:
+    """A page of the player's games, in the list's order.
+
+    The cursor is a position in that order: a game that changes place
+    between two pages (a turn was played) may show on both or on neither,
+    as in any list of live things; the first page is always whole.
+    """
+    start = _position(cursor)
+    with referee.db.reading() as session:
+        held = players.games_held(session, player.address, status)
+    rows = sorted((_row(game) for game in held), key=_order)
+    if my_turn:
+        rows = [row for row in rows if row.my_turn]
+    page = rows[start : start + limit]
+    more = start + limit < len(rows)
+    return MyGames(page, str(start + limit) if more else None)
+
+
+def _position(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or len(cursor) > 9:
+        raise refusals.BadRequest("the cursor is not one this list gave")
+    return int(cursor)
