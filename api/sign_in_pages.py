@@ -80,7 +80,14 @@ def asked() -> tuple[str, int]:
         page = render_template("web/sign_in.html", player=None, asked=False, problem=problem)
         return page, 422
     signing_in.ask_sign_in(referee(), email)
-    return render_template("web/sign_in.html", player=None, asked=True), 200
+    page = render_template(
+        "web/sign_in.html",
+        player=None,
+        asked=True,
+        minutes=signing_in.LINK_MINUTES,
+        every=signing_in.EVERY_MINUTES,
+    )
+    return page, 200
 
 
 def _email_problem(email: str) -> str | None:

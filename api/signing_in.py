@@ -25,8 +25,7 @@ blp = Blueprint("signing_in", __name__, url_prefix="/v1", description="Signing i
 MAX_EMAIL = 320
 ASKED = (
     f"If this address is a player's, a sign-in link valid {signing_in.LINK_MINUTES} minutes "
-    "is on its way to it (at most one every "
-    f"{signing_in.EVERY_MINUTES} minutes)."
+    f"is on its way to it (at most one every {signing_in.EVERY_MINUTES} minutes)."
 )
 
 

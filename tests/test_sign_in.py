@@ -24,7 +24,7 @@ from api import create_app
 from api.me_auth import PLAYER_COOKIE
 from api.web import redact
 from referee import games
-from referee.queue import SIGN_IN
+from referee.queue import SIGN_IN, Queue
 from referee.service import Referee, players, refusals, signing_in
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.delivering import deliver_due
@@ -318,18 +318,18 @@ def test_a_body_that_is_not_an_email_is_a_problem(
 
 
 def test_in_the_embedded_default_the_job_runs_apart_from_the_request(referee: Referee) -> None:
-    ran: list[str] = []
+    ran: list[tuple[str, str, tuple[Any, ...]]] = []
     done = threading.Event()
 
-    def job(name: str, args: tuple[Any, ...]) -> None:
-        ran.append(threading.current_thread().name)
+    def run(name: str, args: tuple[Any, ...]) -> None:
+        ran.append((threading.current_thread().name, name, args))
         done.set()
 
-    referee.queue._run = job  # type: ignore[method-assign]
-    referee.queue.enqueue_apart(SIGN_IN, ANN)
+    queue = Queue(referee.settings, run)
+    assert queue.eager
+    queue.enqueue_apart(SIGN_IN, ANN)
     assert done.wait(30)
-    assert ran == ["referee-background"]
-    assert threading.current_thread().name != "referee-background"
+    assert ran == [("referee-background", SIGN_IN, (ANN,))]
 
 
 def _csrf(client: FlaskClient, path: str) -> str:
