@@ -132,6 +132,9 @@ def test_on_postgresql_one_link_signs_in_once_however_many_click_at_once(
     pg_referee: Referee,
 ) -> None:
     _player(pg_referee)
+    # Addresses no column could hold, or no player has, are looked up without a fault.
+    for strange in ("ü" * 320, "'; DROP TABLE seat; --", "%", "ANN@HOSTILE.TEST\u0130"):
+        assert not signing_in.request_sign_in(pg_referee, strange)
     barrier = threading.Barrier(8)
 
     def ask(_n: int) -> bool:
