@@ -66,6 +66,7 @@ REFUSALS: dict[type[refusals.Refusal], tuple[int, str]] = {
     refusals.NotFound: (404, "Not found"),
     refusals.Unauthorized: (401, "Unauthorized"),
     refusals.Forbidden: (403, "Forbidden"),
+    refusals.SignInLinkNotValid: (404, "Sign-in link not valid"),
     refusals.UnknownGame: (422, "Unknown game"),
     refusals.BadPlayers: (422, "Wrong number of players"),
     refusals.BadOptions: (422, "Invalid options"),

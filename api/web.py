@@ -118,8 +118,8 @@ def shown_names(seats: list[Any]) -> list[str]:
 
 _WHOLE = re.compile(r"[0-9]{1,9}")
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
-# Personal links, and the accept and unsubscribe links of mails, hold secrets.
-_SEAT_PATH = re.compile(r"(/seat/|/accept/|/unsubscribe/)[^/\s?\"']+")
+# Personal links, and the accept, unsubscribe and sign-in links of mails, hold secrets.
+_SEAT_PATH = re.compile(r"(/seat/|/accept/|/unsubscribe/|/me/sign-in/)[^/\s?\"']+")
 
 
 def redact(text: str) -> str:
@@ -173,11 +173,16 @@ def secure_cookies() -> bool:
     return request.is_secure or referee().settings.public_url.lower().startswith("https://")
 
 
-def check_csrf() -> None:
+def check_csrf(referrerless: bool = False) -> None:
+    """Refuse a form not sent from this site. `referrerless`: the form's page is sent
+    with `Referrer-Policy: no-referrer`, so a browser sends its Origin as "null"; the
+    form token, a SameSite=Strict cookie, still proves the form is this site's."""
     # The Origin a browser sends is compared with the configured public URL, not
     # with the Host header, which the sender controls. A request without one
     # (an old browser, a script) still needs the form token below.
     origin = request.headers.get("Origin")
+    if referrerless and origin == "null":
+        origin = None
     if origin is not None and origin.rstrip("/").lower() != public_origin():
         raise Problem(403, "forbidden", "This form was sent from another site.")
     cookie = request.cookies.get(CSRF_COOKIE, "")
@@ -205,13 +210,18 @@ def cookie_seat(db: Session, game_id: str) -> int | None:
 NO_SEAT_HERE = "This browser holds no seat of this game: open your personal link first."
 
 
-@bp.after_request
-def _headers(response: Response) -> Response:
+def keep_csrf_cookie(response: Response) -> None:
+    """Set the form token this request made (`csrf_token`) as the browser's cookie."""
     token = getattr(g, "csrf", None)
     if token is not None and request.cookies.get(CSRF_COOKIE) != token:
         response.set_cookie(
             CSRF_COOKIE, token, httponly=True, samesite="Strict", secure=secure_cookies()
         )
+
+
+@bp.after_request
+def _headers(response: Response) -> Response:
+    keep_csrf_cookie(response)
     response.headers.setdefault("Content-Security-Policy", CSP)
     # The personal link's own page sends no referrer at all; other pages send it
     # only to this site (no-referrer everywhere would make forms' Origin "null").

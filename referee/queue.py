@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +36,9 @@ NOOP = "referee.noop"
 # One channel's deliveries (its name the argument; none: every channel's, each apart).
 DELIVER = "referee.deliver"
 DEADLINES = "referee.deadlines"
+# A sign-in link asked for an address: looked up and written apart from the request,
+# so that its answer is the same, and as quick, whether or not the address is a player's.
+SIGN_IN = "referee.sign_in"
 # Outbound delivery (mail, webhooks): its own queue, `<REFEREE_QUEUE>.delivery`,
 # so a slow recipient never holds up a decision.
 DELIVERY = (DELIVER,)
@@ -49,6 +53,10 @@ SOFT_TIME_LIMIT = 180
 HARD_TIME_LIMIT = 240
 
 _log = logging.getLogger(__name__)
+
+# Tasks waiting for the embedded default's background thread (`enqueue_apart`);
+# beyond it, more are dropped: a flood must not take the process's memory.
+BACKGROUND_KEPT = 1000
 
 # Runs a task in this process: its name and arguments.
 Run = Callable[[str, tuple[Any, ...]], Any]
@@ -95,6 +103,9 @@ class Queue:
         self._listeners_lock = threading.Lock()
         # The embedded default's delivery threads, woken by `deliver_soon`.
         self._delivery_wanted: list[threading.Event] = []
+        # The embedded default's background thread (`enqueue_apart`), made on first use.
+        self._background: list[tuple[int, queue.Queue[tuple[str, tuple[Any, ...]]]]] = []
+        self._background_lock = threading.Lock()
 
     def enqueue(self, name: str, *args: Any) -> None:
         """Run task `name` soon: on a worker, or right here in the embedded default."""
@@ -102,6 +113,35 @@ class Queue:
             self._run(name, args)
         else:
             self.celery.send_task(name, args=args)
+
+    def enqueue_apart(self, name: str, *args: Any) -> None:
+        """Run task `name` soon, never in the calling thread: on a worker, or in the
+        embedded default on this process's background thread, one task after another."""
+        if not self.eager:
+            self.celery.send_task(name, args=args)
+            return
+        try:
+            self._background_tasks().put_nowait((name, args))
+        except queue.Full:
+            _log.warning("task %s dropped: %d tasks wait already", name, BACKGROUND_KEPT)
+
+    def _background_tasks(self) -> queue.Queue[tuple[str, tuple[Any, ...]]]:
+        with self._background_lock:
+            # A forked child has the queue but not the thread: it makes its own.
+            if not self._background or self._background[0][0] != os.getpid():
+                tasks: queue.Queue[tuple[str, tuple[Any, ...]]] = queue.Queue(BACKGROUND_KEPT)
+                self._background[:] = [(os.getpid(), tasks)]
+
+                def loop() -> None:
+                    while True:
+                        name, args = tasks.get()
+                        try:
+                            self._run(name, args)
+                        except Exception:
+                            _log.exception("background task %s failed", name)
+
+                threading.Thread(target=loop, name="referee-background", daemon=True).start()
+            return self._background[0][1]
 
     def deliver_soon(self) -> None:
         """Have the outbox sent soon: by the delivery queue's workers, or, in the embedded

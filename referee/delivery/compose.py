@@ -437,9 +437,11 @@ def _data(
     }
 
 
-def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed:
+def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed | SignInLink:
     """The content of notice `row`, as its seat may see it: built once, rendered by
     each channel (`Composed.json`, `Composed.mail`)."""
+    if row.kind == OutboxKind.SIGN_IN:
+        return sign_in_link(row, secret, site)
     game = session.get(Game, row.game_id)
     assert game is not None and row.seat is not None and row.id is not None
     names = mail_names(game, [s.name for s in reads.seats(session, game.id)])
@@ -621,3 +623,63 @@ def _result_lines(game: Game, names: list[str]) -> list[str]:
         f"seat {s} ({names[s]}): {score}" + ("  winner" if s in winners else "")
         for s, score in enumerate(game.result["scores"])
     ]
+
+
+# -- a player's sign-in link ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SignInLink:
+    """A sign-in link mailed to a player (`referee.service.signing_in`). It names nothing
+    of the game whose seat carries it, and starts a thread of its own."""
+
+    message_id: str
+    created_at: str
+    link: str
+    minutes: int
+    site: Site
+
+    def json(self) -> bytes:
+        """What a webhook would get, were it sent one (it is not): never the link."""
+        return json.dumps({"id": self.message_id, "kind": OutboxKind.SIGN_IN}).encode("utf-8")
+
+    def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
+        """The mail, whatever thread the seat's mail has: it joins none."""
+        site = self.site
+        facts = {
+            "link": self.link,
+            "minutes": self.minutes,
+            "site": site.public_url,
+            "unsubscribe": unsubscribe_url(site, consent),
+        }
+        mail = EmailMessage()
+        mail["Subject"] = "Sign in to the referee"
+        mail["From"] = site.sender
+        mail["To"] = Address(addr_spec=address)
+        mail["Message-ID"] = self.message_id
+        mail["Date"] = format_datetime(datetime.fromisoformat(self.created_at))
+        # No Reply-To: a reply goes to the referee's own address, never to a game
+        # (`referee mail-in` takes replies at play+ addresses alone).
+        mail["Auto-Submitted"] = "auto-generated"
+        mail["X-Auto-Response-Suppress"] = "All"
+        mail["X-Referee-Kind"] = OutboxKind.SIGN_IN
+        _unsubscribe_headers(site, mail, consent)
+        mail.set_content(_text.get_template("sign_in.txt.j2").render(facts))
+        mail.add_alternative(_html.get_template("sign_in.html.j2").render(facts), subtype="html")
+        return mail
+
+
+def sign_in_link(row: Outbox, secret: bytes, site: Site) -> SignInLink:
+    """The sign-in mail of notice `row`: its token is derived again from the nonce it keeps."""
+    assert row.id is not None
+    token = keys.sign_in_token(secret, row.payload["nonce"])
+    created, expires = row.created_at, row.payload["expires_at"]
+    life = datetime.fromisoformat(expires) - datetime.fromisoformat(created)
+    minutes = round(life.total_seconds() / 60)
+    return SignInLink(
+        message_id=f"<referee.sign-in.{row.id}@{site.domain}>",
+        created_at=created,
+        link=f"{site.public_url}/me/sign-in/{token}",
+        minutes=minutes,
+        site=site,
+    )

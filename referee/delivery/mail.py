@@ -39,7 +39,7 @@ from referee.settings import Settings
 from referee.store import addresses, bounces, delivery, keys, reads
 from referee.store.db import Database
 from referee.store.delivery import Claimed
-from referee.store.tables import Address, AddressState, Game
+from referee.store.tables import PLAYER_KINDS, Address, AddressState, Game
 
 NAME = "mail"
 TIMEOUT = 20.0
@@ -173,7 +173,8 @@ class MailSender:
                 return "the address was invited by another game lately"
             return Consent(True, known.accept_token, known.stop_token)
         link = None
-        if not recipient.linked:
+        # A sign-in link or a digest says nothing of the game whose seat carries it.
+        if not recipient.linked and job.kind not in PLAYER_KINDS:
             token = keys.seat_link_token(self.secret, job.game_id, job.seat)
             link = f"{self.settings.public_url}/g/{job.game_id}/seat/{token}"
         return Consent(False, known.accept_token, known.stop_token, link)
@@ -186,8 +187,11 @@ class MailSender:
         consent = self.consent(job, known, recipient)
         if isinstance(consent, str):
             return Skipped(consent)
-        first = delivery.first_sent(self.db, NAME, job.game_id, job.seat, job.notice_id)
-        root = None if first is None else message_id(self.settings.mail_domain, first, job.game_id)
+        root = None
+        if job.kind not in PLAYER_KINDS:
+            first = delivery.first_sent(self.db, NAME, job.game_id, job.seat, job.notice_id)
+            if first is not None:
+                root = message_id(self.settings.mail_domain, first, job.game_id)
         # Reports of this mail's delivery come back to an address naming its recipient (VERP).
         token = bounces.token_of(self.db, self.secret, known)
         bounce_to = f"bounce+{token}@{self.settings.mail_domain}"

@@ -23,6 +23,7 @@ from referee.settings import Settings
 from referee.store import keys, webhooks
 from referee.store.db import Database
 from referee.store.delivery import Claimed
+from referee.store.tables import PLAYER_KINDS
 from referee.webhooks import post as post_checked
 
 _log = logging.getLogger(__name__)
@@ -67,6 +68,8 @@ class WebhookSender:
         self.secret = secret
 
     def send(self, job: Claimed, build: Build) -> Outcome:
+        if job.kind in PLAYER_KINDS:
+            return Skipped("a seat's webhook gets its game's notices only")
         with self.db.reading() as session:
             health = webhooks.health(session, job.game_id, job.seat)
         if not health.active or health.url is None:

@@ -11,9 +11,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from referee.queue import DEADLINES, DECIDE, DELIVER, NOOP, SWEEP
+from referee.queue import DEADLINES, DECIDE, DELIVER, NOOP, SIGN_IN, SWEEP
 from referee.service.deciding import decide, sweep_pending
 from referee.service.delivering import deliver
+from referee.service.signing_in import request_sign_in
 from referee.service.timing import sweep_deadlines
 
 if TYPE_CHECKING:
@@ -43,4 +44,5 @@ JOBS: dict[str, Job] = {
     DEADLINES: _deadlines,
     NOOP: _noop,
     DELIVER: deliver,
+    SIGN_IN: request_sign_in,
 }

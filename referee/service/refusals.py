@@ -53,6 +53,12 @@ class Forbidden(Refusal):
     code = "forbidden"
 
 
+class SignInLinkNotValid(Refusal):
+    """A sign-in link that signs in no one: spent, expired or forged, which it never says."""
+
+    code = "sign_in_link_not_valid"
+
+
 class UnknownGame(Refusal):
     """The name is not a registered game."""
 

@@ -26,7 +26,15 @@ from sqlmodel import Session
 
 from referee.store.clock import now, stamp
 from referee.store.db import Database
-from referee.store.tables import Delivery, DeliveryStatus, Outbox, OutboxKind, Seat, core_table
+from referee.store.tables import (
+    PLAYER_KINDS,
+    Delivery,
+    DeliveryStatus,
+    Outbox,
+    OutboxKind,
+    Seat,
+    core_table,
+)
 
 _DELIVERY = core_table(Delivery)
 _NOTICE = core_table(Outbox)
@@ -245,7 +253,8 @@ def settle_waiting(
 
 
 def first_sent(db: Database, channel: str, game_id: str, seat: int, before: int) -> int | None:
-    """The first notice to a seat, before notice `before`, that went out on `channel`."""
+    """The first notice about its game to a seat, before notice `before`, that went out
+    on `channel` (a sign-in link or a digest, which the seat only carries, is none)."""
     with db.reading() as session:
         found = session.connection().execute(
             sa.select(sa.func.min(_NOTICE.c.id))
@@ -254,6 +263,7 @@ def first_sent(db: Database, channel: str, game_id: str, seat: int, before: int)
                 _NOTICE.c.game_id == game_id,
                 _NOTICE.c.seat == seat,
                 _NOTICE.c.id < before,
+                _NOTICE.c.kind.not_in(PLAYER_KINDS),
                 _DELIVERY.c.channel == channel,
                 _DELIVERY.c.status == DeliveryStatus.SENT,
             )

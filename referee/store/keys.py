@@ -166,3 +166,11 @@ def play_token(secret: bytes, game_id: str, seat: int) -> str:
     """The token of a seat's play-now link (`/g/<id>/play/<token>`), which every mail to
     the seat carries: an HMAC of game and seat, never the seat's API token."""
     return base64.urlsafe_b64encode(_mac(secret, "play", game_id, seat)[:18]).decode()
+
+
+def sign_in_token(secret: bytes, nonce: str) -> str:
+    """The token of a sign-in link (`/me/sign-in/<token>`): an HMAC of the random nonce its
+    notice keeps. The store keeps the nonce and the token's SHA-256, neither of which signs
+    in without the server secret."""
+    digest = hmac.new(secret, f"sign-in:{nonce}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")

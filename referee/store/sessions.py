@@ -5,9 +5,25 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlmodel import Session, col, delete
 
-from referee.store.tables import PlayerSession, SignIn, core_table
+from referee.store.tables import Address, PlayerSession, SignIn, core_table
 
 _SIGN_IN = core_table(SignIn)
+_ADDRESS = core_table(Address)
+
+
+def claim_sign_in(session: Session, address: str, stamp: str, cut: str) -> bool:
+    """Claim the next sign-in mail of `address` (already normal): True when none was
+    claimed since `cut`. One conditional statement, so of two requests at once one claims it.
+    """
+    claimed = session.connection().execute(
+        sa.update(_ADDRESS)
+        .where(
+            _ADDRESS.c.address == address,
+            sa.or_(_ADDRESS.c.sign_in_at.is_(None), _ADDRESS.c.sign_in_at < cut),
+        )
+        .values(sign_in_at=stamp)
+    )
+    return claimed.rowcount == 1
 
 
 def add_link(session: Session, token_hash: str, address: str, stamp: str, expires: str) -> None:
@@ -33,6 +49,14 @@ def use_link(session: Session, token_hash: str, stamp: str) -> str | None:
     )
     found = spent.first()
     return None if found is None else str(found[0])
+
+
+def link_address(session: Session, token_hash: str, stamp: str) -> str | None:
+    """The address a sign-in link would sign in now (unspent, unexpired), without spending it."""
+    found = session.get(SignIn, token_hash)
+    if found is None or found.used_at is not None or found.expires_at <= stamp:
+        return None
+    return found.address
 
 
 def open_session(session: Session, token_hash: str, address: str, stamp: str, expires: str) -> None:

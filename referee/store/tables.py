@@ -70,6 +70,11 @@ class OutboxKind(StrEnum):
     BENCH = "bench"
 
 
+# Notices to a player's address rather than about the game of the seat that carries
+# them: no webhook gets them, and their mail is threaded apart from the game's.
+PLAYER_KINDS = frozenset({OutboxKind.SIGN_IN, OutboxKind.DIGEST})
+
+
 class DeliveryStatus(StrEnum):
     """A notice's delivery on one channel: pending (due at `next_attempt_at`), sending
     (claimed by a worker until `lease_until`), sent, skipped (nowhere to go when its
