@@ -90,6 +90,16 @@ def held(game: Game, away: SeatsAway | None, moment: datetime) -> bool:
     return any(begins <= moment < ends for begins, ends in _stopping(game, away))
 
 
+def seats_away_at(away: SeatsAway, moment: datetime) -> dict[int, datetime]:
+    """The seats away at `moment`, each with when it is back."""
+    found: dict[int, datetime] = {}
+    for seat, spans in away.items():
+        for begins, ends in spans:
+            if begins <= moment < ends:
+                found[seat] = max(ends, found.get(seat, ends))
+    return found
+
+
 def turn_start(game: Game) -> datetime:
     """When the turn's clock started: at the game's last change."""
     return parse_stamp(game.updated_at)

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from referee.store.clock import parse_stamp, stamp
 from referee.store.deadlines import Span
-from referee.store.tables import Game, Seat, Vacation
+from referee.store.tables import Address, Game, Seat, Vacation
 
 # Games whose seats one query looks up (the sweep passes every game with a deadline).
 _CHUNK = 500
@@ -50,6 +50,12 @@ def seats_away(
                 span = (parse_stamp(starts_at), parse_stamp(ends_at))
                 found.setdefault(game_id, {}).setdefault(seat, []).append(span)
     return found
+
+
+def lock_address(session: Session, address: str) -> None:
+    """Hold the address's row until the transaction ends, so that two changes of one
+    player's vacation are made one after the other (SQLite's one writer does so anyway)."""
+    session.exec(select(Address).where(col(Address.address) == address).with_for_update()).first()
 
 
 def of_address(session: Session, address: str) -> list[Vacation]:
