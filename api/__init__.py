@@ -46,18 +46,9 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     """The referee's Flask app, on the settings `chosen` (or the `referee` given, built on them)."""
-    from api import (
-        boards,
-        consent,
-        events,
-        floor,
-        games,
-        rematch,
-        rules,
-        submissions,
-        vacation,
-        web,
-    )
+    from api import boards, consent, events, floor, games, rematch, rules, submissions, web
+    from api.vacation import blp as vacation_api
+    from api.vacation_page import bp as vacation_page
 
     app = Flask("referee")
     app.extensions[EXTENSION] = referee or Referee(chosen)
@@ -91,9 +82,10 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(boards.blp)
     api.register_blueprint(events.blp)
     api.register_blueprint(rematch.blp)
-    api.register_blueprint(vacation.blp)
+    api.register_blueprint(vacation_api)
     app.register_blueprint(web.bp)
     app.register_blueprint(consent.bp)
+    app.register_blueprint(vacation_page)
     web.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)
