@@ -108,6 +108,7 @@ def test_ending_early_gives_back_the_unused_days_and_only_the_end_of_one_under_w
         (NOON + DAY, NOON + DAY, "until"),
         (NOON + 2 * DAY, NOON + DAY, "until"),
         (NOON + 400 * DAY, NOON + 401 * DAY, "from"),
+        (NOON + DAY, datetime(9999, 12, 31, tzinfo=UTC), "until"),
     ],
 )
 def test_bad_times_are_refused_saying_which(

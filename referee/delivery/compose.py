@@ -39,6 +39,7 @@ from referee.settings import Settings
 from referee.store import deadlines, keys, reachability, reads, vacations
 from referee.store.tables import (
     Game,
+    GameStatus,
     Inbound,
     Move,
     Outbox,
@@ -368,7 +369,7 @@ def _deadline_context(
     still while a seat to act is on vacation); the other seats away when it was written."""
     sent = datetime.fromisoformat(row.created_at)
     away = vacations.seats_away(session, [game], sent).get(game.id, {})
-    back = deadlines.seats_away_at(away, sent) if game.status == "active" else {}
+    back = deadlines.seats_away_at(away, sent) if game.status == GameStatus.ACTIVE else {}
     found: dict[str, Any] = {
         "away": [
             f"{names[seat]} is on vacation until {wording.moment(until, sent)}."

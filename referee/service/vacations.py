@@ -43,8 +43,9 @@ if TYPE_CHECKING:
 GRACE = timedelta(minutes=5)
 # A vacation begins at least this long before any deadline of its player's.
 NOTICE = timedelta(hours=24)
-# How far ahead a vacation may begin.
+# How far ahead a vacation may begin, and how long it may last.
 AHEAD = timedelta(days=366)
+LONGEST = timedelta(days=366)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,14 +142,15 @@ def set_vacation(
         vacations.lock_address(session, player.address)
         rows = vacations.of_address(session, player.address)
         current = _not_over(rows, moment)
-        if current is not None and parse_stamp(current.starts_at) <= moment:
+        ongoing = current is not None and parse_stamp(current.starts_at) <= moment
+        if current is not None and ongoing:
             begins = _ongoing_start(current, starts_at)
         else:
             begins = _planned_start(starts_at, moment)
             _check_notice(session, player.address, begins, moment)
         _check_end(begins, ends_at, moment)
         _check_allowance(referee, [row for row in rows if row is not current], begins, ends_at)
-        if current is not None and parse_stamp(current.starts_at) <= moment:
+        if current is not None and ongoing:
             vacations.end(session, current, stamp(ends_at))
         else:
             if current is not None:
@@ -197,24 +199,27 @@ def _planned_start(starts_at: datetime | None, moment: datetime) -> datetime:
 def _check_end(begins: datetime, ends_at: datetime, moment: datetime) -> None:
     if ends_at <= max(begins, moment):
         raise _bad("until", "a vacation ends after it begins, and after now")
+    # No allowance covers more (and its days are not counted one by one for nothing).
+    if ends_at - begins > LONGEST:
+        raise _bad("until", "a vacation lasts at most a year")
 
 
 def _check_notice(session: Session, address: str, begins: datetime, moment: datetime) -> None:
     """Refuse a start less than `NOTICE` before a deadline of the player's, as it stands."""
     mine = [
-        (game, seat)
+        game
         for game, seat in players.seats_of(session, address)
         if game.status == GameStatus.ACTIVE
         and game.deadline_seconds is not None
         and seat.seat in game.to_act
     ]
-    away = vacations.seats_away(session, [game for game, _seat in mine], moment)
-    for game, _seat in mine:
-        due = due_at(game, away.get(game.id, {}))
-        if due is not None and due - NOTICE < begins <= due:
+    due = due_times(session, mine, moment)
+    for game in mine:
+        falls = due[game.id]
+        if falls is not None and falls - NOTICE < begins <= falls:
             raise refusals.VacationRefused(
-                f"your turn in game {game.id} runs out at {_shown(due)}: a vacation begins "
-                f"at least 24 hours before a deadline of yours (by {_shown(due - NOTICE)}), "
+                f"your turn in game {game.id} runs out at {_shown(falls)}: a vacation begins "
+                f"at least 24 hours before a deadline of yours (by {_shown(falls - NOTICE)}), "
                 "or after it"
             )
 
