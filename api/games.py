@@ -196,7 +196,7 @@ def summary(game_id: str) -> dict[str, Any]:
         game = find(db, game_id)
         seats = reads.seats(db, game.id)
         unreachable = reachability.unreachable_seats(db, game.id)
-        clock = game_clock(db, game)
+        standing = game_clock(db, game)
     over = game.status == GameStatus.OVER
     return {
         "id": game.id,
@@ -209,13 +209,13 @@ def summary(game_id: str) -> dict[str, Any]:
                 "seat": s.seat,
                 "name": s.name,
                 "unreachable": s.seat in unreachable,
-                "away_until": _stamp_or_none(clock.away_until.get(s.seat)),
+                "away_until": _stamp_or_none(standing.away_until.get(s.seat)),
             }
             for s in seats
         ],
         "to_act": game.to_act,
         "version": game.version,
-        "deadlines": turn_deadline(game, clock.due_at),
+        "deadlines": turn_deadline(game, standing.due_at),
         "result": game.result,
         "seed_commitment": game.seed_commitment,
         "seed": game.seed if over else None,
