@@ -59,6 +59,8 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         submissions,
         web,
     )
+    from api.vacation import blp as vacation_api
+    from api.vacation_page import bp as vacation_page
 
     app = Flask("referee")
     app.extensions[EXTENSION] = referee or Referee(chosen)
@@ -93,9 +95,11 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(events.blp)
     api.register_blueprint(rematch.blp)
     api.register_blueprint(signing_in.blp)
+    api.register_blueprint(vacation_api)
     app.register_blueprint(web.bp)
     app.register_blueprint(consent.bp)
     app.register_blueprint(sign_in_pages.bp)
+    app.register_blueprint(vacation_page)
     web.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)

@@ -73,6 +73,7 @@ REFUSALS: dict[type[refusals.Refusal], tuple[int, str]] = {
     refusals.BadRequest: (422, "Bad request"),
     refusals.GameOver: (409, "Game over"),
     refusals.StillInPlay: (409, "Game still in play"),
+    refusals.VacationRefused: (409, "Vacation refused"),
     refusals.NotYourTurn: (409, "Not your turn"),
     refusals.StaleVersion: (409, "Stale version"),
     refusals.IdempotencyConflict: (409, "Idempotency conflict"),

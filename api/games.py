@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from flask import Response, request, url_for
@@ -48,7 +49,8 @@ from referee.service.submitting import (
     refusal_of,
     submit_move,
 )
-from referee.store import clock, deadlines, reachability, reads, records
+from referee.service.vacations import game_clock
+from referee.store import clock, reachability, reads, records
 from referee.store.tables import Game, GameStatus, Submission, SubmissionStatus
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their moves and logs")
@@ -194,6 +196,7 @@ def summary(game_id: str) -> dict[str, Any]:
         game = find(db, game_id)
         seats = reads.seats(db, game.id)
         unreachable = reachability.unreachable_seats(db, game.id)
+        standing = game_clock(db, game)
     over = game.status == GameStatus.OVER
     return {
         "id": game.id,
@@ -202,11 +205,17 @@ def summary(game_id: str) -> dict[str, Any]:
         "options": game.options,
         "status": game.status,
         "seats": [
-            {"seat": s.seat, "name": s.name, "unreachable": s.seat in unreachable} for s in seats
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "unreachable": s.seat in unreachable,
+                "away_until": _stamp_or_none(standing.away_until.get(s.seat)),
+            }
+            for s in seats
         ],
         "to_act": game.to_act,
         "version": game.version,
-        "deadlines": turn_deadline(game),
+        "deadlines": turn_deadline(game, standing.due_at),
         "result": game.result,
         "seed_commitment": game.seed_commitment,
         "seed": game.seed if over else None,
@@ -215,9 +224,13 @@ def summary(game_id: str) -> dict[str, Any]:
     }
 
 
-def turn_deadline(game: Game) -> dict[str, Any] | None:
-    """The turn's time limit, when it runs out and what happens then (None: no limit)."""
-    due = deadlines.due_at(game)
+def _stamp_or_none(moment: datetime | None) -> str | None:
+    return None if moment is None else clock.stamp(moment)
+
+
+def turn_deadline(game: Game, due: datetime | None) -> dict[str, Any] | None:
+    """The turn's time limit, when it runs out (its clock stopped while a seat to act
+    is on vacation) and what happens then (None: no limit)."""
     if game.deadline_seconds is None:
         return None
     return {

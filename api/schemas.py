@@ -233,6 +233,14 @@ class SeatOut(Schema):
             "mail bounced): it is not mailed, and its turns run out on the game's deadline."
         },
     )
+    away_until = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "While the seat's player is on vacation, when it is back (its "
+            "turns' clocks stand still until then); null otherwise"
+        },
+    )
 
 
 class ResultOut(Schema):

@@ -32,6 +32,7 @@ import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -66,7 +67,8 @@ from referee.service import creating, refusals
 from referee.service.building import build_move
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
-from referee.store import clock, deadlines, keys, reachability, reads, records
+from referee.service.vacations import GameClock, game_clock
+from referee.store import clock, keys, reachability, reads, records
 from referee.store.tables import Game, Submission, TimeoutPolicy
 
 bp = Blueprint(
@@ -739,6 +741,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
     page = _page_reads(game_id)
     game, rules, seat = page.game, page.rules, page.seat
     names = shown_names(page.seats)
+    standing = _clock(game)
     env = envelope(rules, page.state, page.at, seat)
     view = env["state"]
     acting = _acting(page)
@@ -776,13 +779,32 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "message": message,
         "typed": typed,
         "seed": game.seed if game.status == "over" else None,
-        "deadline": _deadline(game),
+        "deadline": _deadline(game, standing.due_at),
+        "away": _away(standing, names, game.to_act),
     }
 
 
-def _deadline(game: Game) -> JSONish | None:
-    """The turn's time limit, for the page (None: the game has none)."""
-    due = deadlines.due_at(game)
+def _clock(game: Game) -> GameClock:
+    with session() as db:
+        return game_clock(db, game)
+
+
+def _away(standing: GameClock, names: list[str], to_act: list[int]) -> list[JSONish]:
+    """The seats on vacation now, when each is back, and whether it holds the turn's clock."""
+    return [
+        {
+            "name": names[seat] if seat < len(names) else f"Seat {seat}",
+            "until": clock.stamp(until),
+            "until_text": until.strftime("%Y-%m-%d %H:%M UTC"),
+            "holds": seat in to_act,
+        }
+        for seat, until in sorted(standing.away_until.items())
+    ]
+
+
+def _deadline(game: Game, due: datetime | None) -> JSONish | None:
+    """The turn's time limit, for the page (None: the game has none); its clock stands
+    still while a seat to act is on vacation."""
     if game.deadline_seconds is None:
         return None
     hours = game.deadline_seconds / 3600

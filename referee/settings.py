@@ -103,6 +103,8 @@ class Settings:
     # Both set: `referee mail-in` offers STARTTLS with this certificate chain and key (PEM).
     mail_tls_cert: str | None = None
     mail_tls_key: str | None = None
+    # Days of vacation each player may take a calendar year (`referee.service.vacations`).
+    vacation_days: int = 30
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
@@ -136,6 +138,8 @@ class Settings:
                 ) from None
         if (self.mail_tls_cert is None) != (self.mail_tls_key is None):
             raise BadSetting("REFEREE_MAIL_TLS_CERT and REFEREE_MAIL_TLS_KEY go together")
+        if not 0 <= self.vacation_days <= 366:
+            raise BadSetting("REFEREE_VACATION_DAYS must be from 0 to 366")
 
     def _check_connections(self) -> None:
         proxy_networks(self.trusted_proxies)
@@ -262,6 +266,7 @@ ENVIRONMENT = {
     "invite_every": "REFEREE_INVITE_EVERY",
     "mail_tls_cert": "REFEREE_MAIL_TLS_CERT",
     "mail_tls_key": "REFEREE_MAIL_TLS_KEY",
+    "vacation_days": "REFEREE_VACATION_DAYS",
 }
 # Settings where an empty variable says "none" instead of "the default".
 _EMPTY_MEANS_NONE = {"access_log"}

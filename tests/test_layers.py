@@ -69,6 +69,7 @@ STORE_WRITING = {
         "delivery",
         "notices",
         "submissions",
+        "vacations",
         "verification",
         "webhooks",
     )

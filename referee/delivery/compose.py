@@ -36,9 +36,10 @@ from referee.record import canonical_json
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
 from referee.settings import Settings
-from referee.store import deadlines, keys, reachability, reads
+from referee.store import deadlines, keys, reachability, reads, vacations
 from referee.store.tables import (
     Game,
+    GameStatus,
     Inbound,
     Move,
     Outbox,
@@ -335,6 +336,7 @@ def _base_context(
         "timed_out": False,
         "move": None,
         "due_at": None,
+        "away": [],
         "quiet_until": _quiet_until(row),
         "problem": row.payload.get("reason"),
         "waiting_for": [],
@@ -360,14 +362,25 @@ def _to_act(session: Session, game: Game, seats: list[int], names: list[str]) ->
     return [f"seat {s} ({names[s]})" + (marked if s in unreachable else "") for s in seats]
 
 
-def _deadline_context(game: Game, row: Outbox, version: int) -> dict[str, Any]:
-    """When the reminded turn runs out, and the game's deadline rule."""
+def _deadline_context(
+    session: Session, game: Game, row: Outbox, version: int, names: list[str]
+) -> dict[str, Any]:
+    """When the reminded turn runs out, and the game's deadline rule (its clock standing
+    still while a seat to act is on vacation); the other seats away when it was written."""
     sent = datetime.fromisoformat(row.created_at)
-    found: dict[str, Any] = {}
+    away = vacations.seats_away(session, [game], sent).get(game.id, {})
+    back = deadlines.seats_away_at(away, sent) if game.status == GameStatus.ACTIVE else {}
+    found: dict[str, Any] = {
+        "away": [
+            f"{names[seat]} is on vacation until {wording.moment(until, sent)}."
+            for seat, until in sorted(back.items())
+            if seat != row.seat and seat < len(names)
+        ]
+    }
     if row.payload.get("due_at"):
         found["due_at"] = wording.moment(datetime.fromisoformat(row.payload["due_at"]), sent)
     if game.deadline_seconds is not None:
-        due = deadlines.due_at(game) if version == game.version else None
+        due = deadlines.due_at(game, away) if version == game.version else None
         found["deadline"] = {
             "length": wording.duration(game.deadline_seconds),
             "policy": game.on_timeout or "random",
@@ -448,7 +461,7 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
     rules = reads.rules_of(game)
     shown = _position(session, game, rules, row)
     context = _base_context(session, game, rules, row, shown, names, secret, site)
-    context |= _deadline_context(game, row, shown.version)
+    context |= _deadline_context(session, game, row, shown.version, names)
     context |= _kind_context(game, rules, row, shown, names)
     their_reply = row.payload.get("in_reply_to")
     if row.kind == OutboxKind.ANSWER:

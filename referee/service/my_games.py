@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from referee.service import refusals
 from referee.service.players import Player
-from referee.store import deadlines, players
+from referee.service.vacations import due_times
+from referee.store import players
 from referee.store.clock import stamp
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ class MyGames:
     next_cursor: str | None
 
 
-def _row(held: players.HeldGame) -> MyGame:
+def _row(held: players.HeldGame, deadline: datetime | None) -> MyGame:
     mine = set(held.mine)
     return MyGame(
         id=held.id,
@@ -66,7 +67,7 @@ def _row(held: players.HeldGame) -> MyGame:
         seats=[SeatShown(seat, name, seat in mine) for seat, name in enumerate(held.names)],
         to_act=held.to_act,
         my_turn=not mine.isdisjoint(held.to_act),
-        deadline=deadlines.due_at(held),
+        deadline=deadline,
         version=held.version,
         created_at=held.created_at,
         updated_at=held.updated_at,
@@ -99,7 +100,8 @@ def my_games(
     start = _position(cursor)
     with referee.db.reading() as session:
         held = players.games_held(session, player.address, status)
-    rows = sorted((_row(game) for game in held), key=_order)
+        deadlines = due_times(session, held)
+    rows = sorted((_row(game, deadlines[game.id]) for game in held), key=_order)
     if my_turn:
         rows = [row for row in rows if row.my_turn]
     page = rows[start : start + limit]

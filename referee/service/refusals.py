@@ -89,6 +89,13 @@ class StillInPlay(Refusal):
     code = "still_in_play"
 
 
+class VacationRefused(Refusal):
+    """A vacation the rules do not allow: too near a deadline, past the allowance,
+    or a change to one under way other than its end."""
+
+    code = "vacation_refused"
+
+
 class GameOver(MoveRefusal):
     """The game is over: nothing more can be played."""
 

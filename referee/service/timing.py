@@ -3,13 +3,16 @@
 The sweep is handed the time, so tests move the clock instead of sleeping.
 A timed-out seat's move is recorded and judged like any other submission
 (source `timeout`), inside the one transaction that also marks the turn
-as timed out; then the change is published.
+as timed out; then the change is published. A turn's clock stands still
+while a seat to act is on vacation (`deadlines.frozen_due`), and a game
+one of whose seats to act is away is neither reminded nor timed out until
+that seat is back.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from referee.engine import Resign
@@ -19,9 +22,10 @@ from referee.service.deciding import judge, with_forced_moves
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
 from referee.store import deciding as rows
+from referee.store import vacations
 from referee.store.appending import outbox_row, write
 from referee.store.clock import now, stamp
-from referee.store.deadlines import due_at, locked, with_deadlines
+from referee.store.deadlines import SeatsAway, due_at, held, locked, reminder_due, with_deadlines
 from referee.store.reads import rules_of, state_at
 from referee.store.tables import Game, OutboxKind, Source, TimeoutPolicy
 
@@ -39,31 +43,43 @@ def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
     """Send the reminders due at 80% of a turn's time and apply the timeouts due at `moment`."""
     with referee.db.reading() as session:
         games = with_deadlines(session)
+        away = vacations.seats_away(session, games, moment)
     reminded, timed_out = [], []
     for game in games:
-        due = due_at(game)
-        assert due is not None and game.deadline_seconds is not None
+        seats_away = away.get(game.id, {})
+        due, reminder = due_at(game, seats_away), reminder_due(game, seats_away)
+        assert due is not None and reminder is not None
+        if held(game, seats_away, moment):
+            continue
         if due <= moment and game.timed_out_version != game.version:
             if _time_out(referee, game.id, game.version, moment):
                 timed_out.append(game.id)
         elif (
-            due - timedelta(seconds=game.deadline_seconds * 0.2) <= moment
+            reminder <= moment
             and game.reminded_version != game.version
-            and _remind(referee, game.id, game.version)
+            and _remind(referee, game.id, game.version, moment)
         ):
             reminded.append(game.id)
     publish(referee, Published(changed=timed_out, news=bool(reminded or timed_out)))
     return Swept(reminded, timed_out)
 
 
-def _remind(referee: Referee, game_id: str, version: int) -> bool:
+def _away(session: Any, game: Game, moment: datetime) -> SeatsAway:
+    """The game's seats away as they stand at `moment`, read again under the game's lock."""
+    return vacations.seats_away(session, [game], moment).get(game.id, {})
+
+
+def _remind(referee: Referee, game_id: str, version: int, moment: datetime) -> bool:
     with referee.db.transaction() as session:
         game = locked(session, game_id, version)
         if game is None or game.reminded_version == version:
             return False
+        away = _away(session, game, moment)
+        if held(game, away, moment):
+            return False
         game.reminded_version = version
         session.add(game)
-        due = due_at(game)
+        due = due_at(game, away)
         assert due is not None
         payload = {"version": version, "due_at": stamp(due)}
         reminders = [
@@ -96,8 +112,9 @@ def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) ->
         game = locked(session, game_id, version)
         if game is None or game.timed_out_version == version:
             return False
-        due = due_at(game)
-        if due is None or due > moment:
+        away = _away(session, game, moment)
+        due = due_at(game, away)
+        if due is None or due > moment or held(game, away, moment):
             return False
         recorded = [
             submission.model_dump(include=set(rows.SUBMISSION_READ))

@@ -2,12 +2,15 @@
 
 Deadlines live on the game row and are applied by the service's sweep
 (`referee.service.timing`), which is handed the time, so tests move the
-clock instead of sleeping.
+clock instead of sleeping. A turn's clock stands still while a seat to act
+is on vacation (`frozen_due`); the vacations come from
+`referee.store.vacations`, as each seat's spans of time away.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -37,18 +40,85 @@ class Timed(Protocol):
     """What the deadline of a game's turn is read from (a game row, a player's list's row)."""
 
     @property
+    def id(self) -> str: ...
+    @property
     def status(self) -> str: ...
     @property
     def updated_at(self) -> str: ...
     @property
     def deadline_seconds(self) -> int | None: ...
+    @property
+    def to_act(self) -> list[int]: ...
 
 
-def due_at(game: Timed) -> datetime | None:
-    """When the seats to act now run out of time (None: no deadline)."""
+# A span of time away, [from, until): the clock runs again at `until`.
+Span = tuple[datetime, datetime]
+# Each seat's spans of time away (seats without any left out).
+SeatsAway = Mapping[int, Sequence[Span]]
+# The share of a turn's time after which the seats to act are reminded.
+REMIND_AT = 0.8
+
+
+def frozen_due(start: datetime, seconds: float, away: Iterable[Span]) -> datetime:
+    """When a clock started at `start` with `seconds` to run has run them out, if it
+    stands still during each span of `away` (in any order, overlapping or not).
+
+    Time the clock had left when a span began is what it has left when the span
+    ends, so the moment found is never inside a span: time that would run out
+    just as one begins runs out when it ends.
+    """
+    moment, left = start, timedelta(seconds=seconds)
+    for begins, ends in sorted(away):
+        if ends <= moment:
+            continue
+        if begins > moment:
+            if begins - moment > left:
+                break
+            left -= begins - moment
+        moment = ends
+    return moment + left
+
+
+def _stopping(game: Timed, away: SeatsAway | None) -> list[Span]:
+    """The spans during which the game's clock stands still: any seat to act is away
+    (in a simultaneous round, one seat away holds the clock for all)."""
+    return [span for seat in game.to_act for span in (away or {}).get(seat, ())]
+
+
+def due_at(game: Timed, away: SeatsAway | None = None) -> datetime | None:
+    """When the seats to act now run out of time (None: no deadline), the clock
+    standing still while one of them is away."""
     if game.deadline_seconds is None or game.status != GameStatus.ACTIVE:
         return None
-    return parse_stamp(game.updated_at) + timedelta(seconds=game.deadline_seconds)
+    return frozen_due(turn_start(game), game.deadline_seconds, _stopping(game, away))
+
+
+def reminder_due(game: Game, away: SeatsAway | None = None) -> datetime | None:
+    """When the seats to act are reminded: at `REMIND_AT` of their time, on the same clock."""
+    if game.deadline_seconds is None or game.status != GameStatus.ACTIVE:
+        return None
+    seconds = game.deadline_seconds * REMIND_AT
+    return frozen_due(turn_start(game), seconds, _stopping(game, away))
+
+
+def held(game: Game, away: SeatsAway | None, moment: datetime) -> bool:
+    """Whether a seat to act is away at `moment`, which stops the game's clock."""
+    return any(begins <= moment < ends for begins, ends in _stopping(game, away))
+
+
+def seats_away_at(away: SeatsAway, moment: datetime) -> dict[int, datetime]:
+    """The seats away at `moment`, each with when it is back."""
+    found: dict[int, datetime] = {}
+    for seat, spans in away.items():
+        for begins, ends in spans:
+            if begins <= moment < ends:
+                found[seat] = max(ends, found.get(seat, ends))
+    return found
+
+
+def turn_start(game: Timed) -> datetime:
+    """When the turn's clock started: at the game's last change."""
+    return parse_stamp(game.updated_at)
 
 
 def with_deadlines(session: Session) -> list[Game]:

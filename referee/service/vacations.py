@@ -1,0 +1,266 @@
+"""A player's vacation: set one, end it early, read it with the days left; and what others see.
+
+While a player is away, the clock of every turn it is to act in stands
+still (`deadlines.frozen_due`) and resumes with the time it had left. The
+rules kept here:
+
+- One vacation at a time. Setting one while another is planned replaces
+  it; while one is under way only its end can change (earlier or later).
+- It begins now or later (a few minutes in the past are taken as now, for
+  clocks that differ), at most a year ahead, and ends after it begins.
+- It may not begin less than 24 hours before one of the player's deadlines
+  falls, as that deadline stands now (one that falls before it begins is
+  no matter: that turn runs out first).
+- `REFEREE_VACATION_DAYS` days a calendar year (UTC): each day any part of
+  which is on vacation counts, in the year it falls in. Ending a vacation
+  early gives back the days it no longer covers; dropping a planned one
+  gives back all of them.
+- Others see a vacation only once it has begun (with when it ends); a
+  planned one is its player's own business, and holds no clock before it
+  begins.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from referee.service import refusals
+from referee.store import players, vacations
+from referee.store.clock import parse_stamp, stamp
+from referee.store.deadlines import Timed, due_at, seats_away_at
+from referee.store.tables import Game, GameStatus, Vacation
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    from referee.service import Referee
+    from referee.service.players import Player
+
+# A `from` this far in the past is taken as now (the clocks of client and server differ).
+GRACE = timedelta(minutes=5)
+# A vacation begins at least this long before any deadline of its player's.
+NOTICE = timedelta(hours=24)
+# How far ahead a vacation may begin, and how long it may last.
+AHEAD = timedelta(days=366)
+LONGEST = timedelta(days=366)
+
+
+@dataclass(frozen=True, slots=True)
+class Away:
+    """A vacation not yet over: under way (`ongoing`) or planned."""
+
+    starts_at: datetime
+    ends_at: datetime
+    ongoing: bool
+    # The days of the allowance it takes (`days_by_year`, all years together).
+    days: int
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's vacation, if one is under way or planned, and its allowance this year."""
+
+    vacation: Away | None
+    year: int
+    allowance: int
+    days_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameClock:
+    """A game's deadline as it stands, and the seats away now with when they are back."""
+
+    due_at: datetime | None
+    away_until: dict[int, datetime]
+
+
+def days_of(starts_at: datetime, ends_at: datetime) -> set[date]:
+    """The days (UTC) a span [starts_at, ends_at) takes of the allowance: every day any
+    part of which it covers."""
+    if ends_at <= starts_at:
+        return set()
+    first = starts_at.astimezone(UTC).date()
+    last = (ends_at.astimezone(UTC) - timedelta(microseconds=1)).date()
+    return {first + timedelta(days=n) for n in range((last - first).days + 1)}
+
+
+def days_by_year(starts_at: datetime, ends_at: datetime) -> Counter[int]:
+    """How many days a span takes of each calendar year's allowance."""
+    return Counter(day.year for day in days_of(starts_at, ends_at))
+
+
+def _used(rows: list[Vacation]) -> set[date]:
+    """The days vacations took: a day two of them touch counts once."""
+    used: set[date] = set()
+    for row in rows:
+        used |= days_of(parse_stamp(row.starts_at), parse_stamp(row.ends_at))
+    return used
+
+
+def _in_year(days: set[date], year: int) -> int:
+    return sum(day.year == year for day in days)
+
+
+def _not_over(rows: list[Vacation], moment: datetime) -> Vacation | None:
+    """The vacation under way or planned, if any (there is at most one)."""
+    return next((row for row in rows if parse_stamp(row.ends_at) > moment), None)
+
+
+def _standing(referee: Referee, rows: list[Vacation], moment: datetime) -> Standing:
+    allowance = referee.settings.vacation_days
+    current = _not_over(rows, moment)
+    away = None
+    if current is not None:
+        starts, ends = parse_stamp(current.starts_at), parse_stamp(current.ends_at)
+        away = Away(starts, ends, starts <= moment, len(days_of(starts, ends)))
+    year = moment.astimezone(UTC).year
+    return Standing(away, year, allowance, max(0, allowance - _in_year(_used(rows), year)))
+
+
+def standing(referee: Referee, player: Player, moment: datetime | None = None) -> Standing:
+    """The player's vacation under way or planned, and the days left this year."""
+    moment = moment or datetime.now(UTC)
+    with referee.db.reading() as session:
+        rows = vacations.of_address(session, player.address)
+    return _standing(referee, rows, moment)
+
+
+def set_vacation(
+    referee: Referee,
+    player: Player,
+    starts_at: datetime | None,
+    ends_at: datetime,
+    moment: datetime | None = None,
+) -> Standing:
+    """Plan a vacation from `starts_at` (None: now) until `ends_at`, replacing a planned
+    one; or, while one is under way, move its end to `ends_at`."""
+    moment = moment or datetime.now(UTC)
+    with referee.db.transaction() as session:
+        vacations.lock_address(session, player.address)
+        rows = vacations.of_address(session, player.address)
+        current = _not_over(rows, moment)
+        ongoing = current is not None and parse_stamp(current.starts_at) <= moment
+        if current is not None and ongoing:
+            begins = _ongoing_start(current, starts_at)
+        else:
+            begins = _planned_start(starts_at, moment)
+            _check_notice(session, player.address, begins, moment)
+        _check_end(begins, ends_at, moment)
+        _check_allowance(referee, [row for row in rows if row is not current], begins, ends_at)
+        if current is not None and ongoing:
+            vacations.end(session, current, stamp(ends_at))
+        else:
+            if current is not None:
+                vacations.drop(session, current)
+            vacations.add(session, player.address, stamp(begins), stamp(ends_at), stamp(moment))
+        session.flush()
+        rows = vacations.of_address(session, player.address)
+    return _standing(referee, rows, moment)
+
+
+def end_vacation(referee: Referee, player: Player, moment: datetime | None = None) -> Standing:
+    """End the vacation under way now, or drop the planned one (none: nothing changes)."""
+    moment = moment or datetime.now(UTC)
+    with referee.db.transaction() as session:
+        vacations.lock_address(session, player.address)
+        current = _not_over(vacations.of_address(session, player.address), moment)
+        if current is not None and parse_stamp(current.starts_at) <= moment:
+            vacations.end(session, current, stamp(moment))
+        elif current is not None:
+            vacations.drop(session, current)
+        session.flush()
+        rows = vacations.of_address(session, player.address)
+    return _standing(referee, rows, moment)
+
+
+def _ongoing_start(current: Vacation, starts_at: datetime | None) -> datetime:
+    begun = parse_stamp(current.starts_at)
+    if starts_at is not None and starts_at != begun:
+        raise refusals.VacationRefused(
+            f"your vacation began at {_shown(begun)}: while it is under way only its end "
+            "can change (end it first to plan another)"
+        )
+    return begun
+
+
+def _planned_start(starts_at: datetime | None, moment: datetime) -> datetime:
+    if starts_at is None:
+        return moment
+    if starts_at < moment - GRACE:
+        raise _bad("from", "a vacation cannot begin in the past")
+    if starts_at > moment + AHEAD:
+        raise _bad("from", "a vacation begins at most a year ahead")
+    return max(starts_at, moment)
+
+
+def _check_end(begins: datetime, ends_at: datetime, moment: datetime) -> None:
+    if ends_at <= max(begins, moment):
+        raise _bad("until", "a vacation ends after it begins, and after now")
+    # No allowance covers more (and its days are not counted one by one for nothing).
+    if ends_at - begins > LONGEST:
+        raise _bad("until", "a vacation lasts at most a year")
+
+
+def _check_notice(session: Session, address: str, begins: datetime, moment: datetime) -> None:
+    """Refuse a start less than `NOTICE` before a deadline of the player's, as it stands."""
+    mine = [
+        game
+        for game, seat in players.seats_of(session, address)
+        if game.status == GameStatus.ACTIVE
+        and game.deadline_seconds is not None
+        and seat.seat in game.to_act
+    ]
+    due = due_times(session, mine, moment)
+    for game in mine:
+        falls = due[game.id]
+        if falls is not None and falls - NOTICE < begins <= falls:
+            raise refusals.VacationRefused(
+                f"your turn in game {game.id} runs out at {_shown(falls)}: a vacation begins "
+                f"at least 24 hours before a deadline of yours (by {_shown(falls - NOTICE)}), "
+                "or after it"
+            )
+
+
+def _check_allowance(
+    referee: Referee, others: list[Vacation], begins: datetime, ends_at: datetime
+) -> None:
+    allowance = referee.settings.vacation_days
+    used = _used(others)
+    for year, days in sorted(days_by_year(begins, ends_at).items()):
+        if _in_year(used | days_of(begins, ends_at), year) > allowance:
+            left = max(0, allowance - _in_year(used, year))
+            raise refusals.VacationRefused(
+                f"this vacation takes {days} days of {year}, and {left} of your {allowance} "
+                f"vacation days of {year} are left (each day any part of which is on "
+                "vacation counts)"
+            )
+
+
+def game_clock(session: Session, game: Game, moment: datetime | None = None) -> GameClock:
+    """The game's deadline as it stands at `moment` (now), with the vacations that hold it,
+    and its seats on vacation then, each with when it is back."""
+    moment = moment or datetime.now(UTC)
+    away = vacations.seats_away(session, [game], moment).get(game.id, {})
+    running = game.status == GameStatus.ACTIVE
+    return GameClock(due_at(game, away), seats_away_at(away, moment) if running else {})
+
+
+def due_times(
+    session: Session, games: Sequence[Timed], moment: datetime | None = None
+) -> dict[str, datetime | None]:
+    """The deadline of each game as it stands at `moment` (now), vacations counted."""
+    moment = moment or datetime.now(UTC)
+    away = vacations.seats_away(session, games, moment)
+    return {game.id: due_at(game, away.get(game.id, {})) for game in games}
+
+
+def _bad(field: str, reason: str) -> refusals.BadRequest:
+    return refusals.BadRequest(reason, errors={field: [reason]})
+
+
+def _shown(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
