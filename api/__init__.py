@@ -46,7 +46,7 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     """The referee's Flask app, on the settings `chosen` (or the `referee` given, built on them)."""
-    from api import boards, consent, events, floor, games, rematch, rules, submissions, web
+    from api import boards, consent, events, floor, games, me, rematch, rules, submissions, web
 
     app = Flask("referee")
     app.extensions[EXTENSION] = referee or Referee(chosen)
@@ -62,6 +62,10 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
             "components": {
                 "securitySchemes": {
                     "seat": {"type": "http", "scheme": "bearer"},
+                    # A player's personal token (`rp_...`), made on /me.
+                    "player": {"type": "http", "scheme": "bearer"},
+                    # A signed-in browser: the session cookie sign-in sets.
+                    "session": {"type": "apiKey", "in": "cookie", "name": "player"},
                     "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
                 }
             }
@@ -80,6 +84,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(boards.blp)
     api.register_blueprint(events.blp)
     api.register_blueprint(rematch.blp)
+    api.register_blueprint(me.blp)
     app.register_blueprint(web.bp)
     app.register_blueprint(consent.bp)
     web.install_log_redaction()
