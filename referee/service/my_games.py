@@ -8,6 +8,7 @@ and sorted here: a player holds hundreds of games, not millions.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from referee.service import refusals
 from referee.service.players import Player
 from referee.store import deadlines, players
-from referee.store.clock import stamp
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -74,11 +74,22 @@ def _row(held: players.HeldGame) -> MyGame:
     )
 
 
-def _order(game: MyGame) -> tuple[bool, str, float, str]:
-    # My turn first; then the soonest deadline (none last); then the newest.
-    deadline = "~" if game.deadline is None else stamp(game.deadline)
-    newest = -datetime.fromisoformat(game.created_at).timestamp()
-    return (not game.my_turn, deadline, newest, game.id)
+def _in_order(held: list[players.HeldGame]) -> list[players.HeldGame]:
+    """My turn first; then the soonest deadline (none last); then the newest.
+
+    Sorted on the rows as read, in stable passes from the last key to the
+    first, so that no time is parsed but the deadlines' (the stamps sort as
+    times): a row is built (`_row`) only for the page shown.
+    """
+    ordered = sorted(held, key=lambda game: game.id)
+    ordered.sort(key=lambda game: game.created_at, reverse=True)
+    ordered.sort(key=_turn_and_deadline)
+    return ordered
+
+
+def _turn_and_deadline(game: players.HeldGame) -> tuple[bool, float]:
+    due = deadlines.due_at(game)
+    return (set(game.mine).isdisjoint(game.to_act), math.inf if due is None else due.timestamp())
 
 
 def my_games(
@@ -99,11 +110,11 @@ def my_games(
     start = _position(cursor)
     with referee.db.reading() as session:
         held = players.games_held(session, player.address, status)
-    rows = sorted((_row(game) for game in held), key=_order)
+    ordered = _in_order(held)
     if my_turn:
-        rows = [row for row in rows if row.my_turn]
-    page = rows[start : start + limit]
-    more = start + limit < len(rows)
+        ordered = [game for game in ordered if not set(game.mine).isdisjoint(game.to_act)]
+    page = [_row(game) for game in ordered[start : start + limit]]
+    more = start + limit < len(ordered)
     return MyGames(page, str(start + limit) if more else None)
 
 
