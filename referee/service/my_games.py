@@ -2,8 +2,10 @@
 
 The list puts the games where it is the player's turn first, soonest
 deadline first; then the others by deadline; then the newest. It is read
-from two statements whatever the number of games (`players.games_held`),
-and sorted here: a player holds hundreds of games, not millions.
+from two statements whatever the number of games: every game held, with
+what orders it (`players.games_held`), sorted here (a player holds
+hundreds of games, not millions); then the names and results of the page's
+games alone (`players.shown`).
 """
 
 from __future__ import annotations
@@ -57,20 +59,20 @@ class MyGames:
     next_cursor: str | None
 
 
-def _row(held: players.HeldGame) -> MyGame:
+def _row(held: players.HeldGame, shown: players.GameShown) -> MyGame:
     mine = set(held.mine)
     return MyGame(
         id=held.id,
         game=held.name,
         status=held.status,
-        seats=[SeatShown(seat, name, seat in mine) for seat, name in enumerate(held.names)],
+        seats=[SeatShown(seat, name, seat in mine) for seat, name in enumerate(shown.names)],
         to_act=held.to_act,
         my_turn=not mine.isdisjoint(held.to_act),
         deadline=deadlines.due_at(held),
         version=held.version,
         created_at=held.created_at,
         updated_at=held.updated_at,
-        result=held.result,
+        result=shown.result,
     )
 
 
@@ -109,13 +111,14 @@ def my_games(
     """
     start = _position(cursor)
     with referee.db.reading() as session:
-        held = players.games_held(session, player.address, status)
-    ordered = _in_order(held)
-    if my_turn:
-        ordered = [game for game in ordered if not set(game.mine).isdisjoint(game.to_act)]
-    page = [_row(game) for game in ordered[start : start + limit]]
+        ordered = _in_order(players.games_held(session, player.address, status))
+        if my_turn:
+            ordered = [game for game in ordered if not set(game.mine).isdisjoint(game.to_act)]
+        page = ordered[start : start + limit]
+        shown = players.shown(session, [game.id for game in page])
+    rows = [_row(game, shown[game.id]) for game in page]
     more = start + limit < len(ordered)
-    return MyGames(page, str(start + limit) if more else None)
+    return MyGames(rows, str(start + limit) if more else None)
 
 
 def _position(cursor: str | None) -> int:
