@@ -92,11 +92,14 @@ def test_a_token_is_shown_once_listed_without_its_secret_and_revoked(
     assert listed.status_code == 200
     assert secret not in listed.get_data(as_text=True)
     assert [t["name"] for t in listed.get_json()["tokens"]] == ["my bot"]
-    # Its use is noted (not on every request: at most once a minute).
+    # Its use is noted, not on every request: at most once a minute.
     assert app.test_client().get("/v1/me", headers=_bearer(secret)).get_json() == {
         "email": "tess@example.org"
     }
-    assert browser.get("/v1/me/tokens").get_json()["tokens"][0]["last_used_at"] is not None
+    noted = browser.get("/v1/me/tokens").get_json()["tokens"][0]["last_used_at"]
+    assert noted is not None
+    assert app.test_client().get("/v1/me", headers=_bearer(secret)).status_code == 200
+    assert browser.get("/v1/me/tokens").get_json()["tokens"][0]["last_used_at"] == noted
     assert browser.delete(f"/v1/me/tokens/{body['id']}").status_code == 204
     assert browser.get("/v1/me/tokens").get_json() == {"tokens": []}
     _problem(app.test_client().get("/v1/me", headers=_bearer(secret)), 401, "unauthorized")
