@@ -52,6 +52,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         events,
         floor,
         games,
+        me,
         rematch,
         rules,
         sign_in_pages,
@@ -76,6 +77,10 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
             "components": {
                 "securitySchemes": {
                     "seat": {"type": "http", "scheme": "bearer"},
+                    # A player's personal token (`rp_...`), made on /me.
+                    "player": {"type": "http", "scheme": "bearer"},
+                    # A signed-in browser: the session cookie sign-in sets.
+                    "session": {"type": "apiKey", "in": "cookie", "name": "player"},
                     "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
                 }
             }
@@ -96,6 +101,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(rematch.blp)
     api.register_blueprint(signing_in.blp)
     api.register_blueprint(vacation_api)
+    api.register_blueprint(me.blp)
     app.register_blueprint(web.bp)
     app.register_blueprint(consent.bp)
     app.register_blueprint(sign_in_pages.bp)

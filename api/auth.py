@@ -1,16 +1,29 @@
-"""Who is asking: a seat of the game (by its bearer token) or a spectator."""
+"""Who is asking: a seat of the game (by its seat token, or a player token and `?seat=N`)
+or a spectator."""
 
 from __future__ import annotations
 
 import hmac
+from typing import Any
 
 from flask import current_app, request
 from sqlmodel import Session
 
+from api.context import referee
+from api.schemas import MAX_SEAT, SeatArgs
 from referee.service import refusals
-from referee.service.submitting import NO_TOKEN, SeatToken, seat_of
+from referee.service.players import READ, is_player_token, player_of_token
+from referee.service.submitting import PlayerSeat, SeatRef, SeatToken, seat_of
 
 MAX_TOKEN = 200
+# The OpenAPI security of an operation a seat may do (a seat token, or a player
+# token acting as the player's seat), and of one a spectator may do too.
+AS_SEAT: list[dict[str, list[str]]] = [{"seat": []}, {"player": []}]
+AS_SEAT_OR_SPECTATOR: list[dict[str, list[str]]] = [*AS_SEAT, {}]
+# `?seat=N` in the document, for an operation that reads no other query parameter.
+SEAT_PARAMETERS: list[dict[str, Any]] = [{"in": "query", "schema": SeatArgs}]
+# `?seat=N`: which of a player's seats of a game a player token acts as.
+SEAT_QUERY = "seat"
 
 
 def bearer() -> str | None:
@@ -25,18 +38,38 @@ def bearer() -> str | None:
     return token
 
 
-def viewer(session: Session, game_id: str) -> int | None:
-    """The caller's seat in this game; None for a spectator; 401 for a bad token."""
+def _seat_asked() -> int | None:
+    """The seat `?seat=N` names, if given; 422 for anything but a seat number."""
+    given = request.args.get(SEAT_QUERY)
+    if given is None:
+        return None
+    if not (given.isascii() and given.isdigit() and len(given) <= 2) or int(given) > MAX_SEAT:
+        raise refusals.BadRequest(f"seat is a seat number, 0 to {MAX_SEAT}")
+    return int(given)
+
+
+def caller() -> SeatRef:
+    """The seat the request's bearer names: a seat token's, or a player token's own seat
+    (`?seat=N` among several). The player token is read anew: a revoked one stops here."""
     token = bearer()
-    return None if token is None else seat_of(session, game_id, SeatToken(token))
+    wanted = _seat_asked()
+    if token is not None and is_player_token(token):
+        return PlayerSeat(player_of_token(referee(), token), wanted)
+    return SeatToken(token, wanted)
 
 
-def seat(session: Session, game_id: str) -> int:
-    """The caller's seat, which this request needs."""
-    found = viewer(session, game_id)
-    if found is None:
-        raise refusals.Unauthorized(NO_TOKEN)
-    return found
+def viewer(session: Session, game_id: str) -> int | None:
+    """The caller's seat in this game, to read its view; None for a spectator; 401 for a
+    bad token, 403 for a player token without `read`."""
+    asked = caller()
+    if isinstance(asked, SeatToken) and asked.token is None and asked.seat is None:
+        return None
+    return seat_of(session, game_id, asked, READ)
+
+
+def seat(session: Session, game_id: str, scope: str = READ) -> int:
+    """The caller's seat, which this request needs, to read (`READ`) or to act (`PLAY`)."""
+    return seat_of(session, game_id, caller(), scope)
 
 
 def check_api_key() -> bool:

@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from api import auth
 from api.context import find, session
-from api.errors import BAD_QUERY, BAD_TOKEN, Problem, declared
+from api.errors import BAD_QUERY, BAD_TOKEN, SCOPE, Problem, declared
 from api.expensive import BUSY, taking_turns
 from api.games import SEAT
 from api.media import SVG, negotiated, text_response
@@ -54,6 +54,7 @@ def board_svg(
     **declared(
         {
             401: BAD_TOKEN,
+            403: SCOPE,
             404: "not_found: no such game, or `at` beyond the log",
             422: BAD_QUERY,
             503: BUSY,

@@ -155,8 +155,12 @@ def from_anything(error: Exception) -> Response:
 
 # The errors operations share, as the OpenAPI document describes them.
 NO_GAME = "not_found: no such game"
-BAD_TOKEN = "unauthorized: a header that is not `Bearer <token>`, or not a seat of this game"
-NO_SEAT = "unauthorized: no seat token, or one that is not a seat of this game"
+BAD_TOKEN = (
+    "unauthorized: a header that is not `Bearer <token>`, or a token (seat or player) that "
+    "is not a seat of this game, or not the seat `?seat=` names"
+)
+NO_SEAT = "unauthorized: no token, or a seat or player token that is not a seat of this game"
+SCOPE = "forbidden: a player token without the scope this needs (`read` to see, `play` to act)"
 BAD_QUERY = "bad_request: a query parameter out of range or not declared, or a body (`errors`)"
 NOT_JSON = "unsupported_media_type: a body that is not `application/json`"
 

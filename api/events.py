@@ -22,7 +22,7 @@ from flask_smorest import Blueprint
 
 from api import auth, throttle
 from api.context import find, referee, session
-from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, Problem, declared, problem
+from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, SCOPE, Problem, declared, problem
 from api.following import Change, Follower, NoRoom, following, read_change
 from api.game_schemas import COMPONENTS
 from api.games import SEAT
@@ -75,7 +75,8 @@ _STREAM_DOC = {
             "required": False,
             "schema": {"type": "string", "pattern": "^[0-9]{0,12}$"},
             "description": "the version of the last event the client has (empty: none)",
-        }
+        },
+        *auth.SEAT_PARAMETERS,
     ],
     "responses": {
         "200": {
@@ -117,6 +118,7 @@ _ERRORS = declared(
     {
         400: "bad_request: a Last-Event-ID that is not a version",
         401: BAD_TOKEN,
+        403: SCOPE,
         404: NO_GAME,
         422: BAD_QUERY,
         429: "too_many_streams: this client holds as many event streams as it may; "

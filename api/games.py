@@ -11,7 +11,16 @@ from flask_smorest import Blueprint
 
 from api import auth, throttle
 from api.context import find, referee, session
-from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, NO_SEAT, NOT_JSON, Problem, declared
+from api.errors import (
+    BAD_QUERY,
+    BAD_TOKEN,
+    NO_GAME,
+    NO_SEAT,
+    NOT_JSON,
+    SCOPE,
+    Problem,
+    declared,
+)
 from api.expensive import BUSY, taking_turns
 from api.game_schemas import COMPONENTS, NEW_GAME
 from api.media import NDJSON, negotiated, text_response
@@ -42,13 +51,9 @@ from referee.replay import SEALED_NOTATION, envelope
 from referee.rng import commitment
 from referee.service import webhooks as hooks
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.players import PLAY, READ
 from referee.service.records import verify_game
-from referee.service.submitting import (
-    SeatToken,
-    SubmitMove,
-    refusal_of,
-    submit_move,
-)
+from referee.service.submitting import SubmitMove, refusal_of, submit_move
 from referee.service.vacations import game_clock
 from referee.store import clock, reachability, reads, records
 from referee.store.tables import Game, GameStatus, Submission, SubmissionStatus
@@ -57,7 +62,7 @@ blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their m
 
 MAX_KEY = 200
 KEY = re.compile(r"[\x20-\x7e]{1,200}")
-SEAT: list[dict[str, list[str]]] = [{"seat": []}, {}]
+SEAT = auth.AS_SEAT_OR_SPECTATOR
 
 
 def _game_link(operation: str, source: str = "$response.body#/id") -> dict[str, Any]:
@@ -247,7 +252,12 @@ def turn_deadline(game: Game, due: datetime | None) -> dict[str, Any] | None:
     operationId="getGameState",
     security=SEAT,
     **declared(
-        {401: BAD_TOKEN, 404: "not_found: no such game, or `at` beyond the log", 422: BAD_QUERY}
+        {
+            401: BAD_TOKEN,
+            403: SCOPE,
+            404: "not_found: no such game, or `at` beyond the log",
+            422: BAD_QUERY,
+        }
     ),
 )
 def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
@@ -266,8 +276,9 @@ def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.response(200, LegalMovesOut)
 @blp.doc(
     operationId="listLegalMoves",
-    security=[{"seat": []}],
-    **declared({401: NO_SEAT, 404: NO_GAME, 422: BAD_QUERY}),
+    security=auth.AS_SEAT,
+    parameters=auth.SEAT_PARAMETERS,
+    **declared({401: NO_SEAT, 403: SCOPE, 404: NO_GAME, 422: BAD_QUERY}),
 )
 def legal_moves(game_id: str) -> dict[str, Any]:
     """The caller's legal moves now (resign, always legal, left out)."""
@@ -325,7 +336,7 @@ def submit(game_id: str, move: Any, expected: int | None, wait: float | None) ->
     key = _key()
     throttle.check("moves")
     command = SubmitMove(
-        game_id, SeatToken(auth.bearer()), move, expected_version=expected, idempotency_key=key
+        game_id, auth.caller(), move, expected_version=expected, idempotency_key=key
     )
     return _answer(submit_move(referee(), command, wait), wait is not None)
 
@@ -351,11 +362,11 @@ _REFUSED = (
 
 def _submission_doc(conflict: str, refused: str, *more: int) -> dict[str, Any]:
     errors = {400: "bad_request: a malformed Idempotency-Key; bad_json: the body is not JSON"}
-    errors |= {401: NO_SEAT, 404: NO_GAME, 409: conflict, 422: refused}
+    errors |= {401: NO_SEAT, 403: SCOPE, 404: NO_GAME, 409: conflict, 422: refused}
     errors |= {429: "too_many_requests: this client submitted too many moves (`Retry-After`)"}
     errors |= {415: NOT_JSON} if 415 in more else {}
     links = {"links": _SUBMISSION_LINKS}
-    return {"security": [{"seat": []}], **declared(errors, also={201: links, 202: links})}
+    return {"security": auth.AS_SEAT, **declared(errors, also={201: links, 202: links})}
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
@@ -399,11 +410,13 @@ def resign(args: dict[str, Any], _headers: dict[str, Any], game_id: str) -> Any:
 @blp.response(200, WebhookOut)
 @blp.doc(
     operationId="setWebhook",
-    security=[{"seat": []}],
+    security=auth.AS_SEAT,
+    parameters=auth.SEAT_PARAMETERS,
     **declared(
         {
             400: "bad_json: the body is not JSON",
             401: NO_SEAT,
+            403: SCOPE,
             404: NO_GAME,
             415: NOT_JSON,
             422: "bad_request: an unknown field (`errors`); or a URL the referee will not "
@@ -417,7 +430,7 @@ def set_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
     Setting it again switches a webhook back on after failures switched it off.
     """
-    done = hooks.set_webhook(referee(), game_id, SeatToken(auth.bearer()), body["url"])
+    done = hooks.set_webhook(referee(), game_id, auth.caller(), body["url"])
     return {**_health(done.health), **_secret(done.secret)}
 
 
@@ -425,43 +438,46 @@ def set_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.response(200, WebhookStatusOut)
 @blp.doc(
     operationId="getWebhook",
-    security=[{"seat": []}],
-    **declared({401: NO_SEAT, 404: NO_GAME, 422: BAD_QUERY}),
+    security=auth.AS_SEAT,
+    parameters=auth.SEAT_PARAMETERS,
+    **declared({401: NO_SEAT, 403: SCOPE, 404: NO_GAME, 422: BAD_QUERY}),
 )
 def get_webhook(game_id: str) -> dict[str, Any]:
     """The caller's webhook and its health: failures, the last error, backoff, switched off."""
-    return _health(hooks.webhook_health(referee(), *_caller_seat(game_id)))
+    return _health(hooks.webhook_health(referee(), *_caller_seat(game_id, READ)))
 
 
 @blp.route("/games/<game_id>/webhook", methods=["DELETE"])
 @blp.response(200, WebhookStatusOut)
 @blp.doc(
     operationId="deleteWebhook",
-    security=[{"seat": []}],
-    **declared({401: NO_SEAT, 404: NO_GAME, 422: BAD_QUERY}),
+    security=auth.AS_SEAT,
+    parameters=auth.SEAT_PARAMETERS,
+    **declared({401: NO_SEAT, 403: SCOPE, 404: NO_GAME, 422: BAD_QUERY}),
 )
 def drop_webhook(game_id: str) -> dict[str, Any]:
     """Stop POSTing the caller's notifications (the answer holds no secret)."""
-    return _health(hooks.drop_webhook(referee(), *_caller_seat(game_id)))
+    return _health(hooks.drop_webhook(referee(), *_caller_seat(game_id, PLAY)))
 
 
 @blp.route("/games/<game_id>/webhook/secret", methods=["POST"])
 @blp.response(200, WebhookSecretOut)
 @blp.doc(
     operationId="rotateWebhookSecret",
-    security=[{"seat": []}],
-    **declared({401: NO_SEAT, 404: NO_GAME, 422: BAD_QUERY}),
+    security=auth.AS_SEAT,
+    parameters=auth.SEAT_PARAMETERS,
+    **declared({401: NO_SEAT, 403: SCOPE, 404: NO_GAME, 422: BAD_QUERY}),
 )
 def rotate_webhook_secret(game_id: str) -> dict[str, Any]:
     """A new signing secret for the caller's webhook; the old one signs nothing more."""
-    return _secret(hooks.rotate_secret(referee(), *_caller_seat(game_id)))
+    return _secret(hooks.rotate_secret(referee(), *_caller_seat(game_id, PLAY)))
 
 
-def _caller_seat(game_id: str) -> tuple[str, int]:
-    """The game and the seat of the bearer token, which this request needs."""
+def _caller_seat(game_id: str, scope: str) -> tuple[str, int]:
+    """The game and the seat of the bearer token, which this request needs, for `scope`."""
     with session() as db:
         game = find(db, game_id)
-        return game.id, auth.seat(db, game.id)
+        return game.id, auth.seat(db, game.id, scope)
 
 
 def _health(health: hooks.Health) -> dict[str, Any]:

@@ -9,9 +9,8 @@ from marshmallow import Schema, fields
 
 from api import auth
 from api.context import find, referee, session
-from api.errors import BAD_QUERY, NO_GAME, NO_SEAT, declared
+from api.errors import BAD_QUERY, NO_GAME, NO_SEAT, SCOPE, declared
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
-from referee.service.submitting import SeatToken
 
 blp = Blueprint("rematch", __name__, url_prefix="/v1", description="Rematch of a finished game")
 
@@ -64,10 +63,12 @@ def get_rematch(game_id: str) -> dict[str, Any]:
 @blp.response(200, RematchAcceptedOut)
 @blp.doc(
     operationId="acceptRematch",
-    security=[{"seat": []}],
+    security=auth.AS_SEAT,
+    parameters=auth.SEAT_PARAMETERS,
     **declared(
         {
             401: NO_SEAT,
+            403: SCOPE,
             404: NO_GAME,
             409: "still_in_play: a rematch is offered once the game is over",
             422: BAD_QUERY,
@@ -81,7 +82,7 @@ def post_rematch(game_id: str) -> dict[str, Any]:
     seed; each seat is told as for a new game. The answer carries the
     caller's token in it once it started.
     """
-    seat = SeatToken(auth.bearer())
+    seat = auth.caller()
     standing = accept_rematch(referee(), game_id, seat)
     token = None
     if standing.game_id is not None:

@@ -311,7 +311,23 @@ class GameListOut(Schema):
     next_cursor = fields.String(allow_none=True, required=True)
 
 
-class StateArgs(Strict):
+# The highest seat number `?seat=` takes (no game seats so many).
+MAX_SEAT = 99
+
+
+class SeatArgs(Strict):
+    """`?seat=N`: which of a player's seats a player token acts as, where it holds several."""
+
+    seat = fields.Integer(
+        validate=validate.Range(min=0, max=MAX_SEAT),
+        metadata={
+            "description": "with a player token, the player's seat to act as, where it "
+            "holds several in this game (with a seat token: that token's seat)"
+        },
+    )
+
+
+class StateArgs(SeatArgs):
     at = fields.Integer(validate=validate.Range(min=0, max=10_000_000))
 
 
@@ -386,7 +402,7 @@ class NotationIn(Strict):
     expected_version = fields.Integer(validate=EXPECTED_VERSION, metadata=_EXPECTED_DOC)
 
 
-class WaitArgs(Strict):
+class WaitArgs(SeatArgs):
     wait = fields.Float(
         validate=validate.Range(min=0, max=30),
         metadata={"description": "seconds to wait for the decision (0-30)"},

@@ -8,7 +8,7 @@ from flask_smorest import Blueprint
 
 from api import auth
 from api.context import session
-from api.errors import BAD_QUERY, BAD_TOKEN, Problem, declared
+from api.errors import BAD_QUERY, BAD_TOKEN, SCOPE, Problem, declared
 from api.games import submission_json
 from api.schemas import SubmissionOut
 from referee.service.submitting import well_formed
@@ -21,10 +21,12 @@ blp = Blueprint("submissions", __name__, url_prefix="/v1", description="Submitte
 @blp.response(200, SubmissionOut)
 @blp.doc(
     operationId="getSubmission",
-    security=[{"seat": []}, {}],
+    security=auth.AS_SEAT_OR_SPECTATOR,
+    parameters=auth.SEAT_PARAMETERS,
     **declared(
         {
             401: BAD_TOKEN,
+            403: SCOPE,
             404: "not_found: no such submission",
             422: BAD_QUERY,
         }

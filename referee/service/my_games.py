@@ -2,12 +2,15 @@
 
 The list puts the games where it is the player's turn first, soonest
 deadline first; then the others by deadline; then the newest. It is read
-from two statements whatever the number of games (`players.games_held`),
-and sorted here: a player holds hundreds of games, not millions.
+from two statements whatever the number of games: every game held, with
+what orders it (`players.games_held`), sorted here (a player holds
+hundreds of games, not millions); then the names and results of the page's
+games alone (`players.shown`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -16,7 +19,6 @@ from referee.service import refusals
 from referee.service.players import Player
 from referee.service.vacations import due_times
 from referee.store import players
-from referee.store.clock import stamp
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -58,28 +60,42 @@ class MyGames:
     next_cursor: str | None
 
 
-def _row(held: players.HeldGame, deadline: datetime | None) -> MyGame:
+def _row(held: players.HeldGame, shown: players.GameShown, due: datetime | None) -> MyGame:
     mine = set(held.mine)
     return MyGame(
         id=held.id,
         game=held.name,
         status=held.status,
-        seats=[SeatShown(seat, name, seat in mine) for seat, name in enumerate(held.names)],
+        seats=[SeatShown(seat, name, seat in mine) for seat, name in enumerate(shown.names)],
         to_act=held.to_act,
         my_turn=not mine.isdisjoint(held.to_act),
-        deadline=deadline,
+        deadline=due,
         version=held.version,
         created_at=held.created_at,
         updated_at=held.updated_at,
-        result=held.result,
+        result=shown.result,
     )
 
 
-def _order(game: MyGame) -> tuple[bool, str, float, str]:
-    # My turn first; then the soonest deadline (none last); then the newest.
-    deadline = "~" if game.deadline is None else stamp(game.deadline)
-    newest = -datetime.fromisoformat(game.created_at).timestamp()
-    return (not game.my_turn, deadline, newest, game.id)
+def _in_order(
+    held: list[players.HeldGame], dues: dict[str, datetime | None]
+) -> list[players.HeldGame]:
+    """My turn first; then the soonest deadline (none last); then the newest.
+
+    Sorted on the rows as read, in stable passes from the last key to the
+    first, so that no time is parsed but the deadlines' (the stamps sort as
+    times): a row is built (`_row`) only for the page shown.
+    """
+    ordered = sorted(held, key=lambda game: game.id)
+    ordered.sort(key=lambda game: game.created_at, reverse=True)
+
+    def turn_and_deadline(game: players.HeldGame) -> tuple[bool, float]:
+        due = dues[game.id]
+        waiting = set(game.mine).isdisjoint(game.to_act)
+        return (waiting, math.inf if due is None else due.timestamp())
+
+    ordered.sort(key=turn_and_deadline)
+    return ordered
 
 
 def my_games(
@@ -100,13 +116,16 @@ def my_games(
     start = _position(cursor)
     with referee.db.reading() as session:
         held = players.games_held(session, player.address, status)
-        deadlines = due_times(session, held)
-    rows = sorted((_row(game, deadlines[game.id]) for game in held), key=_order)
-    if my_turn:
-        rows = [row for row in rows if row.my_turn]
-    page = rows[start : start + limit]
-    more = start + limit < len(rows)
-    return MyGames(page, str(start + limit) if more else None)
+        # Deadlines as they stand, vacations counted: they order the list.
+        dues = due_times(session, held)
+        ordered = _in_order(held, dues)
+        if my_turn:
+            ordered = [game for game in ordered if not set(game.mine).isdisjoint(game.to_act)]
+        page = ordered[start : start + limit]
+        shown = players.shown(session, [game.id for game in page])
+    rows = [_row(game, shown[game.id], dues[game.id]) for game in page]
+    more = start + limit < len(ordered)
+    return MyGames(rows, str(start + limit) if more else None)
 
 
 def _position(cursor: str | None) -> int:

@@ -31,6 +31,8 @@ PLAY = "play"
 MANAGE = "manage"
 SCOPES = (READ, PLAY)
 SESSION_DAYS = 30
+# How stale a token's `last_used_at` may be: it is written at most this often.
+USE_NOTED_EVERY = timedelta(minutes=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +56,14 @@ def player_of_token(referee: Referee, token: str) -> Player:
     """The player whose token this is; refused when none is (forged, revoked, malformed)."""
     with referee.db.reading() as session:
         found = player_tokens.by_hash(session, keys.hash_token(token))
-    if found is None:
+    if found is None or found.id is None:
         raise refusals.Unauthorized("this player token is not valid (or was revoked)")
+    moment = datetime.now(UTC)
+    before = stamp(moment - USE_NOTED_EVERY)
+    if found.last_used_at is None or found.last_used_at < before:
+        # A write at most once a minute per token, not one per request.
+        with referee.db.transaction() as session:
+            player_tokens.mark_used(session, found.id, stamp(moment), before)
     return Player(found.address, frozenset(found.scopes))
 
 

@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from referee.service import refusals
 from referee.service.creating import NewGame, Player, create_game
-from referee.service.submitting import KnownSeat, SeatToken, seat_of
+from referee.service.submitting import SeatRef, seat_of
 from referee.store import clock, reads, rematches
 from referee.store.creation import new_id
 from referee.store.keys import seat_link_token
@@ -49,7 +49,7 @@ def rematch_of(session: Session, game: Game) -> Rematch:
     )
 
 
-def accept_rematch(referee: Referee, game_id: str, seat: SeatToken | KnownSeat) -> Rematch:
+def accept_rematch(referee: Referee, game_id: str, seat: SeatRef) -> Rematch:
     """`seat` accepts a rematch of the finished game; the last to accept starts it."""
     with referee.db.transaction() as session:
         game = rematches.locked(session, game_id)
@@ -102,7 +102,7 @@ def start_rematch(referee: Referee, game: Game, rematch_id: str) -> None:
         raise
 
 
-def rematch_seat(referee: Referee, game_id: str, seat: SeatToken) -> tuple[str, str]:
+def rematch_seat(referee: Referee, game_id: str, seat: SeatRef) -> tuple[str, str]:
     """The rematch's id and the token of the same seat in it, for a seat of the old game."""
     with referee.db.reading() as session:
         game = session.get(Game, game_id)

@@ -24,6 +24,7 @@ from referee.engine import JSON, IllegalMove
 from referee.queue import Heard
 from referee.service import refusals
 from referee.service.deciding import check_seat, check_turn
+from referee.service.players import PLAY, Player, seat_in
 from referee.service.publishing import Published, publish
 from referee.store import keys, reads, submissions
 from referee.store.reads import Turn
@@ -50,9 +51,10 @@ def well_formed(identifier: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class SeatToken:
     """A seat named by its secret token (a bearer header, a game page's cookie); None
-    when the request carried none."""
+    when the request carried none. `seat`, when given, must be the token's seat."""
 
     token: str | None
+    seat: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +65,24 @@ class KnownSeat:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerSeat:
+    """The seat of a player (proved by its player token) in the game: the only one it
+    holds there, or `seat` among several."""
+
+    player: Player
+    seat: int | None = None
+
+
+# Whoever a command says acts.
+SeatRef = SeatToken | KnownSeat | PlayerSeat
+
+
+@dataclass(frozen=True, slots=True)
 class SubmitMove:
     """A move to submit: whose, what, and against which position."""
 
     game_id: str
-    seat: SeatToken | KnownSeat
+    seat: SeatRef
     # The move's JSON form, or its notation.
     move: JSON | str
     source: Source = Source.REST
@@ -79,16 +94,28 @@ class SubmitMove:
     idempotency_key: str | None = None
 
 
-def seat_of(session: Session, game_id: str, seat: SeatToken | KnownSeat) -> int:
-    """The seat number a command names; refused for a token that is not a seat here."""
+def seat_of(session: Session, game_id: str, seat: SeatRef, scope: str = PLAY) -> int:
+    """The seat number a command names; refused for a token that is not a seat here.
+
+    `scope` is what the caller does as that seat: `play` (the default: moves,
+    webhooks, rematches) or `read` (views). A seat token may do both; a player
+    token what its scopes allow (403 otherwise), and only in its own seats.
+    """
     if isinstance(seat, KnownSeat):
         return seat.seat
+    if isinstance(seat, PlayerSeat):
+        # The seat first: a token of another player's is a stranger here (401).
+        found = seat_in(session, seat.player, game_id, seat.seat)
+        seat.player.require(scope)
+        return found
     if seat.token is None:
         raise refusals.Unauthorized(NO_TOKEN)
-    found = keys.seat_of_token(session, game_id, seat.token)
-    if found is None:
+    found_seat = keys.seat_of_token(session, game_id, seat.token)
+    if found_seat is None:
         raise refusals.Unauthorized("this token is not a seat of this game")
-    return found
+    if seat.seat is not None and seat.seat != found_seat:
+        raise refusals.Unauthorized(f"this token is not seat {seat.seat} of this game")
+    return found_seat
 
 
 def record_move(session: Session, command: SubmitMove) -> tuple[Submission, bool]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from referee import webhooks
 from referee.service import refusals
-from referee.service.submitting import SeatToken, seat_of, well_formed
+from referee.service.submitting import SeatRef, seat_of, well_formed
 from referee.store import keys, reads
 from referee.store import webhooks as seats_hooks
 
@@ -45,7 +45,7 @@ class WebhookSet:
     secret: str
 
 
-def set_webhook(referee: Referee, game_id: str, caller: SeatToken, url: str) -> WebhookSet:
+def set_webhook(referee: Referee, game_id: str, caller: SeatRef, url: str) -> WebhookSet:
     """POST the caller's notices to `url` from now on; switches a webhook back on after failures.
 
     Refused as not found for no such game and unauthorized for a token that is

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, select, update
 
 from referee.store.tables import PlayerToken
 
@@ -46,3 +46,14 @@ def revoke(session: Session, address: str, token_id: int, stamp: str) -> bool:
     found.revoked_at = stamp
     session.add(found)
     return True
+
+
+def mark_used(session: Session, token_id: int, stamp: str, before: str) -> None:
+    """Set the token's last use to `stamp` unless it was already set at or after `before`
+    (racing processes then write it once)."""
+    last = col(PlayerToken.last_used_at)
+    session.execute(
+        update(PlayerToken)
+        .where(col(PlayerToken.id) == token_id, last.is_(None) | (last < before))
+        .values(last_used_at=stamp)
+    )

@@ -67,20 +67,26 @@ def mailing_seat(session: Session, address: str) -> tuple[str, int] | None:
 
 @dataclass(frozen=True, slots=True)
 class HeldGame:
-    """A game as a player's list shows it: the row's public fields and the seats it holds."""
+    """A game as a player's list orders it: the row's public fields and the seats it holds."""
 
     id: str
     name: str
     status: str
     version: int
     to_act: list[int]
-    result: dict[str, Any] | None
     created_at: str
     updated_at: str
     deadline_seconds: int | None
     mine: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameShown:
+    """What a player's list shows of a game beyond what orders it."""
+
     # Every seat's name, in seat order.
     names: tuple[str, ...]
+    result: dict[str, Any] | None
 
 
 _GAME = core_table(Game)
@@ -90,8 +96,9 @@ _SEAT = core_table(Seat)
 def games_held(session: Session, address: str, status: str | None = None) -> list[HeldGame]:
     """Every game the address holds a seat in (of `status`), in no particular order.
 
-    Two statements whatever the number of games: the games with the seats
-    held, then every seat's name of those games. Neither reads a state.
+    One statement whatever the number of games, reading no state, no names
+    and no result: what a list needs to order them all. `shown` reads the
+    rest for the page shown.
     """
     held = sa.func.lower(_SEAT.c.email) == normal(address)
     query = (
@@ -101,7 +108,6 @@ def games_held(session: Session, address: str, status: str | None = None) -> lis
             _GAME.c.status,
             _GAME.c.version,
             _GAME.c.to_act,
-            _GAME.c.result,
             _GAME.c.created_at,
             _GAME.c.updated_at,
             _GAME.c.deadline_seconds,
@@ -112,20 +118,11 @@ def games_held(session: Session, address: str, status: str | None = None) -> lis
     )
     if status is not None:
         query = query.where(_GAME.c.status == status)
-    connection = session.connection()
-    rows = connection.execute(query).all()
     mine: dict[str, list[int]] = {}
     first: dict[str, Any] = {}
-    for row in rows:
+    for row in session.connection().execute(query):
         mine.setdefault(row.id, []).append(row.seat)
         first.setdefault(row.id, row)
-    names: dict[str, list[tuple[int, str]]] = {game_id: [] for game_id in first}
-    if first:
-        named = sa.select(_SEAT.c.game_id, _SEAT.c.seat, _SEAT.c.name).where(
-            _SEAT.c.game_id.in_(list(first))
-        )
-        for game_id, seat, name in connection.execute(named):
-            names[game_id].append((seat, name))
     return [
         HeldGame(
             row.id,
@@ -133,12 +130,30 @@ def games_held(session: Session, address: str, status: str | None = None) -> lis
             row.status,
             row.version,
             list(row.to_act),
-            row.result,
             row.created_at,
             row.updated_at,
             row.deadline_seconds,
             tuple(sorted(mine[game_id])),
-            tuple(name for _seat, name in sorted(names[game_id])),
         )
         for game_id, row in first.items()
     ]
+
+
+def shown(session: Session, game_ids: list[str]) -> dict[str, GameShown]:
+    """The seats' names and the result of each of these games, in one statement."""
+    if not game_ids:
+        return {}
+    query = (
+        sa.select(_SEAT.c.game_id, _SEAT.c.seat, _SEAT.c.name, _GAME.c.result)
+        .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id))
+        .where(_SEAT.c.game_id.in_(game_ids))
+    )
+    names: dict[str, list[tuple[int, str]]] = {}
+    results: dict[str, Any] = {}
+    for game_id, seat, name, result in session.connection().execute(query):
+        names.setdefault(game_id, []).append((seat, name))
+        results[game_id] = result
+    return {
+        game_id: GameShown(tuple(name for _seat, name in sorted(seats)), results[game_id])
+        for game_id, seats in names.items()
+    }

@@ -25,6 +25,10 @@ import pytest
 from flask import Flask
 
 from referee import games
+from referee.service.creating import NewGame, Player, create_game
+from referee.service.players import MANAGE, PLAY, READ
+from referee.service.players import Player as Signed
+from referee.service.tokens import make_token
 from tests.tiers import starts_servers
 
 PACKAGE = "referee_client"
@@ -80,7 +84,7 @@ class Generated:
         self.app = app
 
     def op(self, name: str) -> Any:
-        for group in ("games", "rules", "submissions", "boards"):
+        for group in ("games", "rules", "submissions", "boards", "me"):
             try:
                 return importlib.import_module(f"{PACKAGE}.api.{group}.{name}")
             except ModuleNotFoundError:
@@ -205,3 +209,28 @@ def test_the_rules_give_typed_move_and_option_schemas(app: Flask, generated: Mod
     kinds = [choice.get("type") for choice in stones["objectives"]["oneOf"]]
     assert kinds == ["string", "array"]
     assert stones["objectives"]["oneOf"][0]["enum"] == ["off"]
+
+
+def test_a_generated_client_lists_my_games_and_plays_with_a_player_token(
+    app: Flask, generated: ModuleType
+) -> None:
+    api = Generated(generated, app)
+    referee = app.extensions["referee"]
+    players = [Player("Ann", "ann.generated@example.org"), Player("Bob", None)]
+    game_id = create_game(referee, NewGame("subdivision", players, {}, trusted=True)).game.id
+    signed_in = Signed("ann.generated@example.org", frozenset({READ, PLAY, MANAGE}))
+    token = make_token(referee, signed_in, "generated client", [READ, PLAY]).secret
+
+    listed = api.op("list_my_games").sync(
+        client=api.client(token), to_act=api.model("ListMyGamesToAct")("me")
+    )
+    assert isinstance(listed, api.model("MyGamesOut")), listed
+    assert [game.id for game in listed.games] == [game_id]
+    mine = listed.games[0]
+    assert mine.my_turn and [seat.me for seat in mine.seats] == [True, False]
+    legal = _any_legal(api, game_id, token)
+    answer = _submit(api, game_id, token, legal, as_json=True)
+    assert isinstance(answer, api.model("SubmissionOut")), answer
+    assert answer.submission.seat == 0 and answer.submission.status == "accepted"
+    refused = api.op("list_my_tokens").sync(client=api.client(token))
+    assert isinstance(refused, api.model("Problem")) and refused.code == "forbidden"
