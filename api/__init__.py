@@ -46,7 +46,18 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     """The referee's Flask app, on the settings `chosen` (or the `referee` given, built on them)."""
-    from api import boards, consent, events, floor, games, rematch, rules, submissions, web
+    from api import (
+        boards,
+        consent,
+        events,
+        floor,
+        games,
+        my_events,
+        rematch,
+        rules,
+        submissions,
+        web,
+    )
 
     app = Flask("referee")
     app.extensions[EXTENSION] = referee or Referee(chosen)
@@ -63,6 +74,8 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
                 "securitySchemes": {
                     "seat": {"type": "http", "scheme": "bearer"},
                     "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+                    "player": {"type": "http", "scheme": "bearer"},
+                    "playerSession": {"type": "apiKey", "in": "cookie", "name": "player"},
                 }
             }
         },
@@ -74,11 +87,13 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     for name, schema in (move_components() | new_game_components(NewGameIn)).items():
         api.spec.components.schema(name, component=schema)
     api.spec.components.schema(events.GAME_EVENT, schema=GameEventOut)
+    api.spec.components.schema(my_events.PLAYER_EVENT, schema=my_events.PlayerEventOut)
     api.register_blueprint(rules.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(submissions.blp)
     api.register_blueprint(boards.blp)
     api.register_blueprint(events.blp)
+    api.register_blueprint(my_events.blp)
     api.register_blueprint(rematch.blp)
     app.register_blueprint(web.bp)
     app.register_blueprint(consent.bp)

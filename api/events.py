@@ -64,6 +64,25 @@ def _stream(
             return
 
 
+def busy(full: NoRoom) -> Response:
+    """The answer to a stream turned away for want of room (a player's stream too)."""
+    answer = (
+        problem(
+            429,
+            "too_many_streams",
+            "this address follows as many games as it may at once; close a stream first",
+        )
+        if full.for_client
+        else problem(
+            503,
+            "too_many_followers",
+            "this server follows as many games as it may; try again soon",
+        )
+    )
+    answer.headers["Retry-After"] = str(RETRY_AFTER)
+    return answer
+
+
 # The component of each event's `data` (registered by create_app).
 GAME_EVENT = "GameEvent"
 _STREAM_DOC = {
@@ -145,21 +164,7 @@ def events(game_id: str) -> Response:
     try:
         follower = following(referee()).admit(now, throttle.client())
     except NoRoom as full:
-        busy = (
-            problem(
-                429,
-                "too_many_streams",
-                "this address follows as many games as it may at once; close a stream first",
-            )
-            if full.for_client
-            else problem(
-                503,
-                "too_many_followers",
-                "this server follows as many games as it may; try again soon",
-            )
-        )
-        busy.headers["Retry-After"] = str(RETRY_AFTER)
-        return busy
+        return busy(full)
     response = Response(
         _stream(follower, seat, now, after, referee().settings.events_keepalive),
         mimetype="text/event-stream",

@@ -8,7 +8,8 @@ from referee import games
 from referee.service import Referee, refusals
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.my_games import my_games
-from referee.service.players import READ, Player as Signed
+from referee.service.players import READ
+from referee.service.players import Player as Signed
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.store import reads
 from referee.store.tables import Game

@@ -30,7 +30,7 @@ class Published:
 
     # Decided submissions, each with its game.
     decided: list[tuple[Decided, str]] = field(default_factory=list)
-    # Games that changed without a decision of a submission (a timeout).
+    # Games that changed without a decision of a submission (a timeout, a new game).
     changed: list[str] = field(default_factory=list)
     # Submissions recorded and still to be decided.
     to_decide: list[str] = field(default_factory=list)
