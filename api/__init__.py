@@ -52,6 +52,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         events,
         floor,
         games,
+        me_page,
         my_events,
         rematch,
         rules,
@@ -97,6 +98,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(rematch.blp)
     app.register_blueprint(web.bp)
     app.register_blueprint(consent.bp)
+    app.register_blueprint(me_page.bp)
     web.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)
