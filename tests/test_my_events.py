@@ -77,9 +77,10 @@ def test_a_resume_sends_the_games_changed_since_its_mark_less_the_slack(
     assert mark_now(mark + 10**9) == mark + 10**9 and mark_now(mark) >= mark
     second = _new(referee, [Player("Ann", ANN), Player("Bob", None)])
     mine = standings(referee, [ANN])[ANN]
-    # Both changed within the slack: a resume repeats them, oldest change first.
+    # Both changed within the slack: a resume repeats them, oldest change first; the one
+    # made before the mark as it stands (Ann to act), the one made after as new.
     assert [game.game_id for game, _ in resumed(mine, mark)] == [first, second]
-    assert {kind for _, kind in resumed(mine, mark)} == {STARTED}
+    assert [kind for _, kind in resumed(mine, mark)] == [YOUR_TURN, STARTED]
     # A client whose mark is well past every change gets nothing again.
     assert resumed(mine, mark_now() + 3600 * 10**6) == []
     assert standings(referee, [ANN], game_ids=[second])[ANN].keys() == {second}

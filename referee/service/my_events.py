@@ -129,9 +129,12 @@ def mark_now(after: int = 0) -> int:
 def resumed(games: dict[str, Standing], mark: int) -> list[tuple[Standing, str]]:
     """What a client that has everything up to `mark` is sent at once, with each kind:
     the games changed after it (less the slack), oldest change first."""
-    since = stamp(_EPOCH + timedelta(microseconds=mark) - RESUME_SLACK)
+    moment = _EPOCH + timedelta(microseconds=mark)
+    since, then = stamp(moment - RESUME_SLACK), stamp(moment)
     changed = sorted(
         (game for game in games.values() if game.updated_at > since),
         key=lambda game: (game.updated_at, game.game_id),
     )[-RESUME_MOST:]
-    return [(game, kind_of(game, new=game.created_at > since)) for game in changed]
+    # New to the client: made after its mark (one made in the slack before it is told
+    # as it stands, not as new again).
+    return [(game, kind_of(game, new=game.created_at > then)) for game in changed]
