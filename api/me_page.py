@@ -69,30 +69,33 @@ def _title(name: str) -> str:
         return name
 
 
+def _href(game: MyGame, mine: list[int], secret: bytes) -> str:
+    """Where a click on the game goes: a running game's play-now link for the seat that
+    must act (else my first), a finished game's page."""
+    page = url_for("web.game", game_id=game.id)
+    if game.status != GameStatus.ACTIVE:
+        return page
+    seat = next((n for n in mine if n in game.to_act), mine[0])
+    return f"{page}/play/{play_token(secret, game.id, seat)}"
+
+
 def _row(game: MyGame, secret: bytes, now: datetime) -> Row:
     names = [shown_name(s.name) or f"Seat {s.seat}" for s in game.seats]
     mine = [s.seat for s in game.seats if s.me]
     running = game.status == GameStatus.ACTIVE
-    # The seat a click opens: mine that must act, else my first.
-    seat = next((n for n in mine if n in game.to_act), mine[0])
-    href = (
-        url_for("web.game", game_id=game.id) + f"/play/{play_token(secret, game.id, seat)}"
-        if running
-        else url_for("web.game", game_id=game.id)
-    )
-    scores = (game.result or {}).get("scores", [])
+    due = game.deadline if running else None
     return Row(
         id=game.id,
         version=game.version,
         title=_title(game.game),
-        href=href,
+        href=_href(game, mine, secret),
         others=[names[s.seat] for s in game.seats if not s.me],
         to_act=[names[n] for n in game.to_act if n < len(names) and n not in mine],
-        due=deadline_words(game.deadline, now) if running else "",
-        overdue=running and game.deadline is not None and game.deadline <= now,
+        due=deadline_words(due, now),
+        overdue=due is not None and due <= now,
         moves=game.version,
         result="" if running else result_words(game.result, mine),
-        scores=list(zip(names, scores, strict=False)),
+        scores=list(zip(names, (game.result or {}).get("scores", []), strict=False)),
     )
 
 
