@@ -25,8 +25,8 @@ from marshmallow import Schema, fields, validate
 
 from api import throttle
 from api.context import referee
-from api.errors import BAD_QUERY, Problem, declared
-from api.events import KEEPALIVE, busy
+from api.errors import BAD_QUERY, Problem
+from api.events import KEEPALIVE, busy, stream_errors
 from api.following import NoRoom
 from api.game_schemas import COMPONENTS
 from api.me_auth import current_player
@@ -161,20 +161,14 @@ _STREAM_DOC = {
         },
     },
 }
-_ERRORS = declared(
+_ERRORS = stream_errors(
     {
         400: "bad_request: a Last-Event-ID or since that is not a mark",
         401: "unauthorized: neither a player token (rp_...) nor a signed-in browser",
         403: "forbidden: this player token's scopes do not include read",
         422: BAD_QUERY,
-        429: "too_many_streams: this client holds as many event streams as it may; "
-        "close one, or retry after `Retry-After` seconds",
-        503: "too_many_followers: this server follows as many games as it may; "
-        "retry after `Retry-After` seconds",
     }
-)["responses"]
-_RETRY_AFTER = {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}}
-_ERRORS[429]["headers"] = _ERRORS[503]["headers"] = _RETRY_AFTER
+)
 
 
 @blp.route("/me/events", methods=["GET"])
