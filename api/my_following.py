@@ -14,7 +14,8 @@ statement among the followed players' seats: a change of a game of
 theirs, or a new game that names one of them. As a net for
 announcements missed (Redis away, a process that announces nothing), the
 followed players' games changed lately are read again every `_RECHECK`
-seconds, or every second while no announcement can arrive.
+seconds however busy the server, and every second while no announcement
+can arrive.
 
 Streams count against the same bounds as the games' (`REFEREE_EVENTS_MAX`
 per process, `REFEREE_EVENTS_PER_CLIENT` per client): both hold a thread.
@@ -153,11 +154,16 @@ class PlayerFollowing:
                 followed = set(self.watches)
             if not followed:
                 continue
+            # The net also runs on a busy server, where announcements never let the wait
+            # time out: what an announcement missed is found within `_RECHECK` seconds.
+            due = datetime.now(UTC) - self.last_net >= timedelta(seconds=_RECHECK)
             try:
-                self.read(followed, heard, net=resync or not woken)
+                self.read(followed, heard, net=resync or due or not woken)
             except Exception as error:
-                # The database away: the streams wait, and hear at the next look.
+                # The database away: the streams wait, and the net looks again next time.
                 _log.warning("could not read the followed players' games (%s)", error)
+                with self.lock:
+                    self.resync = True
 
     def read(self, followed: set[str], heard: set[str], net: bool) -> None:
         """Read the games announced (`heard`) among the followed players' seats, or with
