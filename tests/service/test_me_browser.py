@@ -64,11 +64,15 @@ def _resign(url: str, made: Any, seat: int) -> None:
 
 
 def _signed_in(
-    chromium: Browser, service: Service, phone: bool = False, script: bool = True
+    chromium: Browser,
+    service: Service,
+    phone: bool = False,
+    script: bool = True,
+    address: str = ANN,
 ) -> Page:
     referee = Referee(Settings(database_url=service.database_url))
     try:
-        cookie = open_session(referee, ANN)
+        cookie = open_session(referee, address)
     finally:
         referee.close()
     page = new_page(chromium, phone=phone, script=script)
@@ -148,6 +152,12 @@ def test_me_follows_my_games_live_and_reads_on_a_phone(
     phone.screenshot(path=artifacts / "me-token-390.png", full_page=True)
     phone.goto(url + "/me")
     assert secret not in phone.content() and "my phone's bot" in phone.inner_text("#tokens")
+
+    # A player with no game yet is told what to do.
+    newcomer = _signed_in(browser, web_service, phone=True, address="new.player@example.org")
+    newcomer.goto(url + "/me")
+    assert "Start a game from the lobby" in newcomer.inner_text("#my-games")
+    newcomer.screenshot(path=artifacts / "me-empty-390.png", full_page=True)
 
     # Without JavaScript the page is as fresh as its load.
     plain = _signed_in(browser, web_service, script=False)
