@@ -53,6 +53,8 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         floor,
         games,
         me,
+        me_page,
+        my_events,
         rematch,
         rules,
         sign_in_pages,
@@ -93,11 +95,13 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     for name, schema in (move_components() | new_game_components(NewGameIn)).items():
         api.spec.components.schema(name, component=schema)
     api.spec.components.schema(events.GAME_EVENT, schema=GameEventOut)
+    api.spec.components.schema(my_events.PLAYER_EVENT, schema=my_events.PlayerEventOut)
     api.register_blueprint(rules.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(submissions.blp)
     api.register_blueprint(boards.blp)
     api.register_blueprint(events.blp)
+    api.register_blueprint(my_events.blp)
     api.register_blueprint(rematch.blp)
     api.register_blueprint(signing_in.blp)
     api.register_blueprint(vacation_api)
@@ -106,6 +110,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     app.register_blueprint(consent.bp)
     app.register_blueprint(sign_in_pages.bp)
     app.register_blueprint(vacation_page)
+    app.register_blueprint(me_page.bp)
     web.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)

@@ -16,6 +16,7 @@ those of one client (its address, as for rate limits), beyond which it is 429.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from flask import Response, request
 from flask_smorest import Blueprint
@@ -62,6 +63,25 @@ def _stream(
         sent = change.version
         if change.over:
             return
+
+
+def busy(full: NoRoom) -> Response:
+    """The answer to a stream turned away for want of room (a player's stream too)."""
+    answer = (
+        problem(
+            429,
+            "too_many_streams",
+            "this address follows as many games as it may at once; close a stream first",
+        )
+        if full.for_client
+        else problem(
+            503,
+            "too_many_followers",
+            "this server follows as many games as it may; try again soon",
+        )
+    )
+    answer.headers["Retry-After"] = str(RETRY_AFTER)
+    return answer
 
 
 # The component of each event's `data` (registered by create_app).
@@ -114,21 +134,32 @@ _STREAM_DOC = {
 }
 
 
-_ERRORS = declared(
+def stream_errors(described: dict[int, str]) -> dict[Any, Any]:
+    """The documented errors of an event stream: `described`, and the 429 and 503 of a
+    server without room (a player's stream too), with `Retry-After`."""
+    errors: dict[Any, Any] = declared(
+        {
+            **described,
+            429: "too_many_streams: this client holds as many event streams as it may; "
+            "close one, or retry after `Retry-After` seconds",
+            503: "too_many_followers: this server follows as many games as it may; "
+            "retry after `Retry-After` seconds",
+        }
+    )["responses"]
+    retry = {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}}
+    errors[429]["headers"] = errors[503]["headers"] = retry
+    return errors
+
+
+_ERRORS = stream_errors(
     {
         400: "bad_request: a Last-Event-ID that is not a version",
         401: BAD_TOKEN,
         403: SCOPE,
         404: NO_GAME,
         422: BAD_QUERY,
-        429: "too_many_streams: this client holds as many event streams as it may; "
-        "close one, or retry after `Retry-After` seconds",
-        503: "too_many_followers: this server follows as many games as it may; "
-        "retry after `Retry-After` seconds",
     }
-)["responses"]
-_RETRY_AFTER = {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}}
-_ERRORS[429]["headers"] = _ERRORS[503]["headers"] = _RETRY_AFTER
+)
 
 
 @blp.route("/games/<game_id>/events", methods=["GET"])
@@ -147,21 +178,7 @@ def events(game_id: str) -> Response:
     try:
         follower = following(referee()).admit(now, throttle.client())
     except NoRoom as full:
-        busy = (
-            problem(
-                429,
-                "too_many_streams",
-                "this address follows as many games as it may at once; close a stream first",
-            )
-            if full.for_client
-            else problem(
-                503,
-                "too_many_followers",
-                "this server follows as many games as it may; try again soon",
-            )
-        )
-        busy.headers["Retry-After"] = str(RETRY_AFTER)
-        return busy
+        return busy(full)
     response = Response(
         _stream(follower, seat, now, after, referee().settings.events_keepalive),
         mimetype="text/event-stream",

@@ -148,14 +148,8 @@ class Following:
     def admit(self, now: Change, client: str) -> Follower:
         """A place for one more follower of `now`'s game, for `client` (its address);
         NoRoom when the process or that client holds as many as it may."""
-        chosen = self.referee.settings
         with self.lock:
-            if self.count >= chosen.events_max:
-                raise NoRoom(for_client=False)
-            if self.by_client[client] >= chosen.events_per_client:
-                raise NoRoom(for_client=True)
-            self.count += 1
-            self.by_client[client] += 1
+            self._take_place(client)
             watch = self.watches.get(now.game_id)
             if watch is None:
                 watch = self.watches[now.game_id] = _Watch(now)
@@ -168,14 +162,36 @@ class Following:
             if follower.left:
                 return
             follower.left = True
-            self.count -= 1
-            self.by_client[follower.client] -= 1
-            if self.by_client[follower.client] <= 0:
-                del self.by_client[follower.client]
+            self._give_place(follower.client)
             watch = follower.watch
             watch.followers -= 1
             if watch.followers == 0 and self.watches.get(watch.latest.game_id) is watch:
                 del self.watches[watch.latest.game_id]
+
+    def take_place(self, client: str) -> None:
+        """Count one more stream of another kind (a player's, `api/my_following.py`) against
+        the same bounds, since it holds a thread as a game's does; NoRoom when full."""
+        with self.lock:
+            self._take_place(client)
+
+    def give_place(self, client: str) -> None:
+        with self.lock:
+            self._give_place(client)
+
+    def _take_place(self, client: str) -> None:
+        chosen = self.referee.settings
+        if self.count >= chosen.events_max:
+            raise NoRoom(for_client=False)
+        if self.by_client[client] >= chosen.events_per_client:
+            raise NoRoom(for_client=True)
+        self.count += 1
+        self.by_client[client] += 1
+
+    def _give_place(self, client: str) -> None:
+        self.count -= 1
+        self.by_client[client] -= 1
+        if self.by_client[client] <= 0:
+            del self.by_client[client]
 
     def hear(self, game_id: str | None) -> None:
         """An announcement (None: some may have been lost); the reader thread does the reading."""

@@ -259,6 +259,15 @@ def _http_page(error: HTTPException) -> tuple[str, int]:
     return render_template("web/error.html", status=status, detail=error.description), status
 
 
+def as_pages(blueprint: Blueprint) -> None:
+    """Serve another blueprint's pages as these: the same headers (CSP, cookies, no-store)
+    and the same error pages."""
+    blueprint.after_request(_headers)
+    blueprint.register_error_handler(Problem, _problem_page)
+    blueprint.register_error_handler(refusals.Refusal, _refusal_page)
+    blueprint.register_error_handler(HTTPException, _http_page)
+
+
 # -- the lobby -----------------------------------------------------------------
 
 

@@ -149,7 +149,8 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             stamp=game.created_at,
         )
         write(session.connection(), None, notices)
-    publish(referee, Published(news=True))
+    # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it.
+    publish(referee, Published(changed=[game.id], news=True))
     return Created(game, tuple(tokens))
 
 

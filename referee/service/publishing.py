@@ -30,7 +30,7 @@ class Published:
 
     # Decided submissions, each with its game.
     decided: list[tuple[Decided, str]] = field(default_factory=list)
-    # Games that changed without a decision of a submission (a timeout).
+    # Games that changed without a decision of a submission (a timeout, a new game).
     changed: list[str] = field(default_factory=list)
     # Submissions recorded and still to be decided.
     to_decide: list[str] = field(default_factory=list)
@@ -47,7 +47,11 @@ def publish(referee: Referee, what: Published) -> None:
     for decided, game_id in what.decided:
         queue.announce_decided({**asdict(decided), "game_id": game_id})
     for game_id in what.changed:
-        queue.announce_changed(game_id)
+        try:
+            queue.announce_changed(game_id)
+        except Exception:
+            # Committed all the same: followers find the change at their next check.
+            _log.exception("could not announce a change of game %s", game_id)
     for submission_id in what.to_decide:
         try:
             queue.enqueue(DECIDE, submission_id)

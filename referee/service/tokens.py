@@ -50,10 +50,12 @@ def make_token(referee: Referee, player: Player, name: str, scopes: list[str]) -
     player.require(MANAGE)
     name = name.strip()
     if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
-        raise refusals.BadRequest(f"a token's name is 1 to {MAX_NAME} printable characters")
+        reason = f"a token's name is 1 to {MAX_NAME} printable characters"
+        raise refusals.BadRequest(reason, errors={"name": [reason]})
     unknown = sorted(set(scopes) - set(SCOPES))
     if unknown or not scopes:
-        raise refusals.BadRequest(f"a token's scopes are one or both of {list(SCOPES)}")
+        reason = f"a token's scopes are one or both of {list(SCOPES)}"
+        raise refusals.BadRequest(reason, errors={"scopes": [reason]})
     secret = TOKEN_PREFIX + keys.new_token()
     # Kept in a fixed order, so the same choice always reads the same.
     chosen = [scope for scope in SCOPES if scope in scopes]
