@@ -26,13 +26,13 @@ from api.context import referee
 from api.in_words import deadline_words, result_words
 from api.me_auth import signed_in
 from referee import games
+from referee.delivery.play_links import play_url
 from referee.names import shown as shown_name
 from referee.service import refusals
 from referee.service.my_events import mark_now
 from referee.service.my_games import MAX_PAGE, MyGame, my_games
 from referee.service.players import PLAY, READ, Player
 from referee.service.tokens import list_tokens, make_token, revoke_token
-from referee.store.keys import play_token
 from referee.store.tables import GameStatus
 
 bp = Blueprint("me_page", __name__, template_folder="templates")
@@ -76,7 +76,8 @@ def _href(game: MyGame, mine: list[int], secret: bytes) -> str:
     if game.status != GameStatus.ACTIVE:
         return page
     seat = next((n for n in mine if n in game.to_act), mine[0])
-    return f"{page}/play/{play_token(secret, game.id, seat)}"
+    # A path on this site: the page is read where it is served.
+    return play_url("", secret, game.id, seat)
 
 
 def _row(game: MyGame, secret: bytes, now: datetime) -> Row:

@@ -13,6 +13,9 @@ gunicorn show the link with its token cut out (`redact`).
 That hop is a tiny page with a meta refresh, not a 303: a browser does
 not send a Strict cookie on a redirect that began on another site (a
 mail reader), so the first game page would otherwise show a spectator's view.
+A mail's play-now link `/g/<id>/play/<token>` (`referee.service.play_now`)
+hands the browser its seat the same way: same cookie, same hop, same
+referrer policy, its token cut out of the logs too.
 
 Forms are protected against cross-site requests three times: cookies are
 SameSite=Strict, a browser's `Origin` must be that of REFEREE_PUBLIC_URL,
@@ -65,6 +68,7 @@ from referee.names import shown as shown_name
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import creating, refusals
 from referee.service.building import build_move
+from referee.service.play_now import open_seat
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
 from referee.service.vacations import GameClock, game_clock
@@ -120,8 +124,8 @@ def shown_names(seats: list[Any]) -> list[str]:
 
 _WHOLE = re.compile(r"[0-9]{1,9}")
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
-# Personal links, and the accept, unsubscribe and sign-in links of mails, hold secrets.
-_SEAT_PATH = re.compile(r"(/seat/|/accept/|/unsubscribe/|/me/sign-in/)[^/\s?\"']+")
+# Personal links, and the accept, unsubscribe, sign-in and play-now links of mails, hold secrets.
+_SEAT_PATH = re.compile(r"(/seat/|/accept/|/unsubscribe/|/me/sign-in/|/play/)[^/\s?\"']+")
 
 
 def redact(text: str) -> str:
@@ -227,7 +231,7 @@ def _headers(response: Response) -> Response:
     response.headers.setdefault("Content-Security-Policy", CSP)
     # The personal link's own page sends no referrer at all; other pages send it
     # only to this site (no-referrer everywhere would make forms' Origin "null").
-    policy = "no-referrer" if request.endpoint == "web.seat" else "same-origin"
+    policy = "no-referrer" if request.endpoint in ("web.seat", "web.play") else "same-origin"
     response.headers["Referrer-Policy"] = policy
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["X-Frame-Options"] = "DENY"
@@ -510,6 +514,16 @@ def seat(game_id: str, token: str) -> Response:
     target = url_for(".game", game_id=game.id)
     response = make_response(render_template("web/opening.html", target=target, name=name))
     return _with_seat_cookie(response, game.id, token)
+
+
+@bp.get("/g/<game_id>/play/<token>")
+def play(game_id: str, token: str) -> Response:
+    """A mail's play-now link: the browser gets the seat by the personal link's hop."""
+    opened = open_seat(referee(), game_id, token)
+    target = url_for(".game", game_id=opened.game_id)
+    name = shown_name(opened.name)
+    response = make_response(render_template("web/opening.html", target=target, name=name))
+    return _with_seat_cookie(response, opened.game_id, opened.token)
 
 
 def _with_seat_cookie(response: Response, game_id: str, token: str) -> Response:

@@ -28,6 +28,7 @@ from sqlmodel import Session, col, select
 from referee.delivery import wording
 from referee.delivery.channel import Consent
 from referee.delivery.mail import message_id as notice_message_id
+from referee.delivery.play_links import play_url, works_until
 from referee.engine import JSON
 from referee.games import AnyGame
 from referee.names import plain as plain_name
@@ -341,8 +342,17 @@ def _base_context(
         "problem": row.payload.get("reason"),
         "waiting_for": [],
         "personal_link": None,
+        # The seat's play-now link: a full mail's alone, never the webhook's text.
+        "play_link": None,
+        "play_until": _play_until(game),
         "unsubscribe": None,
     }
+
+
+def _play_until(game: Game) -> str | None:
+    """When a finished game's play-now links stop working, as mails say it."""
+    until = works_until(game)
+    return None if until is None else f"{until:%Y-%m-%d %H:%M} UTC"
 
 
 def _quiet_until(row: Outbox) -> str | None:
@@ -480,6 +490,7 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
         context=context,
         data=_data(site, game, row, shown, context),
         site=site,
+        play_link=play_url(site.public_url, secret, game.id, row.seat),
         their_reply=their_reply if isinstance(their_reply, str) else None,
     )
 
@@ -500,6 +511,8 @@ class Composed:
     # The Message-ID of the player's mail this notice answers, if it came by mail.
     their_reply: str | None
     site: Site
+    # The seat's play-now link (`referee.delivery.play_links`): in its full mails only.
+    play_link: str
 
     def json(self) -> bytes:
         """The notice as JSON, with the mail's text less anything personal (links, consent)."""
@@ -520,6 +533,7 @@ def _full_mail(
     context = {
         **composed.context,
         "personal_link": consent.link,
+        "play_link": composed.play_link,
         "unsubscribe": unsubscribe_url(site, consent),
     }
     mail = EmailMessage()
