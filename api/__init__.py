@@ -46,7 +46,19 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     """The referee's Flask app, on the settings `chosen` (or the `referee` given, built on them)."""
-    from api import boards, consent, events, floor, games, rematch, rules, submissions, web
+    from api import (
+        boards,
+        consent,
+        events,
+        floor,
+        games,
+        rematch,
+        rules,
+        submissions,
+        turn_mail,
+        turn_mail_page,
+        web,
+    )
 
     app = Flask("referee")
     app.extensions[EXTENSION] = referee or Referee(chosen)
@@ -80,8 +92,10 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(boards.blp)
     api.register_blueprint(events.blp)
     api.register_blueprint(rematch.blp)
+    api.register_blueprint(turn_mail.blp)
     app.register_blueprint(web.bp)
     app.register_blueprint(consent.bp)
+    app.register_blueprint(turn_mail_page.bp)
     web.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)

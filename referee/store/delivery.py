@@ -26,7 +26,15 @@ from sqlmodel import Session
 
 from referee.store.clock import now, stamp
 from referee.store.db import Database
-from referee.store.tables import Delivery, DeliveryStatus, Outbox, OutboxKind, Seat, core_table
+from referee.store.tables import (
+    TOLD_TO_PLAYER,
+    Delivery,
+    DeliveryStatus,
+    Outbox,
+    OutboxKind,
+    Seat,
+    core_table,
+)
 
 _DELIVERY = core_table(Delivery)
 _NOTICE = core_table(Outbox)
@@ -254,6 +262,8 @@ def first_sent(db: Database, channel: str, game_id: str, seat: int, before: int)
                 _NOTICE.c.game_id == game_id,
                 _NOTICE.c.seat == seat,
                 _NOTICE.c.id < before,
+                # What is told to the player (a digest) never roots a game's thread.
+                _NOTICE.c.kind.not_in([told.value for told in TOLD_TO_PLAYER]),
                 _DELIVERY.c.channel == channel,
                 _DELIVERY.c.status == DeliveryStatus.SENT,
             )

@@ -70,6 +70,12 @@ class OutboxKind(StrEnum):
     BENCH = "bench"
 
 
+# Told to a player's address rather than of its seat's game: carried by one of its
+# seats, threaded apart from every game (never a game thread's root) and never
+# posted to that seat's webhook, which hears of its own game only.
+TOLD_TO_PLAYER = frozenset({OutboxKind.SIGN_IN, OutboxKind.DIGEST})
+
+
 class DeliveryStatus(StrEnum):
     """A notice's delivery on one channel: pending (due at `next_attempt_at`), sending
     (claimed by a worker until `lease_until`), sent, skipped (nowhere to go when its
