@@ -67,8 +67,10 @@ STORE_WRITING = {
         "creation",
         "deciding",
         "delivery",
+        "digests",
         "notices",
         "submissions",
+        "turn_mail",
         "verification",
         "webhooks",
     )
