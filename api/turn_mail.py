@@ -12,7 +12,7 @@ from flask import Response
 from flask_smorest import Blueprint
 
 from api.context import referee
-from api.errors import BAD_QUERY, declared
+from api.errors import BAD_QUERY, NOT_JSON, declared
 from api.me_auth import current_player
 from api.turn_mail_schemas import TurnMailIn, TurnMailOut
 from referee.service.players import MANAGE, READ
@@ -38,7 +38,10 @@ def shown(told: Told) -> dict[str, Any]:
 
 @blp.route("/settings", methods=["GET"])
 @blp.response(200, TurnMailOut)
-@blp.doc(operationId="getMySettings", **declared({401: NOT_SIGNED_IN, 403: NOT_ALLOWED}))
+@blp.doc(
+    operationId="getMySettings",
+    **declared({401: NOT_SIGNED_IN, 403: NOT_ALLOWED, 422: BAD_QUERY}),
+)
 def get_settings() -> dict[str, Any]:
     """How you are told of your games: turn mail, digest hours, reminders, muted games."""
     return shown(settings_of(referee(), current_player(READ)))
@@ -51,9 +54,11 @@ def get_settings() -> dict[str, Any]:
     operationId="putMySettings",
     **declared(
         {
+            400: "bad_json: the body is not JSON",
             401: NOT_SIGNED_IN,
             403: NOT_ALLOWED,
             404: "not_found: the referee never mailed this address",
+            415: NOT_JSON,
             422: BAD_QUERY,
         }
     ),
