@@ -94,7 +94,9 @@ def fill(referee: Referee, players: int, per_player: int) -> None:
     seed = "0" * 64
     state = RULES.state_to_json(new_state(RULES, seed, 2, OPTIONS))
     created = stamp(HOUR.replace(hour=1))
-    addresses, game_rows, seat_rows = [], [], []
+    addresses: list[dict[str, Any]] = []
+    game_rows: list[dict[str, Any]] = []
+    seat_rows: list[dict[str, Any]] = []
     for player in range(players):
         email = f"player{player}@players.test"
         addresses.append(
@@ -218,12 +220,10 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures to this file too")
     args = parser.parse_args()
     backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]
-    figures = {
-        "cores": os.cpu_count(),
-        "load_average": [round(load, 2) for load in os.getloadavg()],
-        "runs": [run(backend, args.players, args.games, args.compose) for backend in backends],
-    }
-    for found in figures["runs"]:
+    runs = [run(backend, args.players, args.games, args.compose) for backend in backends]
+    load = [round(load, 2) for load in os.getloadavg()]
+    figures = {"cores": os.cpu_count(), "load_average": load, "runs": runs}
+    for found in runs:
         made = found["compose"]
         print(
             f"{found['backend']:>10}: {found['players']} players, {found['games']} games; "
@@ -232,7 +232,7 @@ def main() -> None:
             f"CPU p50 {made['cpu_ms_p50']} ms, p90 {made['cpu_ms_p90']} ms, "
             f"{made['mails_per_second']} mails/s (fill {found['fill_seconds']} s)"
         )
-    print(f"load average {figures['load_average']} on {figures['cores']} cores")
+    print(f"load average {load} on {os.cpu_count()} cores")
     if args.json:
         with open(args.json, "w") as out:
             json.dump(figures, out, indent=1)
