@@ -8,6 +8,8 @@ with the reason when a setting is refused.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flask import Blueprint, redirect, render_template, request, url_for
 from werkzeug.wrappers.response import Response
 
@@ -15,9 +17,16 @@ from api import web
 from api.context import referee
 from api.errors import Problem, status_of
 from api.me_auth import current_player
+from referee.names import shown as shown_name
 from referee.service import refusals
 from referee.service.players import MANAGE, Player
-from referee.service.turn_mail import change_settings, mute_game, running_games, settings_of
+from referee.service.turn_mail import (
+    RunningGame,
+    change_settings,
+    mute_game,
+    running_games,
+    settings_of,
+)
 from referee.store.tables import TurnMail
 
 bp = Blueprint("turn_mail_page", __name__, template_folder="templates")
@@ -36,12 +45,18 @@ def _refusal_page(refused: refusals.Refusal) -> tuple[str, int]:
     return render_template("web/error.html", status=status, detail=refused.reason), status
 
 
+def shown(game: RunningGame) -> RunningGame:
+    """A game's players' names as every page shows them (`names.shown`; `Seat N` when empty)."""
+    names = [shown_name(name) or f"Seat {seat}" for seat, name in enumerate(game.names)]
+    return replace(game, names=names)
+
+
 def _page(player: Player, message: str | None = None, status: int = 200) -> tuple[str, int]:
     told = settings_of(referee(), player)
     page = render_template(
         "web/me_settings.html",
         chosen=told.settings,
-        games=running_games(referee(), player),
+        games=[shown(game) for game in running_games(referee(), player)],
         kinds=[kind.value for kind in TurnMail],
         message=message,
         saved=request.args.get("saved") == "1",

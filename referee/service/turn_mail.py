@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from referee.service import refusals
 from referee.service.players import MANAGE, READ, Player
 from referee.service.submitting import well_formed
-from referee.store import players, reads, turn_mail
+from referee.store import digests, players, reads, turn_mail
 from referee.store.clock import now
 from referee.store.tables import TurnMail
 from referee.store.turn_mail import TurnMailSettings
@@ -118,13 +118,14 @@ def running_games(referee: Referee, player: Player) -> list[RunningGame]:
     with referee.db.reading() as session:
         held = turn_mail.running_seats(session, player.address)
         muted = set(turn_mail.muted_games(session, player.address))
-        found: dict[str, RunningGame] = {}
-        for game, seat in held:
-            mine = seat.seat in game.to_act
-            if game.id in found:
-                found[game.id] = replace(found[game.id], my_turn=found[game.id].my_turn or mine)
-                continue
-            names = [s.name for s in reads.seats(session, game.id)]
-            title = reads.rules_of(game).title
-            found[game.id] = RunningGame(game.id, title, names, mine, game.id in muted)
-        return list(found.values())
+        listed = digests.listed_games(session, [game.id for game, _seat in held])
+    found: dict[str, RunningGame] = {}
+    for game, seat in held:
+        mine = seat.seat in game.to_act
+        if game.id in found:
+            found[game.id] = replace(found[game.id], my_turn=found[game.id].my_turn or mine)
+            continue
+        title = reads.rules_of(game).title
+        names = listed[game.id].names
+        found[game.id] = RunningGame(game.id, title, names, mine, game.id in muted)
+    return list(found.values())
