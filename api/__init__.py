@@ -60,6 +60,8 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         sign_in_pages,
         signing_in,
         submissions,
+        turn_mail,
+        turn_mail_page,
         web,
     )
     from api.vacation import blp as vacation_api
@@ -106,11 +108,13 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(signing_in.blp)
     api.register_blueprint(vacation_api)
     api.register_blueprint(me.blp)
+    api.register_blueprint(turn_mail.blp)
     app.register_blueprint(web.bp)
     app.register_blueprint(consent.bp)
     app.register_blueprint(sign_in_pages.bp)
     app.register_blueprint(vacation_page)
     app.register_blueprint(me_page.bp)
+    app.register_blueprint(turn_mail_page.bp)
     web.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)

@@ -39,11 +39,13 @@ DEADLINES = "referee.deadlines"
 # A sign-in link asked for an address: looked up and written apart from the request,
 # so that its answer is the same, and as quick, whether or not the address is a player's.
 SIGN_IN = "referee.sign_in"
+# The digests due this hour (`referee.service.digests`).
+DIGESTS = "referee.digests"
 # Outbound delivery (mail, webhooks): its own queue, `<REFEREE_QUEUE>.delivery`,
 # so a slow recipient never holds up a decision.
 DELIVERY = (DELIVER,)
-# The periodic sweeps: pending submissions, deadlines, due mail and webhooks.
-SWEEPS = (SWEEP, DEADLINES, *DELIVERY)
+# The periodic sweeps: pending submissions, deadlines, digests, due mail and webhooks.
+SWEEPS = (SWEEP, DEADLINES, DIGESTS, *DELIVERY)
 # Time limits of every task (s): the soft one raises inside the task, the
 # hard one kills its pool process. Deciding takes milliseconds; a delivery
 # task stops claiming after a minute and each webhook post has its own

@@ -67,9 +67,11 @@ STORE_WRITING = {
         "creation",
         "deciding",
         "delivery",
+        "digests",
         "notices",
         "submissions",
         "vacations",
+        "turn_mail",
         "verification",
         "webhooks",
     )

@@ -106,6 +106,9 @@ class Channel(Protocol):
     def reaches(self, seat: sa.Table) -> sa.ColumnElement[bool]:
         """Whom it can reach: a condition on a row of the `seat` table."""
 
+    def carries(self, kind: sa.ColumnElement[str]) -> sa.ColumnElement[bool]:
+        """Which notices it carries at all: a condition on a notice's kind."""
+
     def ready(self, seat: sa.Table, at: str) -> sa.ColumnElement[bool]:
         """Whether a due delivery to `seat` may be claimed at `at` (a seat in backoff may not)."""
 

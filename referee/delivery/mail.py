@@ -10,10 +10,12 @@ Whether an address may be mailed is asked at send time
 (`referee.store.addresses`): an address that has not accepted gets its one
 invitation asking it to, and nothing else; a stopped address gets
 nothing, nor does one whose mail bounced too often (`referee.store.bounces`:
-such a seat is not reached at all). The seat's personal link rides on its
-first full mail. Every mail's envelope sender is `bounce+<token>@<domain>`,
-the token naming its recipient's address, so that `referee mail-in` can
-read delivery reports and know whose they are.
+such a seat is not reached at all). Nor is what the player's own settings
+withhold (`referee.delivery.wishes`: turn mail, reminders, muted games), asked
+at send time as well. The seat's personal link rides on its first full mail.
+Every mail's envelope sender is `bounce+<token>@<domain>`, the token naming
+its recipient's address, so that `referee mail-in` can read delivery reports
+and know whose they are.
 
 At most once, honestly: SMTP has no idempotency. If a worker dies after
 the server said 250 but before the delivery was marked, the message goes
@@ -34,12 +36,13 @@ from urllib.parse import unquote, urlsplit
 
 import sqlalchemy as sa
 
+from referee.delivery import wishes
 from referee.delivery.channel import Build, Consent, Outcome, Sent, Skipped, backoff
 from referee.settings import Settings
-from referee.store import addresses, bounces, delivery, keys, reads
+from referee.store import addresses, bounces, delivery, keys, reads, turn_mail
 from referee.store.db import Database
 from referee.store.delivery import Claimed
-from referee.store.tables import PLAYER_KINDS, Address, AddressState, Game
+from referee.store.tables import TOLD_TO_PLAYER, Address, AddressState, Game
 
 NAME = "mail"
 TIMEOUT = 20.0
@@ -174,21 +177,31 @@ class MailSender:
             return Consent(True, known.accept_token, known.stop_token)
         link = None
         # A sign-in link or a digest says nothing of the game whose seat carries it.
-        if not recipient.linked and job.kind not in PLAYER_KINDS:
+        if not recipient.linked and job.kind not in TOLD_TO_PLAYER:
             token = keys.seat_link_token(self.secret, job.game_id, job.seat)
             link = f"{self.settings.public_url}/g/{job.game_id}/seat/{token}"
         return Consent(False, known.accept_token, known.stop_token, link)
+
+    def withheld(self, job: Claimed, known: Address) -> str | None:
+        """Why the player's own settings (`referee.delivery.wishes`) keep this notice back."""
+        with self.db.reading() as session:
+            muted = turn_mail.muted(session, known.address, job.game_id)
+        return wishes.withheld(job.kind, turn_mail.settings_of(known), muted)
 
     def send(self, job: Claimed, build: Build) -> Outcome:
         recipient = _recipient(self.db, job)
         if not recipient.email:
             return Skipped("the seat has no mail address")
         known = _known(self.db, self.secret, recipient.email)
+        why = self.withheld(job, known)
+        if why is not None:
+            return Skipped(why)
         consent = self.consent(job, known, recipient)
         if isinstance(consent, str):
             return Skipped(consent)
         root = None
-        if job.kind not in PLAYER_KINDS:
+        # What is told to the player is threaded apart from the game of the seat carrying it.
+        if job.kind not in TOLD_TO_PLAYER:
             first = delivery.first_sent(self.db, NAME, job.game_id, job.seat, job.notice_id)
             if first is not None:
                 root = message_id(self.settings.mail_domain, first, job.game_id)
@@ -222,6 +235,9 @@ class Mail:
         # Not an address whose mail bounced too often (until it shows a sign of life).
         has_address = seat.c.email.is_not(None) & (seat.c.email != "")
         return has_address & ~addresses.bounced_out(seat.c.email)
+
+    def carries(self, kind: sa.ColumnElement[str]) -> sa.ColumnElement[bool]:
+        return sa.true()
 
     def ready(self, seat: sa.Table, at: str) -> sa.ColumnElement[bool]:
         return sa.true()

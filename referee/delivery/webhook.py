@@ -23,7 +23,7 @@ from referee.settings import Settings
 from referee.store import keys, webhooks
 from referee.store.db import Database
 from referee.store.delivery import Claimed
-from referee.store.tables import PLAYER_KINDS
+from referee.store.tables import TOLD_TO_PLAYER
 from referee.webhooks import post as post_checked
 
 _log = logging.getLogger(__name__)
@@ -68,8 +68,6 @@ class WebhookSender:
         self.secret = secret
 
     def send(self, job: Claimed, build: Build) -> Outcome:
-        if job.kind in PLAYER_KINDS:
-            return Skipped("a seat's webhook gets its game's notices only")
         with self.db.reading() as session:
             health = webhooks.health(session, job.game_id, job.seat)
         if not health.active or health.url is None:
@@ -114,6 +112,11 @@ class Webhook:
 
     def reaches(self, seat: sa.Table) -> sa.ColumnElement[bool]:
         return seat.c.webhook_url.is_not(None) & seat.c.webhook_off_at.is_(None)
+
+    def carries(self, kind: sa.ColumnElement[str]) -> sa.ColumnElement[bool]:
+        # A seat's webhook hears of its own game, not of its player's other games
+        # (the digest) nor its sign-in links.
+        return kind.not_in([told.value for told in TOLD_TO_PLAYER])
 
     def ready(self, seat: sa.Table, at: str) -> sa.ColumnElement[bool]:
         # Not while the seat waits out its backoff.

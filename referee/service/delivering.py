@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import OperationalError
 
-from referee.delivery import CHANNELS, compose
+from referee.delivery import CHANNELS, compose, digest
 from referee.delivery.channel import Channel, Content, Sender, Sent, Skipped
 from referee.store import delivery
 from referee.store.db import Database
 from referee.store.delivery import Claim, Claimed
-from referee.store.tables import Outbox
+from referee.store.tables import Outbox, OutboxKind
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -67,7 +67,9 @@ def content(referee: Referee, notice_id: int) -> Content:
         notice = session.get(Outbox, notice_id)
         assert notice is not None
         try:
-            built = compose.build(session, notice, referee.secret(), site)
+            # A digest lists several games; every other notice tells of one.
+            builder = digest.build if notice.kind == OutboxKind.DIGEST else compose.build
+            built = builder(session, notice, referee.secret(), site)
         except OperationalError:
             raise
         except Exception as error:

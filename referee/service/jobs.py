@@ -11,9 +11,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from referee.queue import DEADLINES, DECIDE, DELIVER, NOOP, SIGN_IN, SWEEP
+from referee.queue import DEADLINES, DECIDE, DELIVER, DIGESTS, NOOP, SIGN_IN, SWEEP
 from referee.service.deciding import decide, sweep_pending
 from referee.service.delivering import deliver
+from referee.service.digests import sweep_digests
 from referee.service.signing_in import request_sign_in
 from referee.service.timing import sweep_deadlines
 
@@ -34,6 +35,11 @@ def _deadlines(referee: Referee, at: str | None = None) -> dict[str, list[str]]:
     return {"reminded": swept.reminded, "timed_out": swept.timed_out}
 
 
+def _digests(referee: Referee, at: str | None = None) -> int:
+    """The digests due in the hour of `at` (ISO 8601; default: now); how many were written."""
+    return sweep_digests(referee, datetime.fromisoformat(at) if at else datetime.now(UTC))
+
+
 def _noop(_referee: Referee, *_args: object) -> None:
     """Does nothing: the benchmark's floor enqueues it."""
 
@@ -42,6 +48,7 @@ JOBS: dict[str, Job] = {
     DECIDE: _decide,
     SWEEP: sweep_pending,
     DEADLINES: _deadlines,
+    DIGESTS: _digests,
     NOOP: _noop,
     DELIVER: deliver,
     SIGN_IN: request_sign_in,

@@ -27,7 +27,7 @@ from sqlmodel import Session
 from referee.store.clock import now, stamp
 from referee.store.db import Database
 from referee.store.tables import (
-    PLAYER_KINDS,
+    TOLD_TO_PLAYER,
     Delivery,
     DeliveryStatus,
     Outbox,
@@ -263,7 +263,8 @@ def first_sent(db: Database, channel: str, game_id: str, seat: int, before: int)
                 _NOTICE.c.game_id == game_id,
                 _NOTICE.c.seat == seat,
                 _NOTICE.c.id < before,
-                _NOTICE.c.kind.not_in(PLAYER_KINDS),
+                # What is told to the player (a digest) never roots a game's thread.
+                _NOTICE.c.kind.not_in([told.value for told in TOLD_TO_PLAYER]),
                 _DELIVERY.c.channel == channel,
                 _DELIVERY.c.status == DeliveryStatus.SENT,
             )

@@ -2,7 +2,7 @@
 
 Every notice is written here, in its caller's transaction, with one
 `delivery` row per registered channel (`referee.delivery.CHANNELS`) that
-reaches the notice's seat as the seat stands now; a channel added later
+reaches the notice's seat as the seat stands now and carries its kind; a channel added later
 needs no change here. Two statements whatever the number of notices:
 deciding writes news for every move.
 """
@@ -48,7 +48,11 @@ def _insert_deliveries() -> sa.Insert:
                         (_SEAT.c.game_id == _NOTICE.c.game_id) & (_SEAT.c.seat == _NOTICE.c.seat),
                     )
                 )
-                .where(_NOTICE.c.id.in_(_NOTICE_IDS), channel.reaches(_SEAT))
+                .where(
+                    _NOTICE.c.id.in_(_NOTICE_IDS),
+                    channel.reaches(_SEAT),
+                    channel.carries(_NOTICE.c.kind),
+                )
                 for channel in channels.CHANNELS.values()
             )
         ),

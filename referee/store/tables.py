@@ -70,9 +70,10 @@ class OutboxKind(StrEnum):
     BENCH = "bench"
 
 
-# Notices to a player's address rather than about the game of the seat that carries
-# them: no webhook gets them, and their mail is threaded apart from the game's.
-PLAYER_KINDS = frozenset({OutboxKind.SIGN_IN, OutboxKind.DIGEST})
+# Told to a player's address rather than of its seat's game: carried by one of its
+# seats, threaded apart from every game (never a game thread's root) and never
+# posted to that seat's webhook, which hears of its own game only.
+TOLD_TO_PLAYER = frozenset({OutboxKind.SIGN_IN, OutboxKind.DIGEST})
 
 
 class DeliveryStatus(StrEnum):

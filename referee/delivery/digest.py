@@ -1,0 +1,164 @@
+"""The digest: one mail listing every game where it is a player's turn, built at send time.
+
+The notice (`outbox` kind `digest`, written by `referee.service.digests`)
+holds the games as they stood when it was written: each game, the seat the
+player holds in it, the version and when its time runs out. Building it
+reads all its games in two queries (`referee.store.digests.listed_games`),
+and shows of each only what any seat may see (the title, the players, who
+is to act, the scores, the time left) with the seat's play-now link:
+nothing of the board that the seat's own view would hide. It is mailed to
+the player's address through the seat that carries it, threaded apart from
+every game (`referee.delivery.mail`), with Auto-Submitted and one-click
+unsubscribe like every mail.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.utils import format_datetime
+from typing import Any
+
+from sqlmodel import Session
+
+from referee.delivery import wording
+from referee.delivery.channel import Consent
+from referee.delivery.compose import (
+    Site,
+    _html,
+    _text,
+    _unsubscribe_headers,
+    mail_names,
+    unsubscribe_url,
+)
+from referee.delivery.play_links import play_url
+from referee.store import digests, reads
+from referee.store.clock import parse_stamp
+from referee.store.tables import Outbox, OutboxKind
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """One game of a digest, in the words of the mail."""
+
+    title: str
+    game_id: str
+    game: str
+    seat: int
+    version: int
+    players: str
+    to_act: str
+    deadline: str
+    summary: str
+    link: str
+
+
+def _summary(rules: Any, state: Any, version: int, names: list[str]) -> str:
+    """One line on the board as every seat may see it: how far along, and the scores."""
+    scores = ", ".join(f"{names[s]} {score}" for s, score in enumerate(rules.scores(state)))
+    return f"after {wording.counted(version, 'move')}; {rules.score_label.lower()}: {scores}"
+
+
+def _to_act(seats: list[int], mine: int, names: list[str]) -> str:
+    return wording.joined(["you" if seat == mine else names[seat] for seat in seats])
+
+
+def _listed(
+    session: Session, row: Outbox, entry: dict[str, Any], found: digests.Listed, link: str
+) -> Listed:
+    game, seat, version = found.game, int(entry["seat"]), int(entry["version"])
+    names = mail_names(game, found.names)
+    rules = reads.rules_of(game)
+    state = reads.state_at(session, game, version)
+    due = entry.get("due_at")
+    sent = parse_stamp(row.created_at)
+    others = [name for other, name in enumerate(names) if other != seat]
+    return Listed(
+        title=rules.title,
+        game_id=game.id,
+        game=game.name,
+        seat=seat,
+        version=version,
+        players=f"you and {wording.joined(others)}" if others else "you",
+        to_act=_to_act(sorted(rules.actors(state)), seat, names),
+        deadline=("runs out " + wording.moment(parse_stamp(due), sent)) if due else "no deadline",
+        summary=_summary(rules, state, version, names),
+        link=link,
+    )
+
+
+def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Digest:
+    """The digest notice `row`, its games read at once and listed in the notice's order."""
+    assert row.id is not None and row.kind == OutboxKind.DIGEST
+    entries = row.payload["games"]
+    found = digests.listed_games(session, [entry["game"] for entry in entries])
+    games = [
+        _listed(
+            session,
+            row,
+            entry,
+            found[entry["game"]],
+            play_url(site.public_url, secret, entry["game"], int(entry["seat"])),
+        )
+        for entry in entries
+        if entry["game"] in found
+    ]
+    return Digest(
+        message_id=f"<referee.digest.{row.id}@{site.domain}>",
+        created_at=row.created_at,
+        games=games,
+        site=site,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """A digest's content; only the mail channel carries it (never a webhook)."""
+
+    message_id: str
+    created_at: str
+    games: list[Listed]
+    site: Site
+
+    def json(self) -> bytes:
+        """The digest as data, without its links (which are the player's alone)."""
+        listed = [
+            {"game_id": g.game_id, "game": g.game, "seat": g.seat, "version": g.version}
+            for g in self.games
+        ]
+        body = {"id": self.message_id, "kind": OutboxKind.DIGEST.value, "games": listed}
+        return json.dumps(body, sort_keys=True).encode("utf-8")
+
+    def subject(self) -> str:
+        return f"Your turn in {wording.counted(len(self.games), 'game')}"
+
+    def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
+        """The digest as a mail: its own thread (`thread_root` is never a game's), no reply
+        address (a move is answered to its game's own mail), one-click unsubscribe."""
+        site = self.site
+        context = {
+            "games": self.games,
+            "subject": self.subject(),
+            "settings": f"{site.public_url}/me/settings",
+            "unsubscribe": unsubscribe_url(site, consent),
+        }
+        mail = EmailMessage()
+        mail["Subject"] = self.subject()
+        mail["From"] = site.sender
+        mail["To"] = Address(addr_spec=address)
+        mail["Message-ID"] = self.message_id
+        mail["Date"] = format_datetime(datetime.fromisoformat(self.created_at))
+        if thread_root is not None:
+            mail["References"] = thread_root
+            mail["In-Reply-To"] = thread_root
+        mail["Auto-Submitted"] = "auto-generated"
+        mail["X-Auto-Response-Suppress"] = "All"
+        mail["List-Id"] = f"Your turns <digest.{site.domain}>"
+        mail["X-Referee-Kind"] = OutboxKind.DIGEST.value
+        _unsubscribe_headers(site, mail, consent)
+        mail.set_content(_text.get_template("digest.txt.j2").render(context))
+        mail.add_alternative(_html.get_template("digest.html.j2").render(context), subtype="html")
+        return mail

@@ -1,0 +1,49 @@
+"""What a player asked about its mail, and which notices that withholds: one rule.
+
+The mail channel asks `withheld` when a notice's turn comes to be sent
+(like consent), so a change of settings or a mute applies to mail already
+queued. Webhooks do not ask: a seat's webhook is its own choice, made for
+that seat, and hears everything as before.
+
+- A turn (`your_turn`) and a round's end (`round_over`) are mailed only with
+  `turn_mail` = `each`: under `digest` the digest tells of turns instead, under
+  `off` nothing does.
+- A deadline reminder follows `reminders` alone (so it still comes under
+  `digest` and `off`).
+- The game's end follows `turn_mail` = `off` (no mail), not `digest`: the
+  digest lists turns, and an ended game has none.
+- A muted game mails none of these.
+- The invitation, answers to the player's own doing (a reply, help, the
+  board, a rematch, a move the referee played for it when time ran out)
+  always go: they carry a game's first link, or answer what the player did.
+- The digest goes while `turn_mail` is still `digest`; a sign-in link always.
+"""
+
+from __future__ import annotations
+
+from referee.store.tables import OutboxKind, TurnMail
+from referee.store.turn_mail import TurnMailSettings
+
+MUTED = "the player muted this game"
+_TURN_MAIL = {
+    TurnMail.DIGEST: "the player is told of turns by its digest",
+    TurnMail.OFF: "the player turned turn mail off",
+}
+_PER_TURN = frozenset({OutboxKind.YOUR_TURN, OutboxKind.ROUND_OVER})
+_FOLLOW_MUTE = frozenset({*_PER_TURN, OutboxKind.REMINDER, OutboxKind.GAME_OVER})
+
+
+def withheld(kind: str, chosen: TurnMailSettings, muted: bool) -> str | None:
+    """Why a notice of `kind` is not mailed to a player who chose `chosen` (and muted the
+    notice's game, or not); None when it goes."""
+    if kind in _FOLLOW_MUTE and muted:
+        return MUTED
+    if kind in _PER_TURN and chosen.turn_mail != TurnMail.EACH:
+        return _TURN_MAIL[chosen.turn_mail]
+    if kind == OutboxKind.REMINDER and not chosen.reminders:
+        return "the player turned deadline reminders off"
+    if kind == OutboxKind.GAME_OVER and chosen.turn_mail == TurnMail.OFF:
+        return _TURN_MAIL[TurnMail.OFF]
+    if kind == OutboxKind.DIGEST and chosen.turn_mail != TurnMail.DIGEST:
+        return "the player no longer takes a digest"
+    return None

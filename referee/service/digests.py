@@ -1,0 +1,91 @@
+"""The digest sweep: at each hour a player chose, one mail listing every game where it is its turn.
+
+Run with the other sweeps (`referee.digests`, every `REFEREE_SWEEP_EVERY`
+seconds) and handed the time, so tests move the clock. For the hour of
+`moment` (UTC) it takes every address whose `turn_mail` is `digest` and
+whose `digest_hours` hold that hour, claims the hour for it with one
+conditional UPDATE (two sweeps never write two digests for one hour), and
+writes, in the same transaction, one `digest` notice listing the games
+where it is that player's turn: running games, not muted, whose mail it
+may get in full. A player with no such game gets nothing for that hour.
+
+The notice is carried by one of the player's seats, the first game it
+lists (the one whose time runs out first), so it goes out through the
+delivery channels like every notice: the mail channel sends it, the
+webhook channel never carries it. Players are handled in batches, each one
+transaction of a few statements, whatever the number of their games.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from referee.service.publishing import Published, publish
+from referee.service.vacations import due_times
+from referee.store import digests
+from referee.store.appending import outbox_row, write
+from referee.store.clock import stamp
+from referee.store.digests import HeldSeat
+from referee.store.tables import OutboxKind
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+# Players per transaction: large enough that 10,000 take a few dozen statements,
+# small enough that SQLite's one write lock is never held long.
+BATCH = 500
+
+
+def hour_of(moment: datetime) -> datetime:
+    """The hour (UTC) a moment falls in: the digests it is the time of."""
+    return moment.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+def sweep_digests(referee: Referee, moment: datetime) -> int:
+    """Write the digests due in the hour of `moment`; returns how many were written."""
+    hour = hour_of(moment)
+    hour_stamp = stamp(hour)
+    with referee.db.reading() as session:
+        due = digests.due(session, hour.hour, hour_stamp)
+    written = 0
+    for start in range(0, len(due), BATCH):
+        with referee.db.transaction() as session:
+            connection = session.connection()
+            claimed = digests.claim(connection, due[start : start + BATCH], hour_stamp)
+            held = digests.running_seats(connection, claimed)
+            # Deadlines as they stand, vacations counted, as every page shows them.
+            dues = due_times(session, held, moment)
+            notices = digest_notices(held, dues, hour_stamp, stamp(moment))
+            write(connection, None, notices)
+        written += len(notices)
+    publish(referee, Published(news=written > 0))
+    return written
+
+
+def digest_notices(
+    held: list[HeldSeat], dues: Mapping[str, datetime | None], hour_stamp: str, at: str
+) -> list[dict[str, Any]]:
+    """One notice per player with a turn in `held`: its turns, the soonest deadline first
+    (then the oldest game), carried by the seat of the first."""
+    turns: dict[str, list[tuple[HeldSeat, str | None]]] = defaultdict(list)
+    for seat in held:
+        if seat.seat in seat.to_act:
+            due = dues.get(seat.game_id)
+            turns[seat.address].append((seat, None if due is None else stamp(due)))
+    notices = []
+    for address in sorted(turns):
+        listed = sorted(
+            turns[address],
+            key=lambda turn: (turn[1] is None, turn[1] or "", turn[0].created_at, turn[0].game_id),
+        )
+        games = [
+            {"game": seat.game_id, "seat": seat.seat, "version": seat.version, "due_at": due}
+            for seat, due in listed
+        ]
+        first = listed[0][0]
+        payload = {"hour": hour_stamp, "games": games}
+        notices.append(outbox_row(first.game_id, OutboxKind.DIGEST, first.seat, payload, at))
+    return notices

@@ -1,0 +1,167 @@
+"""The digest's queries: who is due a digest at an hour, claiming that hour, and each one's turns.
+
+Set-based on purpose: the digest of an hour is written for every player
+of that hour at once (10,000 players with 5 games each in a few
+statements per batch), never with a query per player or per game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlmodel import Session, col, select
+
+from referee.store.tables import (
+    Address,
+    AddressState,
+    Game,
+    GameStatus,
+    Mute,
+    Seat,
+    TurnMail,
+    core_table,
+)
+from referee.store.turn_mail import DEFAULT_DIGEST_HOURS
+
+_ADDRESS = core_table(Address)
+_GAME = core_table(Game)
+_SEAT = core_table(Seat)
+_MUTE = core_table(Mute)
+_SEAT_ADDRESS = sa.func.lower(_SEAT.c.email)
+
+
+def _chose_hour(dialect: str, hour: int) -> sa.ColumnElement[bool]:
+    """Whether an address's `digest_hours` (a JSON list, NULL for the default) holds `hour`."""
+    hours = _ADDRESS.c.digest_hours
+    default = sa.true() if hour in DEFAULT_DIGEST_HOURS else sa.false()
+    if dialect == "postgresql":
+        listed: sa.ColumnElement[bool] = sa.cast(hours, JSONB).contains([hour])
+    else:
+        each = sa.func.json_each(hours).table_valued("value")
+        listed = sa.select(each.c.value).where(each.c.value == hour).exists()
+    return (hours.is_(None) & default) | (hours.is_not(None) & listed)
+
+
+def _not_written(hour_stamp: str) -> sa.ColumnElement[bool]:
+    return _ADDRESS.c.digest_hour.is_(None) | (_ADDRESS.c.digest_hour != hour_stamp)
+
+
+def due(session: Session, hour: int, hour_stamp: str) -> list[str]:
+    """The addresses that want a digest at `hour` (UTC) and have none written for the hour
+    stamped `hour_stamp` yet, leaving out those the referee may not mail at all."""
+    dialect = session.get_bind().dialect.name
+    query = (
+        sa.select(_ADDRESS.c.address)
+        .where(
+            _ADDRESS.c.turn_mail == TurnMail.DIGEST,
+            _not_written(hour_stamp),
+            _ADDRESS.c.state != AddressState.STOPPED,
+            _ADDRESS.c.bounced_at.is_(None),
+            _chose_hour(dialect, hour),
+        )
+        .order_by(_ADDRESS.c.address)
+    )
+    return list(session.connection().execute(query).scalars())
+
+
+def claim(connection: sa.Connection, addresses: Sequence[str], hour_stamp: str) -> list[str]:
+    """Mark the hour's digest written for those of `addresses` that have none yet; returns
+    them. One conditional UPDATE: of two sweeps racing, each address goes to one."""
+    if not addresses:
+        return []
+    claimed = connection.execute(
+        sa.update(_ADDRESS)
+        .where(
+            _ADDRESS.c.address.in_(list(addresses)),
+            _ADDRESS.c.turn_mail == TurnMail.DIGEST,
+            _not_written(hour_stamp),
+        )
+        .values(digest_hour=hour_stamp)
+        .returning(_ADDRESS.c.address)
+    )
+    return list(claimed.scalars())
+
+
+@dataclass(frozen=True, slots=True)
+class HeldSeat:
+    """A seat a player holds in a running game it may be mailed about, not muted."""
+
+    address: str
+    game_id: str
+    seat: int
+    to_act: list[int]
+    version: int
+    updated_at: str
+    deadline_seconds: int | None
+    created_at: str
+
+    # As a deadline reads a game (`deadlines.Timed`): the seats listed are of running games.
+    @property
+    def id(self) -> str:
+        return self.game_id
+
+    @property
+    def status(self) -> str:
+        return GameStatus.ACTIVE
+
+
+def running_seats(connection: sa.Connection, addresses: Sequence[str]) -> list[HeldSeat]:
+    """The seats `addresses` hold in running games that are not muted by them and whose
+    mail they may get in full (they accepted the referee's mail, or the game is trusted)."""
+    if not addresses:
+        return []
+    muted = (
+        sa.select(_MUTE.c.game_id)
+        .where(_MUTE.c.address == _ADDRESS.c.address, _MUTE.c.game_id == _SEAT.c.game_id)
+        .exists()
+    )
+    query = (
+        sa.select(
+            _ADDRESS.c.address,
+            _SEAT.c.game_id,
+            _SEAT.c.seat,
+            _GAME.c.to_act,
+            _GAME.c.version,
+            _GAME.c.updated_at,
+            _GAME.c.deadline_seconds,
+            _GAME.c.created_at,
+        )
+        .select_from(
+            _SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id).join(
+                _ADDRESS, _ADDRESS.c.address == _SEAT_ADDRESS
+            )
+        )
+        .where(
+            _SEAT_ADDRESS.in_(list(addresses)),
+            _GAME.c.status == GameStatus.ACTIVE,
+            (_ADDRESS.c.state == AddressState.ACCEPTED) | _GAME.c.trusted,
+            ~muted,
+        )
+    )
+    return [HeldSeat(*row) for row in connection.execute(query)]
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """What a digest shows of one game: its row and its players' names in seat order."""
+
+    game: Game
+    names: list[str]
+
+
+def listed_games(session: Session, game_ids: Sequence[str]) -> dict[str, Listed]:
+    """The games a digest lists, with their players' names: two queries for all of them."""
+    wanted = sorted(set(game_ids))
+    found = {game.id: game for game in session.exec(select(Game).where(col(Game.id).in_(wanted)))}
+    names: dict[str, list[str]] = {game_id: [] for game_id in found}
+    rows = session.connection().execute(
+        sa.select(_SEAT.c.game_id, _SEAT.c.name)
+        .where(_SEAT.c.game_id.in_(wanted))
+        .order_by(_SEAT.c.game_id, _SEAT.c.seat)
+    )
+    for game_id, name in rows:
+        names[game_id].append(name)
+    return {game_id: Listed(game, names[game_id]) for game_id, game in found.items()}
