@@ -6,8 +6,10 @@ it is her turn, one where Bob's, one finished. She asks for a sign-in link
 on the form in Chromium, opens the mailed link in a fresh browser and
 presses "Sign in"; `/me` lists her turn, then the waiting game, then the
 finished one. A turn mail's play-now link opens her seat in another fresh
-browser. A `read` token sees her seat but cannot move; a `play` token
-moves until it is revoked, and is refused at once after.
+browser. A `read` token sees her seat but cannot move; a `play` token is
+refused at once once revoked. Switched to a digest, the worker's run at a
+simulated hour mails her one digest listing exactly the game where it is
+her turn.
 """
 
 from __future__ import annotations
@@ -17,15 +19,18 @@ import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import requests
+from celery import Celery
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
+from referee.queue import DIGESTS
 from tests.mail.players import text_of
 from tests.mailboxes import Mailbox, Received, mail_env, start_mail_in
-from tests.servers import chromium, free_port
+from tests.servers import chromium, free_port, redis_url
 from tests.service.test_web_browser import FLAGS
 from tests.stacks import REFEREE, Client, Process, Service
 from tests.tiers import starts_servers
@@ -174,6 +179,7 @@ def test_a_player_signs_in_by_mail_and_finds_every_game(stack: Stack, browser: B
     assert link.group(1).rsplit("/", 1)[1] not in seat_page.content()
 
     _tokens_act_only_within_their_scopes(stack, signed, made["turn"])
+    _the_digest_lists_exactly_her_turns(stack, signed, made)
 
 
 def _tokens_act_only_within_their_scopes(
@@ -206,3 +212,21 @@ def _tokens_act_only_within_their_scopes(
     assert late.status_code == 401
     # Nothing was played by either token.
     assert client.get(f"/v1/games/{game_id}", reader["token"]).json()["version"] == 0
+
+
+def _the_digest_lists_exactly_her_turns(
+    stack: Stack, signed: BrowserContext, made: dict[str, str]
+) -> None:
+    """Switched to a digest at 07:00, the worker's digest run at a simulated 07:05 mails
+    one digest listing the one game where it is her turn, with its play-now link."""
+    answer = signed.request.put(
+        stack.url + "/v1/me/settings", data={"turn_mail": "digest", "digest_hours": [7]}
+    )
+    assert answer.status == 200, answer.text()
+    moment = datetime(2031, 5, 6, 7, 5, tzinfo=UTC)
+    Celery(broker=redis_url()).send_task(
+        DIGESTS, args=[moment.isoformat()], queue=stack.service.env["REFEREE_QUEUE"]
+    )
+    digest = text_of(stack.mail("digest").mail)
+    listed = re.findall(r"/g/([0-9a-f]{32})/play/", digest)
+    assert listed == [made["turn"]], digest
