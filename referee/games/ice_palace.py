@@ -74,6 +74,7 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -204,29 +205,44 @@ def _neighbours(x: int, y: int) -> tuple[tuple[int, int], ...]:
 
 
 def _yard_cells(hand: Iterable[str], board: Board) -> dict[str, list[tuple[int, int]]]:
-    """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted."""
+    """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted.
+
+    Every yard move of a playout asks this, so each part is worked out once
+    per call: the tops, the empty cells next to them with the colours they
+    touch, and the cells each size and colour may take.
+    """
     if not board:
         return {pyramid: [(0, 0)] for pyramid in hand}
-    occupied = {(x, y) for x, y, _ in board}
+    tops = {(x, y): stack[-1] for x, y, stack in board}
     spots: dict[tuple[int, int], str] = {}
-    for x, y, stack in board:
-        colour = stack[-1][1]
-        for near in _neighbours(x, y):
-            if near not in occupied:
+    for (x, y), top in tops.items():
+        colour = top[1]
+        for near in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if near not in tops:
                 spots[near] = spots.get(near, "") + colour
+    covers: dict[str, list[tuple[int, int]]] = {}
+    foundings: dict[str, list[tuple[int, int]]] = {}
     cells: dict[str, list[tuple[int, int]]] = {}
     for pyramid in hand:
         if pyramid in cells:
             continue
-        size = _SIZE_OF[pyramid[0]]
-        colour = pyramid[1]
-        found = [(x, y) for x, y, stack in board if _SIZE_OF[stack[-1][0]] < size]
-        if colour == WHITE:
-            found.extend(spot for spot, tops in spots.items() if any(t != BLACK for t in tops))
-        elif colour != BLACK:
-            found.extend(spot for spot, tops in spots.items() if colour in tops or WHITE in tops)
-        cells[pyramid] = sorted(found)
+        size, colour = pyramid[0], pyramid[1]
+        if size not in covers:
+            covers[size] = [cell for cell, top in tops.items() if _SIZE_OF[top[0]] < _SIZE_OF[size]]
+        if colour not in foundings:
+            foundings[colour] = _foundings(colour, spots)
+        cells[pyramid] = sorted(covers[size] + foundings[colour])
     return cells
+
+
+def _foundings(colour: str, spots: dict[tuple[int, int], str]) -> list[tuple[int, int]]:
+    """The empty cells of `spots` (each with the colours of the tops next to it) where a
+    pyramid of `colour` founds a stack: next to a top it matches."""
+    if colour == BLACK:
+        return []
+    if colour == WHITE:
+        return [spot for spot, tops in spots.items() if tops.count(BLACK) < len(tops)]
+    return [spot for spot, tops in spots.items() if colour in tops or WHITE in tops]
 
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
@@ -477,7 +493,17 @@ class IcePalace(Game[State, Move]):
             if plan.count == state.build_max:
                 return Build(_places(plan))
             return Build(state.build_plan)
-        return rng.choice(self.legal_moves(state, seat))
+        # The move `rng.choice(self.legal_moves(state, seat))` would draw, found
+        # by counting: most of the placements listed would be thrown away.
+        cells = _yard_cells(state.hands[seat], state.yard)
+        pyramids = sorted(cells)
+        pick = rng.below(sum(len(cells[p]) for p in pyramids) + (1 if state.yard else 0))
+        for pyramid in pyramids:
+            if pick < len(cells[pyramid]):
+                x, y = cells[pyramid][pick]
+                return Place(pyramid, x, y)
+            pick -= len(cells[pyramid])
+        return Pass()
 
     def _placements(self, state: State, seat: int) -> list[Place]:
         cells = _yard_cells(state.hands[seat], state.yard)
@@ -516,23 +542,27 @@ class IcePalace(Game[State, Move]):
             raise IllegalMove("illegal_move", refusal)
         hand.remove(move.pyramid)
         yard[cell] = (*yard.get(cell, ()), move.pyramid)
-        placed = _replace(
+        return self._next_turn(
             state,
+            seat,
+            0,
             hands=_with(state.hands, seat, tuple(hand)),
             yard=_as_board(yard),
             last_placer=seat,
         )
-        return self._next_turn(placed, seat, 0)
 
-    def _next_turn(self, state: State, seat: int, passes: int) -> State:
-        """The turn goes round; resigned seats pass on their own; enough passes end the round."""
+    def _next_turn(self, state: State, seat: int, passes: int, **changes: Any) -> State:
+        """The turn goes round; resigned seats pass on their own; enough passes end the round.
+
+        `changes` are made to `state` with the turn's (one new state, not two).
+        """
         players = len(state.colours)
         while passes < players:
             seat = (seat + 1) % players
             if seat not in state.resigned:
-                return _replace(state, turn=seat, passes=passes)
+                return _replace(state, turn=seat, passes=passes, **changes)
             passes += 1
-        return self._end_round(_replace(state, passes=passes))
+        return self._end_round(_replace(state, passes=passes, **changes))
 
     def _end_round(self, state: State) -> State:
         builder = state.last_placer
@@ -794,8 +824,12 @@ class IcePalace(Game[State, Move]):
 # -- helpers that build states ----------------------------------------------------
 
 
+_FIELDS: tuple[str, ...] = State.__slots__
+_FIELD_VALUES = operator.attrgetter(*_FIELDS)
+
+
 def _replace(state: State, **changes: Any) -> State:
-    fields = {name: getattr(state, name) for name in State.__slots__}
+    fields = dict(zip(_FIELDS, _FIELD_VALUES(state), strict=True))
     fields.update(changes)
     return State(**fields)
 

@@ -223,6 +223,16 @@ def _xy(cell: int) -> tuple[int, int]:
     return (cell - y) // _WIDE, y
 
 
+def _free_sides(tops: Mapping[int, int], cell: int) -> int:
+    """How many of the cell's four neighbours hold no stack."""
+    return (
+        (cell + 1 not in tops)
+        + (cell - 1 not in tops)
+        + (cell + _WIDE not in tops)
+        + (cell - _WIDE not in tops)
+    )
+
+
 def final_covers(smalls: int, mediums: int, large_tops: int, medium_tops: int) -> int:
     """How many leftover pyramids covers alone can place (larges cover nothing)."""
     return min(mediums, large_tops) + min(smalls, large_tops + medium_tops)
@@ -637,6 +647,9 @@ class _Search:
             for colour in self.colours
             if open_colours >> colour & 1 and sum(self.colour_counts(colour))
         ]
+        if len(wanting) < 2:
+            # An open colour has an empty cell next to one of its tops.
+            return [open_colours]
         tops = self.tops
         ports: dict[int, set[int]] = {colour: set() for colour in wanting}
         for cell, code in tops.items():
@@ -682,25 +695,34 @@ class _Search:
         """The empty cells of the frame around the palace that reach its border, and
         that frame (low x, high x, low y, high y); every other empty cell in the
         frame is walled in."""
-        xs = [_xy(cell) for cell in self.tops]
+        tops = self.tops
+        xs = [_xy(cell) for cell in tops]
         low_x = min(x for x, _ in xs) - 1
         high_x = max(x for x, _ in xs) + 1
         low_y = min(y for _, y in xs) - 1
         high_y = max(y for _, y in xs) + 1
-        tops = self.tops
-        start = _cell(low_x, low_y)
-        outside = {start}
-        todo = [start]
+        # The frame's cells are the ints from `low` to `high` whose y is in range:
+        # each step is checked on that, not on a cell's x and y worked out anew.
+        low, high = _cell(low_x, low_y), _cell(high_x, high_y)
+        outside = {low}
+        todo = [low]
         while todo:
             cell = todo.pop()
-            for step in _NEAR:
-                near = cell + step
-                if near in outside or near in tops:
-                    continue
-                x, y = _xy(near)
-                if low_x <= x <= high_x and low_y <= y <= high_y:
-                    outside.add(near)
-                    todo.append(near)
+            y = (cell + _HALF) % _WIDE - _HALF
+            if y < high_y and cell + 1 not in outside and cell + 1 not in tops:
+                outside.add(cell + 1)
+                todo.append(cell + 1)
+            if y > low_y and cell - 1 not in outside and cell - 1 not in tops:
+                outside.add(cell - 1)
+                todo.append(cell - 1)
+            near = cell + _WIDE
+            if near <= high and near not in outside and near not in tops:
+                outside.add(near)
+                todo.append(near)
+            near = cell - _WIDE
+            if near >= low and near not in outside and near not in tops:
+                outside.add(near)
+                todo.append(near)
         return outside, (low_x, high_x, low_y, high_y)
 
     def is_outside(self, cell: int) -> bool:
@@ -1059,7 +1081,8 @@ class _Search:
             near = spot + step
             if near not in tops:
                 free += 1
-            elif all(near + step2 in tops or near + step2 == spot for step2 in _NEAR):
+            elif _free_sides(tops, near) == 1:
+                # `spot` is that stack's only empty neighbour.
                 closes += 1
         return (-closes, int(self.is_outside(spot)), free, -spot)
 
@@ -1140,10 +1163,11 @@ class _Search:
         tops = self.tops
         counts = self.counts
         moves: list[tuple[tuple[int, int], ...]] = []
-        open_cells = [cell for cell in sorted(tops) if self.is_open(cell)]
+        open_cells = [cell for cell in sorted(tops) if _free_sides(tops, cell)]
         if greedy:
             open_colours = {tops[cell] & _COLOUR_MASK for cell in open_cells}
-            targets = {size: self.best_target(size) for size in (SMALL, MEDIUM)}
+            # Looked for only when a colour needs it: usually none does.
+            targets: dict[int, int | None] = {}
         for colour in self.colours:
             if sum(self.colour_counts(colour)) < 2:
                 continue
@@ -1155,6 +1179,8 @@ class _Search:
                     continue
                 cells = open_cells
                 if greedy:
+                    if size not in targets:
+                        targets[size] = self.best_target(size)
                     target = targets[size]
                     cells = [] if target is None else [target]
                 for cell in cells:
@@ -1175,10 +1201,6 @@ class _Search:
                     if greedy:
                         break
         return moves
-
-    def is_open(self, cell: int) -> bool:
-        tops = self.tops
-        return any(cell + step not in tops for step in _NEAR)
 
     def best_target(self, size: int) -> int | None:
         """The open stack to recolour with a pyramid of `size`: one open to the outside,
