@@ -94,8 +94,6 @@ Piece = tuple[int, str]
 """A pyramid as (size, colour letter): size 1 small, 2 medium, 3 large."""
 Step = tuple[int, str, int, int]
 """A placement: size, colour letter, x, y."""
-Frame = tuple[int, int, int, int]
-"""A box of cells: low x, high x, low y, high y."""
 
 # A cell is one int, x * _WIDE + y, so that neighbours are +-1 and +-_WIDE.
 # A whole game holds at most 120 pyramids, far inside the half width.
@@ -558,6 +556,27 @@ def _hole_slots(
     return slot, room, links
 
 
+@dataclass(frozen=True, slots=True)
+class _Outside:
+    """The empty cells of a box of cells around the palace (low x to high x, low y
+    to high y) that reach the box's border, as bits: cell x, y is bit
+    `(x - low_x) * stride + y - low_y`."""
+
+    low_x: int
+    high_x: int
+    low_y: int
+    high_y: int
+    stride: int
+    bits: int
+
+    def reaches(self, cell: int) -> bool:
+        """Whether an empty cell is open to the outside: reached, or beyond the box."""
+        x, y = _xy(cell)
+        if not (self.low_x <= x <= self.high_x and self.low_y <= y <= self.high_y):
+            return True
+        return bool(self.bits >> ((x - self.low_x) * self.stride + y - self.low_y) & 1)
+
+
 class _Search:
     """One solve: the palace as mutable dicts with undo, the yard as counts by top code."""
 
@@ -578,16 +597,17 @@ class _Search:
         self.trail: list[tuple[int, int]] = []
         self.undo: list[int | None] = []
         self.changed: dict[int, int] = {}
+        # How many placements of the trail are on each cell.
+        self.touched: dict[int, int] = {}
         # Positions known to fail: the smallest number of placements proven
         # out of reach from there.
         self.fail: dict[tuple[frozenset[tuple[int, int]], tuple[int, ...]], int] = {}
         self.found: list[tuple[int, int]] = []
         # The outside as of the greedy plan's last look (`flood_outside`).
-        self.outside: set[int] = set()
-        self.frame = (0, 0, 0, 0)
+        self.outside = _Outside(0, 0, 0, 0, 2, 0)
         # The outside when the exact search starts (`hole_bound`); None floods
         # at every position.
-        self.seen: tuple[set[int], Frame] | None = None
+        self.seen: _Outside | None = None
 
     # -- the bounds -------------------------------------------------------
 
@@ -691,49 +711,34 @@ class _Search:
             self.meter, open_l, open_m, closed_l, closed_m, tuple(sorted(locked))
         )
 
-    def flood_outside(self) -> tuple[set[int], Frame]:
-        """The empty cells of the frame around the palace that reach its border, and
-        that frame (low x, high x, low y, high y); every other empty cell in the
-        frame is walled in."""
-        tops = self.tops
-        xs = [_xy(cell) for cell in tops]
+    def flood_outside(self) -> _Outside:
+        """The empty cells of the frame around the palace that reach its border."""
+        xs = [_xy(cell) for cell in self.tops]
         low_x = min(x for x, _ in xs) - 1
-        high_x = max(x for x, _ in xs) + 1
         low_y = min(y for _, y in xs) - 1
+        high_x = max(x for x, _ in xs) + 1
         high_y = max(y for _, y in xs) + 1
-        # The frame's cells are the ints from `low` to `high` whose y is in range:
-        # each step is checked on that, not on a cell's x and y worked out anew.
-        low, high = _cell(low_x, low_y), _cell(high_x, high_y)
-        outside = {low}
-        todo = [low]
-        while todo:
-            cell = todo.pop()
-            y = (cell + _HALF) % _WIDE - _HALF
-            if y < high_y and cell + 1 not in outside and cell + 1 not in tops:
-                outside.add(cell + 1)
-                todo.append(cell + 1)
-            if y > low_y and cell - 1 not in outside and cell - 1 not in tops:
-                outside.add(cell - 1)
-                todo.append(cell - 1)
-            near = cell + _WIDE
-            if near <= high and near not in outside and near not in tops:
-                outside.add(near)
-                todo.append(near)
-            near = cell - _WIDE
-            if near >= low and near not in outside and near not in tops:
-                outside.add(near)
-                todo.append(near)
-        return outside, (low_x, high_x, low_y, high_y)
+        # A bit per cell of the frame, row by row (a row is one x), with a bit
+        # more per row that is never free, so that no step wraps to another row.
+        stride = high_y - low_y + 2
+        rows = high_x - low_x + 1
+        row = (1 << (stride - 1)) - 1
+        free = row * ((1 << (stride * rows)) - 1) // ((1 << stride) - 1)
+        for x, y in xs:
+            free &= ~(1 << ((x - low_x) * stride + y - low_y))
+        # The frame's corner is empty: the palace is inside the frame.
+        reach = 1
+        while True:
+            grown = (reach | reach << 1 | reach >> 1 | reach << stride | reach >> stride) & free
+            if grown == reach:
+                return _Outside(low_x, high_x, low_y, high_y, stride, reach)
+            reach = grown
 
     def is_outside(self, cell: int) -> bool:
         """Whether an empty cell is open to the outside, as of the last `flood_outside`."""
-        if cell in self.outside:
-            return True
-        x, y = _xy(cell)
-        low_x, high_x, low_y, high_y = self.frame
-        return not (low_x <= x <= high_x and low_y <= y <= high_y)
+        return self.outside.reaches(cell)
 
-    def hole_bound(self, seen: tuple[set[int], Frame] | None = None) -> int:
+    def hole_bound(self, seen: _Outside | None = None) -> int:
         """The relaxation told which empty cells are walled in (an upper bound, often
         below `bound()`): founding into a hole is limited to one pyramid a cell.
 
@@ -745,8 +750,7 @@ class _Search:
             return self.empty_bound()
         # Its own work, besides the `_unlocks_holes` calls: a few looks at each stack.
         self.meter.charge(len(self.tops))
-        outside, frame = self.flood_outside() if seen is None else seen
-        touched, holes = self.walled_in(outside, frame)
+        touched, holes = self.walled_in(self.flood_outside() if seen is None else seen)
         slot, room, links = _hole_slots(touched, holes)
         hole_tops, open_l, open_m, closed, outside_colours, masks = self.tally_tops(
             touched, slot, len(room)
@@ -765,9 +769,7 @@ class _Search:
             links,
         )
 
-    def walled_in(
-        self, outside: set[int], frame: Frame
-    ) -> tuple[dict[int, list[int]], list[list[int]]]:
+    def walled_in(self, outside: _Outside) -> tuple[dict[int, list[int]], list[list[int]]]:
         """The stacks open into holes only, each with the numbers of the holes it
         touches, sorted; and the cells of each hole.
 
@@ -775,14 +777,7 @@ class _Search:
         holes. Its colour reaches each of them; its top is counted in the
         first (`tally_tops`)."""
         tops = self.tops
-        low_x, high_x, low_y, high_y = frame
-
-        def is_out(cell: int) -> bool:
-            if cell in outside:
-                return True
-            x, y = _xy(cell)
-            return not (low_x <= x <= high_x and low_y <= y <= high_y)
-
+        is_out = outside.reaches
         hole_of: dict[int, int] = {}
         holes: list[list[int]] = []
         touched: dict[int, list[int]] = {}
@@ -908,11 +903,17 @@ class _Search:
         self.tops[cell] = code
         self.changed[cell] = code
         self.trail.append((code, cell))
+        self.touched[cell] = self.touched.get(cell, 0) + 1
 
     def take_back(self) -> None:
         code, cell = self.trail.pop()
         before = self.undo.pop()
         self.counts[code] += 1
+        earlier = self.touched[cell] - 1
+        if earlier:
+            self.touched[cell] = earlier
+        else:
+            del self.touched[cell]
         if before is None:
             del self.tops[cell]
             del self.changed[cell]
@@ -920,7 +921,7 @@ class _Search:
             self.tops[cell] = before
             # The cell was changed before this cover only if an earlier
             # placement in the trail touched it.
-            if any(c == cell for _, c in self.trail):
+            if earlier:
                 self.changed[cell] = before
             else:
                 del self.changed[cell]
@@ -1018,7 +1019,7 @@ class _Search:
         if not self.tops:
             self.place(self.best_first(), _ORIGIN)
         while True:
-            self.outside, self.frame = self.flood_outside()
+            self.outside = self.flood_outside()
             self.found_all()
             if not self.best_unlock():
                 break
