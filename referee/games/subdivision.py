@@ -167,6 +167,13 @@ class Park:
 
 Move = Place | Park | Resign
 
+# Every placement on each board, by side, size (1-3) less one and cell: random
+# moves hand these out rather than make a new one each time (moves are values).
+_PLACES = {
+    side: tuple(tuple(Place(size, name) for name in board.names) for size in SIZE_NAMES)
+    for side, board in _BOARDS.items()
+}
+
 
 @dataclass(frozen=True, slots=True)
 class State:
@@ -193,10 +200,20 @@ class State:
         return len(self.near_other)
 
 
+# For each byte, the positions of its set bits, lowest first.
+_BITS_OF_BYTE = tuple(tuple(bit for bit in range(8) if byte >> bit & 1) for byte in range(256))
+
+
 def _nth_bit(mask: int, n: int) -> int:
-    for _ in range(n):
-        mask &= mask - 1
-    return (mask & -mask).bit_length() - 1
+    """The index of the `n`th set bit of `mask` (from 0, lowest first), a byte at a time."""
+    offset = 0
+    while True:
+        bits = _BITS_OF_BYTE[mask & 255]
+        if n < len(bits):
+            return offset + bits[n]
+        n -= len(bits)
+        mask >>= 8
+        offset += 8
 
 
 def _placeable(
@@ -237,8 +254,12 @@ def _next_to_place(
     players = len(near_other)
     for step in range(players):
         seat = (first + step) % players
-        if not resigned >> seat & 1 and any(
-            _placeable(empty, stash, near_own_large, near_other, seat)
+        k = seat * 3
+        # `_placeable` written out: this runs after every move.
+        if not resigned >> seat & 1 and (
+            (stash[k] and empty & near_other[seat])
+            or stash[k + 1]
+            or (stash[k + 2] and empty & ~near_own_large[seat])
         ):
             return seat
     return OVER
@@ -552,12 +573,13 @@ class Subdivision(Game[State, Move]):
         small, medium, large = _legal_masks(state, seat)
         n_small, n_medium = small.bit_count(), medium.bit_count()
         pick = rng.below(n_small + n_medium + large.bit_count())
+        places = _PLACES[state.side]
         if pick < n_small:
-            return Place(SMALL, board.names[_nth_bit(small, pick)])
+            return places[SMALL - 1][_nth_bit(small, pick)]
         pick -= n_small
         if pick < n_medium:
-            return Place(MEDIUM, board.names[_nth_bit(medium, pick)])
-        return Place(LARGE, board.names[_nth_bit(large, pick - n_medium)])
+            return places[MEDIUM - 1][_nth_bit(medium, pick)]
+        return places[LARGE - 1][_nth_bit(large, pick - n_medium)]
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if type(move) is Place:
@@ -591,11 +613,9 @@ class Subdivision(Game[State, Move]):
                     "illegal_move",
                     f"a large may not be placed near another large of your colour ({move.cell})",
                 )
-            around = _BOARDS[state.side].near[index]
-            near_own_large = tuple(
-                mask | around if colour == seat else mask
-                for colour, mask in enumerate(near_own_large)
-            )
+            own = list(near_own_large)
+            own[seat] |= _BOARDS[state.side].near[index]
+            near_own_large = tuple(own)
         if size != MEDIUM:
             if size == SMALL and not near_other[seat] & bit:
                 raise IllegalMove(
@@ -604,9 +624,9 @@ class Subdivision(Game[State, Move]):
                     f"({move.cell} is not)",
                 )
             around = _BOARDS[state.side].near[index]
-            near_other = tuple(
-                mask if colour == seat else mask | around for colour, mask in enumerate(near_other)
-            )
+            other = [mask | around for mask in near_other]
+            other[seat] = near_other[seat]
+            near_other = tuple(other)
         pieces = list(state.pieces)
         pieces[k] |= bit
         stash = list(state.stash)
