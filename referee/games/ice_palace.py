@@ -111,6 +111,10 @@ STASH_PER_SIZE = 5
 HAND_PER_SIZE = 2
 NOBODY = -1
 
+# The answers of `actors`, made once: every move asks it more than once.
+_ONLY = tuple(frozenset((seat,)) for seat in range(len(PLAYER_COLOURS)))
+_NOBODY: frozenset[int] = frozenset()
+
 YARD = "yard"
 BUILD = "build"
 
@@ -204,25 +208,46 @@ def _neighbours(x: int, y: int) -> tuple[tuple[int, int], ...]:
     return ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
 
 
+# A yard cell as one int in `_yard_options`, x * _ROW + y: its neighbours are
+# +-1 and +-_ROW, and the ints sort as the cells do. A yard never reaches
+# half a row from 0,0 (a whole game holds at most 120 pyramids).
+_ROW = 1 << 16
+_HALF_ROW = _ROW >> 1
+
+
+def _yard_xy(cell: int) -> tuple[int, int]:
+    y = (cell + _HALF_ROW) % _ROW - _HALF_ROW
+    return (cell - y) // _ROW, y
+
+
 def _yard_cells(hand: Iterable[str], board: Board) -> dict[str, list[tuple[int, int]]]:
-    """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted.
+    """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted."""
+    return {
+        pyramid: [_yard_xy(cell) for cell in sorted(cells)]
+        for pyramid, cells in _yard_options(hand, board).items()
+    }
+
+
+def _yard_options(hand: Iterable[str], board: Board) -> dict[str, list[int]]:
+    """For each pyramid of `hand`, the yard cells (as `_ROW` ints, in no order) where the
+    yard code lets it go.
 
     Every yard move of a playout asks this, so each part is worked out once
     per call: the tops, the empty cells next to them with the colours they
     touch, and the cells each size and colour may take.
     """
     if not board:
-        return {pyramid: [(0, 0)] for pyramid in hand}
-    tops = {(x, y): stack[-1] for x, y, stack in board}
-    spots: dict[tuple[int, int], str] = {}
-    for (x, y), top in tops.items():
+        return {pyramid: [0] for pyramid in hand}
+    tops = {x * _ROW + y: stack[-1] for x, y, stack in board}
+    spots: dict[int, str] = {}
+    for cell, top in tops.items():
         colour = top[1]
-        for near in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+        for near in (cell + 1, cell - 1, cell + _ROW, cell - _ROW):
             if near not in tops:
                 spots[near] = spots.get(near, "") + colour
-    covers: dict[str, list[tuple[int, int]]] = {}
-    foundings: dict[str, list[tuple[int, int]]] = {}
-    cells: dict[str, list[tuple[int, int]]] = {}
+    covers: dict[str, list[int]] = {}
+    foundings: dict[str, list[int]] = {}
+    cells: dict[str, list[int]] = {}
     for pyramid in hand:
         if pyramid in cells:
             continue
@@ -231,11 +256,11 @@ def _yard_cells(hand: Iterable[str], board: Board) -> dict[str, list[tuple[int, 
             covers[size] = [cell for cell, top in tops.items() if _SIZE_OF[top[0]] < _SIZE_OF[size]]
         if colour not in foundings:
             foundings[colour] = _foundings(colour, spots)
-        cells[pyramid] = sorted(covers[size] + foundings[colour])
+        cells[pyramid] = covers[size] + foundings[colour]
     return cells
 
 
-def _foundings(colour: str, spots: dict[tuple[int, int], str]) -> list[tuple[int, int]]:
+def _foundings(colour: str, spots: dict[int, str]) -> list[int]:
     """The empty cells of `spots` (each with the colours of the tops next to it) where a
     pyramid of `colour` founds a stack: next to a top it matches."""
     if colour == BLACK:
@@ -454,7 +479,7 @@ class IcePalace(Game[State, Move]):
         return _replace(state, hands=hands_after, pool=pool_after)
 
     def actors(self, state: State) -> frozenset[int]:
-        return frozenset() if state.turn == NOBODY else frozenset((state.turn,))
+        return _NOBODY if state.turn == NOBODY else _ONLY[state.turn]
 
     def forced_move(self, state: State) -> tuple[int, Move] | None:
         # Only the empty build: a yard pass depends on a hidden hand (RULINGS).
@@ -495,14 +520,15 @@ class IcePalace(Game[State, Move]):
             return Build(state.build_plan)
         # The move `rng.choice(self.legal_moves(state, seat))` would draw, found
         # by counting: most of the placements listed would be thrown away.
-        cells = _yard_cells(state.hands[seat], state.yard)
-        pyramids = sorted(cells)
-        pick = rng.below(sum(len(cells[p]) for p in pyramids) + (1 if state.yard else 0))
+        options = _yard_options(state.hands[seat], state.yard)
+        pyramids = sorted(options)
+        pick = rng.below(sum(len(options[p]) for p in pyramids) + (1 if state.yard else 0))
         for pyramid in pyramids:
-            if pick < len(cells[pyramid]):
-                x, y = cells[pyramid][pick]
+            cells = options[pyramid]
+            if pick < len(cells):
+                x, y = _yard_xy(sorted(cells)[pick])
                 return Place(pyramid, x, y)
-            pick -= len(cells[pyramid])
+            pick -= len(cells)
         return Pass()
 
     def _placements(self, state: State, seat: int) -> list[Place]:
@@ -828,10 +854,15 @@ _FIELDS: tuple[str, ...] = State.__slots__
 _FIELD_VALUES = operator.attrgetter(*_FIELDS)
 
 
+_FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
+
+
 def _replace(state: State, **changes: Any) -> State:
-    fields = dict(zip(_FIELDS, _FIELD_VALUES(state), strict=True))
-    fields.update(changes)
-    return State(**fields)
+    """`dataclasses.replace`, without its checks: most moves make a state or two."""
+    values = list(_FIELD_VALUES(state))
+    for name, value in changes.items():
+        values[_FIELD_INDEX[name]] = value
+    return State(*values)
 
 
 def _with(

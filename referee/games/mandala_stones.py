@@ -175,11 +175,15 @@ _FIELDS: tuple[str, ...] = State.__slots__
 _FIELD_VALUES = operator.attrgetter(*_FIELDS)
 
 
+_FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
+
+
 def _replace(state: State, **changes: Any) -> State:
     """`dataclasses.replace`, without its checks: every move makes a state or two."""
-    fields = dict(zip(_FIELDS, _FIELD_VALUES(state), strict=True))
-    fields.update(changes)
-    return State(**fields)
+    values = list(_FIELD_VALUES(state))
+    for name, value in changes.items():
+        values[_FIELD_INDEX[name]] = value
+    return State(*values)
 
 
 @dataclass(frozen=True, slots=True)
