@@ -73,6 +73,7 @@ RULINGS (where the rules file is silent):
 
 from __future__ import annotations
 
+import bisect
 import functools
 import operator
 import re
@@ -204,6 +205,18 @@ def _as_board(cells: dict[tuple[int, int], Stack]) -> Board:
     return tuple((x, y, cells[x, y]) for x, y in sorted(cells))
 
 
+_CELL_OF = operator.itemgetter(0, 1)
+
+
+def _stacked(board: Board, cell: tuple[int, int], pyramid: str) -> Board:
+    """`board` with `pyramid` put on top at `cell` (a new stack there if none): the
+    board stays sorted by cell without being sorted again."""
+    index = bisect.bisect_left(board, cell, key=_CELL_OF)
+    if index < len(board) and _CELL_OF(board[index]) == cell:
+        return (*board[:index], (*cell, (*board[index][2], pyramid)), *board[index + 1 :])
+    return (*board[:index], (*cell, (pyramid,)), *board[index:])
+
+
 def _neighbours(x: int, y: int) -> tuple[tuple[int, int], ...]:
     return ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
 
@@ -272,24 +285,34 @@ def _foundings(colour: str, spots: dict[int, str]) -> list[int]:
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
     """Why the yard code refuses `pyramid` at `cell` ("" when it allows it)."""
-    where = f"{pyramid}@{cell[0]},{cell[1]}"
+    reason = _yard_reason(pyramid, cell, yard)
+    return f"{pyramid}@{cell[0]},{cell[1]}: {reason}" if reason else ""
+
+
+def _yard_reason(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
+    """`_yard_refusal` without the placement named: it is written only for a refusal."""
     if not yard:
-        return "" if cell == (0, 0) else f"{where}: the lead goes at 0,0"
+        return "" if cell == (0, 0) else "the lead goes at 0,0"
     stack = yard.get(cell)
     if stack is not None:
         if _size(stack[-1]) < _size(pyramid):
             return ""
         return (
-            f"{where}: it cannot cover the {stack[-1]} there; only a strictly larger "
+            f"it cannot cover the {stack[-1]} there; only a strictly larger "
             "pyramid covers (nothing covers a large)"
         )
-    tops = [yard[near][-1][1] for near in _neighbours(*cell) if near in yard]
-    if not tops:
-        return f"{where}: a new stack must be next to a yard stack"
-    if any(_matches(pyramid[1], top) for top in tops):
-        return ""
+    x, y = cell
+    colour = pyramid[1]
+    near = False
+    for neighbour in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+        if neighbour in yard:
+            if _matches(colour, yard[neighbour][-1][1]):
+                return ""
+            near = True
+    if not near:
+        return "a new stack must be next to a yard stack"
     return (
-        f"{where}: no neighbouring top matches its colour (same colour; white matches "
+        "no neighbouring top matches its colour (same colour; white matches "
         "every colour but black; black matches nothing)"
     )
 
@@ -298,20 +321,30 @@ def _palace_refusal(
     pyramid: str, cell: tuple[int, int], palace: dict[tuple[int, int], Stack]
 ) -> str:
     """Why the palace code refuses `pyramid` at `cell` ("" when it allows it)."""
-    where = f"{pyramid}@{cell[0]},{cell[1]}"
+    reason = _palace_reason(pyramid, cell, palace)
+    return f"{pyramid}@{cell[0]},{cell[1]}: {reason}" if reason else ""
+
+
+def _palace_reason(
+    pyramid: str, cell: tuple[int, int], palace: dict[tuple[int, int], Stack]
+) -> str:
+    """`_palace_refusal` without the placement named: it is written only for a refusal."""
     if not palace:
-        return "" if cell == (0, 0) else f"{where}: the first pyramid of the palace goes at 0,0"
+        return "" if cell == (0, 0) else "the first pyramid of the palace goes at 0,0"
     stack = palace.get(cell)
     if stack is not None:
         if _size(stack[-1]) > _size(pyramid):
             return ""
         return (
-            f"{where}: it cannot cover the {stack[-1]} there; in the palace only a strictly "
+            f"it cannot cover the {stack[-1]} there; in the palace only a strictly "
             "smaller pyramid covers (nothing covers a small)"
         )
-    if any(near in palace and palace[near][-1][1] == pyramid[1] for near in _neighbours(*cell)):
-        return ""
-    return f"{where}: a new palace stack needs a neighbouring top of exactly its colour"
+    x, y = cell
+    colour = pyramid[1]
+    for neighbour in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+        if neighbour in palace and palace[neighbour][-1][1] == colour:
+            return ""
+    return "a new palace stack needs a neighbouring top of exactly its colour"
 
 
 def _build_input(
@@ -567,13 +600,12 @@ class IcePalace(Game[State, Move]):
         if refusal:
             raise IllegalMove("illegal_move", refusal)
         hand.remove(move.pyramid)
-        yard[cell] = (*yard.get(cell, ()), move.pyramid)
         return self._next_turn(
             state,
             seat,
             0,
             hands=_with(state.hands, seat, tuple(hand)),
-            yard=_as_board(yard),
+            yard=_stacked(state.yard, cell, move.pyramid),
             last_placer=seat,
         )
 

@@ -694,17 +694,20 @@ class _Search:
     ) -> int:
         placed = 0
         locked: list[tuple[int, int, int]] = []
+        counts = self.counts
+        # `colour_counts` written out: every bound asks this of every colour.
         for colour in self.colours:
-            group = self.colour_counts(colour)
-            total = sum(group)
-            if not total:
+            smalls = counts[(SMALL << _SHIFT) | colour]
+            mediums = counts[(MEDIUM << _SHIFT) | colour]
+            larges = counts[(LARGE << _SHIFT) | colour]
+            if not (smalls or mediums or larges):
                 continue
             if open_colours >> colour & 1:
-                placed += total
-                open_m += group[1]
-                open_l += group[2]
+                placed += smalls + mediums + larges
+                open_m += mediums
+                open_l += larges
             else:
-                locked.append(group)
+                locked.append((smalls, mediums, larges))
         if not locked:
             return placed
         return placed + _unlocks(
