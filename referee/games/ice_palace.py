@@ -184,6 +184,8 @@ class IcePalaceOptions(marshmallow.Schema):
 
 
 _SIZE_OF = {size: number for number, size in enumerate(SIZES, 1)}
+# The sizes each size covers in the yard: the strictly smaller ones.
+_SMALLER = {size: SIZES[:number] for number, size in enumerate(SIZES)}
 
 
 def _size(pyramid: str) -> int:
@@ -266,7 +268,8 @@ def _yard_options(hand: Iterable[str], board: Board) -> dict[str, list[int]]:
             continue
         size, colour = pyramid[0], pyramid[1]
         if size not in covers:
-            covers[size] = [cell for cell, top in tops.items() if _SIZE_OF[top[0]] < _SIZE_OF[size]]
+            smaller = _SMALLER[size]
+            covers[size] = [cell for cell, top in tops.items() if smaller and top[0] in smaller]
         if colour not in foundings:
             foundings[colour] = _foundings(colour, spots)
         cells[pyramid] = covers[size] + foundings[colour]
@@ -555,7 +558,7 @@ class IcePalace(Game[State, Move]):
         # by counting: most of the placements listed would be thrown away.
         options = _yard_options(state.hands[seat], state.yard)
         pyramids = sorted(options)
-        pick = rng.below(sum(len(options[p]) for p in pyramids) + (1 if state.yard else 0))
+        pick = rng.below(sum(map(len, options.values())) + (1 if state.yard else 0))
         for pyramid in pyramids:
             cells = options[pyramid]
             if pick < len(cells):
