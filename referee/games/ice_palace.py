@@ -268,8 +268,8 @@ def _yard_options(hand: Iterable[str], board: Board) -> dict[str, list[int]]:
             continue
         size, colour = pyramid[0], pyramid[1]
         if size not in covers:
-            smaller = _SMALLER[size]
-            covers[size] = [cell for cell, top in tops.items() if smaller and top[0] in smaller]
+            smaller = _SMALLER[size]  # a str: `in` finds a size letter in it
+            covers[size] = [cell for cell, top in tops.items() if top[0] in smaller]
         if colour not in foundings:
             foundings[colour] = _foundings(colour, spots)
         cells[pyramid] = covers[size] + foundings[colour]
