@@ -248,18 +248,20 @@ def _yard_options(hand: Iterable[str], board: Board) -> dict[str, list[int]]:
     yard code lets it go.
 
     Every yard move of a playout asks this, so each part is worked out once
-    per call: the tops, the empty cells next to them with the colours they
-    touch, and the cells each size and colour may take.
+    per call, with set operations: the tops, the empty cells next to the
+    tops of each colour, and the cells each size and colour may take.
     """
     if not board:
         return {pyramid: [0] for pyramid in hand}
     tops = {x * _ROW + y: stack[-1] for x, y, stack in board}
-    spots: dict[int, str] = {}
+    next_to: dict[str, set[int]] = {}
     for cell, top in tops.items():
+        empty = {cell + 1, cell - 1, cell + _ROW, cell - _ROW}.difference(tops)
         colour = top[1]
-        for near in (cell + 1, cell - 1, cell + _ROW, cell - _ROW):
-            if near not in tops:
-                spots[near] = spots.get(near, "") + colour
+        if colour in next_to:
+            next_to[colour] |= empty
+        else:
+            next_to[colour] = empty
     covers: dict[str, list[int]] = {}
     foundings: dict[str, list[int]] = {}
     cells: dict[str, list[int]] = {}
@@ -271,19 +273,19 @@ def _yard_options(hand: Iterable[str], board: Board) -> dict[str, list[int]]:
             smaller = _SMALLER[size]  # a str: `in` finds a size letter in it
             covers[size] = [cell for cell, top in tops.items() if top[0] in smaller]
         if colour not in foundings:
-            foundings[colour] = _foundings(colour, spots)
+            foundings[colour] = list(_foundings(colour, next_to))
         cells[pyramid] = covers[size] + foundings[colour]
     return cells
 
 
-def _foundings(colour: str, spots: dict[int, str]) -> list[int]:
-    """The empty cells of `spots` (each with the colours of the tops next to it) where a
-    pyramid of `colour` founds a stack: next to a top it matches."""
+def _foundings(colour: str, next_to: dict[str, set[int]]) -> set[int]:
+    """The empty cells where a pyramid of `colour` founds a stack, from the empty cells
+    next to the tops of each colour: next to a top it matches."""
     if colour == BLACK:
-        return []
+        return set()
     if colour == WHITE:
-        return [spot for spot, tops in spots.items() if tops.count(BLACK) < len(tops)]
-    return [spot for spot, tops in spots.items() if colour in tops or WHITE in tops]
+        return set().union(*(cells for top, cells in next_to.items() if top != BLACK))
+    return next_to.get(colour, set()) | next_to.get(WHITE, set())
 
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
