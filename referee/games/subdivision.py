@@ -80,7 +80,17 @@ _PENALTY = tuple(min(max(n - 1, 0), 3) for n in range(9))
 class _Board:
     """Per-side constants: the masks every rule and score is built from."""
 
-    __slots__ = ("cells", "full", "index", "names", "near", "not_first", "not_last", "side")
+    __slots__ = (
+        "cells",
+        "full",
+        "index",
+        "names",
+        "near",
+        "next_to",
+        "not_first",
+        "not_last",
+        "side",
+    )
 
     def __init__(self, side: int) -> None:
         self.side = side
@@ -92,15 +102,21 @@ class _Board:
         self.not_first = self.full & ~first_file
         self.not_last = self.full & ~(first_file << (side - 1))
         near = []
+        next_to = []
         for cell in range(self.cells):
             row, col = divmod(cell, side)
-            mask = 0
+            mask = side_mask = 0
             for dr in (-1, 0, 1):
                 for dc in (-1, 0, 1):
                     if (dr or dc) and 0 <= row + dr < side and 0 <= col + dc < side:
                         mask |= 1 << ((row + dr) * side + col + dc)
+                        if not (dr and dc):
+                            side_mask |= 1 << ((row + dr) * side + col + dc)
             near.append(mask)
+            next_to.append(side_mask)
         self.near = tuple(near)
+        # The cells next to each cell by a side: what links a group.
+        self.next_to = tuple(next_to)
         self.names = tuple(
             f"{chr(97 + cell % side)}{cell // side + 1}" for cell in range(self.cells)
         )
@@ -123,9 +139,20 @@ class _Board:
             group = grown
 
     def groups(self, mask: int) -> int:
+        """How many groups the cells of `mask` make. Each is walked from its lowest
+        cell, taking the cells next to each cell reached: every cell is looked at
+        once, where flooding would shift the whole group at every step."""
+        next_to = self.next_to
         count = 0
         while mask:
-            mask &= ~self.flood(mask & -mask, mask)
+            frontier = mask & -mask
+            mask ^= frontier
+            while frontier:
+                low = frontier & -frontier
+                frontier ^= low
+                grown = next_to[low.bit_length() - 1] & mask
+                mask ^= grown
+                frontier |= grown
             count += 1
         return count
 
