@@ -121,6 +121,7 @@ def main() -> None:
             continue
         for players in game.players:
             row = figures_of(game, players, args.seconds, args.replays, clock)
+            row["clock"] = "cpu" if args.cpu else "wall"
             figures.append(row)
             goal = GOALS.get(game.name, "") if players == min(game.players) else ""
             print(
