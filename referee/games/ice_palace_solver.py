@@ -294,10 +294,13 @@ def _unlocks_uncached(
     closed_m: int,
     locked: tuple[tuple[int, int, int], ...],
 ) -> int:
-    smalls = sum(group[0] for group in locked)
-    mediums = sum(group[1] for group in locked)
+    smalls = mediums = larges = 0
+    for s, m, la in locked:
+        smalls += s
+        mediums += m
+        larges += la
     best = final_covers(smalls, mediums, open_l + closed_l, open_m + closed_m)
-    everything = smalls + mediums + sum(group[2] for group in locked)
+    everything = smalls + mediums + larges
     for i, (s, m, la) in enumerate(locked):
         total = s + m + la
         # One pyramid alone gains nothing from opening its colour: a final
