@@ -33,9 +33,11 @@ def steps(
         for forced_seat, forced, after in forced_moves(game, state):
             state = after
             yield Played(forced_seat, forced, state)
-        if game.result(state) is not None:
-            return
+        # No seat acts exactly when the game is over (the contract): asking
+        # `result` instead would score the final position once more.
         actors = sorted(game.actors(state))
+        if not actors:
+            return
         seat = actors[0] if len(actors) == 1 else chooser.choice(actors)
         move = game.random_move(state, seat, chooser)
         state = game.play(state, seat, move)

@@ -73,7 +73,9 @@ RULINGS (where the rules file is silent):
 
 from __future__ import annotations
 
+import bisect
 import functools
+import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -109,6 +111,10 @@ ALL_COLOURS = PLAYER_COLOURS + BLACK + WHITE
 STASH_PER_SIZE = 5
 HAND_PER_SIZE = 2
 NOBODY = -1
+
+# The answers of `actors`, made once: every move asks it more than once.
+_ONLY = tuple(frozenset((seat,)) for seat in range(len(PLAYER_COLOURS)))
+_NOBODY: frozenset[int] = frozenset()
 
 YARD = "yard"
 BUILD = "build"
@@ -178,6 +184,8 @@ class IcePalaceOptions(marshmallow.Schema):
 
 
 _SIZE_OF = {size: number for number, size in enumerate(SIZES, 1)}
+# The sizes each size covers in the yard: the strictly smaller ones.
+_SMALLER = {size: SIZES[:number] for number, size in enumerate(SIZES)}
 
 
 def _size(pyramid: str) -> int:
@@ -199,56 +207,117 @@ def _as_board(cells: dict[tuple[int, int], Stack]) -> Board:
     return tuple((x, y, cells[x, y]) for x, y in sorted(cells))
 
 
+_CELL_OF = operator.itemgetter(0, 1)
+
+
+def _stacked(board: Board, cell: tuple[int, int], pyramid: str) -> Board:
+    """`board` with `pyramid` put on top at `cell` (a new stack there if none): the
+    board stays sorted by cell without being sorted again."""
+    index = bisect.bisect_left(board, cell, key=_CELL_OF)
+    if index < len(board) and _CELL_OF(board[index]) == cell:
+        return (*board[:index], (*cell, (*board[index][2], pyramid)), *board[index + 1 :])
+    return (*board[:index], (*cell, (pyramid,)), *board[index:])
+
+
 def _neighbours(x: int, y: int) -> tuple[tuple[int, int], ...]:
     return ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
 
 
+# A yard cell as one int in `_yard_options`, x * _ROW + y: its neighbours are
+# +-1 and +-_ROW, and the ints sort as the cells do. A yard never reaches
+# half a row from 0,0 (a whole game holds at most 120 pyramids).
+_ROW = 1 << 16
+_HALF_ROW = _ROW >> 1
+
+
+def _yard_xy(cell: int) -> tuple[int, int]:
+    y = (cell + _HALF_ROW) % _ROW - _HALF_ROW
+    return (cell - y) // _ROW, y
+
+
 def _yard_cells(hand: Iterable[str], board: Board) -> dict[str, list[tuple[int, int]]]:
     """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted."""
+    return {
+        pyramid: [_yard_xy(cell) for cell in sorted(cells)]
+        for pyramid, cells in _yard_options(hand, board).items()
+    }
+
+
+def _yard_options(hand: Iterable[str], board: Board) -> dict[str, list[int]]:
+    """For each pyramid of `hand`, the yard cells (as `_ROW` ints, in no order) where the
+    yard code lets it go.
+
+    Every yard move of a playout asks this, so each part is worked out once
+    per call, with set operations: the tops, the empty cells next to the
+    tops of each colour, and the cells each size and colour may take.
+    """
     if not board:
-        return {pyramid: [(0, 0)] for pyramid in hand}
-    occupied = {(x, y) for x, y, _ in board}
-    spots: dict[tuple[int, int], str] = {}
-    for x, y, stack in board:
-        colour = stack[-1][1]
-        for near in _neighbours(x, y):
-            if near not in occupied:
-                spots[near] = spots.get(near, "") + colour
-    cells: dict[str, list[tuple[int, int]]] = {}
+        return {pyramid: [0] for pyramid in hand}
+    tops = {x * _ROW + y: stack[-1] for x, y, stack in board}
+    next_to: dict[str, set[int]] = {}
+    for cell, top in tops.items():
+        empty = {cell + 1, cell - 1, cell + _ROW, cell - _ROW}.difference(tops)
+        colour = top[1]
+        if colour in next_to:
+            next_to[colour] |= empty
+        else:
+            next_to[colour] = empty
+    covers: dict[str, list[int]] = {}
+    foundings: dict[str, list[int]] = {}
+    cells: dict[str, list[int]] = {}
     for pyramid in hand:
         if pyramid in cells:
             continue
-        size = _SIZE_OF[pyramid[0]]
-        colour = pyramid[1]
-        found = [(x, y) for x, y, stack in board if _SIZE_OF[stack[-1][0]] < size]
-        if colour == WHITE:
-            found.extend(spot for spot, tops in spots.items() if any(t != BLACK for t in tops))
-        elif colour != BLACK:
-            found.extend(spot for spot, tops in spots.items() if colour in tops or WHITE in tops)
-        cells[pyramid] = sorted(found)
+        size, colour = pyramid[0], pyramid[1]
+        if size not in covers:
+            smaller = _SMALLER[size]  # a str: `in` finds a size letter in it
+            covers[size] = [cell for cell, top in tops.items() if top[0] in smaller]
+        if colour not in foundings:
+            foundings[colour] = list(_foundings(colour, next_to))
+        cells[pyramid] = covers[size] + foundings[colour]
     return cells
+
+
+def _foundings(colour: str, next_to: dict[str, set[int]]) -> set[int]:
+    """The empty cells where a pyramid of `colour` founds a stack, from the empty cells
+    next to the tops of each colour: next to a top it matches."""
+    if colour == BLACK:
+        return set()
+    if colour == WHITE:
+        return set().union(*(cells for top, cells in next_to.items() if top != BLACK))
+    return next_to.get(colour, set()) | next_to.get(WHITE, set())
 
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
     """Why the yard code refuses `pyramid` at `cell` ("" when it allows it)."""
-    where = f"{pyramid}@{cell[0]},{cell[1]}"
+    reason = _yard_reason(pyramid, cell, yard)
+    return f"{pyramid}@{cell[0]},{cell[1]}: {reason}" if reason else ""
+
+
+def _yard_reason(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
+    """`_yard_refusal` without the placement named: it is written only for a refusal."""
     if not yard:
-        return "" if cell == (0, 0) else f"{where}: the lead goes at 0,0"
+        return "" if cell == (0, 0) else "the lead goes at 0,0"
     stack = yard.get(cell)
     if stack is not None:
         if _size(stack[-1]) < _size(pyramid):
             return ""
         return (
-            f"{where}: it cannot cover the {stack[-1]} there; only a strictly larger "
+            f"it cannot cover the {stack[-1]} there; only a strictly larger "
             "pyramid covers (nothing covers a large)"
         )
-    tops = [yard[near][-1][1] for near in _neighbours(*cell) if near in yard]
-    if not tops:
-        return f"{where}: a new stack must be next to a yard stack"
-    if any(_matches(pyramid[1], top) for top in tops):
-        return ""
+    x, y = cell
+    colour = pyramid[1]
+    near = False
+    for neighbour in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+        if neighbour in yard:
+            if _matches(colour, yard[neighbour][-1][1]):
+                return ""
+            near = True
+    if not near:
+        return "a new stack must be next to a yard stack"
     return (
-        f"{where}: no neighbouring top matches its colour (same colour; white matches "
+        "no neighbouring top matches its colour (same colour; white matches "
         "every colour but black; black matches nothing)"
     )
 
@@ -257,20 +326,30 @@ def _palace_refusal(
     pyramid: str, cell: tuple[int, int], palace: dict[tuple[int, int], Stack]
 ) -> str:
     """Why the palace code refuses `pyramid` at `cell` ("" when it allows it)."""
-    where = f"{pyramid}@{cell[0]},{cell[1]}"
+    reason = _palace_reason(pyramid, cell, palace)
+    return f"{pyramid}@{cell[0]},{cell[1]}: {reason}" if reason else ""
+
+
+def _palace_reason(
+    pyramid: str, cell: tuple[int, int], palace: dict[tuple[int, int], Stack]
+) -> str:
+    """`_palace_refusal` without the placement named: it is written only for a refusal."""
     if not palace:
-        return "" if cell == (0, 0) else f"{where}: the first pyramid of the palace goes at 0,0"
+        return "" if cell == (0, 0) else "the first pyramid of the palace goes at 0,0"
     stack = palace.get(cell)
     if stack is not None:
         if _size(stack[-1]) > _size(pyramid):
             return ""
         return (
-            f"{where}: it cannot cover the {stack[-1]} there; in the palace only a strictly "
+            f"it cannot cover the {stack[-1]} there; in the palace only a strictly "
             "smaller pyramid covers (nothing covers a small)"
         )
-    if any(near in palace and palace[near][-1][1] == pyramid[1] for near in _neighbours(*cell)):
-        return ""
-    return f"{where}: a new palace stack needs a neighbouring top of exactly its colour"
+    x, y = cell
+    colour = pyramid[1]
+    for neighbour in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+        if neighbour in palace and palace[neighbour][-1][1] == colour:
+            return ""
+    return "a new palace stack needs a neighbouring top of exactly its colour"
 
 
 def _build_input(
@@ -438,7 +517,7 @@ class IcePalace(Game[State, Move]):
         return _replace(state, hands=hands_after, pool=pool_after)
 
     def actors(self, state: State) -> frozenset[int]:
-        return frozenset() if state.turn == NOBODY else frozenset((state.turn,))
+        return _NOBODY if state.turn == NOBODY else _ONLY[state.turn]
 
     def forced_move(self, state: State) -> tuple[int, Move] | None:
         # Only the empty build: a yard pass depends on a hidden hand (RULINGS).
@@ -477,7 +556,18 @@ class IcePalace(Game[State, Move]):
             if plan.count == state.build_max:
                 return Build(_places(plan))
             return Build(state.build_plan)
-        return rng.choice(self.legal_moves(state, seat))
+        # The move `rng.choice(self.legal_moves(state, seat))` would draw, found
+        # by counting: most of the placements listed would be thrown away.
+        options = _yard_options(state.hands[seat], state.yard)
+        pyramids = sorted(options)
+        pick = rng.below(sum(map(len, options.values())) + (1 if state.yard else 0))
+        for pyramid in pyramids:
+            cells = options[pyramid]
+            if pick < len(cells):
+                x, y = _yard_xy(sorted(cells)[pick])
+                return Place(pyramid, x, y)
+            pick -= len(cells)
+        return Pass()
 
     def _placements(self, state: State, seat: int) -> list[Place]:
         cells = _yard_cells(state.hands[seat], state.yard)
@@ -515,24 +605,27 @@ class IcePalace(Game[State, Move]):
         if refusal:
             raise IllegalMove("illegal_move", refusal)
         hand.remove(move.pyramid)
-        yard[cell] = (*yard.get(cell, ()), move.pyramid)
-        placed = _replace(
+        return self._next_turn(
             state,
+            seat,
+            0,
             hands=_with(state.hands, seat, tuple(hand)),
-            yard=_as_board(yard),
+            yard=_stacked(state.yard, cell, move.pyramid),
             last_placer=seat,
         )
-        return self._next_turn(placed, seat, 0)
 
-    def _next_turn(self, state: State, seat: int, passes: int) -> State:
-        """The turn goes round; resigned seats pass on their own; enough passes end the round."""
+    def _next_turn(self, state: State, seat: int, passes: int, **changes: Any) -> State:
+        """The turn goes round; resigned seats pass on their own; enough passes end the round.
+
+        `changes` are made to `state` with the turn's (one new state, not two).
+        """
         players = len(state.colours)
         while passes < players:
             seat = (seat + 1) % players
             if seat not in state.resigned:
-                return _replace(state, turn=seat, passes=passes)
+                return _replace(state, turn=seat, passes=passes, **changes)
             passes += 1
-        return self._end_round(_replace(state, passes=passes))
+        return self._end_round(_replace(state, passes=passes, **changes))
 
     def _end_round(self, state: State) -> State:
         builder = state.last_placer
@@ -794,10 +887,19 @@ class IcePalace(Game[State, Move]):
 # -- helpers that build states ----------------------------------------------------
 
 
+_FIELDS: tuple[str, ...] = State.__slots__
+_FIELD_VALUES = operator.attrgetter(*_FIELDS)
+
+
+_FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
+
+
 def _replace(state: State, **changes: Any) -> State:
-    fields = {name: getattr(state, name) for name in State.__slots__}
-    fields.update(changes)
-    return State(**fields)
+    """`dataclasses.replace`, without its checks: most moves make a state or two."""
+    values = list(_FIELD_VALUES(state))
+    for name, value in changes.items():
+        values[_FIELD_INDEX[name]] = value
+    return State(*values)
 
 
 def _with(

@@ -94,8 +94,6 @@ Piece = tuple[int, str]
 """A pyramid as (size, colour letter): size 1 small, 2 medium, 3 large."""
 Step = tuple[int, str, int, int]
 """A placement: size, colour letter, x, y."""
-Frame = tuple[int, int, int, int]
-"""A box of cells: low x, high x, low y, high y."""
 
 # A cell is one int, x * _WIDE + y, so that neighbours are +-1 and +-_WIDE.
 # A whole game holds at most 120 pyramids, far inside the half width.
@@ -223,6 +221,16 @@ def _xy(cell: int) -> tuple[int, int]:
     return (cell - y) // _WIDE, y
 
 
+def _free_sides(tops: Mapping[int, int], cell: int) -> int:
+    """How many of the cell's four neighbours hold no stack."""
+    return (
+        (cell + 1 not in tops)
+        + (cell - 1 not in tops)
+        + (cell + _WIDE not in tops)
+        + (cell - _WIDE not in tops)
+    )
+
+
 def final_covers(smalls: int, mediums: int, large_tops: int, medium_tops: int) -> int:
     """How many leftover pyramids covers alone can place (larges cover nothing)."""
     return min(mediums, large_tops) + min(smalls, large_tops + medium_tops)
@@ -286,10 +294,13 @@ def _unlocks_uncached(
     closed_m: int,
     locked: tuple[tuple[int, int, int], ...],
 ) -> int:
-    smalls = sum(group[0] for group in locked)
-    mediums = sum(group[1] for group in locked)
+    smalls = mediums = larges = 0
+    for s, m, la in locked:
+        smalls += s
+        mediums += m
+        larges += la
     best = final_covers(smalls, mediums, open_l + closed_l, open_m + closed_m)
-    everything = smalls + mediums + sum(group[2] for group in locked)
+    everything = smalls + mediums + larges
     for i, (s, m, la) in enumerate(locked):
         total = s + m + la
         # One pyramid alone gains nothing from opening its colour: a final
@@ -548,6 +559,27 @@ def _hole_slots(
     return slot, room, links
 
 
+@dataclass(frozen=True, slots=True)
+class _Outside:
+    """The empty cells of a box of cells around the palace (low x to high x, low y
+    to high y) that reach the box's border, as bits: cell x, y is bit
+    `(x - low_x) * stride + y - low_y`."""
+
+    low_x: int
+    high_x: int
+    low_y: int
+    high_y: int
+    stride: int
+    bits: int
+
+    def reaches(self, cell: int) -> bool:
+        """Whether an empty cell is open to the outside: reached, or beyond the box."""
+        x, y = _xy(cell)
+        if not (self.low_x <= x <= self.high_x and self.low_y <= y <= self.high_y):
+            return True
+        return bool(self.bits >> ((x - self.low_x) * self.stride + y - self.low_y) & 1)
+
+
 class _Search:
     """One solve: the palace as mutable dicts with undo, the yard as counts by top code."""
 
@@ -568,16 +600,17 @@ class _Search:
         self.trail: list[tuple[int, int]] = []
         self.undo: list[int | None] = []
         self.changed: dict[int, int] = {}
+        # How many placements of the trail are on each cell.
+        self.touched: dict[int, int] = {}
         # Positions known to fail: the smallest number of placements proven
         # out of reach from there.
         self.fail: dict[tuple[frozenset[tuple[int, int]], tuple[int, ...]], int] = {}
         self.found: list[tuple[int, int]] = []
         # The outside as of the greedy plan's last look (`flood_outside`).
-        self.outside: set[int] = set()
-        self.frame = (0, 0, 0, 0)
+        self.outside = _Outside(0, 0, 0, 0, 2, 0)
         # The outside when the exact search starts (`hole_bound`); None floods
         # at every position.
-        self.seen: tuple[set[int], Frame] | None = None
+        self.seen: _Outside | None = None
 
     # -- the bounds -------------------------------------------------------
 
@@ -637,6 +670,9 @@ class _Search:
             for colour in self.colours
             if open_colours >> colour & 1 and sum(self.colour_counts(colour))
         ]
+        if len(wanting) < 2:
+            # An open colour has an empty cell next to one of its tops.
+            return [open_colours]
         tops = self.tops
         ports: dict[int, set[int]] = {colour: set() for colour in wanting}
         for cell, code in tops.items():
@@ -661,57 +697,54 @@ class _Search:
     ) -> int:
         placed = 0
         locked: list[tuple[int, int, int]] = []
+        counts = self.counts
+        # `colour_counts` written out: every bound asks this of every colour.
         for colour in self.colours:
-            group = self.colour_counts(colour)
-            total = sum(group)
-            if not total:
+            smalls = counts[(SMALL << _SHIFT) | colour]
+            mediums = counts[(MEDIUM << _SHIFT) | colour]
+            larges = counts[(LARGE << _SHIFT) | colour]
+            if not (smalls or mediums or larges):
                 continue
             if open_colours >> colour & 1:
-                placed += total
-                open_m += group[1]
-                open_l += group[2]
+                placed += smalls + mediums + larges
+                open_m += mediums
+                open_l += larges
             else:
-                locked.append(group)
+                locked.append((smalls, mediums, larges))
         if not locked:
             return placed
         return placed + _unlocks(
             self.meter, open_l, open_m, closed_l, closed_m, tuple(sorted(locked))
         )
 
-    def flood_outside(self) -> tuple[set[int], Frame]:
-        """The empty cells of the frame around the palace that reach its border, and
-        that frame (low x, high x, low y, high y); every other empty cell in the
-        frame is walled in."""
+    def flood_outside(self) -> _Outside:
+        """The empty cells of the frame around the palace that reach its border."""
         xs = [_xy(cell) for cell in self.tops]
         low_x = min(x for x, _ in xs) - 1
-        high_x = max(x for x, _ in xs) + 1
         low_y = min(y for _, y in xs) - 1
+        high_x = max(x for x, _ in xs) + 1
         high_y = max(y for _, y in xs) + 1
-        tops = self.tops
-        start = _cell(low_x, low_y)
-        outside = {start}
-        todo = [start]
-        while todo:
-            cell = todo.pop()
-            for step in _NEAR:
-                near = cell + step
-                if near in outside or near in tops:
-                    continue
-                x, y = _xy(near)
-                if low_x <= x <= high_x and low_y <= y <= high_y:
-                    outside.add(near)
-                    todo.append(near)
-        return outside, (low_x, high_x, low_y, high_y)
+        # A bit per cell of the frame, row by row (a row is one x), with a bit
+        # more per row that is never free, so that no step wraps to another row.
+        stride = high_y - low_y + 2
+        rows = high_x - low_x + 1
+        row = (1 << (stride - 1)) - 1
+        free = row * ((1 << (stride * rows)) - 1) // ((1 << stride) - 1)
+        for x, y in xs:
+            free &= ~(1 << ((x - low_x) * stride + y - low_y))
+        # The frame's corner is empty: the palace is inside the frame.
+        reach = 1
+        while True:
+            grown = (reach | reach << 1 | reach >> 1 | reach << stride | reach >> stride) & free
+            if grown == reach:
+                return _Outside(low_x, high_x, low_y, high_y, stride, reach)
+            reach = grown
 
     def is_outside(self, cell: int) -> bool:
         """Whether an empty cell is open to the outside, as of the last `flood_outside`."""
-        if cell in self.outside:
-            return True
-        x, y = _xy(cell)
-        low_x, high_x, low_y, high_y = self.frame
-        return not (low_x <= x <= high_x and low_y <= y <= high_y)
+        return self.outside.reaches(cell)
 
-    def hole_bound(self, seen: tuple[set[int], Frame] | None = None) -> int:
+    def hole_bound(self, seen: _Outside | None = None) -> int:
         """The relaxation told which empty cells are walled in (an upper bound, often
         below `bound()`): founding into a hole is limited to one pyramid a cell.
 
@@ -723,8 +756,7 @@ class _Search:
             return self.empty_bound()
         # Its own work, besides the `_unlocks_holes` calls: a few looks at each stack.
         self.meter.charge(len(self.tops))
-        outside, frame = self.flood_outside() if seen is None else seen
-        touched, holes = self.walled_in(outside, frame)
+        touched, holes = self.walled_in(self.flood_outside() if seen is None else seen)
         slot, room, links = _hole_slots(touched, holes)
         hole_tops, open_l, open_m, closed, outside_colours, masks = self.tally_tops(
             touched, slot, len(room)
@@ -743,9 +775,7 @@ class _Search:
             links,
         )
 
-    def walled_in(
-        self, outside: set[int], frame: Frame
-    ) -> tuple[dict[int, list[int]], list[list[int]]]:
+    def walled_in(self, outside: _Outside) -> tuple[dict[int, list[int]], list[list[int]]]:
         """The stacks open into holes only, each with the numbers of the holes it
         touches, sorted; and the cells of each hole.
 
@@ -753,14 +783,7 @@ class _Search:
         holes. Its colour reaches each of them; its top is counted in the
         first (`tally_tops`)."""
         tops = self.tops
-        low_x, high_x, low_y, high_y = frame
-
-        def is_out(cell: int) -> bool:
-            if cell in outside:
-                return True
-            x, y = _xy(cell)
-            return not (low_x <= x <= high_x and low_y <= y <= high_y)
-
+        is_out = outside.reaches
         hole_of: dict[int, int] = {}
         holes: list[list[int]] = []
         touched: dict[int, list[int]] = {}
@@ -886,11 +909,17 @@ class _Search:
         self.tops[cell] = code
         self.changed[cell] = code
         self.trail.append((code, cell))
+        self.touched[cell] = self.touched.get(cell, 0) + 1
 
     def take_back(self) -> None:
         code, cell = self.trail.pop()
         before = self.undo.pop()
         self.counts[code] += 1
+        earlier = self.touched[cell] - 1
+        if earlier:
+            self.touched[cell] = earlier
+        else:
+            del self.touched[cell]
         if before is None:
             del self.tops[cell]
             del self.changed[cell]
@@ -898,7 +927,7 @@ class _Search:
             self.tops[cell] = before
             # The cell was changed before this cover only if an earlier
             # placement in the trail touched it.
-            if any(c == cell for _, c in self.trail):
+            if earlier:
                 self.changed[cell] = before
             else:
                 del self.changed[cell]
@@ -996,7 +1025,7 @@ class _Search:
         if not self.tops:
             self.place(self.best_first(), _ORIGIN)
         while True:
-            self.outside, self.frame = self.flood_outside()
+            self.outside = self.flood_outside()
             self.found_all()
             if not self.best_unlock():
                 break
@@ -1059,7 +1088,8 @@ class _Search:
             near = spot + step
             if near not in tops:
                 free += 1
-            elif all(near + step2 in tops or near + step2 == spot for step2 in _NEAR):
+            elif _free_sides(tops, near) == 1:
+                # `spot` is that stack's only empty neighbour.
                 closes += 1
         return (-closes, int(self.is_outside(spot)), free, -spot)
 
@@ -1140,10 +1170,11 @@ class _Search:
         tops = self.tops
         counts = self.counts
         moves: list[tuple[tuple[int, int], ...]] = []
-        open_cells = [cell for cell in sorted(tops) if self.is_open(cell)]
+        open_cells = [cell for cell in sorted(tops) if _free_sides(tops, cell)]
         if greedy:
             open_colours = {tops[cell] & _COLOUR_MASK for cell in open_cells}
-            targets = {size: self.best_target(size) for size in (SMALL, MEDIUM)}
+            # Looked for only when a colour needs it: usually none does.
+            targets: dict[int, int | None] = {}
         for colour in self.colours:
             if sum(self.colour_counts(colour)) < 2:
                 continue
@@ -1155,6 +1186,8 @@ class _Search:
                     continue
                 cells = open_cells
                 if greedy:
+                    if size not in targets:
+                        targets[size] = self.best_target(size)
                     target = targets[size]
                     cells = [] if target is None else [target]
                 for cell in cells:
@@ -1175,10 +1208,6 @@ class _Search:
                     if greedy:
                         break
         return moves
-
-    def is_open(self, cell: int) -> bool:
-        tops = self.tops
-        return any(cell + step not in tops for step in _NEAR)
 
     def best_target(self, size: int) -> int | None:
         """The open stack to recolour with a pyramid of `size`: one open to the outside,

@@ -53,9 +53,10 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import copy
+import operator
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import marshmallow
@@ -168,6 +169,21 @@ class State:
     @property
     def over(self) -> bool:
         return self.objective_points is not None
+
+
+_FIELDS: tuple[str, ...] = State.__slots__
+_FIELD_VALUES = operator.attrgetter(*_FIELDS)
+
+
+_FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
+
+
+def _replace(state: State, **changes: Any) -> State:
+    """`dataclasses.replace`, without its checks: every move makes a state or two."""
+    values = list(_FIELD_VALUES(state))
+    for name, value in changes.items():
+        values[_FIELD_INDEX[name]] = value
+    return State(*values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,39 +471,53 @@ def collectable(
     return found
 
 
+# The directions (0-3) whose bits a 4-bit mask sets, in order.
+_DIRECTIONS_IN = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(16))
+# Per circle, per direction: its stack, the circle beyond it and the direction's bit.
+_AROUND = tuple(
+    tuple(zip(stacks, beyond, (1, 2, 4, 8), strict=True))
+    for stacks, beyond in zip(CIRCLE_STACKS, _BEYOND, strict=True)
+)
+# The artists (1-4) that collect each pattern.
+_ARTISTS_BY_PATTERN = ((0, (1, 2)), (1, (3, 4)))
+
+
 def _taking_order(found: list[int], first: int) -> list[int]:
     """The directions of the stones a pick takes, in the order taken: clockwise from `first`."""
     return sorted(found, key=lambda d: (d - first) % 4)
 
 
-def _pick_options(state: State) -> list[tuple[int, int, list[int]]]:
+def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
     """Every (artist, circle, collectable directions) with something to collect.
 
     The same as asking `collectable` for every artist and free circle, but
-    each stack is looked at once per circle (playouts spend their time here).
+    each stack is looked at once per circle and the directions are bit masks
+    (playouts spend their time here).
     """
     stacks = state.stacks
     holder = [0] * 10  # circle -> the artist (1-4) on it; 0 = none, also for "no circle"
     for index, circle in enumerate(state.artists):
         holder[circle] = index + 1
-    by_artist: list[list[tuple[int, int, list[int]]]] = [[] for _ in range(ARTISTS)]
-    for circle in range(1, 10):
+    by_artist: tuple[list[tuple[int, int, tuple[int, ...]]], ...] = ([], [], [], [])
+    for circle, around in enumerate(_AROUND, 1):
         if holder[circle]:
             continue
-        around = CIRCLE_STACKS[circle - 1]
-        beyond = _BEYOND[circle - 1]
-        # Per pattern, the (direction, artist blocking it unless that artist moves).
-        tops: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
-        for direction in range(4):
-            stack = stacks[around[direction]]
+        # A bit per direction: the tops showing each pattern, and the stacks each
+        # artist's circle touches (index 0: touching none), which only it may take.
+        shows = [0, 0]
+        touching = [0, 0, 0, 0, 0]
+        for stack_index, other, bit in around:
+            stack = stacks[stack_index]
             if stack:
-                tops[stack[-1] & 1].append((direction, holder[beyond[direction]]))
-        for artist in range(1, ARTISTS + 1):
-            group = tops[_ARTIST_PATTERN[artist - 1]]
-            if group:
-                found = [direction for direction, blocker in group if blocker in (0, artist)]
-                if found:
-                    by_artist[artist - 1].append((artist, circle, found))
+                shows[stack[-1] & 1] |= bit
+                touching[holder[other]] |= bit
+        for pattern, artists in _ARTISTS_BY_PATTERN:
+            shown = shows[pattern]
+            if shown:
+                for artist in artists:
+                    found = shown & (touching[0] | touching[artist])
+                    if found:
+                        by_artist[artist - 1].append((artist, circle, _DIRECTIONS_IN[found]))
     return [option for options in by_artist for option in options]
 
 
@@ -536,7 +566,7 @@ def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> St
     boards[seat] = tuple(towers)
     scores = list(state.scores)
     scores[seat] += points
-    return replace(
+    return _replace(
         state,
         boards=tuple(boards),
         scores=tuple(scores),
@@ -580,22 +610,27 @@ def _finish(state: State) -> State:
         )
     )
     scores = tuple(score + extra for score, extra in zip(state.scores, points, strict=True))
-    return replace(state, scores=scores, objective_points=points)
+    return _replace(state, scores=scores, objective_points=points)
 
 
-def _advance(state: State) -> State:
-    """Hand the turn on from `state.current`, ending the game where due."""
+def _advance(state: State, **changes: Any) -> State:
+    """Hand the turn on from `state.current`, ending the game where due.
+
+    `changes` (a pick's) are made in the same new state as the turn's; they
+    must leave what the turn order reads as it is: who resigned, and whether
+    the end is triggered.
+    """
     players = len(state.scores)
     if players - len(state.resigned) <= 1:
-        return _finish(state)
+        return _finish(_replace(state, **changes))
     seat = state.current
     for _ in range(players):
         seat = (seat + 1) % players
         if seat == state.first_player and state.end_triggered:
-            return _finish(state)
+            return _finish(_replace(state, **changes))
         if seat not in state.resigned:
             break
-    return _begin(replace(state, current=seat))
+    return _begin(_replace(state, current=seat, **changes))
 
 
 def _begin(state: State) -> State:
@@ -908,7 +943,7 @@ class MandalaStones(Game[State, Move]):
         if seat in state.resigned:
             raise IllegalMove("illegal_move", "you have already left this game")
         resigned = tuple(sorted((*state.resigned, seat)))
-        after = replace(state, resigned=resigned)
+        after = _replace(state, resigned=resigned)
         if seat == state.current or len(state.scores) - len(resigned) <= 1:
             return _advance(after)
         return after
@@ -954,9 +989,7 @@ class MandalaStones(Game[State, Move]):
         new_towers[move.space - 1] = tuple(tower)
         boards = list(state.boards)
         boards[seat] = tuple(new_towers)
-        return _advance(
-            replace(state, stacks=tuple(stacks), artists=tuple(artists), boards=tuple(boards))
-        )
+        return _advance(state, stacks=tuple(stacks), artists=tuple(artists), boards=tuple(boards))
 
     def _score_colour(self, state: State, seat: int, move: ScoreColour) -> State:
         towers = state.boards[seat]

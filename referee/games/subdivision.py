@@ -80,7 +80,17 @@ _PENALTY = tuple(min(max(n - 1, 0), 3) for n in range(9))
 class _Board:
     """Per-side constants: the masks every rule and score is built from."""
 
-    __slots__ = ("cells", "full", "index", "names", "near", "not_first", "not_last", "side")
+    __slots__ = (
+        "cells",
+        "full",
+        "index",
+        "names",
+        "near",
+        "next_to",
+        "not_first",
+        "not_last",
+        "side",
+    )
 
     def __init__(self, side: int) -> None:
         self.side = side
@@ -92,15 +102,21 @@ class _Board:
         self.not_first = self.full & ~first_file
         self.not_last = self.full & ~(first_file << (side - 1))
         near = []
+        next_to = []
         for cell in range(self.cells):
             row, col = divmod(cell, side)
-            mask = 0
+            mask = side_mask = 0
             for dr in (-1, 0, 1):
                 for dc in (-1, 0, 1):
                     if (dr or dc) and 0 <= row + dr < side and 0 <= col + dc < side:
                         mask |= 1 << ((row + dr) * side + col + dc)
+                        if not (dr and dc):
+                            side_mask |= 1 << ((row + dr) * side + col + dc)
             near.append(mask)
+            next_to.append(side_mask)
         self.near = tuple(near)
+        # The cells next to each cell by a side: what links a group.
+        self.next_to = tuple(next_to)
         self.names = tuple(
             f"{chr(97 + cell % side)}{cell // side + 1}" for cell in range(self.cells)
         )
@@ -123,9 +139,20 @@ class _Board:
             group = grown
 
     def groups(self, mask: int) -> int:
+        """How many groups the cells of `mask` make. Each is walked from its lowest
+        cell, taking the cells next to each cell reached: every cell is looked at
+        once, where flooding would shift the whole group at every step."""
+        next_to = self.next_to
         count = 0
         while mask:
-            mask &= ~self.flood(mask & -mask, mask)
+            frontier = mask & -mask
+            mask ^= frontier
+            while frontier:
+                low = frontier & -frontier
+                frontier ^= low
+                grown = next_to[low.bit_length() - 1] & mask
+                mask ^= grown
+                frontier |= grown
             count += 1
         return count
 
@@ -167,6 +194,13 @@ class Park:
 
 Move = Place | Park | Resign
 
+# Every placement on each board, by side, size (1-3) less one and cell: random
+# moves hand these out rather than make a new one each time (moves are values).
+_PLACES = {
+    side: tuple(tuple(Place(size, name) for name in board.names) for size in SIZE_NAMES)
+    for side, board in _BOARDS.items()
+}
+
 
 @dataclass(frozen=True, slots=True)
 class State:
@@ -193,10 +227,20 @@ class State:
         return len(self.near_other)
 
 
+# For each byte, the positions of its set bits, lowest first.
+_BITS_OF_BYTE = tuple(tuple(bit for bit in range(8) if byte >> bit & 1) for byte in range(256))
+
+
 def _nth_bit(mask: int, n: int) -> int:
-    for _ in range(n):
-        mask &= mask - 1
-    return (mask & -mask).bit_length() - 1
+    """The index of the `n`th set bit of `mask` (from 0, lowest first), a byte at a time."""
+    offset = 0
+    while True:
+        bits = _BITS_OF_BYTE[mask & 255]
+        if n < len(bits):
+            return offset + bits[n]
+        n -= len(bits)
+        mask >>= 8
+        offset += 8
 
 
 def _placeable(
@@ -237,8 +281,12 @@ def _next_to_place(
     players = len(near_other)
     for step in range(players):
         seat = (first + step) % players
-        if not resigned >> seat & 1 and any(
-            _placeable(empty, stash, near_own_large, near_other, seat)
+        k = seat * 3
+        # `_placeable` written out: this runs after every move.
+        if not resigned >> seat & 1 and (
+            (stash[k] and empty & near_other[seat])
+            or stash[k + 1]
+            or (stash[k + 2] and empty & ~near_own_large[seat])
         ):
             return seat
     return OVER
@@ -552,12 +600,13 @@ class Subdivision(Game[State, Move]):
         small, medium, large = _legal_masks(state, seat)
         n_small, n_medium = small.bit_count(), medium.bit_count()
         pick = rng.below(n_small + n_medium + large.bit_count())
+        places = _PLACES[state.side]
         if pick < n_small:
-            return Place(SMALL, board.names[_nth_bit(small, pick)])
+            return places[SMALL - 1][_nth_bit(small, pick)]
         pick -= n_small
         if pick < n_medium:
-            return Place(MEDIUM, board.names[_nth_bit(medium, pick)])
-        return Place(LARGE, board.names[_nth_bit(large, pick - n_medium)])
+            return places[MEDIUM - 1][_nth_bit(medium, pick)]
+        return places[LARGE - 1][_nth_bit(large, pick - n_medium)]
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if type(move) is Place:
@@ -591,11 +640,9 @@ class Subdivision(Game[State, Move]):
                     "illegal_move",
                     f"a large may not be placed near another large of your colour ({move.cell})",
                 )
-            around = _BOARDS[state.side].near[index]
-            near_own_large = tuple(
-                mask | around if colour == seat else mask
-                for colour, mask in enumerate(near_own_large)
-            )
+            own = list(near_own_large)
+            own[seat] |= _BOARDS[state.side].near[index]
+            near_own_large = tuple(own)
         if size != MEDIUM:
             if size == SMALL and not near_other[seat] & bit:
                 raise IllegalMove(
@@ -604,9 +651,9 @@ class Subdivision(Game[State, Move]):
                     f"({move.cell} is not)",
                 )
             around = _BOARDS[state.side].near[index]
-            near_other = tuple(
-                mask if colour == seat else mask | around for colour, mask in enumerate(near_other)
-            )
+            other = [mask | around for mask in near_other]
+            other[seat] = near_other[seat]
+            near_other = tuple(other)
         pieces = list(state.pieces)
         pieces[k] |= bit
         stash = list(state.stash)
