@@ -16,11 +16,10 @@ in as someone else.
 from __future__ import annotations
 
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
-from werkzeug.exceptions import HTTPException
 
 from api import web
 from api.context import referee
-from api.errors import Problem, status_of
+from api.errors import status_of
 from api.me_auth import PLAYER_COOKIE, signed_in
 from api.signing_in import SignInIn
 from referee.service import players, refusals, signing_in
@@ -31,36 +30,14 @@ bp = Blueprint("sign_in_pages", __name__, template_folder="templates")
 HOME = "/me"
 
 
-@bp.after_request
-def _headers(response: Response) -> Response:
-    web.keep_csrf_cookie(response)
-    # The link's page holds its token in the URL: no Referer may carry it away.
-    holds_token = request.endpoint == "sign_in_pages.link"
-    response.headers["Referrer-Policy"] = "no-referrer" if holds_token else "same-origin"
-    response.headers["Content-Security-Policy"] = web.CSP
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["X-Frame-Options"] = "DENY"
-    response.headers["Cache-Control"] = "no-store"
-    return response
+# The pages' headers and error pages; the link's page sends no Referer (`web._headers`).
+web.as_pages(bp)
 
 
-@bp.errorhandler(Problem)
-def _problem_page(error: Problem) -> tuple[str, int]:
-    return render_template("web/error.html", status=error.status, detail=error.detail), error.status
-
-
-@bp.errorhandler(refusals.Refusal)
-def _refusal_page(refused: refusals.Refusal) -> tuple[str, int]:
-    status = status_of(refused)
-    if isinstance(refused, refusals.SignInLinkNotValid):
-        return render_template("web/sign_in_link.html", valid=False, detail=refused.reason), status
-    return render_template("web/error.html", status=status, detail=refused.reason), status
-
-
-@bp.errorhandler(HTTPException)
-def _http_page(error: HTTPException) -> tuple[str, int]:
-    status = error.code or 500
-    return render_template("web/error.html", status=status, detail=error.description), status
+@bp.errorhandler(refusals.SignInLinkNotValid)
+def _link_not_valid(refused: refusals.SignInLinkNotValid) -> tuple[str, int]:
+    page = render_template("web/sign_in_link.html", valid=False, detail=refused.reason)
+    return page, status_of(refused)
 
 
 @bp.get("/me/sign-in")

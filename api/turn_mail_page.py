@@ -15,7 +15,6 @@ from werkzeug.wrappers.response import Response
 
 from api import web
 from api.context import referee
-from api.errors import Problem, status_of
 from api.me_auth import current_player
 from referee.names import shown as shown_name
 from referee.service import refusals
@@ -30,19 +29,8 @@ from referee.service.turn_mail import (
 from referee.store.tables import TurnMail
 
 bp = Blueprint("turn_mail_page", __name__, template_folder="templates")
-# The same cookies and headers as every page (the form token's cookie among them).
-bp.after_request(web._headers)
-
-
-@bp.errorhandler(Problem)
-def _problem_page(error: Problem) -> tuple[str, int]:
-    return render_template("web/error.html", status=error.status, detail=error.detail), error.status
-
-
-@bp.errorhandler(refusals.Refusal)
-def _refusal_page(refused: refusals.Refusal) -> tuple[str, int]:
-    status = status_of(refused)
-    return render_template("web/error.html", status=status, detail=refused.reason), status
+# The pages' headers (the form token's cookie among them) and error pages.
+web.as_pages(bp)
 
 
 def shown(game: RunningGame) -> RunningGame:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Response, g, make_response, render_template, request, url_for
+from flask import Blueprint, Response, make_response, render_template, request, url_for
 
 from api import web
 from api.context import referee
@@ -28,31 +28,8 @@ bp = Blueprint("vacation_page", __name__, template_folder="templates")
 MAX_TIME = 40
 
 
-@bp.after_request
-def _headers(response: Response) -> Response:
-    # As the game pages: the form token's cookie once made, and no framing, sniffing or caching.
-    token = getattr(g, "csrf", None)
-    if token is not None and request.cookies.get(web.CSRF_COOKIE) != token:
-        response.set_cookie(
-            web.CSRF_COOKIE, token, httponly=True, samesite="Strict", secure=web.secure_cookies()
-        )
-    response.headers["Content-Security-Policy"] = web.CSP
-    response.headers["Referrer-Policy"] = "same-origin"
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["X-Frame-Options"] = "DENY"
-    response.headers["Cache-Control"] = "no-store"
-    return response
-
-
-@bp.errorhandler(Problem)
-def _problem_page(error: Problem) -> tuple[str, int]:
-    return render_template("web/error.html", status=error.status, detail=error.detail), error.status
-
-
-@bp.errorhandler(refusals.Refusal)
-def _refusal_page(refused: refusals.Refusal) -> tuple[str, int]:
-    status = status_of(refused)
-    return render_template("web/error.html", status=status, detail=refused.reason), status
+# The pages' headers (the form token's cookie among them) and error pages.
+web.as_pages(bp)
 
 
 def _player() -> Player:

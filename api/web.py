@@ -225,13 +225,17 @@ def keep_csrf_cookie(response: Response) -> None:
         )
 
 
+_SECRET_PAGES = ("web.seat", "web.play", "sign_in_pages.link")
+
+
 @bp.after_request
 def _headers(response: Response) -> Response:
     keep_csrf_cookie(response)
     response.headers.setdefault("Content-Security-Policy", CSP)
-    # The personal link's own page sends no referrer at all; other pages send it
-    # only to this site (no-referrer everywhere would make forms' Origin "null").
-    policy = "no-referrer" if request.endpoint in ("web.seat", "web.play") else "same-origin"
+    # The pages whose URL holds a secret (the personal, play-now and sign-in links) send
+    # no referrer at all; other pages send it only to this site (no-referrer everywhere
+    # would make forms' Origin "null").
+    policy = "no-referrer" if request.endpoint in _SECRET_PAGES else "same-origin"
     response.headers["Referrer-Policy"] = policy
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["X-Frame-Options"] = "DENY"
