@@ -1,0 +1,58 @@
+"""Review of "Players: one home for all my games": defects found, each pinned by a test.
+
+In-process (the `app` of tests/fixtures.py on a SQLite file, tasks run eagerly).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from referee.service import Referee
+from referee.service.creating import NewGame, Player, create_game
+from referee.service.players import open_session
+
+ANN = "ann@example.org"
+BOB = "bob@example.org"
+
+
+def _signed_in(app: Flask, referee: Referee, address: str) -> FlaskClient:
+    browser = app.test_client()
+    browser.set_cookie("player", open_session(referee, address))
+    return browser
+
+
+def _game(referee: Referee, *emails: str | None) -> tuple[str, list[str]]:
+    players = [Player(f"P{n}", email) for n, email in enumerate(emails)]
+    created = create_game(referee, NewGame("subdivision", players, {}, trusted=True))
+    return created.game.id, created.tokens
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _made(browser: FlaskClient, scopes: list[str]) -> dict[str, Any]:
+    made = browser.post("/v1/me/tokens", json={"name": "+".join(scopes), "scopes": scopes})
+    assert made.status_code == 201, made.get_data(as_text=True)
+    body: dict[str, Any] = made.get_json()
+    return body
+
+
+def _csrf(browser: FlaskClient, page: str) -> str:
+    """The form token a page hands the browser (and sets as its cookie)."""
+    text = browser.get(page).get_data(as_text=True)
+    marker = 'name="csrf" value="'
+    start = text.index(marker) + len(marker)
+    return text[start : text.index('"', start)]
+
+
+def test_revoking_a_token_id_beyond_any_row_is_not_found(app: Flask, referee: Referee) -> None:
+    browser = _signed_in(app, referee, ANN)
+    _game(referee, ANN, BOB)
+    token = _csrf(browser, "/me")
+    for huge in ("9" * 19, "9" * 30):
+        answer = browser.post(f"/me/tokens/{huge}/revoke", data={"csrf": token})
+        assert answer.status_code == 404, answer.get_data(as_text=True)[:300]
