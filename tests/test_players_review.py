@@ -56,3 +56,32 @@ def test_revoking_a_token_id_beyond_any_row_is_not_found(app: Flask, referee: Re
     for huge in ("9" * 19, "9" * 30):
         answer = browser.post(f"/me/tokens/{huge}/revoke", data={"csrf": token})
         assert answer.status_code == 404, answer.get_data(as_text=True)[:300]
+
+
+def test_a_player_token_accepting_a_rematch_gets_no_seat_token_that_outlives_it(
+    app: Flask, client: FlaskClient, referee: Referee
+) -> None:
+    game_id, seats = _game(referee, "rae@example.org", BOB)
+    browser = _signed_in(app, referee, "rae@example.org")
+    made = _made(browser, ["read", "play"])
+    token = made["token"]
+    resigned = client.post(f"/v1/games/{game_id}/resign?wait=5", headers=_bearer(seats[1]))
+    assert resigned.status_code == 201, resigned.get_data(as_text=True)
+    assert client.post(f"/v1/games/{game_id}/rematch", headers=_bearer(seats[1])).status_code == 200
+    accepted = client.post(f"/v1/games/{game_id}/rematch", headers=_bearer(token))
+    assert accepted.status_code == 200, accepted.get_data(as_text=True)
+    body = accepted.get_json()
+    new_game = body["game_id"]
+    assert new_game is not None
+    # The player token acts in the new game as the player's seat; it is handed no seat token,
+    # which no revocation of it would stop.
+    assert body["token"] is None
+    assert (
+        client.get(f"/v1/games/{new_game}/legal-moves", headers=_bearer(token)).status_code == 200
+    )
+    again = client.post(f"/v1/games/{game_id}/rematch", headers=_bearer(token)).get_json()
+    assert again["game_id"] == new_game and again["token"] is None
+    # A seat token still gets its seat's token in the new game, as before.
+    assert client.post(f"/v1/games/{game_id}/rematch", headers=_bearer(seats[1])).get_json()[
+        "token"
+    ]
