@@ -37,6 +37,7 @@ from referee.service.my_events import (
     KINDS,
     Standing,
     event_data,
+    is_mark,
     kind_of,
     mark_now,
     resumed,
@@ -78,7 +79,9 @@ def _mark_given() -> int | None:
     given = request.headers.get("Last-Event-ID", "").strip() or request.args.get("since", "")
     if given == "":
         return None
-    if not given.isascii() or not given.isdigit() or len(given) > MAX_MARK:
+    well_formed = given.isascii() and given.isdigit() and len(given) <= MAX_MARK
+    # A mark beyond any time a stream wrote (years ahead) is no earlier event's either.
+    if not well_formed or not is_mark(int(given)):
         raise Problem(400, "bad_request", "Last-Event-ID and since must be an earlier event's id")
     return int(given)
 

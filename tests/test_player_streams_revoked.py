@@ -114,3 +114,19 @@ def test_revoking_a_token_ends_a_game_stream_it_follows_as_the_seat(
     assert played.status_code == 201, played.get_data(as_text=True)
     assert not [chunk for chunk in _ends(chunks) if b"data:" in chunk]
     answer.close()
+
+
+def test_a_mark_beyond_any_time_is_refused_before_the_stream_opens(
+    app: Flask, referee: Referee
+) -> None:
+    _game(referee, "yul@example.org", "vic@example.org")
+    browser = app.test_client()
+    browser.set_cookie("player", open_session(referee, "yul@example.org"))
+    for mark in ("9" * 20, "9" * 17, "300000000000000000"):
+        for asked in (
+            browser.get("/v1/me/events", headers={"Last-Event-ID": mark}, buffered=False),
+            browser.get(f"/v1/me/events?since={mark}", buffered=False),
+        ):
+            assert asked.status_code == 400, mark
+            assert asked.get_json()["code"] == "bad_request"
+            asked.close()
