@@ -13,6 +13,8 @@ from flask.testing import FlaskClient
 from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import open_session
+from referee.store import keys
+from referee.store.tables import Game
 
 ANN = "ann@example.org"
 BOB = "bob@example.org"
@@ -28,6 +30,12 @@ def _game(referee: Referee, *emails: str | None) -> tuple[str, list[str]]:
     players = [Player(f"P{n}", email) for n, email in enumerate(emails)]
     created = create_game(referee, NewGame("subdivision", players, {}, trusted=True))
     return created.game.id, created.tokens
+
+
+def _game_tokens(referee: Referee, game_id: str) -> list[str]:
+    """The seats' tokens of a game whose seats have addresses (derived from the secret)."""
+    secret = referee.secret()
+    return [keys.seat_link_token(secret, game_id, seat) for seat in (0, 1)]
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -85,3 +93,28 @@ def test_a_player_token_accepting_a_rematch_gets_no_seat_token_that_outlives_it(
     assert client.post(f"/v1/games/{game_id}/rematch", headers=_bearer(seats[1])).get_json()[
         "token"
     ]
+
+
+def test_a_finished_game_on_my_page_opens_my_seat_where_the_rematch_is_offered(
+    app: Flask, referee: Referee
+) -> None:
+    game_id, seats = _game(referee, "sol@example.org", BOB)
+    old_id, _ = _game(referee, "sol@example.org", BOB)
+    client = app.test_client()
+    for ending in (game_id, old_id):
+        tokens = seats if ending == game_id else _game_tokens(referee, ending)
+        ended = client.post(f"/v1/games/{ending}/resign?wait=5", headers=_bearer(tokens[1]))
+        assert ended.status_code == 201, ended.get_data(as_text=True)
+    # One ended long ago: its play-now links no longer work, so its row opens its page.
+    with referee.db.transaction() as session:
+        game = session.get(Game, old_id)
+        assert game is not None
+        game.updated_at = "2020-01-01T00:00:00.000000+00:00"
+        session.add(game)
+    browser = _signed_in(app, referee, "sol@example.org")
+    page = browser.get("/me").get_data(as_text=True)
+    link = f"/g/{game_id}/play/{keys.play_token(referee.secret(), game_id, 0)}"
+    assert f'href="{link}"' in page
+    assert f'href="/g/{old_id}"' in page
+    assert browser.get(link).status_code == 200
+    assert 'id="rematch-accept"' in browser.get(f"/g/{game_id}").get_data(as_text=True)
