@@ -118,3 +118,18 @@ def test_a_finished_game_on_my_page_opens_my_seat_where_the_rematch_is_offered(
     assert f'href="/g/{old_id}"' in page
     assert browser.get(link).status_code == 200
     assert 'id="rematch-accept"' in browser.get(f"/g/{game_id}").get_data(as_text=True)
+
+
+def test_the_lists_refresh_from_my_page_also_on_the_answer_to_the_token_form(
+    app: Flask, referee: Referee
+) -> None:
+    _game(referee, "tia@example.org", BOB)
+    browser = _signed_in(app, referee, "tia@example.org")
+    token = _csrf(browser, "/me")
+    made = browser.post("/me/tokens", data={"csrf": token, "name": "bot", "scope-read": "on"})
+    assert made.status_code == 201
+    # That answer is at /me/tokens, which has no GET: the script fetches the lists from /me.
+    assert browser.get("/me/tokens").status_code == 405
+    assert 'data-page="/me"' in made.get_data(as_text=True)
+    script = browser.get("/assets/me.js").get_data(as_text=True)
+    assert "root.dataset.page" in script and "location.pathname" not in script
