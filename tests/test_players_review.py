@@ -5,6 +5,7 @@ In-process (the `app` of tests/fixtures.py on a SQLite file, tasks run eagerly).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from flask import Flask
@@ -12,8 +13,12 @@ from flask.testing import FlaskClient
 
 from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game
-from referee.service.players import open_session
+from referee.service.players import MANAGE, open_session
+from referee.service.players import Player as Signed
+from referee.service.timing import sweep_deadlines
+from referee.service.vacations import set_vacation
 from referee.store import keys
+from referee.store.clock import parse_stamp
 from referee.store.tables import Game
 
 ANN = "ann@example.org"
@@ -133,3 +138,19 @@ def test_the_lists_refresh_from_my_page_also_on_the_answer_to_the_token_form(
     assert 'data-page="/me"' in made.get_data(as_text=True)
     script = browser.get("/assets/me.js").get_data(as_text=True)
     assert "root.dataset.page" in script and "location.pathname" not in script
+
+
+def test_a_turn_that_ran_out_before_a_vacation_began_still_times_out(
+    fresh_referee: Referee,
+) -> None:
+    referee = fresh_referee
+    players = [Player("Ann", "ann@late.test"), Player("Bob", "bob@late.test")]
+    game = create_game(referee, NewGame("subdivision", players, {}, deadline="1h")).game
+    mover = Signed(("ann@late.test", "bob@late.test")[game.to_act[0]], frozenset({MANAGE}))
+    began = parse_stamp(game.updated_at)
+    # The turn ran out at began + 1h; the sweep was late (a worker down), and meanwhile
+    # the player, overdue, goes on vacation: allowed, as the deadline fell before it.
+    late = began + timedelta(hours=2)
+    set_vacation(referee, mover, None, late + timedelta(days=3), late)
+    # That turn ran out first: the vacation does not save it.
+    assert sweep_deadlines(referee, late + timedelta(minutes=1)).timed_out == [game.id]
