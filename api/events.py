@@ -15,7 +15,7 @@ those of one client (its address, as for rate limits), beyond which it is 429.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response, request
@@ -27,6 +27,8 @@ from api.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, SCOPE, Problem, declared, 
 from api.following import Change, Follower, NoRoom, following, read_change
 from api.game_schemas import COMPONENTS
 from api.games import SEAT
+from api.me_auth import still_signed_in
+from referee.service.players import is_player_token
 
 blp = Blueprint("events", __name__, url_prefix="/v1", description="Following a game as it changes")
 
@@ -47,7 +49,12 @@ def _last_event_id() -> int | None:
 
 
 def _stream(
-    follower: Follower, seat: int | None, now: Change, after: int | None, keepalive: float
+    follower: Follower,
+    seat: int | None,
+    now: Change,
+    after: int | None,
+    keepalive: float,
+    holds: Callable[[], bool] | None = None,
 ) -> Iterator[bytes]:
     # Runs after the request's context has gone: it is handed what it needs.
     # A client that has the current version gets only what comes next; one
@@ -55,6 +62,9 @@ def _stream(
     sent = now.version if after == now.version else -1
     while True:
         change = follower.next(sent, keepalive)
+        # Followed with a player token, revoked meanwhile: the seat's view is told no more.
+        if holds is not None and not holds():
+            return
         if change is None:
             # Also how a client that went away is noticed: this write fails.
             yield KEEPALIVE
@@ -172,6 +182,8 @@ def events(game_id: str) -> Response:
         game = find(db, game_id)
         seat = auth.viewer(db, game.id)
         now = read_change(db, game)
+    token = auth.bearer()
+    holds = still_signed_in() if token is not None and is_player_token(token) else None
     if now.over and after is not None and after >= now.version:
         # Nothing will follow; 204 also tells an EventSource not to reconnect.
         return Response(status=204)
@@ -180,7 +192,7 @@ def events(game_id: str) -> Response:
     except NoRoom as full:
         return busy(full)
     response = Response(
-        _stream(follower, seat, now, after, referee().settings.events_keepalive),
+        _stream(follower, seat, now, after, referee().settings.events_keepalive, holds),
         mimetype="text/event-stream",
         headers={
             "Cache-Control": "no-cache",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import request
 
 from api.auth import bearer
@@ -32,3 +34,24 @@ def signed_in() -> Player | None:
         return player_of_session(referee(), request.cookies.get(PLAYER_COOKIE))
     except refusals.Unauthorized:
         return None
+
+
+def still_signed_in() -> Callable[[], bool]:
+    """For an answer that outlasts its request (a stream): whether the player credential
+    the request came with (its player token, else its session cookie) still holds, asked
+    anew at each call, so that a token revoked or a browser signed out ends the stream."""
+    chosen = referee()
+    token = bearer()
+    cookie = request.cookies.get(PLAYER_COOKIE)
+
+    def holds() -> bool:
+        try:
+            if token is not None:
+                player_of_token(chosen, token)
+            else:
+                player_of_session(chosen, cookie)
+        except refusals.Unauthorized:
+            return False
+        return True
+
+    return holds

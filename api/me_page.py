@@ -2,9 +2,10 @@
 
 Three lists from `my_games`: "Your turn" (soonest deadline first, said in
 words), "Waiting" (whose turn it is), "Finished" (how it went). Each row
-of a running game links to its play-now link (`/g/<id>/play/<token>`), so
-that a click opens that seat's page signed in; a finished game's row
-links to its page. A small script (`me.js`) follows `GET /v1/me/events`
+links to its play-now link (`/g/<id>/play/<token>`), so that a click opens
+that seat's page signed in (a finished game's, where the rematch is
+offered, while its links work); a finished game's row past that links to
+its page. A small script (`me.js`) follows `GET /v1/me/events`
 and fetches the page again when one of its games changed; without it the
 page is as fresh as its last load.
 
@@ -26,7 +27,7 @@ from api.context import referee
 from api.in_words import deadline_words, result_words
 from api.me_auth import signed_in
 from referee import games
-from referee.delivery.play_links import play_url
+from referee.delivery.play_links import play_url, works_until
 from referee.names import shown as shown_name
 from referee.service import refusals
 from referee.service.my_events import mark_now
@@ -72,11 +73,13 @@ def _title(name: str) -> str:
         return name
 
 
-def _href(game: MyGame, mine: list[int], secret: bytes) -> str:
-    """Where a click on the game goes: a running game's play-now link for the seat that
-    must act (else my first), a finished game's page."""
-    if game.status != GameStatus.ACTIVE:
-        # A path built by hand: `url_for` costs more than the rest of a row, hundreds a page.
+def _href(game: MyGame, mine: list[int], secret: bytes, now: datetime) -> str:
+    """Where a click on the game goes: its play-now link for the seat that must act (else
+    my first), so that it opens signed in (a finished game's seat is offered the rematch
+    there); a finished game's page once its links stopped working."""
+    until = works_until(game)
+    if until is not None and now > until:
+        # A path built by hand: `url_for` costs more than the rest of a row.
         return f"/g/{game.id}"
     seat = next((n for n in mine if n in game.to_act), mine[0])
     # A path on this site: the page is read where it is served.
@@ -92,7 +95,7 @@ def _row(game: MyGame, secret: bytes, now: datetime) -> Row:
         id=game.id,
         version=game.version,
         title=_title(game.game),
-        href=_href(game, mine, secret),
+        href=_href(game, mine, secret, now),
         others=[names[s.seat] for s in game.seats if not s.me],
         to_act=[names[n] for n in game.to_act if n < len(names) and n not in mine],
         due=deadline_words(due, now),

@@ -10,14 +10,16 @@ The stream opens with an `id:` line alone, which fires no event in a
 browser but gives a client its first mark to resume from.
 
 The caller is a player token with the `read` scope, or a signed-in
-browser. The stream holds a thread, counted with the games' streams
-(`api/events.py`, the same 429 and 503), and never ends by itself.
+browser; the stream ends at its first wake (an event, a keepalive) after
+the token is revoked or the browser signed out. The stream holds a
+thread, counted with the games' streams (`api/events.py`, the same 429
+and 503), and never ends by itself otherwise.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from flask import Response, request
 from flask_smorest import Blueprint
@@ -29,12 +31,13 @@ from api.errors import BAD_QUERY, Problem
 from api.events import KEEPALIVE, busy, stream_errors
 from api.following import NoRoom
 from api.game_schemas import COMPONENTS
-from api.me_auth import current_player
+from api.me_auth import current_player, still_signed_in
 from api.my_following import PlayerFollower, player_following
 from referee.service.my_events import (
     KINDS,
     Standing,
     event_data,
+    is_mark,
     kind_of,
     mark_now,
     resumed,
@@ -76,7 +79,9 @@ def _mark_given() -> int | None:
     given = request.headers.get("Last-Event-ID", "").strip() or request.args.get("since", "")
     if given == "":
         return None
-    if not given.isascii() or not given.isdigit() or len(given) > MAX_MARK:
+    well_formed = given.isascii() and given.isdigit() and len(given) <= MAX_MARK
+    # A mark beyond any time a stream wrote (years ahead) is no earlier event's either.
+    if not well_formed or not is_mark(int(given)):
         raise Problem(400, "bad_request", "Last-Event-ID and since must be an earlier event's id")
     return int(given)
 
@@ -91,6 +96,7 @@ def _stream(
     known: dict[str, Standing],
     after: int | None,
     keepalive: float,
+    holds: Callable[[], bool],
 ) -> Iterator[bytes]:
     # Runs after the request's context has gone: it is handed what it needs.
     mark = mark_now(after or 0)
@@ -100,6 +106,9 @@ def _stream(
     yield f"id: {mark}\n\n".encode()
     while True:
         news = follower.next(known, keepalive)
+        # The token revoked or the browser signed out meanwhile: nothing more is told.
+        if not holds():
+            return
         if not news:
             # Also how a client that went away is noticed: this write fails.
             yield KEEPALIVE
@@ -191,7 +200,13 @@ def my_events() -> Response:
         follower.leave()
         raise
     response = Response(
-        _stream(follower, dict(known), after, referee().settings.events_keepalive),
+        _stream(
+            follower,
+            dict(known),
+            after,
+            referee().settings.events_keepalive,
+            still_signed_in(),
+        ),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

@@ -11,6 +11,7 @@ from api import auth
 from api.context import find, referee, session
 from api.errors import BAD_QUERY, NO_GAME, NO_SEAT, SCOPE, declared
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
+from referee.service.submitting import PlayerSeat
 
 blp = Blueprint("rematch", __name__, url_prefix="/v1", description="Rematch of a finished game")
 
@@ -36,7 +37,8 @@ class RematchAcceptedOut(RematchOut):
         allow_none=True,
         metadata={
             "description": "the caller's seat token in the new game, once it started "
-            "(the same seat number as in this one)"
+            "(the same seat number as in this one); null for a player token, which acts "
+            "in the new game as the player's seat as it does here"
         },
     )
 
@@ -80,11 +82,13 @@ def post_rematch(game_id: str) -> dict[str, Any]:
 
     The new game has the same game, players, options and deadline, and a new
     seed; each seat is told as for a new game. The answer carries the
-    caller's token in it once it started.
+    caller's seat token in it once it started (a seat token's caller alone: a
+    player token is never turned into a seat token, which its revocation
+    would not stop).
     """
     seat = auth.caller()
     standing = accept_rematch(referee(), game_id, seat)
     token = None
-    if standing.game_id is not None:
+    if standing.game_id is not None and not isinstance(seat, PlayerSeat):
         token = rematch_seat(referee(), game_id, seat)[1]
     return {**_shown(standing), "token": token}

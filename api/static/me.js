@@ -25,7 +25,8 @@
   function refresh() {
     if (fetching) { again = true; return; }
     fetching = true;
-    fetch(window.location.pathname, {
+    // From /me itself: this page may be the answer to the token form (/me/tokens, no GET).
+    fetch(root.dataset.page, {
       credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" }
     })
       .then(function (reply) {

@@ -11,6 +11,7 @@ the rematch is offered; then it is refused (`referee.service.play_now`).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from referee.store import keys
 from referee.store.clock import parse_stamp
@@ -24,7 +25,16 @@ def play_url(public_url: str, secret: bytes, game_id: str, seat: int) -> str:
     return f"{public_url}/g/{game_id}/play/{keys.play_token(secret, game_id, seat)}"
 
 
-def works_until(game: Game) -> datetime | None:
+class Ended(Protocol):
+    """What tells when a game's links stop working (a game row, a player's list's row)."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def updated_at(self) -> str: ...
+
+
+def works_until(game: Game | Ended) -> datetime | None:
     """When the game's play-now links stop working; None while it runs."""
     if game.status != GameStatus.OVER:
         return None

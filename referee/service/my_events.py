@@ -44,6 +44,8 @@ RESUME_SLACK = timedelta(minutes=5)
 # hundreds of games, and a client far behind reads `GET /v1/me/games` anyway.
 RESUME_MOST = 200
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# How far ahead of this process's clock a mark may be and still be taken as one.
+MARK_AHEAD = timedelta(days=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +121,12 @@ def standings(
             in_full=row.trusted or row.accepted,
         )
     return found
+
+
+def is_mark(mark: int) -> bool:
+    """Whether `mark` could be an event's id: no later than a day from now (another
+    process's clock may be a little ahead); beyond that it names no time a stream wrote."""
+    return mark <= mark_now() + MARK_AHEAD // timedelta(microseconds=1)
 
 
 def mark_now(after: int = 0) -> int:

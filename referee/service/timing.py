@@ -5,8 +5,8 @@ A timed-out seat's move is recorded and judged like any other submission
 (source `timeout`), inside the one transaction that also marks the turn
 as timed out; then the change is published. A turn's clock stands still
 while a seat to act is on vacation (`deadlines.frozen_due`), and a game
-one of whose seats to act is away is neither reminded nor timed out until
-that seat is back.
+one of whose seats to act is away is not reminded until that seat is
+back, nor timed out but for a turn that ran out before the vacation began.
 """
 
 from __future__ import annotations
@@ -49,13 +49,14 @@ def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
         seats_away = away.get(game.id, {})
         due, reminder = due_at(game, seats_away), reminder_due(game, seats_away)
         assert due is not None and reminder is not None
-        if held(game, seats_away, moment):
-            continue
+        # A clock stands still while a seat to act is away, so a turn due by now ran out
+        # before any such vacation began: it times out, the seat away or not.
         if due <= moment and game.timed_out_version != game.version:
             if _time_out(referee, game.id, game.version, moment):
                 timed_out.append(game.id)
         elif (
-            reminder <= moment
+            not held(game, seats_away, moment)
+            and reminder <= moment
             and game.reminded_version != game.version
             and _remind(referee, game.id, game.version, moment)
         ):
@@ -112,9 +113,8 @@ def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) ->
         game = locked(session, game_id, version)
         if game is None or game.timed_out_version == version:
             return False
-        away = _away(session, game, moment)
-        due = due_at(game, away)
-        if due is None or due > moment or held(game, away, moment):
+        due = due_at(game, _away(session, game, moment))
+        if due is None or due > moment:
             return False
         recorded = [
             submission.model_dump(include=set(rows.SUBMISSION_READ))

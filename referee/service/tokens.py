@@ -24,6 +24,9 @@ MAX_NAME = 100
 # Tokens one player may hold at once: enough for every client and script, and a
 # bound on what a signed-in browser left open can pile up.
 MAX_TOKENS = 50
+# No token's id is this large (an id beyond it is no row's, and a database's integer
+# cannot hold some such: it is "not found" without asking the store).
+MAX_ID = 10**9
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +87,8 @@ def revoke_token(referee: Referee, player: Player, token_id: int) -> None:
     all "not found" alike, so that nobody learns which ids exist.
     """
     player.require(MANAGE)
+    if not 0 < token_id < MAX_ID:
+        raise refusals.NotFound("you hold no token with this id")
     with referee.db.transaction() as session:
         if not player_tokens.revoke(session, player.address, token_id, now()):
             raise refusals.NotFound("you hold no token with this id")
