@@ -72,7 +72,7 @@ def player_token(stack: Service, address: str, scopes: list[str]) -> str:
     local = Referee(Settings(database_url=stack.database_url))
     try:
         signed = Player(address, frozenset({READ, PLAY, MANAGE}))
-        return make_token(local, signed, "test", scopes)[1]
+        return make_token(local, signed, "test", scopes).secret
     finally:
         local.close()
 
