@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import pairwise
 
 _UNITS = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
 
@@ -19,8 +20,10 @@ def counted(number: int, word: str, plural: str | None = None) -> str:
 
 
 def duration(seconds: float) -> str:
-    """`2 minutes`, `3 days`, `1 day and 6 hours`: the two largest units, whole."""
-    left = max(round(seconds), 0)
+    """`2 minutes`, `3 days`, `1 day and 6 hours`: the two largest units, the second
+    rounded to the nearest (23 hours and 59.9 minutes read `1 day`, not `23 hours and
+    59 minutes`: a mail says how long, not to the second)."""
+    left = _rounded(max(round(seconds), 0))
     parts: list[str] = []
     for word, size in _UNITS:
         if left >= size or (not parts and size == 1):
@@ -29,6 +32,14 @@ def duration(seconds: float) -> str:
         if len(parts) == 2 or (parts and left == 0):
             break
     return " and ".join(parts)
+
+
+def _rounded(seconds: int) -> int:
+    """`seconds` to the nearest whole of the unit below its largest, carried upwards."""
+    for (_word, size), (_smaller, step) in pairwise(_UNITS):
+        if seconds >= size:
+            return round(seconds / step) * step
+    return seconds
 
 
 def moment(at: datetime, since: datetime) -> str:
