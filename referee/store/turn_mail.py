@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from referee.store.addresses import normal
@@ -60,6 +61,13 @@ def change(session: Session, address: str, chosen: TurnMailSettings) -> bool:
     return True
 
 
+# Two clicks of "Mute" at once: one row goes in, the other finds it.
+_INSERT_MUTE = {
+    "postgresql": postgresql.insert(_MUTE).on_conflict_do_nothing(),
+    "sqlite": sqlite.insert(_MUTE).on_conflict_do_nothing(),
+}
+
+
 def muted(session: Session, address: str, game_id: str) -> bool:
     """Whether the player at `address` muted the game."""
     return session.get(Mute, (normal(address), game_id)) is not None
@@ -76,10 +84,11 @@ def muted_games(session: Session, address: str) -> list[str]:
 
 
 def mute(session: Session, address: str, game_id: str, stamp: str) -> None:
-    """Mute a game for the player (muting it again changes nothing)."""
-    if not muted(session, address, game_id):
-        session.add(Mute(address=normal(address), game_id=game_id, created_at=stamp))
-        session.flush()
+    """Mute a game for the player (muting it again changes nothing, even two at once)."""
+    insert = _INSERT_MUTE[session.get_bind().dialect.name]
+    session.connection().execute(
+        insert.values(address=normal(address), game_id=game_id, created_at=stamp)
+    )
 
 
 def unmute(session: Session, address: str, game_id: str) -> None:
