@@ -23,6 +23,7 @@ PURE = [
     "referee/playout.py",
     "referee/render",
     "referee/names.py",
+    "referee/bots",
 ]
 # What pure code may not import: the upper layers, frameworks, I/O, clocks, global random.
 FORBIDDEN_IN_PURE = {
