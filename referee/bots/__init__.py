@@ -1,27 +1,29 @@
 """Bots: players made of code that fill a seat, at levels from `random` up.
 
-A bot is asked through `decide`, the one function that holds a game state:
-it cuts the state down to what the seat sees (`Seen`) and hands only that
-to the bot, so no level can peek at hands, bags or sealed answers. Bots are
-pure like the rules: the same view, rng and budget give the same move.
+A bot is asked through `decide`, one of the two functions here that hold a
+game state: they cut the state down to what the seat sees (`Seen`) and hand
+only that to the bot, so no level can peek at hands, bags or sealed
+answers. Bots are pure like the rules: the same view, rng and budget give
+the same move.
 
 Each game's module here says what its bots must know of it (a
-`Knowledge`) and which levels it offers, weakest first.
+`Knowledge`, or its own levels) and which levels it offers, weakest first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from referee.bots import mandala
+from referee.bots import mandala, maniki
 from referee.bots.knowledge import Seen
 from referee.bots.levels import Bot, standard_levels
 from referee.engine import JSON, Game
 from referee.rng import Rng
 
 _LEVELS: dict[str, Mapping[str, Bot]] = {
-    known.game.name: standard_levels(known) for known in (mandala.KNOWLEDGE,)
+    **{known.game.name: standard_levels(known) for known in (mandala.KNOWLEDGE,)},
+    "maniki": maniki.LEVELS,
 }
 
 
@@ -30,11 +32,34 @@ def levels(game_name: str) -> tuple[str, ...]:
     return tuple(_LEVELS.get(game_name, {}))
 
 
-def seen_by(game: Game[Any, Any], state: Any, seat: int, players: int, options: JSON) -> Seen:
+def seen_by(
+    game: Game[Any, Any],
+    state: Any,
+    seat: int,
+    *,
+    players: int,
+    options: JSON,
+    bots: Iterable[int] = (),
+) -> Seen:
     """What `seat` sees of `state`, which is all a bot is given."""
-    return Seen(
-        seat, game.view(state, seat), tuple(game.legal_moves(state, seat)), players, options
-    )
+    legal = tuple(game.legal_moves(state, seat))
+    return Seen(seat, game.view(state, seat), legal, players, options, frozenset(bots))
+
+
+def waits(
+    game: Game[Any, Any],
+    level: str,
+    state: Any,
+    seat: int,
+    *,
+    players: int,
+    options: JSON,
+    bots: Iterable[int],
+) -> bool:
+    """Whether the bot of `level` at `seat`, which may act in `state`, holds
+    its move until others have moved (`bots`: the seats bots play)."""
+    seen = seen_by(game, state, seat, players=players, options=options, bots=bots)
+    return _LEVELS[game.name][level].waits(seen)
 
 
 def decide(
@@ -47,10 +72,11 @@ def decide(
     options: JSON,
     rng: Rng,
     seconds: float,
+    bots: Iterable[int] = (),
 ) -> Any:
     """The move the bot of `level` plays for `seat` in `state`.
 
     `KeyError` for a level the game does not offer.
     """
-    bot = _LEVELS[game.name][level]
-    return bot.choose(seen_by(game, state, seat, players, options), rng, seconds)
+    seen = seen_by(game, state, seat, players=players, options=options, bots=bots)
+    return _LEVELS[game.name][level].choose(seen, rng, seconds)

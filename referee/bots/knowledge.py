@@ -28,6 +28,7 @@ class Seen:
 
     `legal` is `Game.legal_moves` of the seat (every legal move, or the
     pieces they are made of where the game says it lists only those).
+    `bots` are the seats played by bots, which every player may see.
     """
 
     seat: int
@@ -35,6 +36,7 @@ class Seen:
     legal: tuple[Any, ...]
     players: int
     options: JSON
+    bots: frozenset[int] = frozenset()
 
 
 class Knowledge(ABC, Generic[S, M]):

@@ -32,7 +32,19 @@ EXPLORATION = 0.7
 class Bot(Protocol):
     """A level of play: a move for what a seat sees, within a budget."""
 
+    def waits(self, seen: Seen) -> bool:
+        """Whether the bot holds its answer for now, though it may act: only
+        in a race, so that people get the first go (MaNiKi)."""
+        ...
+
     def choose(self, seen: Seen, rng: Rng, seconds: float) -> Any: ...
+
+
+class _Prompt:
+    """Bots of turn games answer as soon as they are asked."""
+
+    def waits(self, seen: Seen) -> bool:
+        return False
 
 
 def standard_levels(knowledge: Knowledge[Any, Any]) -> dict[str, Bot]:
@@ -45,7 +57,7 @@ def standard_levels(knowledge: Knowledge[Any, Any]) -> dict[str, Bot]:
 
 
 @dataclass(frozen=True)
-class RandomBot:
+class RandomBot(_Prompt):
     """Any legal move: a deal's random move where the game lists only pieces."""
 
     knowledge: Knowledge[Any, Any]
@@ -58,7 +70,7 @@ class RandomBot:
 
 
 @dataclass(frozen=True)
-class GreedyBot:
+class GreedyBot(_Prompt):
     """The move that looks best one move ahead; ties broken by the rng."""
 
     knowledge: Knowledge[Any, Any]
@@ -93,7 +105,7 @@ class _Node:
 
 
 @dataclass(frozen=True)
-class StrongBot:
+class StrongBot(_Prompt):
     """Information-set MCTS over deals consistent with the seat's view."""
 
     knowledge: Knowledge[Any, Any]
