@@ -16,7 +16,7 @@ from referee.rng import Rng
 
 class MandalaKnowledge(Knowledge[mandala.State, mandala.Move]):
     game = mandala.GAME
-    iterations_per_second: ClassVar[float] = 1000.0
+    iterations_per_second: ClassVar[float] = 3000.0
 
     def sample(self, seen: Seen, rng: Rng) -> mandala.State:
         view = seen.view
