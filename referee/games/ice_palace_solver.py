@@ -604,8 +604,10 @@ class _Search:
         # out of reach from there.
         self.fail: dict[tuple[frozenset[tuple[int, int]], tuple[int, ...]], int] = {}
         self.found: list[tuple[int, int]] = []
-        # The outside as of the greedy plan's last look (`flood_outside`).
-        self.outside = _Outside(0, 0, 0, 0, 2, 0)
+        # The outside as of the greedy plan's last look (`outside`): the
+        # stacks then, and the outside flooded around them once asked for.
+        self.looked: list[int] = []
+        self.flooded: _Outside | None = None
         # The outside when the exact search starts (`hole_bound`); None floods
         # at every position.
         self.seen: _Outside | None = None
@@ -719,9 +721,10 @@ class _Search:
             self.meter, open_l, open_m, closed_l, closed_m, tuple(sorted(locked))
         )
 
-    def flood_outside(self) -> _Outside:
-        """The empty cells of the frame around the palace that reach its border."""
-        shifted = [cell + _HALF for cell in self.tops]
+    def flood_outside(self, stacks: Iterable[int] | None = None) -> _Outside:
+        """The empty cells of the frame around the palace (or around `stacks`) that
+        reach its border."""
+        shifted = [cell + _HALF for cell in (self.tops if stacks is None else stacks)]
         xs = [here >> _BITS for here in shifted]
         ys = [(here & _LOW) - _HALF for here in shifted]
         low_x = min(xs) - 1
@@ -746,9 +749,12 @@ class _Search:
                 return _Outside(low_x, high_x, low_y, high_y, stride, reach)
             reach = grown
 
-    def is_outside(self, cell: int) -> bool:
-        """Whether an empty cell is open to the outside, as of the last `flood_outside`."""
-        return self.outside.reaches(cell)
+    def outside(self) -> _Outside:
+        """The outside as of the greedy plan's last look at the palace, flooded when
+        first asked for: the random builder seldom asks (only to recolour)."""
+        if self.flooded is None:
+            self.flooded = self.flood_outside(self.looked)
+        return self.flooded
 
     def hole_bound(self, seen: _Outside | None = None) -> int:
         """The relaxation told which empty cells are walled in (an upper bound, often
@@ -1031,7 +1037,7 @@ class _Search:
         if not self.tops:
             self.place(self.best_first(), _ORIGIN)
         while True:
-            self.outside = self.flood_outside()
+            self.looked, self.flooded = list(self.tops), None
             self.found_all()
             if not self.best_unlock():
                 break
@@ -1112,7 +1118,7 @@ class _Search:
             ) == 1:
                 # `spot` is that stack's only empty neighbour.
                 closes += 1
-        return (-closes, int(self.outside.reaches(spot)), free, -spot)
+        return (-closes, int(self.outside().reaches(spot)), free, -spot)
 
     def extend(self, head: int) -> int | None:
         """The best empty cell next to the chain's last stack, if it closes nothing
@@ -1248,7 +1254,7 @@ class _Search:
             empty = [cell + step for step in _NEAR if cell + step not in tops]
             if not empty:
                 continue
-            reaches = self.outside.reaches
+            reaches = self.outside().reaches
             out = int(any(reaches(near) for near in empty))
             key = (out, -top, len(empty), -cell)
             if best is None or key > best:
