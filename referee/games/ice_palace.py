@@ -184,12 +184,15 @@ class IcePalaceOptions(marshmallow.Schema):
 
 
 _SIZE_OF = {size: number for number, size in enumerate(SIZES, 1)}
-# The sizes each size covers in the yard: the strictly smaller ones.
-_SMALLER = {size: SIZES[:number] for number, size in enumerate(SIZES)}
 
 
 def _size(pyramid: str) -> int:
     return _SIZE_OF[pyramid[0]]
+
+
+# Every pyramid as the solver takes it, (size, colour): each build asks this of
+# every palace top and yard pyramid.
+_PIECE = {size + colour: (_SIZE_OF[size], colour) for size in SIZES for colour in ALL_COLOURS}
 
 
 def _matches(colour: str, top: str) -> bool:
@@ -238,44 +241,48 @@ def _yard_xy(cell: int) -> tuple[int, int]:
 def _yard_cells(hand: Iterable[str], board: Board) -> dict[str, list[tuple[int, int]]]:
     """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted."""
     return {
-        pyramid: [_yard_xy(cell) for cell in sorted(cells)]
-        for pyramid, cells in _yard_options(hand, board).items()
+        pyramid: [_yard_xy(cell) for cell in sorted((*covers, *foundings))]
+        for pyramid, (covers, foundings) in _yard_options(hand, board).items()
     }
 
 
-def _yard_options(hand: Iterable[str], board: Board) -> dict[str, list[int]]:
-    """For each pyramid of `hand`, the yard cells (as `_ROW` ints, in no order) where the
-    yard code lets it go.
+def _yard_options(hand: Iterable[str], board: Board) -> dict[str, tuple[list[int], set[int]]]:
+    """For each pyramid of `hand`, where the yard code lets it go (cells as `_ROW` ints,
+    in no order): the stacks it may cover, and apart from them the empty cells
+    where it may found a stack.
 
     Every yard move of a playout asks this, so each part is worked out once
     per call, with set operations: the tops, the empty cells next to the
-    tops of each colour, and the cells each size and colour may take.
+    tops of each colour, and the cells each size and colour may take. Kept
+    in two parts, so that a random move counts them without joining them.
     """
     if not board:
-        return {pyramid: [0] for pyramid in hand}
+        return {pyramid: ([], {0}) for pyramid in hand}
     tops = {x * _ROW + y: stack[-1] for x, y, stack in board}
     next_to: dict[str, set[int]] = {}
+    smalls: list[int] = []
+    mediums: list[int] = []
     for cell, top in tops.items():
-        empty = {cell + 1, cell - 1, cell + _ROW, cell - _ROW}.difference(tops)
-        colour = top[1]
-        if colour in next_to:
-            next_to[colour] |= empty
-        else:
-            next_to[colour] = empty
-    covers: dict[str, list[int]] = {}
-    foundings: dict[str, list[int]] = {}
-    cells: dict[str, list[int]] = {}
+        near = next_to.get(top[1])
+        if near is None:
+            near = next_to[top[1]] = set()
+        near.update((cell + 1, cell - 1, cell + _ROW, cell - _ROW))
+        if top[0] == "S":
+            smalls.append(cell)
+        elif top[0] == "M":
+            mediums.append(cell)
+    for near in next_to.values():
+        near.difference_update(tops)
+    # Only a strictly larger pyramid covers: the stacks each size may cover.
+    covers = {"S": [], "M": smalls, "L": smalls + mediums}
+    foundings: dict[str, set[int]] = {}
+    options: dict[str, tuple[list[int], set[int]]] = {}
     for pyramid in hand:
-        if pyramid in cells:
-            continue
-        size, colour = pyramid[0], pyramid[1]
-        if size not in covers:
-            smaller = _SMALLER[size]  # a str: `in` finds a size letter in it
-            covers[size] = [cell for cell, top in tops.items() if top[0] in smaller]
+        colour = pyramid[1]
         if colour not in foundings:
-            foundings[colour] = list(_foundings(colour, next_to))
-        cells[pyramid] = covers[size] + foundings[colour]
-    return cells
+            foundings[colour] = _foundings(colour, next_to)
+        options[pyramid] = (covers[pyramid[0]], foundings[colour])
+    return options
 
 
 def _foundings(colour: str, next_to: dict[str, set[int]]) -> set[int]:
@@ -356,10 +363,8 @@ def _build_input(
     state: State,
 ) -> tuple[dict[tuple[int, int], ice_palace_solver.Piece], list[ice_palace_solver.Piece]]:
     """The palace tops and the yard's pyramids that may be built (not black, not white)."""
-    tops = {(x, y): (_size(stack[-1]), stack[-1][1]) for x, y, stack in state.palace}
-    pieces = [
-        (_size(p), p[1]) for _, _, stack in state.yard for p in stack if p[1] not in (BLACK, WHITE)
-    ]
+    tops = {(x, y): _PIECE[stack[-1]] for x, y, stack in state.palace}
+    pieces = [_PIECE[p] for _, _, stack in state.yard for p in stack if p[1] not in (BLACK, WHITE)]
     return tops, pieces
 
 
@@ -560,13 +565,14 @@ class IcePalace(Game[State, Move]):
         # by counting: most of the placements listed would be thrown away.
         options = _yard_options(state.hands[seat], state.yard)
         pyramids = sorted(options)
-        pick = rng.below(sum(map(len, options.values())) + (1 if state.yard else 0))
+        total = sum(len(covers) + len(foundings) for covers, foundings in options.values())
+        pick = rng.below(total + (1 if state.yard else 0))
         for pyramid in pyramids:
-            cells = options[pyramid]
-            if pick < len(cells):
-                x, y = _yard_xy(sorted(cells)[pick])
+            covers, foundings = options[pyramid]
+            if pick < len(covers) + len(foundings):
+                x, y = _yard_xy(sorted((*covers, *foundings))[pick])
                 return Place(pyramid, x, y)
-            pick -= len(cells)
+            pick -= len(covers) + len(foundings)
         return Pass()
 
     def _placements(self, state: State, seat: int) -> list[Place]:
@@ -935,8 +941,13 @@ def _deal(state: State, first: int) -> tuple[tuple[tuple[str, ...], ...], tuple[
     return tuple(tuple(sorted(hand, key=_hand_order)) for hand in hands), (small, medium, large)
 
 
-def _hand_order(pyramid: str) -> tuple[int, int]:
-    return SIZES.index(pyramid[0]), ALL_COLOURS.index(pyramid[1])
+_HAND_ORDER = {
+    size + colour: (number, ALL_COLOURS.index(colour))
+    for number, size in enumerate(SIZES)
+    for colour in ALL_COLOURS
+}
+# A pyramid's place in a hand: by size, then colour (a lookup: every deal sorts hands).
+_hand_order = _HAND_ORDER.__getitem__
 
 
 def _scores(state: State) -> tuple[int, ...]:

@@ -97,12 +97,18 @@ Step = tuple[int, str, int, int]
 
 # A cell is one int, x * _WIDE + y, so that neighbours are +-1 and +-_WIDE.
 # A whole game holds at most 120 pyramids, far inside the half width.
-_WIDE = 1 << 16
+_BITS = 16
+_WIDE = 1 << _BITS
 _HALF = _WIDE >> 1
+# `_xy` as two operations, for the loops that ask it of every stack: with the
+# cell moved up by half a width, x is what is above the low bits, y the rest.
+_LOW = _WIDE - 1
 _NEAR = (1, -1, _WIDE, -_WIDE)
 _ORIGIN = 0
 # A top (size, colour index) is one int: size * 8 + colour.
 _SHIFT = 3
+# The codes of a colour's smalls, mediums and larges are these or'ed with it.
+_SMALLS, _MEDIUMS, _LARGES = SMALL << _SHIFT, MEDIUM << _SHIFT, LARGE << _SHIFT
 _COLOUR_MASK = 7
 _NO_NEED = 1 << 30
 _NO_LIMIT = 1 << 62
@@ -195,10 +201,11 @@ def _prepare(
         raise ValueError("the solver handles at most 8 colours")
     index = {letter: i for i, letter in enumerate(letters)}
     # Sorted, so that the plan never depends on the order the caller built `tops` in.
-    cells = {
-        _cell(x, y): (size << _SHIFT) | index[colour]
-        for (x, y), (size, colour) in sorted(tops.items())
-    }
+    placed = sorted(tops.items())
+    for (x, y), _ in placed:
+        if not (-_HALF < x < _HALF and -_HALF < y < _HALF):
+            _cell(x, y)  # refuses it
+    cells = {x * _WIDE + y: (size << _SHIFT) | index[colour] for (x, y), (size, colour) in placed}
     codes = [(size << _SHIFT) | index[colour] for size, colour in pieces]
     return _Search(cells, codes, rng, budget), letters
 
@@ -219,16 +226,6 @@ def _cell(x: int, y: int) -> int:
 def _xy(cell: int) -> tuple[int, int]:
     y = (cell + _HALF) % _WIDE - _HALF
     return (cell - y) // _WIDE, y
-
-
-def _free_sides(tops: Mapping[int, int], cell: int) -> int:
-    """How many of the cell's four neighbours hold no stack."""
-    return (
-        (cell + 1 not in tops)
-        + (cell - 1 not in tops)
-        + (cell + _WIDE not in tops)
-        + (cell - _WIDE not in tops)
-    )
 
 
 def final_covers(smalls: int, mediums: int, large_tops: int, medium_tops: int) -> int:
@@ -574,7 +571,8 @@ class _Outside:
 
     def reaches(self, cell: int) -> bool:
         """Whether an empty cell is open to the outside: reached, or beyond the box."""
-        x, y = _xy(cell)
+        here = cell + _HALF
+        x, y = here >> _BITS, (here & _LOW) - _HALF
         if not (self.low_x <= x <= self.high_x and self.low_y <= y <= self.high_y):
             return True
         return bool(self.bits >> ((x - self.low_x) * self.stride + y - self.low_y) & 1)
@@ -606,8 +604,10 @@ class _Search:
         # out of reach from there.
         self.fail: dict[tuple[frozenset[tuple[int, int]], tuple[int, ...]], int] = {}
         self.found: list[tuple[int, int]] = []
-        # The outside as of the greedy plan's last look (`flood_outside`).
-        self.outside = _Outside(0, 0, 0, 0, 2, 0)
+        # The outside as of the greedy plan's last look (`outside`): the
+        # stacks then, and the outside flooded around them once asked for.
+        self.looked: list[int] = []
+        self.flooded: _Outside | None = None
         # The outside when the exact search starts (`hole_bound`); None floods
         # at every position.
         self.seen: _Outside | None = None
@@ -665,10 +665,12 @@ class _Search:
         them can found only after an unlock, like a colour with no open top.
         Usually every open colour has cells enough and this is one set.
         """
+        counts = self.counts
         wanting = [
             colour
             for colour in self.colours
-            if open_colours >> colour & 1 and sum(self.colour_counts(colour))
+            if open_colours >> colour & 1
+            and (counts[_SMALLS | colour] or counts[_MEDIUMS | colour] or counts[_LARGES | colour])
         ]
         if len(wanting) < 2:
             # An open colour has an empty cell next to one of its tops.
@@ -678,7 +680,9 @@ class _Search:
         for cell, code in tops.items():
             colour = code & _COLOUR_MASK
             if colour in ports:
-                ports[colour].update(cell + step for step in _NEAR if cell + step not in tops)
+                ports[colour].update((cell + 1, cell - 1, cell + _WIDE, cell - _WIDE))
+        for cells in ports.values():
+            cells.difference_update(tops)
         if all(len(cells) >= len(wanting) for cells in ports.values()):
             return [open_colours]
         others = open_colours & ~sum(1 << colour for colour in wanting)
@@ -717,21 +721,26 @@ class _Search:
             self.meter, open_l, open_m, closed_l, closed_m, tuple(sorted(locked))
         )
 
-    def flood_outside(self) -> _Outside:
-        """The empty cells of the frame around the palace that reach its border."""
-        xs = [_xy(cell) for cell in self.tops]
-        low_x = min(x for x, _ in xs) - 1
-        low_y = min(y for _, y in xs) - 1
-        high_x = max(x for x, _ in xs) + 1
-        high_y = max(y for _, y in xs) + 1
+    def flood_outside(self, stacks: Iterable[int] | None = None) -> _Outside:
+        """The empty cells of the frame around the palace (or around `stacks`) that
+        reach its border."""
+        shifted = [cell + _HALF for cell in (self.tops if stacks is None else stacks)]
+        xs = [here >> _BITS for here in shifted]
+        ys = [(here & _LOW) - _HALF for here in shifted]
+        low_x = min(xs) - 1
+        low_y = min(ys) - 1
+        high_x = max(xs) + 1
+        high_y = max(ys) + 1
         # A bit per cell of the frame, row by row (a row is one x), with a bit
         # more per row that is never free, so that no step wraps to another row.
         stride = high_y - low_y + 2
         rows = high_x - low_x + 1
         row = (1 << (stride - 1)) - 1
         free = row * ((1 << (stride * rows)) - 1) // ((1 << stride) - 1)
-        for x, y in xs:
-            free &= ~(1 << ((x - low_x) * stride + y - low_y))
+        taken = 0
+        for x, y in zip(xs, ys, strict=True):
+            taken |= 1 << ((x - low_x) * stride + y - low_y)
+        free &= ~taken
         # The frame's corner is empty: the palace is inside the frame.
         reach = 1
         while True:
@@ -740,9 +749,12 @@ class _Search:
                 return _Outside(low_x, high_x, low_y, high_y, stride, reach)
             reach = grown
 
-    def is_outside(self, cell: int) -> bool:
-        """Whether an empty cell is open to the outside, as of the last `flood_outside`."""
-        return self.outside.reaches(cell)
+    def outside(self) -> _Outside:
+        """The outside as of the greedy plan's last look at the palace, flooded when
+        first asked for: the random builder seldom asks (only to recolour)."""
+        if self.flooded is None:
+            self.flooded = self.flood_outside(self.looked)
+        return self.flooded
 
     def hole_bound(self, seen: _Outside | None = None) -> int:
         """The relaxation told which empty cells are walled in (an upper bound, often
@@ -1025,7 +1037,7 @@ class _Search:
         if not self.tops:
             self.place(self.best_first(), _ORIGIN)
         while True:
-            self.outside = self.flood_outside()
+            self.looked, self.flooded = list(self.tops), None
             self.found_all()
             if not self.best_unlock():
                 break
@@ -1063,11 +1075,21 @@ class _Search:
             progress = False
             for colour in self.colours:
                 head: int | None = None
+                # The random builder's cells for this colour, found once and
+                # then kept up to date (only this colour is placed meanwhile).
+                spots: set[int] | None = None
                 for size in (SMALL, MEDIUM, LARGE):
                     code = (size << _SHIFT) | colour
                     while counts[code]:
                         if self.rng is not None:
-                            cell = self.random_cell(colour)
+                            if spots is None:
+                                spots = self.spots(colour)
+                            cell = self.rng.choice(sorted(spots)) if spots else None
+                            if cell is not None:
+                                spots.discard(cell)
+                                spots.update(
+                                    cell + step for step in _NEAR if cell + step not in self.tops
+                                )
                         else:
                             cell = None if head is None else self.extend(head)
                             if cell is None:
@@ -1088,10 +1110,15 @@ class _Search:
             near = spot + step
             if near not in tops:
                 free += 1
-            elif _free_sides(tops, near) == 1:
+            elif (
+                (near + 1 not in tops)
+                + (near - 1 not in tops)
+                + (near + _WIDE not in tops)
+                + (near - _WIDE not in tops)
+            ) == 1:
                 # `spot` is that stack's only empty neighbour.
                 closes += 1
-        return (-closes, int(self.is_outside(spot)), free, -spot)
+        return (-closes, int(self.outside().reaches(spot)), free, -spot)
 
     def extend(self, head: int) -> int | None:
         """The best empty cell next to the chain's last stack, if it closes nothing
@@ -1107,18 +1134,16 @@ class _Search:
                 best, best_cell = key, spot
         return best_cell
 
-    def random_cell(self, colour: int) -> int | None:
+    def spots(self, colour: int) -> set[int]:
+        """The empty cells next to a top of `colour`: where it may found."""
         tops = self.tops
-        spots = sorted(
-            {
-                cell + step
-                for cell, code in tops.items()
-                if code & _COLOUR_MASK == colour
-                for step in _NEAR
-                if cell + step not in tops
-            }
-        )
-        return self.rng.choice(spots) if self.rng is not None and spots else None
+        return {
+            cell + step
+            for cell, code in tops.items()
+            if code & _COLOUR_MASK == colour
+            for step in _NEAR
+            if cell + step not in tops
+        }
 
     def best_cell(self, colour: int) -> int | None:
         """The empty cell next to a top of `colour` that keeps the most room."""
@@ -1170,7 +1195,14 @@ class _Search:
         tops = self.tops
         counts = self.counts
         moves: list[tuple[tuple[int, int], ...]] = []
-        open_cells = [cell for cell in sorted(tops) if _free_sides(tops, cell)]
+        open_cells = [
+            cell
+            for cell in sorted(tops)
+            if cell + 1 not in tops
+            or cell - 1 not in tops
+            or cell + _WIDE not in tops
+            or cell - _WIDE not in tops
+        ]
         if greedy:
             open_colours = {tops[cell] & _COLOUR_MASK for cell in open_cells}
             # Looked for only when a colour needs it: usually none does.
@@ -1222,7 +1254,8 @@ class _Search:
             empty = [cell + step for step in _NEAR if cell + step not in tops]
             if not empty:
                 continue
-            out = int(any(self.is_outside(near) for near in empty))
+            reaches = self.outside().reaches
+            out = int(any(reaches(near) for near in empty))
             key = (out, -top, len(empty), -cell)
             if best is None or key > best:
                 best, best_cell = key, cell
