@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee.service import refusals
 from referee.service.players import Player
-from referee.service.vacations import due_times
+from referee.service.vacations import held_due_times
 from referee.store import players
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def my_games(
     with referee.db.reading() as session:
         held = players.games_held(session, player.address, status)
         # Deadlines as they stand, vacations counted: they order the list.
-        dues = due_times(session, held)
+        dues = held_due_times(session, player.address, held)
         ordered = _in_order(held, dues)
         if my_turn:
             ordered = [game for game in ordered if not set(game.mine).isdisjoint(game.to_act)]
