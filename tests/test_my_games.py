@@ -9,7 +9,7 @@ import pytest
 from referee import games
 from referee.service import Referee, refusals
 from referee.service.creating import NewGame, Player, create_game
-from referee.service.my_games import my_games
+from referee.service.my_games import first_pages, my_games
 from referee.service.players import MANAGE, READ
 from referee.service.players import Player as Signed
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
@@ -88,3 +88,17 @@ def test_a_vacation_of_the_seat_to_act_moves_its_game_down_the_list(referee: Ref
         rows = [session.get(Game, row.id) for row in listed]
         due = due_times(session, [row for row in rows if row is not None])
     assert [row.deadline for row in listed] == [due[later], due[sooner]]
+
+
+def test_the_first_pages_read_together_are_those_of_each_list(referee: Referee) -> None:
+    for n in range(7):
+        game_id = _new(referee, n % 2, deadline="72h" if n % 3 else None)
+        if n >= 4:
+            resign = {"type": "resign"}
+            submit_move(referee, SubmitMove(game_id, KnownSeat(0), resign), wait=5)
+    assert len(my_games(referee, ANN, status="over").games) == 3
+    for limits in ({"active": 2, "over": 2}, {"active": 4, "over": 3}, {"over": 1}):
+        pages = first_pages(referee, ANN, limits)
+        assert pages.keys() == limits.keys()
+        for status, limit in limits.items():
+            assert pages[status] == my_games(referee, ANN, status=status, limit=limit)
