@@ -64,16 +64,19 @@ def seats_away_held(
     """`seats_away` for every running game with a deadline that `address` holds a seat
     in: the games found by a join, not named one by one, as a player's list reads
     hundreds of them (and no clock of another game runs)."""
-    held = sa.select(_SEAT.c.game_id).where(sa.func.lower(_SEAT.c.email) == normal(address))
+    mine = _SEAT.alias("mine")
     query = (
         sa.select(_SEAT.c.game_id, _SEAT.c.seat, _VACATION.c.starts_at, _VACATION.c.ends_at)
+        # From the player's seats (its index): SQLite would otherwise read every
+        # running game. A game where it holds two seats gives each span twice.
+        .distinct()
         .select_from(
-            _SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id).join(
-                _VACATION, _VACATION.c.address == sa.func.lower(_SEAT.c.email)
-            )
+            mine.join(_GAME, _GAME.c.id == mine.c.game_id)
+            .join(_SEAT, _SEAT.c.game_id == _GAME.c.id)
+            .join(_VACATION, _VACATION.c.address == sa.func.lower(_SEAT.c.email))
         )
         .where(
-            _SEAT.c.game_id.in_(held),
+            sa.func.lower(mine.c.email) == normal(address),
             _GAME.c.status == GameStatus.ACTIVE,
             _GAME.c.deadline_seconds.is_not(None),
             _VACATION.c.starts_at <= stamp(moment),
