@@ -101,7 +101,7 @@ def games_held(session: Session, address: str, status: str | None = None) -> lis
     and no result: what a list needs to order them all. `shown` reads the
     rest for the page shown.
     """
-    held = sa.func.lower(_SEAT.c.email) == normal(address)
+    holds = sa.func.lower(_SEAT.c.email) == normal(address)
     query = (
         sa.select(
             _GAME.c.id,
@@ -117,30 +117,31 @@ def games_held(session: Session, address: str, status: str | None = None) -> lis
             _SEAT.c.seat,
         )
         .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id))
-        .where(held)
+        .where(holds)
     )
     if status is not None:
         query = query.where(_GAME.c.status == status)
+    # Fetched whole and unpacked by position: a row at a time, or each column
+    # by its name, costs more than the rows' own work.
+    rows = session.connection().execute(query).all()
     mine: dict[str, list[int]] = {}
-    first: dict[str, Any] = {}
-    # Fetched whole (`all`): a row at a time costs more than the rows' own work.
-    for row in session.connection().execute(query).all():
-        mine.setdefault(row.id, []).append(row.seat)
-        first.setdefault(row.id, row)
-    return [
-        HeldGame(
-            row.id,
-            row.name,
-            row.status,
-            row.version,
-            json.loads(row.to_act),
-            row.created_at,
-            row.updated_at,
-            row.deadline_seconds,
-            tuple(sorted(mine[game_id])),
-        )
-        for game_id, row in first.items()
-    ]
+    for row in rows:
+        mine.setdefault(row[0], []).append(row[-1])
+    held: dict[str, HeldGame] = {}
+    for game_id, name, state, version, to_act, created_at, updated_at, seconds, _seat in rows:
+        if game_id not in held:
+            held[game_id] = HeldGame(
+                game_id,
+                name,
+                state,
+                version,
+                json.loads(to_act),
+                created_at,
+                updated_at,
+                seconds,
+                tuple(sorted(mine[game_id])),
+            )
+    return list(held.values())
 
 
 def shown(session: Session, game_ids: list[str]) -> dict[str, GameShown]:
