@@ -1,7 +1,8 @@
 """`/me`: a signed-in player's page: every game of mine, my turn first, and my API tokens.
 
-Three lists from `my_games`: "Your turn" (soonest deadline first, said in
-words), "Waiting" (whose turn it is), "Finished" (how it went). Each row
+Three lists from `first_pages` (those of `my_games`, read at once): "Your
+turn" (soonest deadline first, said in words), "Waiting" (whose turn it
+is), "Finished" (how it went). Each row
 links to its play-now link (`/g/<id>/play/<token>`), so that a click opens
 that seat's page signed in (a finished game's, where the rematch is
 offered, while its links work); a finished game's row past that links to
@@ -31,7 +32,7 @@ from referee.delivery.play_links import play_url, works_until
 from referee.names import shown as shown_name
 from referee.service import refusals
 from referee.service.my_events import mark_now
-from referee.service.my_games import MyGame, my_games
+from referee.service.my_games import MyGame, first_pages
 from referee.service.players import PLAY, READ, Player
 from referee.service.tokens import list_tokens, make_token, revoke_token
 from referee.store.tables import GameStatus
@@ -110,8 +111,10 @@ def _lists(player: Player) -> dict[str, Any]:
     """The page's three lists, read now."""
     now = datetime.now(UTC)
     secret = referee().secret()
-    running = my_games(referee(), player, status=GameStatus.ACTIVE, limit=RUNNING_SHOWN)
-    over = my_games(referee(), player, status=GameStatus.OVER, limit=FINISHED_SHOWN)
+    pages = first_pages(
+        referee(), player, {GameStatus.ACTIVE: RUNNING_SHOWN, GameStatus.OVER: FINISHED_SHOWN}
+    )
+    running, over = pages[GameStatus.ACTIVE], pages[GameStatus.OVER]
     rows = [(game.my_turn, _row(game, secret, now)) for game in running.games]
     return {
         "turns": [row for mine, row in rows if mine],

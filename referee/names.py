@@ -77,6 +77,10 @@ def shown(name: str) -> str:
     """`name` as every page, mail and picture shows it: one line, without what
     `refusal` refuses today (names stored before the rule may hold it).
     Empty when nothing visible is left; the caller says `Seat N` then."""
+    if name.isascii() and name.isprintable():
+        # Most names: no break, bidi or format character, and all but the space
+        # visible; a page of a player's games shows hundreds.
+        return " ".join(name.split())
     kept = []
     for at, char in enumerate(name):
         if unicodedata.category(char) in _BREAKING:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from referee import games
 from referee.service import Referee, refusals
 from referee.service.creating import NewGame, Player, create_game
-from referee.service.my_games import my_games
-from referee.service.players import READ
+from referee.service.my_games import first_pages, my_games
+from referee.service.players import MANAGE, READ
 from referee.service.players import Player as Signed
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
+from referee.service.vacations import due_times, set_vacation
 from referee.store import reads
 from referee.store.tables import Game
 
@@ -67,3 +70,35 @@ def test_pages_follow_one_another_and_a_foreign_cursor_is_refused(referee: Refer
     with pytest.raises(refusals.BadRequest):
         my_games(referee, ANN, cursor="-1")
     assert my_games(referee, ANN, status="over").games == []
+
+
+def test_a_vacation_of_the_seat_to_act_moves_its_game_down_the_list(referee: Referee) -> None:
+    def waiting_on(name: str, deadline: str) -> str:
+        seats = [Player(name, f"{name.lower()}@example.org"), Player("Ann", "ann@example.org")]
+        return create_game(referee, NewGame("subdivision", seats, {}, deadline=deadline)).game.id
+
+    sooner, later = waiting_on("Bob", "72h"), waiting_on("Eve", "120h")
+    assert [row.id for row in my_games(referee, ANN).games] == [sooner, later]
+    # Bob's clock stands still for four days: his turn now runs out after Eve's.
+    bob = Signed("bob@example.org", frozenset({MANAGE}))
+    set_vacation(referee, bob, None, datetime.now(UTC) + timedelta(days=4))
+    listed = my_games(referee, ANN).games
+    assert [row.id for row in listed] == [later, sooner]
+    with referee.db.reading() as session:
+        rows = [session.get(Game, row.id) for row in listed]
+        due = due_times(session, [row for row in rows if row is not None])
+    assert [row.deadline for row in listed] == [due[later], due[sooner]]
+
+
+def test_the_first_pages_read_together_are_those_of_each_list(referee: Referee) -> None:
+    for n in range(7):
+        game_id = _new(referee, n % 2, deadline="72h" if n % 3 else None)
+        if n >= 4:
+            resign = {"type": "resign"}
+            submit_move(referee, SubmitMove(game_id, KnownSeat(0), resign), wait=5)
+    assert len(my_games(referee, ANN, status="over").games) == 3
+    for limits in ({"active": 2, "over": 2}, {"active": 4, "over": 3}, {"over": 1}):
+        pages = first_pages(referee, ANN, limits)
+        assert pages.keys() == limits.keys()
+        for status, limit in limits.items():
+            assert pages[status] == my_games(referee, ANN, status=status, limit=limit)

@@ -2,10 +2,11 @@
 
 The list puts the games where it is the player's turn first, soonest
 deadline first; then the others by deadline; then the newest. It is read
-from two statements whatever the number of games: every game held, with
-what orders it (`players.games_held`), sorted here (a player holds
-hundreds of games, not millions); then the names and results of the page's
-games alone (`players.shown`).
+from three statements whatever the number of games: every game held, with
+what orders it (`players.games_held`); the vacations that hold their clocks,
+found by the player's address (none when no clock runs); sorted here (a
+player holds hundreds of games, not millions); then the names and results
+of the page's games alone (`players.shown`), for the two lists of `/me` at once.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from referee.service import refusals
 from referee.service.players import Player
-from referee.service.vacations import due_times
+from referee.service.vacations import held_due_times
 from referee.store import players
+from referee.store.tables import GameStatus
 
 if TYPE_CHECKING:
+    from sqlmodel import Session
+
     from referee.service import Referee
 
 MAX_PAGE = 200
@@ -115,17 +119,48 @@ def my_games(
     """
     start = _position(cursor)
     with referee.db.reading() as session:
-        held = players.games_held(session, player.address, status)
-        # Deadlines as they stand, vacations counted: they order the list.
-        dues = due_times(session, held)
-        ordered = _in_order(held, dues)
+        ordered = _ordered(session, player, status)
         if my_turn:
-            ordered = [game for game in ordered if not set(game.mine).isdisjoint(game.to_act)]
+            ordered = [row for row in ordered if not set(row[0].mine).isdisjoint(row[0].to_act)]
         page = ordered[start : start + limit]
-        shown = players.shown(session, [game.id for game in page])
-    rows = [_row(game, shown[game.id], dues[game.id]) for game in page]
+        shown = players.shown(session, [game.id for game, _due in page])
     more = start + limit < len(ordered)
-    return MyGames(rows, str(start + limit) if more else None)
+    return MyGames(_rows(page, shown), str(start + limit) if more else None)
+
+
+def first_pages(referee: Referee, player: Player, limits: dict[str, int]) -> dict[str, MyGames]:
+    """The first page of the list of each status in `limits` (of its size), each as
+    `my_games(status=...)` gives it, read together: the page `/me` shows two."""
+    with referee.db.reading() as session:
+        ordered = _ordered(session, player, None)
+        # The order is total: a status's games keep in it the order they have alone.
+        games = {status: [row for row in ordered if row[0].status == status] for status in limits}
+        pages = {status: games[status][:limit] for status, limit in limits.items()}
+        shown = players.shown(session, [game.id for page in pages.values() for game, _due in page])
+    return {
+        status: MyGames(
+            _rows(page, shown), str(limits[status]) if len(games[status]) > len(page) else None
+        )
+        for status, page in pages.items()
+    }
+
+
+_Ordered = list[tuple[players.HeldGame, datetime | None]]
+
+
+def _ordered(session: Session, player: Player, status: str | None) -> _Ordered:
+    """Every game the player holds (of `status`) in the list's order, with its deadline."""
+    held = players.games_held(session, player.address, status)
+    dues: dict[str, datetime | None] = dict.fromkeys((game.id for game in held), None)
+    # Deadlines as they stand, vacations counted: they order the list. A list of
+    # finished games (or games without deadlines) has no clock to look up.
+    if any(game.status == GameStatus.ACTIVE and game.deadline_seconds is not None for game in held):
+        dues = held_due_times(session, player.address, held)
+    return [(game, dues[game.id]) for game in _in_order(held, dues)]
+
+
+def _rows(page: _Ordered, shown: dict[str, players.GameShown]) -> list[MyGame]:
+    return [_row(game, shown[game.id], due) for game, due in page]
 
 
 def _position(cursor: str | None) -> int:

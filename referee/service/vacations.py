@@ -258,6 +258,16 @@ def due_times(
     return {game.id: due_at(game, away.get(game.id, {})) for game in games}
 
 
+def held_due_times(
+    session: Session, address: str, games: Sequence[Timed], moment: datetime | None = None
+) -> dict[str, datetime | None]:
+    """`due_times` of games that `address` holds a seat in, the vacations
+    looked up by the address: a player's list passes hundreds of games."""
+    moment = moment or datetime.now(UTC)
+    away = vacations.seats_away_held(session, address, moment)
+    return {game.id: due_at(game, away.get(game.id, {})) for game in games}
+
+
 def _bad(field: str, reason: str) -> refusals.BadRequest:
     return refusals.BadRequest(reason, errors={field: [reason]})
 

@@ -15,9 +15,10 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from referee.store.addresses import normal
 from referee.store.clock import parse_stamp, stamp
 from referee.store.deadlines import Span, Timed
-from referee.store.tables import Address, Seat, Vacation
+from referee.store.tables import Address, Game, GameStatus, Seat, Vacation, core_table
 
 # Games whose seats one query looks up (the sweep passes every game with a deadline).
 _CHUNK = 500
@@ -49,6 +50,43 @@ def seats_away(
             if ends_at > began[game_id]:
                 span = (parse_stamp(starts_at), parse_stamp(ends_at))
                 found.setdefault(game_id, {}).setdefault(seat, []).append(span)
+    return found
+
+
+_GAME = core_table(Game)
+_SEAT = core_table(Seat)
+_VACATION = core_table(Vacation)
+
+
+def seats_away_held(
+    session: Session, address: str, moment: datetime
+) -> dict[str, dict[int, list[Span]]]:
+    """`seats_away` for every running game with a deadline that `address` holds a seat
+    in: the games found by a join, not named one by one, as a player's list reads
+    hundreds of them (and no clock of another game runs)."""
+    mine = _SEAT.alias("mine")
+    query = (
+        sa.select(_SEAT.c.game_id, _SEAT.c.seat, _VACATION.c.starts_at, _VACATION.c.ends_at)
+        # From the player's seats (its index): SQLite would otherwise read every
+        # running game. A game where it holds two seats gives each span twice.
+        .distinct()
+        .select_from(
+            mine.join(_GAME, _GAME.c.id == mine.c.game_id)
+            .join(_SEAT, _SEAT.c.game_id == _GAME.c.id)
+            .join(_VACATION, _VACATION.c.address == sa.func.lower(_SEAT.c.email))
+        )
+        .where(
+            sa.func.lower(mine.c.email) == normal(address),
+            _GAME.c.status == GameStatus.ACTIVE,
+            _GAME.c.deadline_seconds.is_not(None),
+            _VACATION.c.starts_at <= stamp(moment),
+            _VACATION.c.ends_at > _GAME.c.updated_at,
+        )
+    )
+    found: dict[str, dict[int, list[Span]]] = {}
+    for game_id, seat, starts_at, ends_at in session.connection().execute(query).all():
+        span = (parse_stamp(starts_at), parse_stamp(ends_at))
+        found.setdefault(game_id, {}).setdefault(seat, []).append(span)
     return found
 
 
