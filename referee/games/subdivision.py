@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
 import marshmallow
 from marshmallow import fields, validate
@@ -202,12 +202,15 @@ _PLACES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     """A position. `pieces` and `stash` are indexed `seat * 3 + size - 1`.
 
     `near_own_large`, `near_other` and `occupied` follow from `pieces`; they
     are kept so that a move costs a few bit operations.
+
+    A named tuple rather than a frozen dataclass: as immutable and compared
+    by value, but a frozen dataclass sets each field through
+    `object.__setattr__`, which cost more than the rest of a random move.
     """
 
     side: int
@@ -705,7 +708,7 @@ class Subdivision(Game[State, Move]):
                 state.resigned,
                 0,
             )
-        return replace(state, parks=parks, parks_left=parks_left, to_move=to_move)
+        return state._replace(parks=parks, parks_left=parks_left, to_move=to_move)
 
     def _resign(self, state: State, seat: int) -> State:
         if not 0 <= seat < state.players:
@@ -729,7 +732,7 @@ class Subdivision(Game[State, Move]):
                 resigned,
                 seat + 1,
             )
-        return replace(state, resigned=resigned, to_move=to_move)
+        return state._replace(resigned=resigned, to_move=to_move)
 
     def resigned(self, state: State) -> frozenset[int]:
         return frozenset(seat for seat in range(state.players) if state.resigned >> seat & 1)
