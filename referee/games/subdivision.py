@@ -2,10 +2,10 @@
 
 The board is held as bitboards in Python ints: bit `rank * side + file` is
 one cell (`a1` is bit 0). A state keeps one mask per seat and size, the mask
-of occupied cells, and two masks per seat kept up to date move by move: the
-cells near that seat's own larges (where rule 1 forbids another of its
-larges) and the cells near other colours' smalls and larges (the only cells
-rule 2 lets that seat put a small on). Legality is then a few `&`s, a random
+of free cells (neither a park nor built on), and two masks per seat kept up
+to date move by move: the cells near that seat's own larges (where rule 1
+forbids another of its larges) and the cells near other colours' smalls and
+larges (the only cells rule 2 lets that seat put a small on). Legality is then a few `&`s, a random
 move is a random set bit, groups are counted by flooding bits and the
 small-near-large penalty is a popcount, which keeps random playouts cheap.
 
@@ -205,8 +205,8 @@ _PLACES = {
 class State(NamedTuple):
     """A position. `pieces` and `stash` are indexed `seat * 3 + size - 1`.
 
-    `near_own_large`, `near_other` and `occupied` follow from `pieces`; they
-    are kept so that a move costs a few bit operations.
+    `free`, `near_own_large` and `near_other` follow from `parks` and
+    `pieces`; they are kept so that a move costs a few bit operations.
 
     A named tuple rather than a frozen dataclass: as immutable and compared
     by value, but a frozen dataclass sets each field through
@@ -221,7 +221,7 @@ class State(NamedTuple):
     resigned: int  # a bit per seat
     private_parks: bool
     to_move: int  # the seat to act, OVER once the game has ended
-    occupied: int
+    free: int  # the cells neither a park nor built on
     near_own_large: tuple[int, ...]
     near_other: tuple[int, ...]
 
@@ -246,50 +246,37 @@ def _nth_bit(mask: int, n: int) -> int:
         offset += 8
 
 
-def _placeable(
-    empty: int,
-    stash: tuple[int, ...],
-    near_own_large: tuple[int, ...],
-    near_other: tuple[int, ...],
-    seat: int,
-) -> tuple[int, int, int]:
-    """The cells of `empty` where `seat` may place a small, a medium and a large."""
-    k = seat * 3
+def _legal_masks(state: State, seat: int) -> tuple[int, int, int]:
+    """The cells where `seat` may place a small, a medium and a large."""
+    free, stash, k = state.free, state.stash, seat * 3
     return (
-        empty & near_other[seat] if stash[k] else 0,
-        empty if stash[k + 1] else 0,
-        empty & ~near_own_large[seat] if stash[k + 2] else 0,
+        free & state.near_other[seat] if stash[k] else 0,
+        free if stash[k + 1] else 0,
+        free & ~state.near_own_large[seat] if stash[k + 2] else 0,
     )
 
 
-def _legal_masks(state: State, seat: int) -> tuple[int, int, int]:
-    empty = _BOARDS[state.side].full & ~(state.occupied | state.parks)
-    return _placeable(empty, state.stash, state.near_own_large, state.near_other, seat)
-
-
 def _next_to_place(
-    side: int,
+    free: int,
     stash: tuple[int, ...],
-    occupied: int,
-    parks: int,
     near_own_large: tuple[int, ...],
     near_other: tuple[int, ...],
     resigned: int,
     first: int,
 ) -> int:
     """The first seat from `first` on (in turn order) that can place, or OVER."""
-    empty = _BOARDS[side].full & ~(occupied | parks)
-    if not empty:
+    if not free:
         return OVER
     players = len(near_other)
     for step in range(players):
         seat = (first + step) % players
         k = seat * 3
-        # `_placeable` written out: this runs after every move.
+        # `_legal_masks` written out (a medium first, the cheapest to tell):
+        # this runs after every move, before the new state exists.
         if not resigned >> seat & 1 and (
-            (stash[k] and empty & near_other[seat])
-            or stash[k + 1]
-            or (stash[k + 2] and empty & ~near_own_large[seat])
+            stash[k + 1]
+            or (stash[k] and free & near_other[seat])
+            or (stash[k + 2] and free & ~near_own_large[seat])
         ):
             return seat
     return OVER
@@ -315,10 +302,11 @@ def _cell_index(state: State, cell: str) -> int:
 
 
 def _derived(
-    side: int, players: int, pieces: tuple[int, ...]
+    side: int, players: int, parks: int, pieces: tuple[int, ...]
 ) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-    """`occupied`, `near_own_large` and `near_other` computed from scratch."""
-    near = _BOARDS[side].near
+    """`free`, `near_own_large` and `near_other` computed from scratch."""
+    board = _BOARDS[side]
+    near = board.near
 
     def around(mask: int) -> int:
         out = 0
@@ -328,9 +316,9 @@ def _derived(
             mask ^= low
         return out
 
-    occupied = 0
+    free = board.full & ~parks
     for mask in pieces:
-        occupied |= mask
+        free &= ~mask
     own_large = tuple(around(pieces[seat * 3 + 2]) for seat in range(players))
     small_large = [around(pieces[seat * 3] | pieces[seat * 3 + 2]) for seat in range(players)]
     other = []
@@ -340,7 +328,7 @@ def _derived(
             if colour != seat:
                 mask |= small_large[colour]
         other.append(mask)
-    return occupied, own_large, tuple(other)
+    return free, own_large, tuple(other)
 
 
 def scores(state: State) -> tuple[int, ...]:
@@ -561,12 +549,8 @@ class Subdivision(Game[State, Move]):
             parks = self._cells_mask(options["cells"], side, count, players)
         pieces = (0,) * (players * 3)
         stash = (each,) * (players * 3)
-        occupied, near_own_large, near_other = _derived(side, players, pieces)
-        to_move = (
-            0
-            if parks_left
-            else _next_to_place(side, stash, occupied, parks, near_own_large, near_other, 0, 0)
-        )
+        free, near_own_large, near_other = _derived(side, players, parks, pieces)
+        to_move = 0 if parks_left else _next_to_place(free, stash, near_own_large, near_other, 0, 0)
         return State(
             side,
             parks,
@@ -576,7 +560,7 @@ class Subdivision(Game[State, Move]):
             0,
             bool(options["private_parks"]),
             to_move,
-            occupied,
+            free,
             near_own_large,
             near_other,
         )
@@ -630,10 +614,12 @@ class Subdivision(Game[State, Move]):
             raise IllegalMove("bad_move", "a pyramid's size is 1, 2 or 3")
         index = _cell_index(state, move.cell)
         bit = 1 << index
-        if state.occupied & bit:
+        free = state.free
+        if not free & bit:  # not a park (`_cell_index` said so): built on
             raise IllegalMove("illegal_move", f"{move.cell} is already built on")
         k = seat * 3 + size - 1
-        if not state.stash[k]:
+        stash = state.stash
+        if not stash[k]:
             raise IllegalMove("illegal_move", f"you have no {SIZE_NAMES[size]} pyramid left")
         near_own_large = state.near_own_large
         near_other = state.near_other
@@ -659,29 +645,21 @@ class Subdivision(Game[State, Move]):
             near_other = tuple(other)
         pieces = list(state.pieces)
         pieces[k] |= bit
-        stash = list(state.stash)
-        stash[k] -= 1
-        occupied = state.occupied | bit
-        stash_t = tuple(stash)
+        stash_list = list(stash)
+        stash_list[k] -= 1
+        stash = tuple(stash_list)
+        free ^= bit
+        resigned = state.resigned
         return State(
             state.side,
             state.parks,
             0,
             tuple(pieces),
-            stash_t,
-            state.resigned,
+            stash,
+            resigned,
             state.private_parks,
-            _next_to_place(
-                state.side,
-                stash_t,
-                occupied,
-                state.parks,
-                near_own_large,
-                near_other,
-                state.resigned,
-                seat + 1,
-            ),
-            occupied,
+            _next_to_place(free, stash, near_own_large, near_other, resigned, seat + 1),
+            free,
             near_own_large,
             near_other,
         )
@@ -692,23 +670,18 @@ class Subdivision(Game[State, Move]):
                 "illegal_move",
                 "the parks are all placed: place a pyramid, size then cell, such as 2c3",
             )
-        parks = state.parks | 1 << _cell_index(state, move.cell)
+        bit = 1 << _cell_index(state, move.cell)
+        parks = state.parks | bit
+        free = state.free & ~bit
         parks_left = state.parks_left - 1
         if parks_left:
             to_move = _next_playing(state.players, state.resigned, seat)
         else:
             # Turn order starts again from seat 0 for the pyramids.
             to_move = _next_to_place(
-                state.side,
-                state.stash,
-                state.occupied,
-                parks,
-                state.near_own_large,
-                state.near_other,
-                state.resigned,
-                0,
+                free, state.stash, state.near_own_large, state.near_other, state.resigned, 0
             )
-        return state._replace(parks=parks, parks_left=parks_left, to_move=to_move)
+        return state._replace(parks=parks, parks_left=parks_left, to_move=to_move, free=free)
 
     def _resign(self, state: State, seat: int) -> State:
         if not 0 <= seat < state.players:
@@ -723,14 +696,7 @@ class Subdivision(Game[State, Move]):
             to_move = _next_playing(state.players, resigned, seat)
         elif seat == to_move:
             to_move = _next_to_place(
-                state.side,
-                state.stash,
-                state.occupied,
-                state.parks,
-                state.near_own_large,
-                state.near_other,
-                resigned,
-                seat + 1,
+                state.free, state.stash, state.near_own_large, state.near_other, resigned, seat + 1
             )
         return state._replace(resigned=resigned, to_move=to_move)
 
@@ -908,18 +874,19 @@ class Subdivision(Game[State, Move]):
         for cell, piece in data["pieces"].items():
             pieces[piece["seat"] * 3 + piece["size"] - 1] |= 1 << board.index[cell]
         pieces_t = tuple(pieces)
-        occupied, near_own_large, near_other = _derived(side, players, pieces_t)
+        parks = board.mask_of(data["parks"])
+        free, near_own_large, near_other = _derived(side, players, parks, pieces_t)
         to_move = data["to_move"]
         return State(
             side,
-            board.mask_of(data["parks"]),
+            parks,
             data["parks_to_place"],
             pieces_t,
             tuple(count for seat_stash in data["stash"] for count in seat_stash),
             sum(1 << seat for seat in data["resigned"]),
             data["private_parks"],
             OVER if to_move is None else to_move,
-            occupied,
+            free,
             near_own_large,
             near_other,
         )
