@@ -205,8 +205,8 @@ _PLACES = {
 class State(NamedTuple):
     """A position. `pieces` and `stash` are indexed `seat * 3 + size - 1`.
 
-    `free`, `near_own_large` and `near_other` follow from `parks` and
-    `pieces`; they are kept so that a move costs a few bit operations.
+    `free`, `near_own_large`, `near_other` and `outcome` follow from the
+    other fields; they are kept so that a move costs a few bit operations.
 
     A named tuple rather than a frozen dataclass: as immutable and compared
     by value, but a frozen dataclass sets each field through
@@ -224,6 +224,10 @@ class State(NamedTuple):
     free: int  # the cells neither a park nor built on
     near_own_large: tuple[int, ...]
     near_other: tuple[int, ...]
+    # The result once the game is over (`_ended`), None before: a driver asks
+    # `result` of the last state more than once, and counting its groups is
+    # the dearest step of a random playout.
+    outcome: Result | None = None
 
     @property
     def players(self) -> int:
@@ -288,6 +292,15 @@ def _next_playing(players: int, resigned: int, after: int) -> int:
         if not resigned >> seat & 1:
             return seat
     return OVER
+
+
+def _resigned_seats(state: State) -> frozenset[int]:
+    return frozenset(seat for seat in range(state.players) if state.resigned >> seat & 1)
+
+
+def _ended(state: State) -> State:
+    """`state` with its `outcome`, where no seat can act any more (`to_move` is OVER)."""
+    return state._replace(outcome=rank(scores(state), _resigned_seats(state)))
 
 
 def _cell_index(state: State, cell: str) -> int:
@@ -551,7 +564,7 @@ class Subdivision(Game[State, Move]):
         stash = (each,) * (players * 3)
         free, near_own_large, near_other = _derived(side, players, parks, pieces)
         to_move = 0 if parks_left else _next_to_place(free, stash, near_own_large, near_other, 0, 0)
-        return State(
+        state = State(
             side,
             parks,
             parks_left,
@@ -564,6 +577,7 @@ class Subdivision(Game[State, Move]):
             near_own_large,
             near_other,
         )
+        return _ended(state) if to_move == OVER else state
 
     def actors(self, state: State) -> frozenset[int]:
         return _NOBODY if state.to_move == OVER else _ONLY[state.to_move]
@@ -650,7 +664,8 @@ class Subdivision(Game[State, Move]):
         stash = tuple(stash_list)
         free ^= bit
         resigned = state.resigned
-        return State(
+        to_move = _next_to_place(free, stash, near_own_large, near_other, resigned, seat + 1)
+        after = State(
             state.side,
             state.parks,
             0,
@@ -658,11 +673,12 @@ class Subdivision(Game[State, Move]):
             stash,
             resigned,
             state.private_parks,
-            _next_to_place(free, stash, near_own_large, near_other, resigned, seat + 1),
+            to_move,
             free,
             near_own_large,
             near_other,
         )
+        return _ended(after) if to_move == OVER else after
 
     def _park(self, state: State, seat: int, move: Park) -> State:
         if not state.parks_left:
@@ -681,7 +697,8 @@ class Subdivision(Game[State, Move]):
             to_move = _next_to_place(
                 free, state.stash, state.near_own_large, state.near_other, state.resigned, 0
             )
-        return state._replace(parks=parks, parks_left=parks_left, to_move=to_move, free=free)
+        after = state._replace(parks=parks, parks_left=parks_left, to_move=to_move, free=free)
+        return _ended(after) if to_move == OVER else after
 
     def _resign(self, state: State, seat: int) -> State:
         if not 0 <= seat < state.players:
@@ -698,10 +715,11 @@ class Subdivision(Game[State, Move]):
             to_move = _next_to_place(
                 state.free, state.stash, state.near_own_large, state.near_other, resigned, seat + 1
             )
-        return state._replace(resigned=resigned, to_move=to_move)
+        after = state._replace(resigned=resigned, to_move=to_move)
+        return _ended(after) if to_move == OVER else after
 
     def resigned(self, state: State) -> frozenset[int]:
-        return frozenset(seat for seat in range(state.players) if state.resigned >> seat & 1)
+        return _resigned_seats(state)
 
     def scores(self, state: State) -> tuple[int, ...]:
         return scores(state)
@@ -720,9 +738,7 @@ class Subdivision(Game[State, Move]):
         }
 
     def result(self, state: State) -> Result | None:
-        if state.to_move != OVER:
-            return None
-        return rank(scores(state), self.resigned(state))
+        return state.outcome
 
     # -- building a move on the board -----------------------------------
 
@@ -877,7 +893,7 @@ class Subdivision(Game[State, Move]):
         parks = board.mask_of(data["parks"])
         free, near_own_large, near_other = _derived(side, players, parks, pieces_t)
         to_move = data["to_move"]
-        return State(
+        state = State(
             side,
             parks,
             data["parks_to_place"],
@@ -890,6 +906,7 @@ class Subdivision(Game[State, Move]):
             near_own_large,
             near_other,
         )
+        return state if to_move is not None else _ended(state)
 
 
 GAME = Subdivision()
