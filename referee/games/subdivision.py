@@ -457,6 +457,52 @@ _SIZES = {
 }
 _PLACE = re.compile("(" + "|".join(_SIZES) + r")\s*" + _CELL_PATTERN)
 _CANONICAL_CELL = re.compile(r"[a-z][1-9][0-9]?")
+
+
+def _first_state(
+    players: int, three_house: bool, private_parks: bool, parks: int, parks_left: int
+) -> State:
+    """The state before the first move, once the parks (or how many are to come) are known."""
+    side, _, each = SETUP[players, three_house]
+    pieces = (0,) * (players * 3)
+    stash = (each,) * (players * 3)
+    free, near_own_large, near_other = _derived(side, players, parks, pieces)
+    to_move = 0 if parks_left else _next_to_place(free, stash, near_own_large, near_other, 0, 0)
+    state = State(
+        side,
+        parks,
+        parks_left,
+        pieces,
+        stash,
+        0,
+        private_parks,
+        to_move,
+        free,
+        near_own_large,
+        near_other,
+    )
+    return _ended(state) if to_move == OVER else state
+
+
+def _standard_parks(players: int, three_house: bool) -> int:
+    """The corners (where the board has parks) and the setup's own extra parks."""
+    side, count, _ = SETUP[players, three_house]
+    board = _BOARDS[side]
+    corners = (0, side - 1, board.cells - side, board.cells - 1)
+    parks = sum(1 << cell for cell in corners) if count else 0
+    return parks | board.mask_of(_STANDARD_EXTRA.get((players, three_house), ()))
+
+
+# The standard parks draw nothing and leave nothing to choose, so each setup's
+# first state is made once, here: a playout's start is then a look-up.
+_STANDARD_STARTS = {
+    (players, three_house, private_parks): _first_state(
+        players, three_house, private_parks, _standard_parks(players, three_house), 0
+    )
+    for players, three_house in SETUP
+    for private_parks in (False, True)
+}
+
 _EXPECTED = (
     "expected a size and a cell such as 3c4 (large), 2d4 (medium) or 1b2 (small), "
     "a bare cell such as c3 while parks are being placed, or resign"
@@ -545,39 +591,19 @@ class Subdivision(Game[State, Move]):
     # -- the rules -------------------------------------------------------
 
     def start(self, players: int, options: JSON, rng: Rng) -> State:
-        key = (players, bool(options["three_house"]))
-        side, count, each = SETUP[key]
-        board = _BOARDS[side]
+        three_house, private_parks = bool(options["three_house"]), bool(options["private_parks"])
         mode = options["parks"]
-        parks_left = 0
         if mode == "standard":
-            corners = (0, side - 1, board.cells - side, board.cells - 1)
-            parks = sum(1 << cell for cell in corners) if count else 0
-            parks |= board.mask_of(_STANDARD_EXTRA.get(key, ()))
-        elif mode == "random":
-            parks = sum(1 << cell for cell in rng.shuffled(range(board.cells))[:count])
+            return _STANDARD_STARTS[players, three_house, private_parks]
+        side, count, _ = SETUP[players, three_house]
+        parks_left = 0
+        if mode == "random":
+            parks = sum(1 << cell for cell in rng.shuffled(range(side * side))[:count])
         elif mode == "players":
             parks, parks_left = 0, count
         else:
             parks = self._cells_mask(options["cells"], side, count, players)
-        pieces = (0,) * (players * 3)
-        stash = (each,) * (players * 3)
-        free, near_own_large, near_other = _derived(side, players, parks, pieces)
-        to_move = 0 if parks_left else _next_to_place(free, stash, near_own_large, near_other, 0, 0)
-        state = State(
-            side,
-            parks,
-            parks_left,
-            pieces,
-            stash,
-            0,
-            bool(options["private_parks"]),
-            to_move,
-            free,
-            near_own_large,
-            near_other,
-        )
-        return _ended(state) if to_move == OVER else state
+        return _first_state(players, three_house, private_parks, parks, parks_left)
 
     def actors(self, state: State) -> frozenset[int]:
         return _NOBODY if state.to_move == OVER else _ONLY[state.to_move]
