@@ -620,8 +620,8 @@ class Subdivision(Game[State, Move]):
         return moves
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
-        board = _BOARDS[state.side]
         if state.parks_left:
+            board = _BOARDS[state.side]
             free = board.full & ~state.parks
             return Park(board.names[_nth_bit(free, rng.below(free.bit_count()))])
         small, medium, large = _legal_masks(state, seat)
@@ -663,23 +663,25 @@ class Subdivision(Game[State, Move]):
             raise IllegalMove("illegal_move", f"you have no {SIZE_NAMES[size]} pyramid left")
         near_own_large = state.near_own_large
         near_other = state.near_other
-        if size == LARGE:
-            if near_own_large[seat] & bit:
-                raise IllegalMove(
-                    "illegal_move",
-                    f"a large may not be placed near another large of your colour ({move.cell})",
-                )
-            own = list(near_own_large)
-            own[seat] |= _BOARDS[state.side].near[index]
-            near_own_large = tuple(own)
         if size != MEDIUM:
-            if size == SMALL and not near_other[seat] & bit:
+            around = _BOARDS[state.side].near[index]
+            if size == LARGE:
+                if near_own_large[seat] & bit:
+                    raise IllegalMove(
+                        "illegal_move",
+                        "a large may not be placed near another large of your colour "
+                        f"({move.cell})",
+                    )
+                own = list(near_own_large)
+                own[seat] |= around
+                near_own_large = tuple(own)
+            elif not near_other[seat] & bit:
                 raise IllegalMove(
                     "illegal_move",
                     f"a small must be placed near a small or large of another colour "
                     f"({move.cell} is not)",
                 )
-            around = _BOARDS[state.side].near[index]
+            # The other colours may now put a small around it.
             other = [mask | around for mask in near_other]
             other[seat] = near_other[seat]
             near_other = tuple(other)
