@@ -2,10 +2,10 @@
 
 The board is held as bitboards in Python ints: bit `rank * side + file` is
 one cell (`a1` is bit 0). A state keeps one mask per seat and size, the mask
-of occupied cells, and two masks per seat kept up to date move by move: the
-cells near that seat's own larges (where rule 1 forbids another of its
-larges) and the cells near other colours' smalls and larges (the only cells
-rule 2 lets that seat put a small on). Legality is then a few `&`s, a random
+of free cells (neither a park nor built on), and two masks per seat kept up
+to date move by move: the cells near that seat's own larges (where rule 1
+forbids another of its larges) and the cells near other colours' smalls and
+larges (the only cells rule 2 lets that seat put a small on). Legality is then a few `&`s, a random
 move is a random set bit, groups are counted by flooding bits and the
 small-near-large penalty is a popcount, which keeps random playouts cheap.
 
@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
 import marshmallow
 from marshmallow import fields, validate
@@ -202,12 +202,15 @@ _PLACES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     """A position. `pieces` and `stash` are indexed `seat * 3 + size - 1`.
 
-    `near_own_large`, `near_other` and `occupied` follow from `pieces`; they
-    are kept so that a move costs a few bit operations.
+    `free`, `near_own_large`, `near_other` and `outcome` follow from the
+    other fields; they are kept so that a move costs a few bit operations.
+
+    A named tuple rather than a frozen dataclass: as immutable and compared
+    by value, but a frozen dataclass sets each field through
+    `object.__setattr__`, which cost more than the rest of a random move.
     """
 
     side: int
@@ -218,9 +221,13 @@ class State:
     resigned: int  # a bit per seat
     private_parks: bool
     to_move: int  # the seat to act, OVER once the game has ended
-    occupied: int
+    free: int  # the cells neither a park nor built on
     near_own_large: tuple[int, ...]
     near_other: tuple[int, ...]
+    # The result once the game is over (`_ended`), None before: a driver asks
+    # `result` of the last state more than once, and counting its groups is
+    # the dearest step of a random playout.
+    outcome: Result | None = None
 
     @property
     def players(self) -> int:
@@ -243,50 +250,37 @@ def _nth_bit(mask: int, n: int) -> int:
         offset += 8
 
 
-def _placeable(
-    empty: int,
-    stash: tuple[int, ...],
-    near_own_large: tuple[int, ...],
-    near_other: tuple[int, ...],
-    seat: int,
-) -> tuple[int, int, int]:
-    """The cells of `empty` where `seat` may place a small, a medium and a large."""
-    k = seat * 3
+def _legal_masks(state: State, seat: int) -> tuple[int, int, int]:
+    """The cells where `seat` may place a small, a medium and a large."""
+    free, stash, k = state.free, state.stash, seat * 3
     return (
-        empty & near_other[seat] if stash[k] else 0,
-        empty if stash[k + 1] else 0,
-        empty & ~near_own_large[seat] if stash[k + 2] else 0,
+        free & state.near_other[seat] if stash[k] else 0,
+        free if stash[k + 1] else 0,
+        free & ~state.near_own_large[seat] if stash[k + 2] else 0,
     )
 
 
-def _legal_masks(state: State, seat: int) -> tuple[int, int, int]:
-    empty = _BOARDS[state.side].full & ~(state.occupied | state.parks)
-    return _placeable(empty, state.stash, state.near_own_large, state.near_other, seat)
-
-
 def _next_to_place(
-    side: int,
+    free: int,
     stash: tuple[int, ...],
-    occupied: int,
-    parks: int,
     near_own_large: tuple[int, ...],
     near_other: tuple[int, ...],
     resigned: int,
     first: int,
 ) -> int:
     """The first seat from `first` on (in turn order) that can place, or OVER."""
-    empty = _BOARDS[side].full & ~(occupied | parks)
-    if not empty:
+    if not free:
         return OVER
     players = len(near_other)
     for step in range(players):
         seat = (first + step) % players
         k = seat * 3
-        # `_placeable` written out: this runs after every move.
+        # `_legal_masks` written out (a medium first, the cheapest to tell):
+        # this runs after every move, before the new state exists.
         if not resigned >> seat & 1 and (
-            (stash[k] and empty & near_other[seat])
-            or stash[k + 1]
-            or (stash[k + 2] and empty & ~near_own_large[seat])
+            stash[k + 1]
+            or (stash[k] and free & near_other[seat])
+            or (stash[k + 2] and free & ~near_own_large[seat])
         ):
             return seat
     return OVER
@@ -298,6 +292,15 @@ def _next_playing(players: int, resigned: int, after: int) -> int:
         if not resigned >> seat & 1:
             return seat
     return OVER
+
+
+def _resigned_seats(state: State) -> frozenset[int]:
+    return frozenset(seat for seat in range(state.players) if state.resigned >> seat & 1)
+
+
+def _ended(state: State) -> State:
+    """`state` with its `outcome`, where no seat can act any more (`to_move` is OVER)."""
+    return state._replace(outcome=rank(scores(state), _resigned_seats(state)))
 
 
 def _cell_index(state: State, cell: str) -> int:
@@ -312,10 +315,11 @@ def _cell_index(state: State, cell: str) -> int:
 
 
 def _derived(
-    side: int, players: int, pieces: tuple[int, ...]
+    side: int, players: int, parks: int, pieces: tuple[int, ...]
 ) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-    """`occupied`, `near_own_large` and `near_other` computed from scratch."""
-    near = _BOARDS[side].near
+    """`free`, `near_own_large` and `near_other` computed from scratch."""
+    board = _BOARDS[side]
+    near = board.near
 
     def around(mask: int) -> int:
         out = 0
@@ -325,9 +329,9 @@ def _derived(
             mask ^= low
         return out
 
-    occupied = 0
+    free = board.full & ~parks
     for mask in pieces:
-        occupied |= mask
+        free &= ~mask
     own_large = tuple(around(pieces[seat * 3 + 2]) for seat in range(players))
     small_large = [around(pieces[seat * 3] | pieces[seat * 3 + 2]) for seat in range(players)]
     other = []
@@ -337,7 +341,7 @@ def _derived(
             if colour != seat:
                 mask |= small_large[colour]
         other.append(mask)
-    return occupied, own_large, tuple(other)
+    return free, own_large, tuple(other)
 
 
 def scores(state: State) -> tuple[int, ...]:
@@ -453,6 +457,52 @@ _SIZES = {
 }
 _PLACE = re.compile("(" + "|".join(_SIZES) + r")\s*" + _CELL_PATTERN)
 _CANONICAL_CELL = re.compile(r"[a-z][1-9][0-9]?")
+
+
+def _first_state(
+    players: int, three_house: bool, private_parks: bool, parks: int, parks_left: int
+) -> State:
+    """The state before the first move, once the parks (or how many are to come) are known."""
+    side, _, each = SETUP[players, three_house]
+    pieces = (0,) * (players * 3)
+    stash = (each,) * (players * 3)
+    free, near_own_large, near_other = _derived(side, players, parks, pieces)
+    to_move = 0 if parks_left else _next_to_place(free, stash, near_own_large, near_other, 0, 0)
+    state = State(
+        side,
+        parks,
+        parks_left,
+        pieces,
+        stash,
+        0,
+        private_parks,
+        to_move,
+        free,
+        near_own_large,
+        near_other,
+    )
+    return _ended(state) if to_move == OVER else state
+
+
+def _standard_parks(players: int, three_house: bool) -> int:
+    """The corners (where the board has parks) and the setup's own extra parks."""
+    side, count, _ = SETUP[players, three_house]
+    board = _BOARDS[side]
+    corners = (0, side - 1, board.cells - side, board.cells - 1)
+    parks = sum(1 << cell for cell in corners) if count else 0
+    return parks | board.mask_of(_STANDARD_EXTRA.get((players, three_house), ()))
+
+
+# The standard parks draw nothing and leave nothing to choose, so each setup's
+# first state is made once, here: a playout's start is then a look-up.
+_STANDARD_STARTS = {
+    (players, three_house, private_parks): _first_state(
+        players, three_house, private_parks, _standard_parks(players, three_house), 0
+    )
+    for players, three_house in SETUP
+    for private_parks in (False, True)
+}
+
 _EXPECTED = (
     "expected a size and a cell such as 3c4 (large), 2d4 (medium) or 1b2 (small), "
     "a bare cell such as c3 while parks are being placed, or resign"
@@ -541,42 +591,19 @@ class Subdivision(Game[State, Move]):
     # -- the rules -------------------------------------------------------
 
     def start(self, players: int, options: JSON, rng: Rng) -> State:
-        key = (players, bool(options["three_house"]))
-        side, count, each = SETUP[key]
-        board = _BOARDS[side]
+        three_house, private_parks = bool(options["three_house"]), bool(options["private_parks"])
         mode = options["parks"]
-        parks_left = 0
         if mode == "standard":
-            corners = (0, side - 1, board.cells - side, board.cells - 1)
-            parks = sum(1 << cell for cell in corners) if count else 0
-            parks |= board.mask_of(_STANDARD_EXTRA.get(key, ()))
-        elif mode == "random":
-            parks = sum(1 << cell for cell in rng.shuffled(range(board.cells))[:count])
+            return _STANDARD_STARTS[players, three_house, private_parks]
+        side, count, _ = SETUP[players, three_house]
+        parks_left = 0
+        if mode == "random":
+            parks = sum(1 << cell for cell in rng.shuffled(range(side * side))[:count])
         elif mode == "players":
             parks, parks_left = 0, count
         else:
             parks = self._cells_mask(options["cells"], side, count, players)
-        pieces = (0,) * (players * 3)
-        stash = (each,) * (players * 3)
-        occupied, near_own_large, near_other = _derived(side, players, pieces)
-        to_move = (
-            0
-            if parks_left
-            else _next_to_place(side, stash, occupied, parks, near_own_large, near_other, 0, 0)
-        )
-        return State(
-            side,
-            parks,
-            parks_left,
-            pieces,
-            stash,
-            0,
-            bool(options["private_parks"]),
-            to_move,
-            occupied,
-            near_own_large,
-            near_other,
-        )
+        return _first_state(players, three_house, private_parks, parks, parks_left)
 
     def actors(self, state: State) -> frozenset[int]:
         return _NOBODY if state.to_move == OVER else _ONLY[state.to_move]
@@ -593,8 +620,8 @@ class Subdivision(Game[State, Move]):
         return moves
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
-        board = _BOARDS[state.side]
         if state.parks_left:
+            board = _BOARDS[state.side]
             free = board.full & ~state.parks
             return Park(board.names[_nth_bit(free, rng.below(free.bit_count()))])
         small, medium, large = _legal_masks(state, seat)
@@ -627,61 +654,59 @@ class Subdivision(Game[State, Move]):
             raise IllegalMove("bad_move", "a pyramid's size is 1, 2 or 3")
         index = _cell_index(state, move.cell)
         bit = 1 << index
-        if state.occupied & bit:
+        free = state.free
+        if not free & bit:  # not a park (`_cell_index` said so): built on
             raise IllegalMove("illegal_move", f"{move.cell} is already built on")
         k = seat * 3 + size - 1
-        if not state.stash[k]:
+        stash = state.stash
+        if not stash[k]:
             raise IllegalMove("illegal_move", f"you have no {SIZE_NAMES[size]} pyramid left")
         near_own_large = state.near_own_large
         near_other = state.near_other
-        if size == LARGE:
-            if near_own_large[seat] & bit:
-                raise IllegalMove(
-                    "illegal_move",
-                    f"a large may not be placed near another large of your colour ({move.cell})",
-                )
-            own = list(near_own_large)
-            own[seat] |= _BOARDS[state.side].near[index]
-            near_own_large = tuple(own)
         if size != MEDIUM:
-            if size == SMALL and not near_other[seat] & bit:
+            around = _BOARDS[state.side].near[index]
+            if size == LARGE:
+                if near_own_large[seat] & bit:
+                    raise IllegalMove(
+                        "illegal_move",
+                        "a large may not be placed near another large of your colour "
+                        f"({move.cell})",
+                    )
+                own = list(near_own_large)
+                own[seat] |= around
+                near_own_large = tuple(own)
+            elif not near_other[seat] & bit:
                 raise IllegalMove(
                     "illegal_move",
                     f"a small must be placed near a small or large of another colour "
                     f"({move.cell} is not)",
                 )
-            around = _BOARDS[state.side].near[index]
+            # The other colours may now put a small around it.
             other = [mask | around for mask in near_other]
             other[seat] = near_other[seat]
             near_other = tuple(other)
         pieces = list(state.pieces)
         pieces[k] |= bit
-        stash = list(state.stash)
-        stash[k] -= 1
-        occupied = state.occupied | bit
-        stash_t = tuple(stash)
-        return State(
+        stash_list = list(stash)
+        stash_list[k] -= 1
+        stash = tuple(stash_list)
+        free ^= bit
+        resigned = state.resigned
+        to_move = _next_to_place(free, stash, near_own_large, near_other, resigned, seat + 1)
+        after = State(
             state.side,
             state.parks,
             0,
             tuple(pieces),
-            stash_t,
-            state.resigned,
+            stash,
+            resigned,
             state.private_parks,
-            _next_to_place(
-                state.side,
-                stash_t,
-                occupied,
-                state.parks,
-                near_own_large,
-                near_other,
-                state.resigned,
-                seat + 1,
-            ),
-            occupied,
+            to_move,
+            free,
             near_own_large,
             near_other,
         )
+        return _ended(after) if to_move == OVER else after
 
     def _park(self, state: State, seat: int, move: Park) -> State:
         if not state.parks_left:
@@ -689,23 +714,19 @@ class Subdivision(Game[State, Move]):
                 "illegal_move",
                 "the parks are all placed: place a pyramid, size then cell, such as 2c3",
             )
-        parks = state.parks | 1 << _cell_index(state, move.cell)
+        bit = 1 << _cell_index(state, move.cell)
+        parks = state.parks | bit
+        free = state.free & ~bit
         parks_left = state.parks_left - 1
         if parks_left:
             to_move = _next_playing(state.players, state.resigned, seat)
         else:
             # Turn order starts again from seat 0 for the pyramids.
             to_move = _next_to_place(
-                state.side,
-                state.stash,
-                state.occupied,
-                parks,
-                state.near_own_large,
-                state.near_other,
-                state.resigned,
-                0,
+                free, state.stash, state.near_own_large, state.near_other, state.resigned, 0
             )
-        return replace(state, parks=parks, parks_left=parks_left, to_move=to_move)
+        after = state._replace(parks=parks, parks_left=parks_left, to_move=to_move, free=free)
+        return _ended(after) if to_move == OVER else after
 
     def _resign(self, state: State, seat: int) -> State:
         if not 0 <= seat < state.players:
@@ -720,19 +741,13 @@ class Subdivision(Game[State, Move]):
             to_move = _next_playing(state.players, resigned, seat)
         elif seat == to_move:
             to_move = _next_to_place(
-                state.side,
-                state.stash,
-                state.occupied,
-                state.parks,
-                state.near_own_large,
-                state.near_other,
-                resigned,
-                seat + 1,
+                state.free, state.stash, state.near_own_large, state.near_other, resigned, seat + 1
             )
-        return replace(state, resigned=resigned, to_move=to_move)
+        after = state._replace(resigned=resigned, to_move=to_move)
+        return _ended(after) if to_move == OVER else after
 
     def resigned(self, state: State) -> frozenset[int]:
-        return frozenset(seat for seat in range(state.players) if state.resigned >> seat & 1)
+        return _resigned_seats(state)
 
     def scores(self, state: State) -> tuple[int, ...]:
         return scores(state)
@@ -751,9 +766,7 @@ class Subdivision(Game[State, Move]):
         }
 
     def result(self, state: State) -> Result | None:
-        if state.to_move != OVER:
-            return None
-        return rank(scores(state), self.resigned(state))
+        return state.outcome
 
     # -- building a move on the board -----------------------------------
 
@@ -905,21 +918,23 @@ class Subdivision(Game[State, Move]):
         for cell, piece in data["pieces"].items():
             pieces[piece["seat"] * 3 + piece["size"] - 1] |= 1 << board.index[cell]
         pieces_t = tuple(pieces)
-        occupied, near_own_large, near_other = _derived(side, players, pieces_t)
+        parks = board.mask_of(data["parks"])
+        free, near_own_large, near_other = _derived(side, players, parks, pieces_t)
         to_move = data["to_move"]
-        return State(
+        state = State(
             side,
-            board.mask_of(data["parks"]),
+            parks,
             data["parks_to_place"],
             pieces_t,
             tuple(count for seat_stash in data["stash"] for count in seat_stash),
             sum(1 << seat for seat in data["resigned"]),
             data["private_parks"],
             OVER if to_move is None else to_move,
-            occupied,
+            free,
             near_own_large,
             near_other,
         )
+        return state if to_move is not None else _ended(state)
 
 
 GAME = Subdivision()
