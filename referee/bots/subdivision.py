@@ -36,7 +36,7 @@ _OPENING_LEFT = 30
 
 class SubdivisionKnowledge(Knowledge[subdivision.State, subdivision.Move]):
     game = subdivision.GAME
-    iterations_per_second: ClassVar[float] = 1800.0
+    iterations_per_second: ClassVar[float] = 1600.0
 
     def iterations(self, seen: Seen, seconds: float) -> int:
         view = seen.view
