@@ -15,14 +15,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from referee.bots import mandala, maniki
+from referee.bots import mandala, maniki, subdivision
 from referee.bots.knowledge import Seen
 from referee.bots.levels import Bot, standard_levels
 from referee.engine import JSON, Game
 from referee.rng import Rng
 
 _LEVELS: dict[str, Mapping[str, Bot]] = {
-    **{known.game.name: standard_levels(known) for known in (mandala.KNOWLEDGE,)},
+    **{
+        known.game.name: standard_levels(known)
+        for known in (mandala.KNOWLEDGE, subdivision.KNOWLEDGE)
+    },
     "maniki": maniki.LEVELS,
 }
 

@@ -60,6 +60,14 @@ class Knowledge(ABC, Generic[S, M]):
     # None plays on to the end of the game.
     rollout_moves: ClassVar[int | None] = None
 
+    def iterations(self, seen: Seen, seconds: float) -> int:
+        """How many search iterations `strong` makes for `seen` in `seconds`:
+        `iterations_per_second` of them by default. A game whose iterations
+        cost much more where more is left to play (a playout runs to the end)
+        scales the rate by what the view shows is left, so that every move,
+        early or late and at any table size, stays within its budget."""
+        return max(1, int(seconds * self.iterations_per_second))
+
     @abstractmethod
     def sample(self, seen: Seen, rng: Rng) -> S:
         """A full state that `seen.seat` could be looking at: its view of the
@@ -81,7 +89,7 @@ class Knowledge(ABC, Generic[S, M]):
         if not scores:
             return 0.5
         best_other = max(score for other, score in enumerate(scores) if other != seat)
-        return _squash(scores[seat] - best_other)
+        return squash(scores[seat] - best_other)
 
     def rewards(self, state: S, players: int) -> tuple[float, ...]:
         """Each seat's reward at the end of a playout, in [0, 1]: a share of
@@ -93,7 +101,7 @@ class Knowledge(ABC, Generic[S, M]):
         return tuple(share if seat in result.winners else 0.0 for seat in range(players))
 
 
-def _squash(lead: float) -> float:
+def squash(lead: float) -> float:
     """A score lead mapped into (0, 1), 0.5 for level: leads far apart stay
     ordered, and no lead counts as much as a win."""
     return 0.5 + 0.45 * lead / (abs(lead) + 5.0)

@@ -110,15 +110,15 @@ class StrongBot(_Prompt):
 
     knowledge: Knowledge[Any, Any]
 
-    def iterations(self, seconds: float) -> int:
-        return max(1, int(seconds * self.knowledge.iterations_per_second))
+    def iterations(self, seen: Seen, seconds: float) -> int:
+        return self.knowledge.iterations(seen, seconds)
 
     def choose(self, seen: Seen, rng: Rng, seconds: float) -> Any:
         knowledge = self.knowledge
         game = knowledge.game
         quick = QuickRng(rng)
         root = _Node(seat=-1)
-        for _ in range(self.iterations(seconds)):
+        for _ in range(self.iterations(seen, seconds)):
             state = knowledge.sample(seen, quick)
             path = [root]
             node = root
