@@ -59,6 +59,8 @@ PLAN_DRAWS = 10
 # The share of the yard's worth counted for the seat that placed last: the
 # round may still go to another seat.
 PENDING_SHARE = 0.5
+# The most moves a playout makes before it asks `value`.
+ROLLOUT_CAP = 40
 
 Cell = tuple[int, int]
 
@@ -67,7 +69,14 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
     game = GAME
     iterations_per_second: ClassVar[float] = 400.0
     greedy_samples: ClassVar[int] = 3
-    rollout_moves: ClassVar[int | None] = 12
+    # A playout stops once the round it is in comes to its build (the value
+    # counts the solver's plan as built) or is over, or after this many moves.
+    rollout_moves: ClassVar[int | None] = ROLLOUT_CAP
+
+    def rollout_over(self, start: State, state: State, made: int) -> bool:
+        if made >= ROLLOUT_CAP:
+            return True
+        return state.rounds > start.rounds or (made > 0 and state.phase == BUILD)
 
     def sample(self, seen: Seen, rng: Rng) -> State:
         view = seen.view
@@ -134,11 +143,7 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
             return 1.0 / len(result.winners) if seat in result.winners else 0.0
         scores = [float(score) for score in GAME.scores(state)]
         if state.phase == BUILD:
-            builder = state.turn
-            plans = _plans(state.palace, state.yard, state.colours, builder)
-            after = _scores_after(state.palace, plans[0], state.colours) if plans else None
-            if after is not None:
-                scores = [float(score) for score in after]
+            scores = [float(score) for score in _scores_after(state, state.build_plan)]
         elif state.phase == YARD and state.last_placer != NOBODY and state.yard:
             scores[state.last_placer] += PENDING_SHARE * _yard_worth(state, state.last_placer)
         best_other = max(score for other, score in enumerate(scores) if other != seat)
@@ -197,15 +202,15 @@ def _as_places(plan: ice_palace_solver.Plan) -> tuple[Place, ...]:
     return tuple(Place(SIZES[size - 1] + colour, x, y) for size, colour, x, y in plan.steps)
 
 
-def _scores_after(palace: Board, plan: tuple[Place, ...], colours: str) -> list[int]:
-    """Each seat's score once `plan` is built on `palace`."""
-    stacks = {(x, y): stack for x, y, stack in palace}
+def _scores_after(state: State, plan: tuple[Place, ...]) -> list[int]:
+    """Each seat's score once `plan` is built on the palace."""
+    stacks = {(x, y): stack for x, y, stack in state.palace}
     for step in plan:
         cell = (step.x, step.y)
         stacks[cell] = (*stacks.get(cell, ()), step.pyramid)
-    scores = [0] * len(colours)
+    scores = [0] * len(state.colours)
     for stack in stacks.values():
-        scores[colours.index(stack[-1][1])] += len(stack)
+        scores[state.colours.index(stack[-1][1])] += len(stack)
     return scores
 
 

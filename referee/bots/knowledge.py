@@ -58,6 +58,13 @@ class Knowledge(ABC, Generic[S, M]):
     # None plays on to the end of the game.
     rollout_moves: ClassVar[int | None] = None
 
+    def rollout_over(self, start: S, state: S, made: int) -> bool:
+        """Whether a search's playout from `start`, now at `state` after
+        `made` moves, stops there and asks `value`: after `rollout_moves` by
+        default. A game whose position is judged best at some point of its
+        own (the end of a round) says so here."""
+        return self.rollout_moves is not None and made >= self.rollout_moves
+
     @abstractmethod
     def sample(self, seen: Seen, rng: Rng) -> S:
         """A full state that `seen.seat` could be looking at: its view of the
