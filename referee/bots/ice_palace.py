@@ -43,7 +43,6 @@ from referee.games.ice_palace import (
     SIZES,
     STASH_PER_SIZE,
     WHITE,
-    YARD,
     Board,
     Build,
     Move,
@@ -143,14 +142,35 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
         result = GAME.result(state)
         if result is not None:
             return 1.0 / len(result.winners) if seat in result.winners else 0.0
-        scores = [float(score) for score in GAME.scores(state)]
-        if state.phase == BUILD:
-            scores = [float(score) for score in _scores_after(state, state.build_plan)]
-        elif state.phase == YARD and state.last_placer != NOBODY and state.yard:
-            scores[state.last_placer] += PENDING_SHARE * _yard_worth(state, state.last_placer)
-        best_other = max(score for other, score in enumerate(scores) if other != seat)
-        lead = scores[seat] - best_other
-        return 0.5 + 0.45 * lead / (abs(lead) + 5.0)
+        return _lead_value(_expected_scores(state), seat)
+
+    def rewards(self, state: State, players: int) -> tuple[float, ...]:
+        # As `value` for every seat, the scores worked out once.
+        result = GAME.result(state)
+        if result is not None:
+            share = 1.0 / len(result.winners)
+            return tuple(share if seat in result.winners else 0.0 for seat in range(players))
+        scores = _expected_scores(state)
+        return tuple(_lead_value(scores, seat) for seat in range(players))
+
+
+def _expected_scores(state: State) -> list[float]:
+    """The scores with the build about to be made counted as made (the
+    solver's plan), or in the yard a share of its worth to the seat that
+    placed last."""
+    if state.phase == BUILD:
+        return [float(score) for score in _scores_after(state, state.build_plan)]
+    scores = [float(score) for score in GAME.scores(state)]
+    if state.last_placer != NOBODY and state.yard:
+        scores[state.last_placer] += PENDING_SHARE * _yard_worth(state, state.last_placer)
+    return scores
+
+
+def _lead_value(scores: list[float], seat: int) -> float:
+    """`seat`'s lead over the best other seat, squashed into (0, 1) as
+    `Knowledge.value` does."""
+    lead = scores[seat] - max(score for other, score in enumerate(scores) if other != seat)
+    return 0.5 + 0.45 * lead / (abs(lead) + 5.0)
 
 
 def _hand_order(pyramid: str) -> tuple[int, int]:
