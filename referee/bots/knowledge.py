@@ -68,6 +68,13 @@ class Knowledge(ABC, Generic[S, M]):
         early or late and at any table size, stays within its budget."""
         return max(1, int(seconds * self.iterations_per_second))
 
+    def rollout_over(self, start: S, state: S, made: int) -> bool:
+        """Whether a search's playout from `start`, now at `state` after
+        `made` moves, stops there and asks `value`: after `rollout_moves` by
+        default. A game whose position is judged best at some point of its
+        own (the end of a round) says so here."""
+        return self.rollout_moves is not None and made >= self.rollout_moves
+
     @abstractmethod
     def sample(self, seen: Seen, rng: Rng) -> S:
         """A full state that `seen.seat` could be looking at: its view of the

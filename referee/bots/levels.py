@@ -157,16 +157,17 @@ class StrongBot(_Prompt):
         return quick.choice([move for visits, move in tried if visits == most])
 
     def _playout(self, state: Any, rng: Rng, players: int) -> tuple[float, ...]:
-        game = self.knowledge.game
-        limit = self.knowledge.rollout_moves
+        knowledge = self.knowledge
+        game = knowledge.game
+        start = state
         made = 0
-        while limit is None or made < limit:
+        while not knowledge.rollout_over(start, state, made):
             seat = _acting(game, state, rng, None)
             if seat is None:
                 break
             state = _advance(game, game.play(state, seat, game.random_move(state, seat, rng)))
             made += 1
-        return self.knowledge.rewards(state, players)
+        return knowledge.rewards(state, players)
 
 
 def _acting(game: Game[Any, Any], state: Any, rng: Rng, bot_seat: int | None) -> int | None:
