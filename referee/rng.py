@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import struct
 from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 
 _WORD = 1 << 64
+# A block's digest as its four words, big-endian.
+_BLOCK_WORDS = struct.Struct(">4Q")
 
 
 def new_seed() -> str:
@@ -51,19 +54,27 @@ class Rng:
     def word(self) -> int:
         """The next uniform 64-bit integer."""
         if not self._words:
-            digest = hashlib.sha256(self._key + self._block.to_bytes(8, "big")).digest()
-            self._block += 1
-            # Reversed so that pop() hands the words out in digest order.
-            self._words = [int.from_bytes(digest[i : i + 8], "big") for i in (24, 16, 8, 0)]
+            self._next_block()
         return self._words.pop()
+
+    def _next_block(self) -> None:
+        digest = hashlib.sha256(self._key + self._block.to_bytes(8, "big")).digest()
+        self._block += 1
+        # Reversed so that pop() hands the words out in digest order.
+        self._words = list(reversed(_BLOCK_WORDS.unpack(digest)))
 
     def below(self, n: int) -> int:
         """A uniform integer in `[0, n)`, for `1 <= n <= 2**64`."""
         if not 1 <= n <= _WORD:
             raise ValueError(f"below() needs 1 <= n <= 2**64, got {n}")
         limit = _WORD - _WORD % n
+        # `word` written out: playouts draw here more than anywhere else.
+        words = self._words
         while True:
-            value = self.word()
+            if not words:
+                self._next_block()
+                words = self._words
+            value = words.pop()
             if value < limit:
                 return value % n
 
