@@ -53,6 +53,7 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import copy
+import itertools
 import operator
 import re
 from collections.abc import Mapping, Sequence
@@ -548,11 +549,10 @@ def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
     for artist in range(1, ARTISTS + 1):
         takes = showing[_ARTIST_PATTERN[artist - 1]] & ~blocked[artist - 1]
         if takes:
-            options += [
-                (artist, circle, directions[found])
-                for circle, bits, directions in free
-                if (found := takes & bits)
-            ]
+            for circle, bits, directions in free:
+                found = takes & bits
+                if found:
+                    options.append((artist, circle, directions[found]))
     return options
 
 
@@ -838,6 +838,16 @@ def _prompt(steps: Sequence[str], choices: Sequence[Choice], move: Move | None) 
 
 # -- the game -----------------------------------------------------------------
 
+# Per board, by which of its spaces hold a tower: its empty spaces and its built ones
+# (a playout asks at every move).
+_SPACES_OF = {
+    occupied: (
+        tuple(space for space, full in enumerate(occupied, 1) if not full),
+        tuple(space for space, full in enumerate(occupied, 1) if full),
+    )
+    for occupied in itertools.product((False, True), repeat=SPACES)
+}
+
 # `actors` is asked several times a move: it hands out the same few sets.
 _NOBODY: frozenset[int] = frozenset()
 _ALONE = tuple(frozenset((seat,)) for seat in range(4))
@@ -953,10 +963,9 @@ class MandalaStones(Game[State, Move]):
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         towers = state.boards[seat]
-        empty = [space for space in range(1, SPACES + 1) if not towers[space - 1]]
+        empty, built = _SPACES_OF[tuple(map(bool, towers))]
         picks = _pick_options(state) if empty else []
         colours = _colours_scorable(towers)
-        built = [space for space in range(1, SPACES + 1) if towers[space - 1]]
         # Each pick (artist, circle), each colour and "some tops" weigh the same,
         # so that playouts mix picking and scoring.
         choice = rng.below(len(picks) + len(colours) + (1 if built else 0))
