@@ -27,8 +27,8 @@ from typing import TypeVar
 T = TypeVar("T")
 
 _WORD = 1 << 64
-# A block's digest read as four 64-bit big-endian words, in one call.
-_FOUR_WORDS = struct.Struct(">4Q")
+# A block's digest as its four words, big-endian.
+_BLOCK_WORDS = struct.Struct(">4Q")
 
 
 def new_seed() -> str:
@@ -54,19 +54,27 @@ class Rng:
     def word(self) -> int:
         """The next uniform 64-bit integer."""
         if not self._words:
-            digest = hashlib.sha256(self._key + self._block.to_bytes(8, "big")).digest()
-            self._block += 1
-            # Reversed so that pop() hands the words out in digest order.
-            self._words = list(reversed(_FOUR_WORDS.unpack(digest)))
+            self._next_block()
         return self._words.pop()
+
+    def _next_block(self) -> None:
+        digest = hashlib.sha256(self._key + self._block.to_bytes(8, "big")).digest()
+        self._block += 1
+        # Reversed so that pop() hands the words out in digest order.
+        self._words = list(reversed(_BLOCK_WORDS.unpack(digest)))
 
     def below(self, n: int) -> int:
         """A uniform integer in `[0, n)`, for `1 <= n <= 2**64`."""
         if not 1 <= n <= _WORD:
             raise ValueError(f"below() needs 1 <= n <= 2**64, got {n}")
         limit = _WORD - _WORD % n
+        # `word` written out: playouts draw here more than anywhere else.
+        words = self._words
         while True:
-            value = self.word()
+            if not words:
+                self._next_block()
+                words = self._words
+            value = words.pop()
             if value < limit:
                 return value % n
 
@@ -111,3 +119,13 @@ class QuickRng(Rng):
         mixed = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
         mixed = ((mixed ^ (mixed >> 27)) * 0x94D049BB133111EB) & _MASK
         return mixed ^ (mixed >> 31)
+
+    def below(self, n: int) -> int:
+        # `Rng.below` reads its digest's words directly; this stream has none.
+        if not 1 <= n <= _WORD:
+            raise ValueError(f"below() needs 1 <= n <= 2**64, got {n}")
+        limit = _WORD - _WORD % n
+        while True:
+            value = self.word()
+            if value < limit:
+                return value % n

@@ -77,3 +77,20 @@ def test_commitment_is_sha256_of_the_seed() -> None:
     seed = new_seed()
     assert len(seed) == 64 and seed != new_seed()
     assert commitment(seed) == hashlib.sha256(seed.encode()).hexdigest()
+
+
+def test_the_quick_stream_draws_from_its_own_words() -> None:
+    """`QuickRng` is SplitMix64 seeded by one word of an `Rng`: every draw,
+    `below` included, comes from that stream, not from SHA-256 blocks."""
+    from referee.rng import QuickRng
+
+    quick = QuickRng(Rng("quick"))
+    again = QuickRng(Rng("quick"))
+    words = [quick.word() for _ in range(3)]
+    assert words == [again.word() for _ in range(3)]
+    assert len(set(words)) == 3
+    # below(2**64) is the next word itself (no rejection at that bound).
+    follow = QuickRng(Rng("quick"))
+    for _ in range(3):
+        follow.word()
+    assert quick.below(2**64) == follow.word()

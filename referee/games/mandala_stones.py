@@ -53,6 +53,7 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import copy
+import itertools
 import operator
 import re
 from collections.abc import Mapping, Sequence
@@ -205,6 +206,19 @@ class ScoreTops:
 
 
 Move = Pick | ScoreColour | ScoreTops | Resign
+
+# Every pick there can be, `_PICKS[artist - 1][circle - 1][direction][space - 1]`:
+# moves are values, and listing them is cheaper than making them anew.
+_PICKS = tuple(
+    tuple(
+        tuple(
+            tuple(Pick(artist, circle, first, space) for space in range(1, SPACES + 1))
+            for first in DIRECTIONS
+        )
+        for circle in range(1, 10)
+    )
+    for artist in range(1, ARTISTS + 1)
+)
 
 
 # -- options ----------------------------------------------------------------
@@ -471,54 +485,75 @@ def collectable(
     return found
 
 
-# The directions (0-3) whose bits a 4-bit mask sets, in order.
-_DIRECTIONS_IN = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(16))
-# Per circle, per direction: its stack, the circle beyond it and the direction's bit.
-_AROUND = tuple(
-    tuple(zip(stacks, beyond, (1, 2, 4, 8), strict=True))
-    for stacks, beyond in zip(CIRCLE_STACKS, _BEYOND, strict=True)
+def _taking_order(found: Sequence[int], first: int) -> list[int]:
+    """The directions of the stones a pick takes, in the order taken: clockwise from `first`
+    (one of `found`, which are in order: so the order is `found` turned to start there)."""
+    start = found.index(first)
+    return [*found[start:], *found[:start]]
+
+
+# Playouts spend their time listing picks, so there the stacks are read as bit
+# sets, a byte per stack (byte i: stack i): the tops are read into a byte
+# string once, sorted by pattern by `bytes.translate`, and what a circle
+# offers an artist is then one `&`.
+_STACK_BYTE = tuple(1 << 8 * stack for stack in range(len(STACK_CELLS)))
+# A stack's top is read as a byte: 0 for an empty stack, else the stone + 1.
+# Per pattern: the table turning such a byte into 1 where the top shows it.
+_SHOWING = tuple(
+    bytes(1 if 1 <= code <= 8 and (code - 1) & 1 == pattern else 0 for code in range(256))
+    for pattern in (0, 1)
 )
-# The artists (1-4) that collect each pattern.
-_ARTISTS_BY_PATTERN = ((0, (1, 2)), (1, (3, 4)))
 
 
-def _taking_order(found: list[int], first: int) -> list[int]:
-    """The directions of the stones a pick takes, in the order taken: clockwise from `first`."""
-    return sorted(found, key=lambda d: (d - first) % 4)
+def _circle_bits(circle: int) -> int:
+    """The stacks around `circle`, as a bit set."""
+    return sum(_STACK_BYTE[stack] for stack in CIRCLE_STACKS[circle - 1])
+
+
+# Every non-empty set of directions, each in order.
+_DIRECTION_SETS = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(1, 16))
+# Per circle (index circle - 1): the circle, its stacks, and the directions (0-3, in
+# order) of each set of them.
+_CIRCLE_SETS = tuple(
+    (
+        circle,
+        _circle_bits(circle),
+        {
+            sum(_STACK_BYTE[around[d]] for d in directions): directions
+            for directions in _DIRECTION_SETS
+        },
+    )
+    for circle, around in enumerate(CIRCLE_STACKS, 1)
+)
 
 
 def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
-    """Every (artist, circle, collectable directions) with something to collect.
+    """Every (artist, circle, collectable directions) with something to collect, by
+    artist then circle.
 
-    The same as asking `collectable` for every artist and free circle, but
-    each stack is looked at once per circle and the directions are bit masks
-    (playouts spend their time here).
+    The same as asking `collectable` for every artist and free circle: an
+    artist takes the tops showing its pattern from the stacks around its new
+    circle, but not from a stack that touches another artist's circle.
     """
-    stacks = state.stacks
-    holder = [0] * 10  # circle -> the artist (1-4) on it; 0 = none, also for "no circle"
-    for index, circle in enumerate(state.artists):
-        holder[circle] = index + 1
-    by_artist: tuple[list[tuple[int, int, tuple[int, ...]]], ...] = ([], [], [], [])
-    for circle, around in enumerate(_AROUND, 1):
-        if holder[circle]:
-            continue
-        # A bit per direction: the tops showing each pattern, and the stacks each
-        # artist's circle touches (index 0: touching none), which only it may take.
-        shows = [0, 0]
-        touching = [0, 0, 0, 0, 0]
-        for stack_index, other, bit in around:
-            stack = stacks[stack_index]
-            if stack:
-                shows[stack[-1] & 1] |= bit
-                touching[holder[other]] |= bit
-        for pattern, artists in _ARTISTS_BY_PATTERN:
-            shown = shows[pattern]
-            if shown:
-                for artist in artists:
-                    found = shown & (touching[0] | touching[artist])
-                    if found:
-                        by_artist[artist - 1].append((artist, circle, _DIRECTIONS_IN[found]))
-    return [option for options in by_artist for option in options]
+    tops = bytes([stack[-1] + 1 if stack else 0 for stack in state.stacks])
+    showing = (
+        int.from_bytes(tops.translate(_SHOWING[0]), "little"),
+        int.from_bytes(tops.translate(_SHOWING[1]), "little"),
+    )
+    artists = state.artists
+    a1, a2, a3, a4 = [_CIRCLE_SETS[circle - 1][1] for circle in artists]
+    # Per artist: the stacks around the other artists' circles.
+    blocked = (a2 | a3 | a4, a1 | a3 | a4, a1 | a2 | a4, a1 | a2 | a3)
+    free = [sets for sets in _CIRCLE_SETS if sets[0] not in artists]
+    options = []
+    for artist in range(1, ARTISTS + 1):
+        takes = showing[_ARTIST_PATTERN[artist - 1]] & ~blocked[artist - 1]
+        if takes:
+            for circle, bits, directions in free:
+                found = takes & bits
+                if found:
+                    options.append((artist, circle, directions[found]))
+    return options
 
 
 def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
@@ -545,9 +580,10 @@ def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[l
     return spaces, sum(_tower_points(towers, space) for space in spaces)
 
 
-def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> State:
-    """`state` with the top of each listed tower taken onto the mandala, in order, and the
-    points scored with the bonuses covered; the turn is not handed on yet."""
+def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> dict[str, Any]:
+    """The changes to `state` that take the top of each listed tower onto the mandala, in
+    order, and score the points with the bonuses covered (for `_replace` or `_advance`,
+    which hands the turn on in the same new state)."""
     setup = state.setup
     towers = list(state.boards[seat])
     mandala = list(state.mandala)
@@ -566,14 +602,13 @@ def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> St
     boards[seat] = tuple(towers)
     scores = list(state.scores)
     scores[seat] += points
-    return _replace(
-        state,
-        boards=tuple(boards),
-        scores=tuple(scores),
-        mandala=tuple(mandala),
-        set_aside=set_aside,
-        end_triggered=triggered,
-    )
+    return {
+        "boards": tuple(boards),
+        "scores": tuple(scores),
+        "mandala": tuple(mandala),
+        "set_aside": set_aside,
+        "end_triggered": triggered,
+    }
 
 
 def _can_act(state: State, seat: int) -> bool:
@@ -616,9 +651,9 @@ def _finish(state: State) -> State:
 def _advance(state: State, **changes: Any) -> State:
     """Hand the turn on from `state.current`, ending the game where due.
 
-    `changes` (a pick's) are made in the same new state as the turn's; they
-    must leave what the turn order reads as it is: who resigned, and whether
-    the end is triggered.
+    `changes` (a pick's or a scoring's) are made in the same new state as the
+    turn's; they must leave who resigned as it is, and the turn order reads
+    whether the end is triggered after them (a scoring may trigger it).
     """
     players = len(state.scores)
     if players - len(state.resigned) <= 1:
@@ -626,7 +661,7 @@ def _advance(state: State, **changes: Any) -> State:
     seat = state.current
     for _ in range(players):
         seat = (seat + 1) % players
-        if seat == state.first_player and state.end_triggered:
+        if seat == state.first_player and changes.get("end_triggered", state.end_triggered):
             return _finish(_replace(state, **changes))
         if seat not in state.resigned:
             break
@@ -803,6 +838,20 @@ def _prompt(steps: Sequence[str], choices: Sequence[Choice], move: Move | None) 
 
 # -- the game -----------------------------------------------------------------
 
+# Per board, by which of its spaces hold a tower: its empty spaces and its built ones
+# (a playout asks at every move).
+_SPACES_OF = {
+    occupied: (
+        tuple(space for space, full in enumerate(occupied, 1) if not full),
+        tuple(space for space, full in enumerate(occupied, 1) if full),
+    )
+    for occupied in itertools.product((False, True), repeat=SPACES)
+}
+
+# `actors` is asked several times a move: it hands out the same few sets.
+_NOBODY: frozenset[int] = frozenset()
+_ALONE = tuple(frozenset((seat,)) for seat in range(4))
+
 
 class MandalaStones(Game[State, Move]):
     name: ClassVar[str] = "mandala_stones"
@@ -891,7 +940,7 @@ class MandalaStones(Game[State, Move]):
         )
 
     def actors(self, state: State) -> frozenset[int]:
-        return frozenset() if state.over else frozenset((state.current,))
+        return _NOBODY if state.over else _ALONE[state.current]
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
         if state.over or seat != state.current:
@@ -902,8 +951,8 @@ class MandalaStones(Game[State, Move]):
         if empty:
             for artist, circle, found in _pick_options(state):
                 for direction in found:
-                    for space in empty:
-                        moves.append(Pick(artist, circle, DIRECTIONS[direction], space))
+                    by_space = _PICKS[artist - 1][circle - 1][direction]
+                    moves.extend(by_space[space - 1] for space in empty)
         moves.extend(ScoreColour(COLOURS[colour]) for colour in _colours_scorable(towers))
         built = [space for space in range(1, SPACES + 1) if towers[space - 1]]
         orders: list[tuple[int, ...]] = [()]
@@ -914,16 +963,15 @@ class MandalaStones(Game[State, Move]):
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         towers = state.boards[seat]
-        empty = [space for space in range(1, SPACES + 1) if not towers[space - 1]]
+        empty, built = _SPACES_OF[tuple(map(bool, towers))]
         picks = _pick_options(state) if empty else []
         colours = _colours_scorable(towers)
-        built = [space for space in range(1, SPACES + 1) if towers[space - 1]]
         # Each pick (artist, circle), each colour and "some tops" weigh the same,
         # so that playouts mix picking and scoring.
         choice = rng.below(len(picks) + len(colours) + (1 if built else 0))
         if choice < len(picks):
             artist, circle, found = picks[choice]
-            return Pick(artist, circle, DIRECTIONS[rng.choice(found)], rng.choice(empty))
+            return _PICKS[artist - 1][circle - 1][rng.choice(found)][rng.choice(empty) - 1]
         choice -= len(picks)
         if choice < len(colours):
             return ScoreColour(COLOURS[colours[choice]])
@@ -1002,7 +1050,7 @@ class MandalaStones(Game[State, Move]):
                 "at least 2",
             )
         spaces, points = _colour_scoring(towers, colour)
-        return _advance(_tops_removed(state, seat, spaces, points))
+        return _advance(state, **_tops_removed(state, seat, spaces, points))
 
     def _score_tops(self, state: State, seat: int, move: ScoreTops) -> State:
         towers = state.boards[seat]
@@ -1013,7 +1061,7 @@ class MandalaStones(Game[State, Move]):
         for space in move.spaces:
             if not towers[space - 1]:
                 raise IllegalMove("illegal_move", f"your tower space {space} is empty")
-        return _advance(_tops_removed(state, seat, list(move.spaces), len(move.spaces)))
+        return _advance(state, **_tops_removed(state, seat, list(move.spaces), len(move.spaces)))
 
     def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
         """A pick: an artist, its circle, the first stone, the tower's space. A colour
@@ -1030,7 +1078,7 @@ class MandalaStones(Game[State, Move]):
             )
             # A scoring moves only stones every seat sees, from the towers to the mandala,
             # and draws nothing: the state it leaves shows nothing hidden.
-            view = self.view(_tops_removed(state, seat, spaces, points), seat)
+            view = self.view(_replace(state, **_tops_removed(state, seat, spaces, points)), seat)
         else:
             view = self.view(state, seat)
             _show_pick(view, state, seat, steps)
