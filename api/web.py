@@ -65,6 +65,7 @@ from referee import games, render
 from referee.engine import Building, Played
 from referee.games import AnyGame
 from referee.names import shown as shown_name
+from referee.names import with_bot
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import creating, refusals
 from referee.service.building import build_move
@@ -118,8 +119,9 @@ def bdi(name: str) -> Markup:
 
 
 def shown_names(seats: list[Any]) -> list[str]:
-    """The players' names as pages show them (`names.shown`); `Seat N` where none is left."""
-    return [shown_name(s.name) or f"Seat {s.seat}" for s in seats]
+    """The players' names as pages show them (`names.shown`); `Seat N` where none is left;
+    a bot's seat says so (`Name (bot, strong)`)."""
+    return [with_bot(shown_name(s.name) or f"Seat {s.seat}", s.bot) for s in seats]
 
 
 _WHOLE = re.compile(r"[0-9]{1,9}")

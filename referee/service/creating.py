@@ -5,6 +5,13 @@ copy. A seat with one gets a token derived from the server secret
 (`keys.seat_link_token`), so that its personal link can be mailed once the
 address may be written to. `trusted` games (made with the API key) mail
 their seats without waiting for them to accept.
+
+A seat may be a bot's (`Player.bot`, one of `referee.bots.levels(game)`):
+it has no address, is never invited or mailed, and its token is never
+handed out. A game needs one person at least, unless it is made with the
+API key: bots playing each other on anyone's request would be free work
+for the server. The game keeps the think budget of its bots
+(`REFEREE_BOT_SECONDS` now), so that a bot's move can be worked out again.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from referee import games
+from referee import bots, games
 from referee.engine import JSON, BadOptions
 from referee.games import AnyGame
 from referee.replay import new_state
@@ -39,6 +46,8 @@ class Player:
     name: str
     # The address the referee mails this seat at (after it accepts), or None.
     email: str | None = None
+    # The level of the bot that plays this seat (`referee.bots.levels`), or None: a person.
+    bot: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,22 +106,49 @@ def deadline_seconds(text: str | None) -> int | None:
         raise refusals.BadRequest(str(error), errors={"deadline": [str(error)]}) from None
 
 
+def check_bots(rules: AnyGame, players: Sequence[Player], trusted: bool) -> None:
+    """Refuse a bot level the game does not offer, a bot with an address, and a game
+    of bots alone made without the API key."""
+    offered = bots.levels(rules.name)
+    errors: dict[str, list[str]] = {}
+    for number, player in enumerate(players):
+        if player.bot is None:
+            continue
+        if player.bot not in offered:
+            known = ", ".join(offered) if offered else "none yet"
+            errors[f"players.{number}.bot"] = [
+                f"{player.bot!r} is not a bot level of {rules.title} (its levels: {known})"
+            ]
+        elif player.email:
+            errors[f"players.{number}.email"] = ["a bot's seat has no mail address"]
+    if errors:
+        reason = " ".join(message for messages in errors.values() for message in messages)
+        raise refusals.BadPlayers(reason, errors=errors)
+    if players and all(player.bot for player in players) and not trusted:
+        raise refusals.BadPlayers(
+            "a game needs one person at least: games of bots alone need the API key",
+            errors={"players": ["every seat is a bot's"]},
+        )
+
+
 def create_game(referee: Referee, command: NewGame) -> Created:
     """Create a game, with a fresh secret seed; returns it with its seats' tokens."""
     rules = rules_named(command.game, command.rules_version)
+    check_bots(rules, command.players, command.trusted)
     options = checked_options(rules, command.options, len(command.players))
     seconds = deadline_seconds(command.deadline)
     derived = command.derived_tokens or any(player.email for player in command.players)
     secret = referee.secret() if derived else None
     with referee.db.transaction() as session:
         game = _game_row(rules, options, seconds, command)
+        game.bot_seconds = referee.settings.bot_seconds
         state, appended, rounds_before = _first_entries(game, rules, len(command.players))
         for name, value in appended.game.items():
             setattr(game, name, value)
         seats, tokens = [], []
         for number, player in enumerate(command.players):
             token = new_token()
-            if (player.email or command.derived_tokens) and secret is not None:
+            if (player.email or command.derived_tokens) and secret is not None and not player.bot:
                 token = seat_link_token(secret, game.id, number)
             if player.email and secret is not None:
                 addresses.ensure(session, secret, player.email)
@@ -124,6 +160,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
                     name=player.name,
                     email=player.email,
                     token_hash=hash_token(token),
+                    bot=player.bot,
                 )
             )
         insert_game(session, game, seats, appended)
@@ -137,6 +174,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
                 game.created_at,
             )
             for number, p in enumerate(command.players)
+            if not p.bot
         ]
         notices += news.after_moves(
             game.id,
@@ -149,8 +187,12 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             stamp=game.created_at,
         )
         write(session.connection(), None, notices)
+    bot_seats = frozenset(n for n, player in enumerate(command.players) if player.bot)
+    bots_first = not bot_seats.isdisjoint(game.to_act) and game.status == GameStatus.ACTIVE
     # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it.
-    publish(referee, Published(changed=[game.id], news=True))
+    published = Published(changed=[game.id], news=True)
+    published.bots = [(game.id, game.version)] if bots_first else []
+    publish(referee, published)
     return Created(game, tuple(tokens))
 
 
