@@ -321,3 +321,50 @@ def test_suggest_says_a_running_games_record_cannot_be_asked(
     path.write_text(record.dumps(), encoding="utf-8")
     answer = CliRunner().invoke(main, ["suggest", str(path), "--seat", "1"])
     assert answer.exit_code == 1 and "no seed" in answer.output
+
+
+def test_the_api_seats_bots_lists_them_and_refuses_what_it_cannot_seat(
+    tmp_path: Path,
+) -> None:
+    from api import create_app
+
+    chosen = Settings(
+        database_url=f"sqlite:///{tmp_path / 'api.sqlite3'}",
+        mail_dir=str(tmp_path / "mail-out"),
+        secret="a test secret",
+        api_key="the key",
+        bot_seconds=0.05,
+    )
+    made = Referee(chosen)
+    made.db.upgrade()
+    try:
+        client = create_app(chosen, made).test_client()
+        listed = {rule["name"]: rule["bots"] for rule in client.get("/v1/rules").json["games"]}
+        assert listed == {game.name: list(bots.levels(game.name)) for game in games.all_games()}
+        key = {"X-API-Key": "the key"}
+        players = [{"name": "Ann"}, {"name": "Robo", "bot": "greedy"}]
+        answer = client.post("/v1/games", json={"game": GAME, "players": players}, headers=key)
+        assert answer.status_code == 201, answer.json
+        seats = answer.json["seats"]
+        assert [(s["bot"], s["token"] is None) for s in seats] == [(None, False), ("greedy", True)]
+        summary = client.get(f"/v1/games/{answer.json['id']}").json
+        assert [(s["bot"], s["bot_after_timeouts"]) for s in summary["seats"]] == [
+            (None, False),
+            ("greedy", False),
+        ]
+        page = client.get(f"/g/{answer.json['id']}").text
+        assert "Robo (bot, greedy)" in page
+        refused = client.post(
+            "/v1/games",
+            json={"game": GAME, "players": [{"name": "A", "bot": "genius"}, {"name": "B"}]},
+            headers=key,
+        )
+        assert refused.status_code == 422 and refused.json["code"] == "bad_players"
+        assert "random, greedy, strong" in refused.json["detail"]
+        # Bots alone: the API key is given (without it, see test_creating_refuses_...).
+        alone = [{"name": "A", "bot": "random"}, {"name": "B", "bot": "random"}]
+        keyed = client.post("/v1/games", json={"game": GAME, "players": alone}, headers=key)
+        assert keyed.status_code == 201
+        assert _settle(made, keyed.json["id"]).status == "over"
+    finally:
+        made.close()
