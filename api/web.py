@@ -91,6 +91,7 @@ ON_TIMEOUT: dict[str, str] = {
     TimeoutPolicy.RANDOM: "the referee plays a random legal move for them",
     TimeoutPolicy.PASS: "the referee passes for them",
     TimeoutPolicy.FORFEIT: "they forfeit the game",
+    TimeoutPolicy.BOT: "a bot plays for them",
 }
 
 CSRF_COOKIE = "csrf"
@@ -370,6 +371,7 @@ def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, s
         "errors": errors,
         "needs_key": bool(_api_key()),
         "on_timeout": ON_TIMEOUT,
+        "bots": described["bots"],
     }
 
 
@@ -383,12 +385,20 @@ def _read_players(form: Mapping[str, str], seats: int, errors: dict[str, str]) -
     for n in range(seats):
         name = form.get(f"name-{n}", "").strip()
         email = form.get(f"email-{n}", "").strip()
+        # "person", or a bot's level; a bot's seat may go unnamed.
+        bot = form.get(f"bot-{n}", "person").strip() or "person"
+        if bot != "person" and not name:
+            name = f"Bot {n + 1}"
         if not name:
             if email:
                 errors[f"name-{n}"] = "Give this player a name (or clear the mail address)."
             continue
+        if bot != "person" and email:
+            errors[f"email-{n}"] = "A bot has no mail address: clear it, or choose a person."
+            continue
         try:
-            players.append(PlayerIn().load({"name": name, "email": email or None}))
+            loaded = {"name": name, "email": email or None, "bot": None if bot == "person" else bot}
+            players.append(PlayerIn().load(loaded))
         except ValidationError as error:
             found = error.messages if isinstance(error.messages, dict) else {"name": error.messages}
             for field, messages in found.items():
@@ -439,9 +449,17 @@ def _form_errors(refused: refusals.Refusal) -> dict[str, str]:
         return {"deadline": f"Time per turn: {refused.reason}"}
     said = {}
     for field, messages in refused.extra.get("errors", {}).items():
-        target = "players" if field == "_players" else f"opt-{field}"
-        said[target] = _said(field, messages)
+        seat = _SEAT_FIELD.fullmatch(field)
+        if seat is not None:
+            # A seat's field (`players.1.bot`): said beside that seat's row.
+            said[f"{seat[2]}-{seat[1]}"] = " ".join(map(str, messages))
+            continue
+        target = "players" if field in ("_players", "players") else f"opt-{field}"
+        said[target] = _said(field, messages) if target != "players" else " ".join(messages)
     return said
+
+
+_SEAT_FIELD = re.compile(r"players\.([0-9]+)\.(bot|email|name)")
 
 
 def _form_game(rules: AnyGame, form: Mapping[str, str], errors: dict[str, str]) -> JSONish:
@@ -462,7 +480,7 @@ def _form_game(rules: AnyGame, form: Mapping[str, str], errors: dict[str, str]) 
         errors["on_timeout"] = "Choose what happens when time runs out."
     return {
         "game": rules.name,
-        "players": [creating.Player(p["name"], p["email"]) for p in players],
+        "players": [creating.Player(p["name"], p["email"], p["bot"]) for p in players],
         "options": options,
         "deadline": form.get("deadline", "").strip() or None,
         "on_timeout": on_timeout,
@@ -496,8 +514,9 @@ def create_game(name: str) -> tuple[str, int]:
             "seat": n,
             "name": shown_name(player.name) or f"Seat {n}",
             "link": None
-            if player.email and not command.trusted
+            if (player.email and not command.trusted) or player.bot
             else url_for(".seat", game_id=game_id, token=token, _external=True),
+            "bot": player.bot,
         }
         for n, (player, token) in enumerate(zip(command.players, created.tokens, strict=True))
     ]
