@@ -117,11 +117,12 @@ def links(game_id: str) -> dict[str, str]:
     **declared(
         {
             400: "bad_json: the body is not JSON",
-            401: "unauthorized: the server's API key is needed in `X-API-Key`",
+            401: "unauthorized: the server's API key is needed in `X-API-Key` (on a server "
+            "that has one; and for a game of bots alone on any server)",
             415: NOT_JSON,
             422: "bad_request (the body's shape, `errors`), unknown_game, bad_players (a "
             "player count the game does not allow, a bot level it does not offer, a bot with "
-            "an address, bots alone without the API key), bad_options (`errors` per option)",
+            "an address), bad_options (`errors` per option)",
             429: "too_many_requests: this client created too many games (`Retry-After`)",
         },
         also={201: {"links": GAME_LINKS}},

@@ -447,6 +447,9 @@ def _form_errors(refused: refusals.Refusal) -> dict[str, str]:
     """The new-game form's messages for a refusal of the service, by field."""
     if isinstance(refused, refusals.BadRequest):
         return {"deadline": f"Time per turn: {refused.reason}"}
+    if isinstance(refused, refusals.Unauthorized):
+        # Bots alone, without the server's key.
+        return {"players": refused.reason[:1].upper() + refused.reason[1:] + "."}
     said = {}
     for field, messages in refused.extra.get("errors", {}).items():
         seat = _SEAT_FIELD.fullmatch(field)
@@ -502,7 +505,12 @@ def create_game(name: str) -> tuple[str, int]:
     try:
         if not errors:
             created = creating.create_game(referee(), command)
-    except (refusals.BadPlayers, refusals.BadOptions, refusals.BadRequest) as refused:
+    except (
+        refusals.BadPlayers,
+        refusals.BadOptions,
+        refusals.BadRequest,
+        refusals.Unauthorized,
+    ) as refused:
         errors |= _form_errors(refused)
     if created is None:
         values = {k: v for k, v in form.items() if k not in ("csrf", "api_key")}

@@ -6,6 +6,7 @@ data; a duplicate bot task plays once; a bot's seat is never mailed nor timed ou
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from sqlmodel import col, select
 
 from referee import bots, games
 from referee.cli import main
+from referee.delivery.compose import Site, build
 from referee.playout import bot_rng, timeout_rng
 from referee.queue import BOT as referee_bot
 from referee.record import loads
@@ -219,7 +221,9 @@ def test_a_bots_seat_is_never_mailed_nor_timed_out(
 def test_creating_refuses_a_bot_it_cannot_seat(
     referee: Referee, players: list[Player], trusted: bool, words: str
 ) -> None:
-    with pytest.raises(refusals.BadPlayers) as refused:
+    # Bots alone without the key: who asks, not what is asked (401, as for the key).
+    refusal = refusals.Unauthorized if words == "API key" else refusals.BadPlayers
+    with pytest.raises(refusal) as refused:
         create_game(referee, NewGame(GAME, players, {}, trusted=trusted))
     assert words in refused.value.reason
 
@@ -276,6 +280,13 @@ def test_on_timeout_bot_plays_the_greedy_move_and_hands_the_seat_over_after_thre
     assert handed and all(seat.bot == "greedy" and seat.bot_since for seat in handed)
     # Every seat is told of each seat handed over (seats without a channel: kept, not sent).
     assert len(told) == 2 * len(handed)
+    with referee.db.reading() as session:
+        for row in told:
+            text = build(session, row, referee.secret(), Site.of(referee.settings)).json()
+            said = " ".join(json.loads(text)["text"].split())
+            assert "(bot, greedy)," not in said  # not in the greeting
+            assert "ran out of time 3 turns in a row" in said and "greedy bot" in said
+            assert ("you ran" in said) == (row.seat == row.payload["seat"])
     # Once a bot's, a seat's turn is the bot's to play: a task was enqueued for it.
     if any(seat.seat in game.to_act for seat in handed):
         assert held[-1][1:] == (game_id, game.version)

@@ -473,13 +473,13 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
     game = session.get(Game, row.game_id)
     assert game is not None and row.seat is not None and row.id is not None
     seats = reads.seats(session, game.id)
-    names = [
-        with_bot(name, seat.bot)
-        for name, seat in zip(mail_names(game, [s.name for s in seats]), seats, strict=True)
-    ]
+    typed = mail_names(game, [s.name for s in seats])
+    # A bot's seat is called `Name (bot, LEVEL)` everywhere but in its own greeting.
+    names = [with_bot(name, seat.bot) for name, seat in zip(typed, seats, strict=True)]
     rules = reads.rules_of(game)
     shown = _position(session, game, rules, row)
     context = _base_context(session, game, rules, row, shown, names, secret, site)
+    context["name"] = typed[row.seat]
     context |= _deadline_context(session, game, row, shown.version, names)
     context |= _kind_context(game, rules, row, shown, names)
     their_reply = row.payload.get("in_reply_to")

@@ -125,9 +125,10 @@ def check_bots(rules: AnyGame, players: Sequence[Player], trusted: bool) -> None
         reason = " ".join(message for messages in errors.values() for message in messages)
         raise refusals.BadPlayers(reason, errors=errors)
     if players and all(player.bot for player in players) and not trusted:
-        raise refusals.BadPlayers(
-            "a game needs one person at least: games of bots alone need the API key",
-            errors={"players": ["every seat is a bot's"]},
+        # Who asks, not what is asked: refused as a missing credential.
+        raise refusals.Unauthorized(
+            "a game needs one person at least: games of bots alone need the server's "
+            "API key (X-API-Key)"
         )
 
 
