@@ -146,24 +146,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
         state, appended, rounds_before = _first_entries(game, rules, len(command.players))
         for name, value in appended.game.items():
             setattr(game, name, value)
-        seats, tokens = [], []
-        for number, player in enumerate(command.players):
-            token = new_token()
-            if (player.email or command.derived_tokens) and secret is not None and not player.bot:
-                token = seat_link_token(secret, game.id, number)
-            if player.email and secret is not None:
-                addresses.ensure(session, secret, player.email)
-            tokens.append(token)
-            seats.append(
-                Seat(
-                    game_id=game.id,
-                    seat=number,
-                    name=player.name,
-                    email=player.email,
-                    token_hash=hash_token(token),
-                    bot=player.bot,
-                )
-            )
+        seats, tokens = _seats(session, game.id, command, secret)
         insert_game(session, game, seats, appended)
         # An invitation for each seat, then the news of the moves logged at the start.
         notices = [
@@ -188,13 +171,44 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             stamp=game.created_at,
         )
         write(session.connection(), None, notices)
-    bot_seats = frozenset(n for n, player in enumerate(command.players) if player.bot)
-    bots_first = not bot_seats.isdisjoint(game.to_act) and game.status == GameStatus.ACTIVE
-    # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it.
-    published = Published(changed=[game.id], news=True)
-    published.bots = [(game.id, game.version)] if bots_first else []
-    publish(referee, published)
+    # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it;
+    # and a bot's turn, when a bot plays first.
+    publish(referee, Published(changed=[game.id], news=True, bots=_bots_first(game, command)))
     return Created(game, tuple(tokens))
+
+
+def _seats(
+    session: Any, game_id: str, command: NewGame, secret: bytes | None
+) -> tuple[list[Seat], list[str]]:
+    """The game's seats, and each one's token (derived from the secret where it is mailed,
+    or handed on later; a bot's never)."""
+    seats, tokens = [], []
+    for number, player in enumerate(command.players):
+        token = new_token()
+        if (player.email or command.derived_tokens) and secret is not None and not player.bot:
+            token = seat_link_token(secret, game_id, number)
+        if player.email and secret is not None:
+            addresses.ensure(session, secret, player.email)
+        tokens.append(token)
+        seats.append(
+            Seat(
+                game_id=game_id,
+                seat=number,
+                name=player.name,
+                email=player.email,
+                token_hash=hash_token(token),
+                bot=player.bot,
+            )
+        )
+    return seats, tokens
+
+
+def _bots_first(game: Game, command: NewGame) -> list[tuple[str, int]]:
+    """The bots' turn to publish when a bot's seat acts first."""
+    bot_seats = frozenset(n for n, player in enumerate(command.players) if player.bot)
+    if game.status != GameStatus.ACTIVE or bot_seats.isdisjoint(game.to_act):
+        return []
+    return [(game.id, game.version)]
 
 
 def _game_row(rules: AnyGame, options: JSON, seconds: int | None, command: NewGame) -> Game:
