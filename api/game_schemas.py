@@ -18,7 +18,7 @@ from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from marshmallow import Schema, fields
 
 from api.limits import MAX_DIGITS
-from referee import games
+from referee import bots, games
 from referee.engine import JSON
 from referee.games import AnyGame
 
@@ -176,6 +176,28 @@ def _hoisted(prefix: str, described: Any, components: dict[str, JSON]) -> Any:
 NEW_GAME = "NewGame"
 
 
+# A seat is a person's (no `bot`) or a bot's (no `email`), never both.
+_PERSON_OR_BOT = [
+    {"properties": {"bot": {"nullable": True, "enum": [None]}}},
+    {"properties": {"email": {"nullable": True, "enum": [None]}}},
+]
+
+
+def _seat_of(game_name: str, seat: JSON) -> JSON:
+    """A player entry of a game: `bot` one of the game's bot levels (then no `email`),
+    absent where it has none."""
+    levels = bots.levels(game_name)
+    if "$ref" in seat or "properties" not in seat:
+        return seat
+    properties = dict(seat["properties"])
+    if not levels:
+        properties.pop("bot", None)
+        return {**seat, "properties": properties}
+    bot = {key: value for key, value in properties["bot"].items() if not key.endswith("Length")}
+    properties["bot"] = {**bot, "enum": [*levels, None]}
+    return {**seat, "properties": properties, "anyOf": _PERSON_OR_BOT}
+
+
 def new_game_components(body: type[Schema]) -> dict[str, JSON]:
     """The body of `POST /v1/games` per game, from `body`'s fields, by component name.
 
@@ -199,7 +221,12 @@ def new_game_components(body: type[Schema]) -> dict[str, JSON]:
         }
         properties = dict(shared["properties"])
         properties["game"] = {"type": "string", "enum": [game.name]}
-        properties["players"] = {**properties["players"], "minItems": fewest, "maxItems": most}
+        properties["players"] = {
+            **properties["players"],
+            "minItems": fewest,
+            "maxItems": most,
+            "items": _seat_of(game.name, properties["players"]["items"]),
+        }
         properties["options"] = {"$ref": COMPONENTS + options}
         name = f"New{_camel(game.name)}Game"
         components[name] = {

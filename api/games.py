@@ -117,10 +117,12 @@ def links(game_id: str) -> dict[str, str]:
     **declared(
         {
             400: "bad_json: the body is not JSON",
-            401: "unauthorized: the server's API key is needed in `X-API-Key`",
+            401: "unauthorized: the server's API key is needed in `X-API-Key` (on a server "
+            "that has one; and for a game of bots alone on any server)",
             415: NOT_JSON,
-            422: "bad_request (the body's shape, `errors`), unknown_game, bad_players, "
-            "bad_options (`errors` per option)",
+            422: "bad_request (the body's shape, `errors`), unknown_game, bad_players (a "
+            "player count the game does not allow, a bot level it does not offer, a bot with "
+            "an address), bad_options (`errors` per option)",
             429: "too_many_requests: this client created too many games (`Retry-After`)",
         },
         also={201: {"links": GAME_LINKS}},
@@ -138,7 +140,7 @@ def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     players = body["players"]
     command = NewGame(
         game=body["game"],
-        players=[Player(p["name"], p["email"]) for p in players],
+        players=[Player(p["name"], p["email"], p["bot"]) for p in players],
         options=body["options"],
         deadline=body["deadline"],
         on_timeout=body["on_timeout"],
@@ -151,7 +153,12 @@ def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         "game": game.name,
         "status": game.status,
         "seats": [
-            {"seat": n, "name": p["name"], "token": token if trusted or not p["email"] else None}
+            {
+                "seat": n,
+                "name": p["name"],
+                "token": token if (trusted or not p["email"]) and not p["bot"] else None,
+                "bot": p["bot"],
+            }
             for n, (p, token) in enumerate(zip(players, created.tokens, strict=True))
         ],
         "seed_commitment": game.seed_commitment,
@@ -213,6 +220,8 @@ def summary(game_id: str) -> dict[str, Any]:
             {
                 "seat": s.seat,
                 "name": s.name,
+                "bot": s.bot,
+                "bot_after_timeouts": s.bot_since is not None,
                 "unreachable": s.seat in unreachable,
                 "away_until": _stamp_or_none(standing.away_until.get(s.seat)),
             }

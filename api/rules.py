@@ -9,7 +9,7 @@ from flask_smorest import Blueprint
 from api.errors import BAD_QUERY, declared
 from api.game_schemas import inline_move_schema, option_schemas
 from api.schemas import RulesOut
-from referee import games
+from referee import bots, games
 from referee.engine import Resign
 from referee.games import AnyGame
 from referee.replay import new_state
@@ -39,6 +39,7 @@ def describe(game: AnyGame) -> dict[str, Any]:
         "defaults": {name: spec["default"] for name, spec in options.items()},
         "move_schema": {**inline_move_schema(game), "examples": _move_examples(game)},
         "notation_help": game.notation_help,
+        "bots": list(bots.levels(game.name)),
     }
 
 

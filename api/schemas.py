@@ -128,6 +128,16 @@ class PlayerIn(Strict):
             "not under a special-use name such as .local, .invalid, .localhost, .onion, .arpa",
         },
     )
+    bot = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=20),
+        metadata={
+            "description": "a bot plays this seat, at this level: one of the game's `bots` "
+            "(GET /v1/rules); such a seat has no `email` and its token is never given. "
+            "A game needs one person at least unless made with the API key"
+        },
+    )
 
 
 class NewGameIn(Strict):
@@ -215,17 +225,30 @@ class WebhookOut(WebhookStatusOut, WebhookSecretOut):
     pass
 
 
+BOT_LEVEL = "the level of the bot that plays this seat; null for a person"
+
+
 class SeatTokenOut(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
     # None for a seat with a mail address in a game made without the API key:
-    # its personal link goes to that address, not to whoever made the game.
+    # its personal link goes to that address, not to whoever made the game;
+    # and for a bot's seat, which only its bot plays.
     token = fields.String(required=True, allow_none=True)
+    bot = fields.String(required=True, allow_none=True, metadata={"description": BOT_LEVEL})
 
 
 class SeatOut(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
+    bot = fields.String(required=True, allow_none=True, metadata={"description": BOT_LEVEL})
+    bot_after_timeouts = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "The seat was its player's until it ran out of time three turns in "
+            "a row (`on_timeout: bot`); the `greedy` bot has played it since"
+        },
+    )
     unreachable = fields.Boolean(
         required=True,
         metadata={
@@ -482,6 +505,11 @@ class RuleOut(Schema):
     defaults = fields.Dict(required=True)
     move_schema = fields.Dict(required=True)
     notation_help = fields.String(required=True)
+    bots = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the levels of the bots that may fill a seat, weakest first"},
+    )
 
 
 class RulesOut(Schema):

@@ -65,6 +65,7 @@ from referee import games, render
 from referee.engine import Building, Played
 from referee.games import AnyGame
 from referee.names import shown as shown_name
+from referee.names import with_bot
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import creating, refusals
 from referee.service.building import build_move
@@ -90,6 +91,7 @@ ON_TIMEOUT: dict[str, str] = {
     TimeoutPolicy.RANDOM: "the referee plays a random legal move for them",
     TimeoutPolicy.PASS: "the referee passes for them",
     TimeoutPolicy.FORFEIT: "they forfeit the game",
+    TimeoutPolicy.BOT: "a bot plays for them",
 }
 
 CSRF_COOKIE = "csrf"
@@ -118,8 +120,9 @@ def bdi(name: str) -> Markup:
 
 
 def shown_names(seats: list[Any]) -> list[str]:
-    """The players' names as pages show them (`names.shown`); `Seat N` where none is left."""
-    return [shown_name(s.name) or f"Seat {s.seat}" for s in seats]
+    """The players' names as pages show them (`names.shown`); `Seat N` where none is left;
+    a bot's seat says so (`Name (bot, strong)`)."""
+    return [with_bot(shown_name(s.name) or f"Seat {s.seat}", s.bot) for s in seats]
 
 
 _WHOLE = re.compile(r"[0-9]{1,9}")
@@ -368,6 +371,7 @@ def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, s
         "errors": errors,
         "needs_key": bool(_api_key()),
         "on_timeout": ON_TIMEOUT,
+        "bots": described["bots"],
     }
 
 
@@ -381,12 +385,20 @@ def _read_players(form: Mapping[str, str], seats: int, errors: dict[str, str]) -
     for n in range(seats):
         name = form.get(f"name-{n}", "").strip()
         email = form.get(f"email-{n}", "").strip()
+        # "person", or a bot's level; a bot's seat may go unnamed.
+        bot = form.get(f"bot-{n}", "person").strip() or "person"
+        if bot != "person" and not name:
+            name = f"Bot {n + 1}"
         if not name:
             if email:
                 errors[f"name-{n}"] = "Give this player a name (or clear the mail address)."
             continue
+        if bot != "person" and email:
+            errors[f"email-{n}"] = "A bot has no mail address: clear it, or choose a person."
+            continue
         try:
-            players.append(PlayerIn().load({"name": name, "email": email or None}))
+            loaded = {"name": name, "email": email or None, "bot": None if bot == "person" else bot}
+            players.append(PlayerIn().load(loaded))
         except ValidationError as error:
             found = error.messages if isinstance(error.messages, dict) else {"name": error.messages}
             for field, messages in found.items():
@@ -435,11 +447,22 @@ def _form_errors(refused: refusals.Refusal) -> dict[str, str]:
     """The new-game form's messages for a refusal of the service, by field."""
     if isinstance(refused, refusals.BadRequest):
         return {"deadline": f"Time per turn: {refused.reason}"}
+    if isinstance(refused, refusals.Unauthorized):
+        # Bots alone, without the server's key.
+        return {"players": refused.reason[:1].upper() + refused.reason[1:] + "."}
     said = {}
     for field, messages in refused.extra.get("errors", {}).items():
-        target = "players" if field == "_players" else f"opt-{field}"
-        said[target] = _said(field, messages)
+        seat = _SEAT_FIELD.fullmatch(field)
+        if seat is not None:
+            # A seat's field (`players.1.bot`): said beside that seat's row.
+            said[f"{seat[2]}-{seat[1]}"] = " ".join(map(str, messages))
+            continue
+        target = "players" if field in ("_players", "players") else f"opt-{field}"
+        said[target] = _said(field, messages) if target != "players" else " ".join(messages)
     return said
+
+
+_SEAT_FIELD = re.compile(r"players\.([0-9]+)\.(bot|email|name)")
 
 
 def _form_game(rules: AnyGame, form: Mapping[str, str], errors: dict[str, str]) -> JSONish:
@@ -460,7 +483,7 @@ def _form_game(rules: AnyGame, form: Mapping[str, str], errors: dict[str, str]) 
         errors["on_timeout"] = "Choose what happens when time runs out."
     return {
         "game": rules.name,
-        "players": [creating.Player(p["name"], p["email"]) for p in players],
+        "players": [creating.Player(p["name"], p["email"], p["bot"]) for p in players],
         "options": options,
         "deadline": form.get("deadline", "").strip() or None,
         "on_timeout": on_timeout,
@@ -482,7 +505,12 @@ def create_game(name: str) -> tuple[str, int]:
     try:
         if not errors:
             created = creating.create_game(referee(), command)
-    except (refusals.BadPlayers, refusals.BadOptions, refusals.BadRequest) as refused:
+    except (
+        refusals.BadPlayers,
+        refusals.BadOptions,
+        refusals.BadRequest,
+        refusals.Unauthorized,
+    ) as refused:
         errors |= _form_errors(refused)
     if created is None:
         values = {k: v for k, v in form.items() if k not in ("csrf", "api_key")}
@@ -494,8 +522,9 @@ def create_game(name: str) -> tuple[str, int]:
             "seat": n,
             "name": shown_name(player.name) or f"Seat {n}",
             "link": None
-            if player.email and not command.trusted
+            if (player.email and not command.trusted) or player.bot
             else url_for(".seat", game_id=game_id, token=token, _external=True),
+            "bot": player.bot,
         }
         for n, (player, token) in enumerate(zip(command.players, created.tokens, strict=True))
     ]

@@ -148,6 +148,63 @@ def verify(file: Path) -> None:
     click.echo(f"ok: chain, seed and {len(record.entries)} moves verified")
 
 
+@main.command()
+@FILE
+@click.option("--seat", type=int, required=True, help="The seat whose move is wanted.")
+@click.option(
+    "--bot",
+    "level",
+    default=None,
+    help="The bot's level (default: the seat's own bot, if the record says so, else strong).",
+)
+@click.option("--at", "at", type=int, default=None, help="After move N (default: the last).")
+def suggest(file: Path, seat: int, level: str | None, at: int | None) -> None:
+    """Print a bot's move for a seat, in canonical notation.
+
+    With a finished game's record (it holds the seed) the bot draws from the
+    rng the referee gave that seat's bot, and thinks for the record's
+    `bot_seconds`, so it prints the move the referee's bot played.
+    """
+    from referee import bots
+    from referee.playout import bot_rng
+
+    record = _read(file)
+    header = record.header
+    _check_seat(record, seat)
+    if header.seed is None:
+        # A running game's deal is secret: without the seed no position can be rebuilt.
+        click.echo(
+            "the record has no seed (a game still running keeps it secret): the position "
+            "cannot be rebuilt, so no bot can be asked; try once the game is over",
+            err=True,
+        )
+        sys.exit(1)
+    replayed = _replay(file, record, at)
+    game, state = replayed.game, replayed.final
+    version = len(replayed.states) - 1
+    offered = bots.levels(game.name)
+    if not offered:
+        _fail(f"{game.title} has no bots yet")
+    own = header.bots[seat] if header.bots is not None else None
+    level = level or own or "strong"
+    if level not in offered:
+        _fail(f"{level!r} is not a bot level of {game.title} (its levels: {', '.join(offered)})")
+    if seat not in game.actors(state):
+        _fail(f"seat {seat} is not to act after move {version}")
+    seconds = header.bot_seconds or Settings().bot_seconds
+    move = bots.decide(
+        game,
+        level,
+        state,
+        seat,
+        players=len(header.players),
+        options=replayed.options,
+        rng=bot_rng(header.seed, version, seat),
+        seconds=seconds,
+    )
+    click.echo(game.notate(move))
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -346,11 +403,12 @@ def serve(host: str, port: int, threads: int | None) -> None:
 @main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.option(
     "--role",
-    type=click.Choice(["all", "decide", "deliver"]),
+    type=click.Choice(["all", "decide", "deliver", "bots"]),
     default="all",
     show_default=True,
     help="decide (queue REFEREE_QUEUE), deliver mail and webhooks (REFEREE_QUEUE.delivery), "
-    "or all: a deciding worker that starts a delivering one as its child",
+    "play the bots' seats (REFEREE_QUEUE.bots), or all: a deciding worker that starts a "
+    "delivering one and a bots' one as its children",
 )
 @click.pass_context
 def worker(ctx: click.Context, role: str) -> None:

@@ -145,3 +145,8 @@ NAME_FORM = (
     f"[{''.join(_ranges(script, _visible) for script in _FORM_SCRIPTS)}]"
     f"[{_ranges(range(0x20, 0x10000), _anywhere)}]*$"
 )
+
+
+def with_bot(name: str, level: str | None) -> str:
+    """A seat's name as pages and mails show it: `Name (bot, strong)` for a bot's seat."""
+    return name if level is None else f"{name} (bot, {level})"

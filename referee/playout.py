@@ -1,8 +1,14 @@
-"""Random playouts: whole games played by random legal moves.
+"""Random playouts: whole games played by random legal moves; and the rngs of the
+moves the referee makes up for a seat.
 
 Property tests, benchmarks and load generators use them; they drive a game
 exactly as the worker does (a move, then whatever the referee records by
 itself), so a playout's log replays like a real one.
+
+A bot's seat's move after `version` moves draws from `bot_rng` and a move
+played for a seat out of time from `timeout_rng`: both are seeded with the
+game's secret seed, the version and the seat, so the move is fixed by what
+a finished game's record holds (`referee suggest` works it out again).
 """
 
 from __future__ import annotations
@@ -14,6 +20,16 @@ from referee.engine import JSON, Played
 from referee.games import AnyGame
 from referee.replay import forced_moves, new_state
 from referee.rng import Rng
+
+
+def bot_rng(seed: str, version: int, seat: int) -> Rng:
+    """The rng of a bot's seat's move after `version` moves."""
+    return Rng(f"{seed}:bot:{version}:{seat}")
+
+
+def timeout_rng(seed: str, version: int, seat: int) -> Rng:
+    """The rng of the move the referee plays for a seat out of time after `version` moves."""
+    return Rng(f"{seed}:timeout:{version}:{seat}")
 
 
 class PlayoutTooLong(RuntimeError):

@@ -41,11 +41,16 @@ DEADLINES = "referee.deadlines"
 SIGN_IN = "referee.sign_in"
 # The digests due this hour (`referee.service.digests`).
 DIGESTS = "referee.digests"
+# The bots' seats to act in a game at a version (`referee.service.bots`): on their own
+# queue, `<REFEREE_QUEUE>.bots`, so that a bot thinking for seconds never holds up a
+# decision; and the sweep that enqueues again a bot's turn whose task was lost.
+BOT = "referee.bot"
+BOT_SWEEP = "referee.bot_sweep"
 # Outbound delivery (mail, webhooks): its own queue, `<REFEREE_QUEUE>.delivery`,
 # so a slow recipient never holds up a decision.
 DELIVERY = (DELIVER,)
 # The periodic sweeps: pending submissions, deadlines, digests, due mail and webhooks.
-SWEEPS = (SWEEP, DEADLINES, DIGESTS, *DELIVERY)
+SWEEPS = (SWEEP, DEADLINES, DIGESTS, BOT_SWEEP, *DELIVERY)
 # Time limits of every task (s): the soft one raises inside the task, the
 # hard one kills its pool process. Deciding takes milliseconds; a delivery
 # task stops claiming after a minute and each webhook post has its own
@@ -77,7 +82,10 @@ def celery_settings(chosen: Settings) -> dict[str, Any]:
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         task_default_queue=chosen.queue,
-        task_routes={task: {"queue": chosen.delivery_queue} for task in DELIVERY},
+        task_routes={
+            **{task: {"queue": chosen.delivery_queue} for task in DELIVERY},
+            BOT: {"queue": chosen.bots_queue},
+        },
         task_soft_time_limit=SOFT_TIME_LIMIT,
         task_time_limit=HARD_TIME_LIMIT,
         broker_connection_retry_on_startup=True,
@@ -105,8 +113,9 @@ class Queue:
         self._listeners_lock = threading.Lock()
         # The embedded default's delivery threads, woken by `deliver_soon`.
         self._delivery_wanted: list[threading.Event] = []
-        # The embedded default's background thread (`enqueue_apart`), made on first use.
-        self._background: list[tuple[int, queue.Queue[tuple[str, tuple[Any, ...]]]]] = []
+        # The embedded default's background threads (`enqueue_apart`), one per lane,
+        # each made on first use, with the process that made it.
+        self._background: dict[str, tuple[int, queue.Queue[tuple[str, tuple[Any, ...]]]]] = {}
         self._background_lock = threading.Lock()
 
     def enqueue(self, name: str, *args: Any) -> None:
@@ -116,23 +125,26 @@ class Queue:
         else:
             self.celery.send_task(name, args=args)
 
-    def enqueue_apart(self, name: str, *args: Any) -> None:
+    def enqueue_apart(self, name: str, *args: Any, lane: str = "background") -> None:
         """Run task `name` soon, never in the calling thread: on a worker, or in the
-        embedded default on this process's background thread, one task after another."""
+        embedded default on this process's background thread for `lane`, one task
+        after another (the bots have a lane of their own, so that a bot thinking
+        never holds up a sign-in mail)."""
         if not self.eager:
             self.celery.send_task(name, args=args)
             return
         try:
-            self._background_tasks().put_nowait((name, args))
+            self._background_tasks(lane).put_nowait((name, args))
         except queue.Full:
             _log.warning("task %s dropped: %d tasks wait already", name, BACKGROUND_KEPT)
 
-    def _background_tasks(self) -> queue.Queue[tuple[str, tuple[Any, ...]]]:
+    def _background_tasks(self, lane: str) -> queue.Queue[tuple[str, tuple[Any, ...]]]:
         with self._background_lock:
             # A forked child has the queue but not the thread: it makes its own.
-            if not self._background or self._background[0][0] != os.getpid():
+            found = self._background.get(lane)
+            if found is None or found[0] != os.getpid():
                 tasks: queue.Queue[tuple[str, tuple[Any, ...]]] = queue.Queue(BACKGROUND_KEPT)
-                self._background[:] = [(os.getpid(), tasks)]
+                self._background[lane] = (os.getpid(), tasks)
 
                 def loop() -> None:
                     while True:
@@ -141,9 +153,17 @@ class Queue:
                             self._run(name, args)
                         except Exception:
                             _log.exception("background task %s failed", name)
+                        finally:
+                            tasks.task_done()
 
-                threading.Thread(target=loop, name="referee-background", daemon=True).start()
-            return self._background[0][1]
+                name = f"referee-{lane}"
+                threading.Thread(target=loop, name=name, daemon=True).start()
+            return self._background[lane][1]
+
+    def idle(self, lane: str = "background") -> bool:
+        """Whether no task waits or runs on the embedded default's `lane` (tests wait on it)."""
+        found = self._background.get(lane)
+        return found is None or found[1].unfinished_tasks == 0
 
     def deliver_soon(self) -> None:
         """Have the outbox sent soon: by the delivery queue's workers, or, in the embedded

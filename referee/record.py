@@ -66,6 +66,10 @@ class Header:
     seed_commitment: str
     rules_version: str | None = None
     seed: str | None = None
+    # Each seat's bot level (None: a person), when some seat is a bot's; and the
+    # seconds a bot thinks over a move in this game. Absent from older records.
+    bots: tuple[str | None, ...] | None = None
+    bot_seconds: float | None = None
 
     def to_json(self) -> JSON:
         data: JSON = {
@@ -79,6 +83,10 @@ class Header:
             del data["rules_version"]
         if self.seed is not None:
             data["seed"] = self.seed
+        if self.bots is not None:
+            data["bots"] = list(self.bots)
+        if self.bot_seconds is not None:
+            data["bot_seconds"] = self.bot_seconds
         return data
 
 
@@ -225,7 +233,27 @@ def _header(line: int, data: JSON) -> Header:
         seed_commitment=_field(line, data, "seed_commitment", str),
         rules_version=_field(line, data, "rules_version", str, optional=True),
         seed=_field(line, data, "seed", str, optional=True),
+        bots=_bots(line, data, len(players)),
+        bot_seconds=_bot_seconds(line, data),
     )
+
+
+def _bots(line: int, data: JSON, players: int) -> tuple[str | None, ...] | None:
+    found = _field(line, data, "bots", list, optional=True)
+    if found is None:
+        return None
+    if len(found) != players or not all(level is None or isinstance(level, str) for level in found):
+        raise RecordError(line, "field 'bots' must give each seat a bot level or null")
+    return tuple(found)
+
+
+def _bot_seconds(line: int, data: JSON) -> float | None:
+    found = _field(line, data, "bot_seconds", (int, float), optional=True)
+    if found is None:
+        return None
+    if isinstance(found, bool) or not 0 < found <= 3600:
+        raise RecordError(line, "field 'bot_seconds' must be a number of seconds above 0")
+    return float(found)
 
 
 def _entry(line: int, data: JSON, expected_seq: int) -> Entry:

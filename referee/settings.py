@@ -105,6 +105,8 @@ class Settings:
     mail_tls_key: str | None = None
     # Days of vacation each player may take a calendar year (`referee.service.vacations`).
     vacation_days: int = 30
+    # Seconds a bot thinks over each move; kept on each game at its creation.
+    bot_seconds: float = 2.0
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
@@ -163,11 +165,19 @@ class Settings:
             )
         if self.mail_bounces < 1:
             raise BadSetting("REFEREE_MAIL_BOUNCES must be at least 1")
+        if not 0 < self.bot_seconds <= 60:
+            raise BadSetting("REFEREE_BOT_SECONDS lies above 0 and at most 60")
 
     @property
     def delivery_queue(self) -> str:
         """The Celery queue of outbound delivery (mail, webhooks), apart from deciding."""
         return f"{self.queue}.delivery"
+
+    @property
+    def bots_queue(self) -> str:
+        """The Celery queue of the bots' moves, apart from deciding: a bot thinks for
+        seconds, a decision takes milliseconds."""
+        return f"{self.queue}.bots"
 
     @property
     def pool_size(self) -> int:
@@ -267,6 +277,7 @@ ENVIRONMENT = {
     "mail_tls_cert": "REFEREE_MAIL_TLS_CERT",
     "mail_tls_key": "REFEREE_MAIL_TLS_KEY",
     "vacation_days": "REFEREE_VACATION_DAYS",
+    "bot_seconds": "REFEREE_BOT_SECONDS",
 }
 # Settings where an empty variable says "none" instead of "the default".
 _EMPTY_MEANS_NONE = {"access_log"}

@@ -53,6 +53,8 @@ def app_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         mail_dir=str(folder / "mail-out"),
         rate_create=GENEROUS,
         rate_moves=GENEROUS,
+        # A bot seated by a test thinks briefly, on this process's background thread.
+        bot_seconds=0.05,
     )
 
 
@@ -74,6 +76,7 @@ def fresh_referee(tmp_path: Path) -> Iterator[Referee]:
             database_url=f"sqlite:///{tmp_path / 'referee.sqlite3'}",
             mail_dir=str(tmp_path / "mail-out"),
             secret="a test secret",
+            bot_seconds=0.05,
         )
     )
     made.db.upgrade()

@@ -34,6 +34,8 @@ def base_env(**extra: str) -> dict[str, str]:
     # The suites send many requests from one address; tests of the limits set small ones.
     env.update(REFEREE_RATE_CREATE="1000000/second", REFEREE_RATE_MOVES="1000000/second")
     env.update(REFEREE_CLIENT_CONNECTIONS="1000000", REFEREE_EVENTS_PER_CLIENT="100000")
+    # A bot seated by a test thinks briefly.
+    env.update(REFEREE_BOT_SECONDS="0.05")
     env.update(extra)
     return env
 

@@ -138,6 +138,7 @@ def test_compose_file_validates() -> None:
         "proxy",
         "worker",
         "delivery",
+        "bots",
         "beat",
         "mail-in",
     }
@@ -156,6 +157,7 @@ def test_compose_delivers_apart_from_deciding() -> None:
     services = compose_config(SECRET)["services"]
     assert services["worker"]["command"][:4] == ["referee", "worker", "--role", "decide"]
     assert services["delivery"]["command"][:4] == ["referee", "worker", "--role", "deliver"]
+    assert services["bots"]["command"][:4] == ["referee", "worker", "--role", "bots"]
 
 
 def test_compose_puts_a_buffering_proxy_in_front_of_gunicorn() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from itertools import islice
 
 import pytest
@@ -74,6 +75,38 @@ def test_a_record_reads_back_as_written() -> None:
     again = loads(record.dumps())
     assert again == record
     assert again.dumps() == record.dumps()
+
+
+def test_a_record_with_bots_reads_back_and_one_without_still_loads_and_verifies() -> None:
+    record = finished_record()
+    with_bots = Record(
+        replace(record.header, bots=(None, "strong"), bot_seconds=0.5), record.entries
+    )
+    text = with_bots.dumps()
+    assert '"bots":[null,"strong"]' in text and '"bot_seconds":0.5' in text
+    again = loads(text)
+    assert again == with_bots and verify(again) == []
+    # An older record has neither field: it reads as no bots, and verifies as before.
+    assert "bots" not in record.dumps()
+    older = loads(record.dumps())
+    assert (older.header.bots, older.header.bot_seconds) == (None, None)
+    assert verify(older) == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ('"bots": ["strong"]', "bot level or null"),
+        ('"bots": [1, null]', "bot level or null"),
+        ('"bot_seconds": 0', "above 0"),
+        ('"bot_seconds": "2"', "wrong type"),
+    ],
+)
+def test_bad_bot_fields_are_reported_on_line_one(fields: str, message: str) -> None:
+    text = '{"game": "mandala", "players": ["A", "B"], "seed_commitment": "x", ' + fields + "}\n"
+    with pytest.raises(RecordError) as error:
+        loads(text)
+    assert error.value.line == 1 and message in str(error.value)
 
 
 def test_replay_reaches_the_same_result_as_live_play() -> None:

@@ -29,14 +29,18 @@ def test_only_the_submissions_module_makes_a_submission() -> None:
 
 def test_rest_pages_mail_and_timeouts_all_record_through_one_function() -> None:
     # The store's `record` is called by the service's `record_move` alone, which
-    # REST and the pages (through `submit_move`), mail replies and timeouts call.
+    # REST, the pages and the bots (through `submit_move`), mail replies and timeouts call.
     assert _calls_and_builds("record") == ["referee/service/submitting.py"]
     assert _calls_and_builds("record_move") == [
         "referee/service/replies.py",
         "referee/service/submitting.py",
         "referee/service/timing.py",
     ]
-    assert _calls_and_builds("submit_move") == ["api/games.py", "api/web.py"]
+    assert _calls_and_builds("submit_move") == [
+        "api/games.py",
+        "api/web.py",
+        "referee/service/bots.py",
+    ]
 
 
 def test_moves_are_appended_only_by_judging_and_creating_a_game() -> None:

@@ -21,13 +21,19 @@ from workers import tasks
 DEFAULT_POOL = ["--pool", "prefork"]
 
 
+# The roles a worker of role "all" starts as its children, each a worker of its own.
+CHILD_ROLES = ("deliver", "bots")
+
+
 def queues(referee: Referee, role: str) -> list[str]:
-    """The queues a worker of `role` consumes: deciding, delivery, or both ("all")."""
+    """The queues a worker of `role` consumes: deciding, delivery, the bots' moves, or
+    all three ("all")."""
     chosen = referee.settings
     return {
         "decide": [chosen.queue],
         "deliver": [chosen.delivery_queue],
-        "all": [chosen.queue, chosen.delivery_queue],
+        "bots": [chosen.bots_queue],
+        "all": [chosen.queue, chosen.delivery_queue, chosen.bots_queue],
     }[role]
 
 
@@ -35,11 +41,12 @@ def run(referee: Referee, argv: list[str], role: str = "all") -> None:
     """Start a worker with Celery's own command-line arguments, on `role`'s queues.
 
     Delivery has its own queue so that a slow mail server or webhook never
-    takes a process that decides moves. A Celery worker has one pool for
-    all its queues, so role "all" is two workers: this process decides, and
-    a child process (`--role deliver`, same arguments), started once this
-    one is ready, delivers; the child goes when this process does, even
-    when it is killed.
+    takes a process that decides moves, and so have the bots, which think
+    for seconds over a move. A Celery worker has one pool for all its
+    queues, so role "all" is three workers: this process decides, and two
+    child processes (`--role deliver` and `--role bots`, same arguments),
+    started once this one is ready, deliver and play the bots' seats; the
+    children go when this process does, even when it is killed.
     """
     app = tasks.register(referee)
     pool = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
@@ -54,28 +61,30 @@ def run(referee: Referee, argv: list[str], role: str = "all") -> None:
 
     @signals.worker_ready.connect(weak=False)
     def ready(**_kwargs: Any) -> None:
-        # Delivery-only workers leave the sweeps to those that decide.
-        if referee.queue.sweeps_in_workers() and role != "deliver":
+        # Delivery and bots workers leave the sweeps to those that decide.
+        if referee.queue.sweeps_in_workers() and role not in CHILD_ROLES:
             referee.queue.start_sweeper()
-        # Started only now, so that its start does not slow the deciding one's.
+        # Started only now, so that their start does not slow the deciding one's.
         for argv in child:
-            _start_delivery_child(argv)
+            for child_role in CHILD_ROLES:
+                _start_child(argv, child_role)
 
     chosen = [] if given else ["--queues", ",".join(queues(referee, role))]
     app.worker_main(["worker", *([] if pool else DEFAULT_POOL), *chosen, *argv])
 
 
-def _start_delivery_child(argv: list[str]) -> None:
+def _start_child(argv: list[str], role: str) -> None:
+    prefix = {"deliver": "delivery", "bots": "bots"}[role]
     renamed, named = [], False
     for index, arg in enumerate(argv):
         if index > 0 and argv[index - 1] in ("-n", "--hostname"):
-            arg, named = "delivery-" + arg, True
+            arg, named = f"{prefix}-{arg}", True
         elif arg.startswith("--hostname="):
-            arg, named = "--hostname=delivery-" + arg.split("=", 1)[1], True
+            arg, named = f"--hostname={prefix}-" + arg.split("=", 1)[1], True
         renamed.append(arg)
     if not named:
-        renamed += ["--hostname", "delivery@%h"]
-    command = [sys.executable, "-m", "referee", "worker", "--role", "deliver", *renamed]
+        renamed += ["--hostname", f"{prefix}@%h"]
+    command = [sys.executable, "-m", "referee", "worker", "--role", role, *renamed]
     child = subprocess.Popen(command, preexec_fn=_end_with_parent)
     atexit.register(child.terminate)
 

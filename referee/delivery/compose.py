@@ -33,6 +33,7 @@ from referee.engine import JSON
 from referee.games import AnyGame
 from referee.names import plain as plain_name
 from referee.names import shown as shown_name
+from referee.names import with_bot
 from referee.record import canonical_json
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
@@ -431,6 +432,10 @@ def _kind_context(
         found["round"] = _round_lines(rules, shown.state, names)
     if kind == OutboxKind.REMATCH:
         found["waiting_for"] = [names[seat] for seat in row.payload.get("waiting_for", [])]
+    if kind == OutboxKind.BOT_SEAT:
+        handed = int(row.payload["seat"])
+        found["handed"] = "you" if handed == row.seat else f"seat {handed} ({names[handed]})"
+        found["timeouts"] = row.payload.get("timeouts")
     if kind == OutboxKind.GAME_OVER:
         found["result"] = _result_lines(game, names)
         found["seed"] = wording.wrapped("The seed was", game.seed or "")
@@ -467,10 +472,14 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
         return sign_in_link(row, secret, site)
     game = session.get(Game, row.game_id)
     assert game is not None and row.seat is not None and row.id is not None
-    names = mail_names(game, [s.name for s in reads.seats(session, game.id)])
+    seats = reads.seats(session, game.id)
+    typed = mail_names(game, [s.name for s in seats])
+    # A bot's seat is called `Name (bot, LEVEL)` everywhere but in its own greeting.
+    names = [with_bot(name, seat.bot) for name, seat in zip(typed, seats, strict=True)]
     rules = reads.rules_of(game)
     shown = _position(session, game, rules, row)
     context = _base_context(session, game, rules, row, shown, names, secret, site)
+    context["name"] = typed[row.seat]
     context |= _deadline_context(session, game, row, shown.version, names)
     context |= _kind_context(game, rules, row, shown, names)
     their_reply = row.payload.get("in_reply_to")

@@ -30,7 +30,9 @@ _TURN_MAIL = {
     TurnMail.OFF: "the player turned turn mail off",
 }
 _PER_TURN = frozenset({OutboxKind.YOUR_TURN, OutboxKind.ROUND_OVER})
-_FOLLOW_MUTE = frozenset({*_PER_TURN, OutboxKind.REMINDER, OutboxKind.GAME_OVER})
+_FOLLOW_MUTE = frozenset(
+    {*_PER_TURN, OutboxKind.REMINDER, OutboxKind.GAME_OVER, OutboxKind.BOT_SEAT}
+)
 
 
 def withheld(kind: str, chosen: TurnMailSettings, muted: bool) -> str | None:

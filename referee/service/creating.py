@@ -5,6 +5,13 @@ copy. A seat with one gets a token derived from the server secret
 (`keys.seat_link_token`), so that its personal link can be mailed once the
 address may be written to. `trusted` games (made with the API key) mail
 their seats without waiting for them to accept.
+
+A seat may be a bot's (`Player.bot`, one of `referee.bots.levels(game)`):
+it has no address, is never invited or mailed, and its token is never
+handed out. A game needs one person at least, unless it is made with the
+API key: bots playing each other on anyone's request would be free work
+for the server. The game keeps the think budget of its bots
+(`REFEREE_BOT_SECONDS` now), so that a bot's move can be worked out again.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from referee import games
+from referee import bots, games
 from referee.engine import JSON, BadOptions
 from referee.games import AnyGame
 from referee.replay import new_state
@@ -39,6 +46,8 @@ class Player:
     name: str
     # The address the referee mails this seat at (after it accepts), or None.
     email: str | None = None
+    # The level of the bot that plays this seat (`referee.bots.levels`), or None: a person.
+    bot: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,35 +106,47 @@ def deadline_seconds(text: str | None) -> int | None:
         raise refusals.BadRequest(str(error), errors={"deadline": [str(error)]}) from None
 
 
+def check_bots(rules: AnyGame, players: Sequence[Player], trusted: bool) -> None:
+    """Refuse a bot level the game does not offer, a bot with an address, and a game
+    of bots alone made without the API key."""
+    offered = bots.levels(rules.name)
+    errors: dict[str, list[str]] = {}
+    for number, player in enumerate(players):
+        if player.bot is None:
+            continue
+        if player.bot not in offered:
+            known = ", ".join(offered) if offered else "none yet"
+            errors[f"players.{number}.bot"] = [
+                f"{player.bot!r} is not a bot level of {rules.title} (its levels: {known})"
+            ]
+        elif player.email:
+            errors[f"players.{number}.email"] = ["a bot's seat has no mail address"]
+    if errors:
+        reason = " ".join(message for messages in errors.values() for message in messages)
+        raise refusals.BadPlayers(reason, errors=errors)
+    if players and all(player.bot for player in players) and not trusted:
+        # Who asks, not what is asked: refused as a missing credential.
+        raise refusals.Unauthorized(
+            "a game needs one person at least: games of bots alone need the server's "
+            "API key (X-API-Key)"
+        )
+
+
 def create_game(referee: Referee, command: NewGame) -> Created:
     """Create a game, with a fresh secret seed; returns it with its seats' tokens."""
     rules = rules_named(command.game, command.rules_version)
+    check_bots(rules, command.players, command.trusted)
     options = checked_options(rules, command.options, len(command.players))
     seconds = deadline_seconds(command.deadline)
     derived = command.derived_tokens or any(player.email for player in command.players)
     secret = referee.secret() if derived else None
     with referee.db.transaction() as session:
         game = _game_row(rules, options, seconds, command)
+        game.bot_seconds = referee.settings.bot_seconds
         state, appended, rounds_before = _first_entries(game, rules, len(command.players))
         for name, value in appended.game.items():
             setattr(game, name, value)
-        seats, tokens = [], []
-        for number, player in enumerate(command.players):
-            token = new_token()
-            if (player.email or command.derived_tokens) and secret is not None:
-                token = seat_link_token(secret, game.id, number)
-            if player.email and secret is not None:
-                addresses.ensure(session, secret, player.email)
-            tokens.append(token)
-            seats.append(
-                Seat(
-                    game_id=game.id,
-                    seat=number,
-                    name=player.name,
-                    email=player.email,
-                    token_hash=hash_token(token),
-                )
-            )
+        seats, tokens = _seats(session, game.id, command, secret)
         insert_game(session, game, seats, appended)
         # An invitation for each seat, then the news of the moves logged at the start.
         notices = [
@@ -137,6 +158,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
                 game.created_at,
             )
             for number, p in enumerate(command.players)
+            if not p.bot
         ]
         notices += news.after_moves(
             game.id,
@@ -149,9 +171,44 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             stamp=game.created_at,
         )
         write(session.connection(), None, notices)
-    # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it.
-    publish(referee, Published(changed=[game.id], news=True))
+    # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it;
+    # and a bot's turn, when a bot plays first.
+    publish(referee, Published(changed=[game.id], news=True, bots=_bots_first(game, command)))
     return Created(game, tuple(tokens))
+
+
+def _seats(
+    session: Any, game_id: str, command: NewGame, secret: bytes | None
+) -> tuple[list[Seat], list[str]]:
+    """The game's seats, and each one's token (derived from the secret where it is mailed,
+    or handed on later; a bot's never)."""
+    seats, tokens = [], []
+    for number, player in enumerate(command.players):
+        token = new_token()
+        if (player.email or command.derived_tokens) and secret is not None and not player.bot:
+            token = seat_link_token(secret, game_id, number)
+        if player.email and secret is not None:
+            addresses.ensure(session, secret, player.email)
+        tokens.append(token)
+        seats.append(
+            Seat(
+                game_id=game_id,
+                seat=number,
+                name=player.name,
+                email=player.email,
+                token_hash=hash_token(token),
+                bot=player.bot,
+            )
+        )
+    return seats, tokens
+
+
+def _bots_first(game: Game, command: NewGame) -> list[tuple[str, int]]:
+    """The bots' turn to publish when a bot's seat acts first."""
+    bot_seats = frozenset(n for n, player in enumerate(command.players) if player.bot)
+    if game.status != GameStatus.ACTIVE or bot_seats.isdisjoint(game.to_act):
+        return []
+    return [(game.id, game.version)]
 
 
 def _game_row(rules: AnyGame, options: JSON, seconds: int | None, command: NewGame) -> Game:

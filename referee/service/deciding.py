@@ -53,6 +53,7 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
         else:
             judged = judge(session, game, [submission], locked.reach)
             decided, published.news = judged.decided[0], judged.news
+            published.bots = judged.bots(game.id)
         published.decided.append((decided, game.id))
     publish(referee, published)
     return decided
@@ -86,6 +87,12 @@ class Judged:
 
     decided: list[Decided]
     news: bool
+    # The version after the moves played, when a bot's seat is to act then.
+    bot_turn: int | None = None
+
+    def bots(self, game_id: str) -> list[tuple[str, int]]:
+        """The bots' turn to publish (`Published.bots`), if a bot's seat is to act."""
+        return [] if self.bot_turn is None else [(game_id, self.bot_turn)]
 
 
 @dataclass(slots=True)
@@ -216,7 +223,13 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
     )
     rows.set_game(connection, game.id, {**appended.game, **changes})
     write(connection, appended, [*judging.answers, *notices])
-    return Judged(judging.decided, bool(judging.answers or notices))
+    bot_turn = appended.game["version"] if bots_to_act(appended.game, judging.reach) else None
+    return Judged(judging.decided, bool(judging.answers or notices), bot_turn)
+
+
+def bots_to_act(game: dict[str, Any], reach: Reach) -> bool:
+    """Whether a bot's seat is among those to act in a game (its new fields) still running."""
+    return game["status"] == GameStatus.ACTIVE and not reach.bots.isdisjoint(game["to_act"])
 
 
 def sweep_pending(referee: Referee) -> int:

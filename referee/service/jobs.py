@@ -11,7 +11,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from referee.queue import DEADLINES, DECIDE, DELIVER, DIGESTS, NOOP, SIGN_IN, SWEEP
+from referee.queue import BOT, BOT_SWEEP, DEADLINES, DECIDE, DELIVER, DIGESTS, NOOP, SIGN_IN, SWEEP
+from referee.service.bots import play_bots, sweep_bots
 from referee.service.deciding import decide, sweep_pending
 from referee.service.delivering import deliver
 from referee.service.digests import sweep_digests
@@ -52,4 +53,6 @@ JOBS: dict[str, Job] = {
     NOOP: _noop,
     DELIVER: deliver,
     SIGN_IN: request_sign_in,
+    BOT: play_bots,
+    BOT_SWEEP: sweep_bots,
 }

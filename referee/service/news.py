@@ -51,8 +51,11 @@ def after_moves(
             ]
         # Every seat that must act after a change hears of it, even one that
         # already could: a MaNiKi card won by another seat is a new card for all.
+        # Not a bot's seat (one handed to a bot may still reach its person).
         news += [
-            (OutboxKind.YOUR_TURN, seat, {"version": version}) for seat in appended.game["to_act"]
+            (OutboxKind.YOUR_TURN, seat, {"version": version})
+            for seat in appended.game["to_act"]
+            if seat not in reach.bots
         ]
     return [
         outbox_row(game_id, kind, seat, payload, stamp)

@@ -14,7 +14,7 @@ import logging
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from referee.queue import DECIDE
+from referee.queue import BOT, DECIDE
 from referee.store.deciding import Decided
 from referee.store.tables import Game
 
@@ -39,6 +39,9 @@ class Published:
     # Rematches every seat has accepted: the finished game and the id claimed
     # for the new one, which the use case starts once committed.
     rematches: list[tuple[Game, str]] = field(default_factory=list)
+    # Games (and their versions) where a bot's seat is to act: each bot's move is
+    # worked out on the bots' queue (`referee.service.bots`), never here.
+    bots: list[tuple[str, int]] = field(default_factory=list)
 
 
 def publish(referee: Referee, what: Published) -> None:
@@ -58,6 +61,12 @@ def publish(referee: Referee, what: Published) -> None:
         except Exception:
             # The sweep enqueues it again once the broker is back.
             _log.exception("could not enqueue submission %s", submission_id)
+    for game_id, version in what.bots:
+        try:
+            queue.enqueue_apart(BOT, game_id, version, lane="bots")
+        except Exception:
+            # The bots' sweep enqueues it again once the broker is back.
+            _log.exception("could not enqueue the bots of game %s", game_id)
     if what.news:
         # On the delivery queue, or the embedded default's delivery threads, never here.
         queue.deliver_soon()

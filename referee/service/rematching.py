@@ -7,6 +7,10 @@ mailed where the seat has an address the referee may mail). Its seats'
 tokens are derived from the server's secret, so that whoever holds a seat
 of the old game can be handed the same seat of the new one at any time
 (`rematch_seat`), without the referee ever keeping a token.
+
+A seat a bot played from the start accepts by itself and is the same
+bot's in the rematch; a seat handed to a bot after timeouts is its
+player's again, who must accept like any other.
 """
 
 from __future__ import annotations
@@ -43,10 +47,11 @@ class Rematch:
 
 
 def rematch_of(session: Session, game: Game) -> Rematch:
-    seats = len(reads.seats(session, game.id))
-    return Rematch(
-        seats, rematches.accepted(session, game.id), rematches.rematch_id(session, game.id)
-    )
+    seats = reads.seats(session, game.id)
+    # A bot's seat from the start has no one to ask: it accepts.
+    bots = {seat.seat for seat in seats if seat.bot and seat.bot_since is None}
+    accepted = tuple(sorted(bots | set(rematches.accepted(session, game.id))))
+    return Rematch(len(seats), accepted, rematches.rematch_id(session, game.id))
 
 
 def accept_rematch(referee: Referee, game_id: str, seat: SeatRef) -> Rematch:
@@ -82,7 +87,12 @@ def start_rematch(referee: Referee, game: Game, rematch_id: str) -> None:
     """Create the rematch under the id claimed for it; drop the claim if that fails."""
     with referee.db.reading() as session:
         seats = reads.seats(session, game.id)
-    players = [Player(seat.name, seat.email) for seat in seats]
+    players = [
+        Player(seat.name, bot=seat.bot)
+        if seat.bot and seat.bot_since is None
+        else Player(seat.name, seat.email)
+        for seat in seats
+    ]
     deadline = None if game.deadline_seconds is None else f"{game.deadline_seconds}s"
     command = NewGame(
         game=game.name,

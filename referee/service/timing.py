@@ -7,6 +7,13 @@ as timed out; then the change is published. A turn's clock stands still
 while a seat to act is on vacation (`deadlines.frozen_due`), and a game
 one of whose seats to act is away is not reminded until that seat is
 back, nor timed out but for a turn that ran out before the vacation began.
+
+Deadlines stand for people only: a bot's seat is never reminded nor timed
+out, and a turn where only bots act has no deadline. With `on_timeout:
+bot` the `greedy` bot plays the turn of a seat out of time; a seat that
+ran out of time `BOT_AFTER_TIMEOUTS` turns in a row (its latest moves in
+the log, so a move of its own resets the count) is handed to that bot for
+the rest of the game, and every seat is told (`bot_seat`).
 """
 
 from __future__ import annotations
@@ -17,17 +24,25 @@ from typing import TYPE_CHECKING, Any
 
 from referee.engine import Resign
 from referee.games import AnyGame
-from referee.rng import Rng
-from referee.service.deciding import judge, with_forced_moves
+from referee.playout import timeout_rng
+from referee.service.bots import bot_move
+from referee.service.deciding import Judged, judge, with_forced_moves
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
+from referee.store import bots, vacations
 from referee.store import deciding as rows
-from referee.store import vacations
 from referee.store.appending import outbox_row, write
 from referee.store.clock import now, stamp
 from referee.store.deadlines import SeatsAway, due_at, held, locked, reminder_due, with_deadlines
 from referee.store.reads import rules_of, state_at
-from referee.store.tables import Game, OutboxKind, Source, TimeoutPolicy
+from referee.store.tables import (
+    BOT_AFTER_TIMEOUTS,
+    TIMEOUT_BOT,
+    Game,
+    OutboxKind,
+    Source,
+    TimeoutPolicy,
+)
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -43,8 +58,12 @@ def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
     """Send the reminders due at 80% of a turn's time and apply the timeouts due at `moment`."""
     with referee.db.reading() as session:
         games = with_deadlines(session)
+        levels = bots.levels(session, [game.id for game in games])
+        # A turn where only bots act has no deadline.
+        games = [game for game in games if not set(game.to_act) <= set(levels.get(game.id, {}))]
         away = vacations.seats_away(session, games, moment)
     reminded, timed_out = [], []
+    published = Published()
     for game in games:
         seats_away = away.get(game.id, {})
         due, reminder = due_at(game, seats_away), reminder_due(game, seats_away)
@@ -52,8 +71,10 @@ def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
         # A clock stands still while a seat to act is away, so a turn due by now ran out
         # before any such vacation began: it times out, the seat away or not.
         if due <= moment and game.timed_out_version != game.version:
-            if _time_out(referee, game.id, game.version, moment):
+            judged = _time_out(referee, game.id, game.version, moment)
+            if judged is not None and judged.decided:
                 timed_out.append(game.id)
+                published.bots += judged.bots(game.id)
         elif (
             not held(game, seats_away, moment)
             and reminder <= moment
@@ -61,7 +82,8 @@ def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
             and _remind(referee, game.id, game.version, moment)
         ):
             reminded.append(game.id)
-    publish(referee, Published(changed=timed_out, news=bool(reminded or timed_out)))
+    published.changed, published.news = timed_out, bool(reminded or timed_out)
+    publish(referee, published)
     return Swept(reminded, timed_out)
 
 
@@ -83,8 +105,11 @@ def _remind(referee: Referee, game_id: str, version: int, moment: datetime) -> b
         due = due_at(game, away)
         assert due is not None
         payload = {"version": version, "due_at": stamp(due)}
+        robots = bots.levels(session, [game.id]).get(game.id, {})
         reminders = [
-            outbox_row(game.id, OutboxKind.REMINDER, seat, payload, now()) for seat in game.to_act
+            outbox_row(game.id, OutboxKind.REMINDER, seat, payload, now())
+            for seat in game.to_act
+            if seat not in robots
         ]
         session.flush()
         write(session.connection(), None, reminders)
@@ -92,35 +117,57 @@ def _remind(referee: Referee, game_id: str, version: int, moment: datetime) -> b
 
 
 def timeout_move(
-    rules: AnyGame, state: Any, seat: int, policy: TimeoutPolicy, seed: str, version: int
+    rules: AnyGame,
+    state: Any,
+    seat: int,
+    policy: TimeoutPolicy,
+    seed: str,
+    version: int,
+    *,
+    players: int = 0,
+    options: Any = None,
+    bot_seconds: float = 0.0,
 ) -> Any:
     """The move the referee plays for a seat out of time.
 
     `pass` where the rules have one and allow it now (`Game.pass_move`),
-    `random` otherwise; `random` draws from an rng seeded with the
-    secret seed, the version and the seat, so it is fixed by stored data.
+    the `greedy` bot's move for `bot` (within `bot_seconds`), `random`
+    otherwise; `random` and `bot` draw from an rng seeded with the secret
+    seed, the version and the seat, so the move is fixed by stored data.
     """
     if policy == TimeoutPolicy.FORFEIT:
         return Resign()
     passing = rules.pass_move(state, seat) if policy == TimeoutPolicy.PASS else None
     if passing is not None:
         return passing
-    return rules.random_move(state, seat, Rng(f"{seed}:timeout:{version}:{seat}"))
+    rng = timeout_rng(seed, version, seat)
+    if policy == TimeoutPolicy.BOT:
+        return bot_move(
+            rules,
+            TIMEOUT_BOT,
+            state,
+            seat,
+            players=players,
+            options=options,
+            rng=rng,
+            seconds=bot_seconds,
+        )
+    return rules.random_move(state, seat, rng)
 
 
-def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) -> bool:
+def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) -> Judged | None:
     with referee.db.transaction() as session:
         game = locked(session, game_id, version)
         if game is None or game.timed_out_version == version:
-            return False
+            return None
         due = due_at(game, _away(session, game, moment))
         if due is None or due > moment:
-            return False
+            return None
         recorded = [
             submission.model_dump(include=set(rows.SUBMISSION_READ))
-            for submission in _record_timeouts(session, game)
+            for submission in _record_timeouts(session, game, referee.settings.bot_seconds)
         ]
-        judged = judge(
+        return judge(
             session,
             game,
             recorded,
@@ -128,20 +175,33 @@ def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) ->
             {"timed_out_version": version},
             at=stamp(moment),
         )
-        return bool(judged.decided)
 
 
-def _record_timeouts(session: Any, game: Game) -> list[Any]:
-    """Record, for each seat out of time, the move its game's policy plays for it."""
+def _record_timeouts(session: Any, game: Game, bot_seconds: float) -> list[Any]:
+    """Record, for each seat out of time, the move its game's policy plays for it; with
+    `on_timeout: bot`, hand to the bot each seat out of time too many turns in a row."""
     rules = rules_of(game)
     version = game.version
     state = state_at(session, game, version)
     policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
+    robots = bots.levels(session, [game.id]).get(game.id, {})
+    players = rows.reach(session, game.id).seat_count
     recorded = []
     for seat in game.to_act:
-        if rules.result(state) is not None or seat not in rules.actors(state):
+        # Deadlines stand for people: a bot's seat plays its own turn.
+        if seat in robots or rules.result(state) is not None or seat not in rules.actors(state):
             continue
-        move = timeout_move(rules, state, seat, policy, game.seed, version)
+        move = timeout_move(
+            rules,
+            state,
+            seat,
+            policy,
+            game.seed,
+            version,
+            players=players,
+            options=game.options,
+            bot_seconds=game.bot_seconds or bot_seconds,
+        )
         state = with_forced_moves(rules, rules.play(state, seat, move), [])
         submission, _fresh = record_move(
             session,
@@ -156,4 +216,22 @@ def _record_timeouts(session: Any, game: Game) -> list[Any]:
             ),
         )
         recorded.append(submission)
+        if policy == TimeoutPolicy.BOT:
+            _hand_over_if_due(session, game, seat, players)
     return recorded
+
+
+def _hand_over_if_due(session: Any, game: Game, seat: int, players: int) -> None:
+    """Hand the seat to the `greedy` bot when this timeout is its `BOT_AFTER_TIMEOUTS`th in
+    a row, and tell every seat."""
+    before = bots.latest_sources(session, game.id, seat, BOT_AFTER_TIMEOUTS - 1)
+    if len(before) < BOT_AFTER_TIMEOUTS - 1 or any(s != Source.TIMEOUT for s in before):
+        return
+    bots.hand_to_bot(session, game.id, seat, TIMEOUT_BOT, game.version)
+    payload = {"seat": seat, "level": TIMEOUT_BOT, "timeouts": BOT_AFTER_TIMEOUTS}
+    session.flush()
+    notices = [
+        outbox_row(game.id, OutboxKind.BOT_SEAT, number, payload, now())
+        for number in range(players)
+    ]
+    write(session.connection(), None, notices)

@@ -29,7 +29,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from referee.service import refusals
-from referee.store import players, vacations
+from referee.store import bots, players, vacations
 from referee.store.clock import parse_stamp, stamp
 from referee.store.deadlines import Timed, due_at, seats_away_at
 from referee.store.tables import Game, GameStatus, Vacation
@@ -246,7 +246,10 @@ def game_clock(session: Session, game: Game, moment: datetime | None = None) -> 
     moment = moment or datetime.now(UTC)
     away = vacations.seats_away(session, [game], moment).get(game.id, {})
     running = game.status == GameStatus.ACTIVE
-    return GameClock(due_at(game, away), seats_away_at(away, moment) if running else {})
+    # Deadlines stand for people: a turn only bots play has none.
+    robots = bots.levels(session, [game.id]).get(game.id, {})
+    due = None if game.to_act and set(game.to_act) <= set(robots) else due_at(game, away)
+    return GameClock(due, seats_away_at(away, moment) if running else {})
 
 
 def due_times(

@@ -56,10 +56,12 @@ class LockedGame:
 
 @dataclass(frozen=True, slots=True)
 class Reach:
-    """How many seats a game has, and which of them news can reach (mail or a webhook)."""
+    """How many seats a game has, which of them news can reach (mail or a webhook),
+    and which a bot plays."""
 
     seat_count: int
     reachable: frozenset[int]
+    bots: frozenset[int] = frozenset()
 
 
 # The columns of a submission that judging reads.
@@ -90,13 +92,19 @@ def _reach_columns(game_id: sa.ColumnElement[str]) -> list[sa.Label[Any]]:
         .where(seats_of_game, REACHABLE)
         .scalar_subquery()
         .label("reachable_seats"),
+        sa.select(sa.func.aggregate_strings(sa.cast(_SEAT.c.seat, sa.String), ","))
+        .where(seats_of_game, _SEAT.c.bot.is_not(None))
+        .scalar_subquery()
+        .label("bot_seats"),
     ]
 
 
+def _seats(listed: str | None) -> frozenset[int]:
+    return frozenset(int(seat) for seat in listed.split(",")) if listed else frozenset()
+
+
 def _reach(row: sa.Row[Any]) -> Reach:
-    listed = row.reachable_seats
-    reachable = frozenset(int(seat) for seat in listed.split(",")) if listed else frozenset()
-    return Reach(row.seat_count, reachable)
+    return Reach(row.seat_count, _seats(row.reachable_seats), _seats(row.bot_seats))
 
 
 _REACH = sa.select(*_reach_columns(sa.bindparam("game_id")))

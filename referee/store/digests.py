@@ -139,6 +139,8 @@ def running_seats(connection: sa.Connection, addresses: Sequence[str]) -> list[H
             _GAME.c.status == GameStatus.ACTIVE,
             (_ADDRESS.c.state == AddressState.ACCEPTED) | _GAME.c.trusted,
             ~muted,
+            # A seat handed to a bot is not its player's to play any more.
+            _SEAT.c.bot.is_(None),
         )
     )
     return [HeldSeat(*row) for row in connection.execute(query)]

@@ -9,7 +9,7 @@ from sqlmodel import Session
 from referee.record import Entry, Header, Record, chain_problems
 from referee.replay import SEALED_NOTATION
 from referee.store.reads import log, rules_of, seats
-from referee.store.tables import Game, GameStatus
+from referee.store.tables import Game, GameStatus, Seat
 
 
 def sealed_from(game: Game, head: Any) -> int:
@@ -20,13 +20,16 @@ def sealed_from(game: Game, head: Any) -> int:
 def public_record(session: Session, game: Game, head: Any) -> Record:
     """The record anyone may have: the seed only once the game is over, sealed moves hidden."""
     first_sealed = sealed_from(game, head)
+    held = seats(session, game.id)
     header = Header(
         game=game.name,
-        players=tuple(seat.name for seat in seats(session, game.id)),
+        players=tuple(seat.name for seat in held),
         options=game.options,
         seed_commitment=game.seed_commitment,
         rules_version=game.rules_version,
         seed=game.seed if game.status == GameStatus.OVER else None,
+        bots=_bots(held),
+        bot_seconds=game.bot_seconds,
     )
     entries = tuple(
         Entry(row.seq, row.seat, SEALED_NOTATION, row.created_at)
@@ -39,19 +42,28 @@ def public_record(session: Session, game: Game, head: Any) -> Record:
 
 def full_record(session: Session, game: Game) -> Record:
     """The record with every move and the seed: for the server's own checks only."""
+    held = seats(session, game.id)
     header = Header(
         game.name,
-        tuple(seat.name for seat in seats(session, game.id)),
+        tuple(seat.name for seat in held),
         game.options,
         game.seed_commitment,
         game.rules_version,
         game.seed,
+        _bots(held),
+        game.bot_seconds,
     )
     entries = tuple(
         Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash)
         for row in log(session, game.id)
     )
     return Record(header, entries)
+
+
+def _bots(held: list[Seat]) -> tuple[str | None, ...] | None:
+    """Each seat's bot level, when some seat is a bot's (None: no bots, as older records)."""
+    levels = tuple(seat.bot for seat in held)
+    return levels if any(levels) else None
 
 
 def chain_problems_of(session: Session, game: Game) -> list[str]:

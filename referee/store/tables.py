@@ -32,11 +32,12 @@ class SubmissionStatus(StrEnum):
 
 class Source(StrEnum):
     """Where a submission came from: the REST API (and the game pages), a mail
-    reply, or the referee itself when a seat's time ran out."""
+    reply, the referee itself when a seat's time ran out, or a bot's seat."""
 
     REST = "rest"
     MAIL = "mail"
     TIMEOUT = "timeout"
+    BOT = "bot"
 
 
 class TimeoutPolicy(StrEnum):
@@ -45,6 +46,14 @@ class TimeoutPolicy(StrEnum):
     PASS = "pass"
     RANDOM = "random"
     FORFEIT = "forfeit"
+    # The `greedy` bot plays the turn; after `BOT_AFTER_TIMEOUTS` in a row the seat is its.
+    BOT = "bot"
+
+
+# Timeouts in a row after which `on_timeout: bot` hands the seat to the bot for good.
+BOT_AFTER_TIMEOUTS = 3
+# The bot that plays for a seat out of time (`on_timeout: bot`).
+TIMEOUT_BOT = "greedy"
 
 
 class OutboxKind(StrEnum):
@@ -61,6 +70,8 @@ class OutboxKind(StrEnum):
     REFUSED = "refused"
     # The answer to "rematch" while other seats have yet to accept.
     REMATCH = "rematch"
+    # A seat was handed to a bot after timeouts in a row: every seat is told.
+    BOT_SEAT = "bot_seat"
     # A player's one-time sign-in link, and the digest of its games where it is
     # its turn: told to the player's address, carried by one of its seats
     # (`referee.service.players`), and threaded apart from the game.
@@ -127,6 +138,9 @@ class Game(SQLModel, table=True):
     # Created with the API key: its seats are mailed without first accepting
     # (games made before this column existed count as trusted).
     trusted: bool = False
+    # Seconds each of its bots thinks over a move (`REFEREE_BOT_SECONDS` at its
+    # creation), kept so that a bot's move can be worked out again offline.
+    bot_seconds: float | None = None
 
 
 class RematchAcceptance(SQLModel, table=True):
@@ -173,6 +187,11 @@ class Seat(SQLModel, table=True):
     webhook_generation: int = 0
     # When a mail carrying the seat's personal link went out (None: not yet).
     linked_at: str | None = Field(default=None, max_length=40)
+    # The level of the bot that plays this seat (`referee.bots.levels`), or None: a person.
+    bot: str | None = Field(default=None, max_length=20)
+    # For a seat handed to a bot after timeouts in a row, the game's version then
+    # (None: a bot from the start, or a person).
+    bot_since: int | None = None
 
 
 class AddressState(StrEnum):

@@ -10,6 +10,7 @@ states the API served along the way.
 from __future__ import annotations
 
 import json
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -191,3 +192,45 @@ def test_a_sealed_round_stays_secret_until_decided(service: Service) -> None:
         assert done.status_code == 201, done.text
     moves = client.get(f"/v1/games/{game_id}/moves").json()["moves"]
     assert [m["notation"] for m in moves] == [" ".join(secret), "pass", "pass"]
+
+
+def test_a_bot_plays_its_seat_and_suggest_replays_its_moves(
+    service: Service, tmp_path: Path
+) -> None:
+    """A person against a `random` bot (which thinks no time) at Mandala: the bot answers
+    each of the person's moves; the person resigns after three."""
+    client = Client(service.url)
+    body = {"game": "mandala", "players": [{"name": "Ann"}, {"name": "Robo", "bot": "random"}]}
+    answer = client.post("/v1/games", body)
+    assert answer.status_code == 201, answer.text
+    created = answer.json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    assert created["seats"][1]["token"] is None and created["seats"][1]["bot"] == "random"
+    summary: dict[str, Any] = {}
+    moved = 0
+    for _ in range(600):
+        summary = client.get(f"/v1/games/{game_id}").json()
+        if summary["status"] == "over":
+            break
+        if 0 in summary["to_act"]:
+            legal = client.get(f"/v1/games/{game_id}/legal-moves", token).json()["moves"]
+            move = "resign" if moved == 3 else legal[0]["notation"]
+            answer = client.move(game_id, token, {"notation": move})
+            assert answer.status_code == 201, answer.text
+            moved += 1
+        else:
+            time.sleep(0.05)
+    assert summary["status"] == "over", summary
+    assert summary["seats"][1]["bot"] == "random" and summary["deadlines"] is None
+    text = client.get(f"/v1/games/{game_id}/log.jsonl").text
+    record = loads(text)
+    assert record.header.bots == (None, "random")
+    path = tmp_path / "bot.jsonl"
+    path.write_text(text)
+    runner = CliRunner()
+    bot_moves = [entry for entry in record.entries if entry.seat == 1]
+    assert bot_moves
+    for entry in bot_moves:
+        args = ["suggest", str(path), "--seat", "1", "--at", str(entry.seq - 1)]
+        done = runner.invoke(main, args)
+        assert done.exit_code == 0 and done.stdout.strip() == entry.move, done.output

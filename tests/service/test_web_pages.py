@@ -189,6 +189,13 @@ def test_creating_shows_each_personal_link_once(app: Flask) -> None:
             {"name-0": "A", "name-1": "B", "opt-cells": "[[99, 99]]"},
             "cells[0]: Not a valid",
         ),
+        ("mandala", {"name-0": "A", "name-1": "B", "bot-1": "genius"}, "not a bot level"),
+        (
+            "mandala",
+            {"name-0": "A", "name-1": "B", "bot-1": "strong", "email-1": "b@example.com"},
+            "a bot has no mail address",
+        ),
+        ("mandala", {"bot-0": "random", "bot-1": "strong"}, "one person at least"),
     ],
 )
 def test_bad_new_game_forms_say_what_is_wrong(
@@ -207,6 +214,15 @@ def test_bad_new_game_forms_say_what_is_wrong(
     for key, value in fields.items():
         if key.startswith(("name-", "email-")):
             assert f'value="{value}"' in answer.get_data(as_text=True)
+
+
+def test_a_seat_chosen_as_a_bot_gets_no_link_and_is_shown_as_a_bot(app: Flask) -> None:
+    _host, answer = create(app, "mandala", ["Ann"], **{"bot-1": "greedy"})
+    assert answer.status_code == 201
+    page = answer.get_data(as_text=True)
+    assert len(links_of(page)) == 1 and "a bot (greedy) plays this seat" in page
+    game_id = re.findall(r'href="/g/([0-9a-f]{32})"', page)[0]
+    assert "Bot 2 (bot, greedy)" in browser(app).get(f"/g/{game_id}").get_data(as_text=True)
 
 
 def test_unchecked_boxes_and_chosen_options_reach_the_game(app: Flask) -> None:
