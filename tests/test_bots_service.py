@@ -25,17 +25,18 @@ from referee.playout import bot_rng, timeout_rng
 from referee.queue import BOT as referee_bot
 from referee.record import loads
 from referee.service import Referee, refusals
-from referee.service.bots import bot_move, play_bots, sweep_bots
+from referee.service.bots import play_bots, sweep_bots
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.service.timing import sweep_deadlines
 from referee.settings import Settings
 from referee.store import reads
 from referee.store.records import public_record
 from referee.store.tables import Game, Move, Outbox, OutboxKind, Seat, Source, Submission
 
-# Every game whose bots are written (Mandala's today); the slow checks take the first.
 WITH_BOTS = [game.name for game in games.all_games() if bots.levels(game.name)]
-GAME = WITH_BOTS[0]
+# The slow checks play Mandala: two seats and short games.
+GAME = "mandala"
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ def test_a_game_of_bots_ends_with_their_moves_logged_as_the_bots_decide_them(
         for move, _submission in played:
             version = move.seq - 1
             state = reads.state_at(session, game, version)
-            again = bot_move(
+            again = bots.decide(
                 rules,
                 levels[move.seat],
                 state,
@@ -265,7 +266,7 @@ def test_on_timeout_bot_plays_the_greedy_move_and_hands_the_seat_over_after_thre
             select(Outbox).where(Outbox.game_id == game_id, Outbox.kind == OutboxKind.BOT_SEAT)
         ).all()
     first, _submission = logged[0]
-    again = bot_move(
+    again = bots.decide(
         rules,
         "greedy",
         first_state,
@@ -379,3 +380,26 @@ def test_the_api_seats_bots_lists_them_and_refuses_what_it_cannot_seat(
         assert _settle(made, keyed.json["id"]).status == "over"
     finally:
         made.close()
+
+
+def test_a_maniki_bot_answers_a_card_only_after_the_person_in_its_round(
+    referee: Referee, held: list[tuple[Any, ...]]
+) -> None:
+    players = [Player("Ann", "ann@example.com"), Player("Bot", bot="expert")]
+    game_id = create_game(referee, NewGame("maniki", players, {}, trusted=True)).game.id
+    game = _game(referee, game_id)
+    assert sorted(game.to_act) == [0, 1]
+    # Both may answer; the bot holds its answer while Ann has yet to give hers.
+    assert (referee_bot, game_id, game.version) in held
+    assert play_bots(referee, game_id, game.version) == 0
+    assert _game(referee, game_id).version == game.version
+    submit_move(referee, SubmitMove(game_id, KnownSeat(0), "pass", seen_version=game.version))
+    game = _game(referee, game_id)
+    assert game.to_act == [1]
+    # The decision of Ann's pass enqueued the bot's turn again.
+    assert (referee_bot, game_id, game.version) in held
+    # Ann passed: now the bot answers the card, with its shortest sequence.
+    assert play_bots(referee, game_id, game.version) == 1
+    logged = _logged(referee, game_id)
+    (seat, notation, source) = [(m.seat, m.notation, s.source) for m, s in logged if s][-1]
+    assert (seat, source) == (1, Source.BOT) and notation != "pass"

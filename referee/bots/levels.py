@@ -114,47 +114,49 @@ class StrongBot(_Prompt):
         return self.knowledge.iterations(seen, seconds)
 
     def choose(self, seen: Seen, rng: Rng, seconds: float) -> Any:
-        knowledge = self.knowledge
-        game = knowledge.game
         quick = QuickRng(rng)
         root = _Node(seat=-1)
         for _ in range(self.iterations(seen, seconds)):
-            state = knowledge.sample(seen, quick)
-            path = [root]
-            node = root
-            # Down the tree while every move met has been tried, then one new move.
-            while True:
-                seat = _acting(game, state, quick, seen.seat if node is root else None)
-                if seat is None:
-                    break
-                moves = knowledge.candidates(state, seat)
-                untried = [move for move in moves if move not in node.children]
-                for move in moves:
-                    child = node.children.get(move)
-                    if child is not None:
-                        child.available += 1
-                if untried:
-                    move = quick.choice(untried)
-                    child = _Node(seat=seat, available=1)
-                    node.children[move] = child
-                    state = _advance(game, game.play(state, seat, move))
-                    path.append(child)
-                    break
-                move = _select(node, moves)
-                node = node.children[move]
-                state = _advance(game, game.play(state, seat, move))
-                path.append(node)
+            state, path = self._descend(root, self.knowledge.sample(seen, quick), seen.seat, quick)
             rewards = self._playout(state, quick, seen.players)
-            for visited in path[1:]:
+            for visited in path:
                 visited.visits += 1
                 visited.reward += rewards[visited.seat]
+        lists_every_move = self.knowledge.game.lists_every_move
         tried = [
             (child.visits, move)
             for move, child in root.children.items()
-            if move in seen.legal or not game.lists_every_move
+            if move in seen.legal or not lists_every_move
         ]
         most = max(visits for visits, _move in tried)
         return quick.choice([move for visits, move in tried if visits == most])
+
+    def _descend(self, root: _Node, state: Any, bot_seat: int, rng: Rng) -> tuple[Any, list[_Node]]:
+        """Down the tree from `root` while every move met has been tried, then
+        one new move: the state reached and the moves taken."""
+        knowledge = self.knowledge
+        game = knowledge.game
+        path: list[_Node] = []
+        node = root
+        while True:
+            seat = _acting(game, state, rng, bot_seat if node is root else None)
+            if seat is None:
+                return state, path
+            moves = knowledge.candidates(state, seat)
+            untried = [move for move in moves if move not in node.children]
+            for move in moves:
+                child = node.children.get(move)
+                if child is not None:
+                    child.available += 1
+            if untried:
+                move = rng.choice(untried)
+                node.children[move] = child = _Node(seat=seat, available=1)
+                path.append(child)
+                return _advance(game, game.play(state, seat, move)), path
+            move = _select(node, moves)
+            node = node.children[move]
+            path.append(node)
+            state = _advance(game, game.play(state, seat, move))
 
     def _playout(self, state: Any, rng: Rng, players: int) -> tuple[float, ...]:
         knowledge = self.knowledge

@@ -1227,18 +1227,28 @@ class _Search:
                     if top >> _SHIFT <= size or top & _COLOUR_MASK == colour:
                         continue
                     moves.append(((code, cell),))
-                if size != SMALL:
-                    continue
-                for cell in open_cells:
-                    top = tops[cell]
-                    if top >> _SHIFT != LARGE or top & _COLOUR_MASK == colour:
-                        continue
-                    for filler in self.colours:
-                        under = (MEDIUM << _SHIFT) | filler
-                        if filler != colour and counts[under]:
-                            moves.append(((under, cell), (code, cell)))
-                    if greedy:
-                        break
+                if size == SMALL:
+                    moves.extend(self._onto_a_new_medium(code, open_cells, greedy))
+        return moves
+
+    def _onto_a_new_medium(
+        self, small: int, open_cells: list[int], greedy: bool
+    ) -> list[tuple[tuple[int, int], ...]]:
+        """The recolourings by `small` onto a medium of another colour put on an
+        open large just before; `greedy` keeps the first large only."""
+        tops = self.tops
+        colour = small & _COLOUR_MASK
+        moves: list[tuple[tuple[int, int], ...]] = []
+        for cell in open_cells:
+            top = tops[cell]
+            if top >> _SHIFT != LARGE or top & _COLOUR_MASK == colour:
+                continue
+            for filler in self.colours:
+                under = (MEDIUM << _SHIFT) | filler
+                if filler != colour and self.counts[under]:
+                    moves.append(((under, cell), (small, cell)))
+            if greedy:
+                break
         return moves
 
     def best_target(self, size: int) -> int | None:

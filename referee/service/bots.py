@@ -22,12 +22,10 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from referee import bots
-from referee.games import AnyGame
 from referee.playout import bot_rng
-from referee.rng import Rng
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.store import bots as bot_seats
@@ -41,23 +39,6 @@ if TYPE_CHECKING:
     from referee.service import Referee
 
 _log = logging.getLogger(__name__)
-
-
-def bot_move(
-    rules: AnyGame,
-    level: str,
-    state: Any,
-    seat: int,
-    *,
-    players: int,
-    options: Any,
-    rng: Rng,
-    seconds: float,
-) -> Any:
-    """The move the bot of `level` plays for `seat` in `state`."""
-    return bots.decide(
-        rules, level, state, seat, players=players, options=options, rng=rng, seconds=seconds
-    )
 
 
 def play_bots(referee: Referee, game_id: str, version: int) -> int:
@@ -84,7 +65,13 @@ def play_bots(referee: Referee, game_id: str, version: int) -> int:
     for seat in acting:
         if seat not in rules.actors(state):
             continue
-        move = bot_move(
+        # A bot that holds its move (MaNiKi's, until the people in the round
+        # have answered) is asked again after the next decision.
+        if bots.waits(
+            rules, levels[seat], state, seat, players=players, options=game.options, bots=levels
+        ):
+            continue
+        move = bots.decide(
             rules,
             levels[seat],
             state,
@@ -93,6 +80,7 @@ def play_bots(referee: Referee, game_id: str, version: int) -> int:
             options=game.options,
             rng=bot_rng(game.seed, version, seat),
             seconds=seconds,
+            bots=levels,
         )
         submit_move(
             referee,

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from referee.bots import decide as bot_decision
 from referee.engine import Resign
 from referee.games import AnyGame
 from referee.playout import timeout_rng
-from referee.service.bots import bot_move
 from referee.service.deciding import Judged, judge, with_forced_moves
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
@@ -142,7 +142,7 @@ def timeout_move(
         return passing
     rng = timeout_rng(seed, version, seat)
     if policy == TimeoutPolicy.BOT:
-        return bot_move(
+        return bot_decision(
             rules,
             TIMEOUT_BOT,
             state,
