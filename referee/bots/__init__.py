@@ -14,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from referee.bots import mandala
+from referee.bots import mandala, mandala_stones
 from referee.bots.knowledge import Seen
 from referee.bots.levels import Bot, standard_levels
 from referee.engine import JSON, Game
 from referee.rng import Rng
 
 _LEVELS: dict[str, Mapping[str, Bot]] = {
-    known.game.name: standard_levels(known) for known in (mandala.KNOWLEDGE,)
+    known.game.name: standard_levels(known)
+    for known in (mandala.KNOWLEDGE, mandala_stones.KNOWLEDGE)
 }
 
 
