@@ -35,6 +35,8 @@ _TOWER_SHARE = 0.45
 _STONE_WORTH = 0.6
 # A score lead that counts for halfway between level and a win.
 _LEAD_SCALE = 8.0
+# Positions whose candidates are remembered, at most.
+_MEMO_SIZE = 100_000
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -54,12 +56,16 @@ class MandalaStonesKnowledge(Knowledge[State, ms.Move]):
     game = ms.GAME
     iterations_per_second: ClassVar[float] = 1000.0
     greedy_samples: ClassVar[int] = 3
-    rollout_moves: ClassVar[int | None] = 4
+    rollout_moves: ClassVar[int | None] = 0
+    # How many moves a search weighs in a position: the best by `_estimate`.
+    search_moves: ClassVar[int] = 5
 
     def __init__(self) -> None:
         # The last view dealt from, and what it fixes: a search samples the same
         # view thousands of times. Only a cache: samples depend on the view alone.
         self._last: tuple[Seen, _Deal] | None = None
+        # Each position's candidates, by what decides them: a pure function's memo.
+        self._ranked: dict[object, tuple[ms.Move, ...]] = {}
 
     # -- sampling --------------------------------------------------------------
 
@@ -95,32 +101,31 @@ class MandalaStonesKnowledge(Knowledge[State, ms.Move]):
     # -- search ----------------------------------------------------------------
 
     def candidates(self, state: State, seat: int) -> Sequence[ms.Move]:
-        """Every colour; tops one tower at a time, two, or all (their order changes
-        nothing); each pick only onto the two spaces its tower fits best."""
-        moves: list[ms.Move] = []
-        picks: dict[tuple[int, int, str], list[tuple[float, Pick]]] = {}
-        towers = state.boards[seat]
-        built = [space for space in range(1, ms.SPACES + 1) if towers[space - 1]]
-        for move in self.game.legal_moves(state, seat):
-            if isinstance(move, Pick):
-                key = (move.artist, move.circle, move.first)
-                picks.setdefault(key, []).append((0.0, move))
-            elif isinstance(move, ScoreColour):
-                moves.append(move)
-        for options in picks.values():
-            if len(options) <= 2:
-                moves.extend(move for _fit, move in options)
-                continue
-            tower = _picked(state, options[0][1])
-            fits = sorted(
-                ((_fit(towers, move.space, tower), -move.space), move) for _f, move in options
-            )
-            moves.extend(move for _fit_key, move in fits[-2:])
-        for first in built:
-            moves.append(ScoreTops((first,)))
-            moves.extend(ScoreTops((first, second)) for second in built if second > first)
-        if len(built) > 2:
-            moves.append(ScoreTops(tuple(built)))
+        """The `search_moves` moves after which `seat`'s likely final score looks best.
+
+        Worked out once per position as `seat` sees it (its towers, points and
+        cards, the stacks' tops, the artists): the same wherever a search meets it.
+        """
+        key = (
+            seat,
+            state.boards[seat],
+            state.scores[seat],
+            len(state.mandala),
+            state.objectives[seat],
+            tuple(stack[-1] if stack else -1 for stack in state.stacks),
+            state.artists,
+        )
+        moves = self._ranked.get(key)
+        if moves is None:
+            if len(self._ranked) >= _MEMO_SIZE:
+                self._ranked.clear()
+            weighed = [
+                (-_estimate(self.game.play(state, seat, move), seat), order, move)
+                for order, move in enumerate(_worth_weighing(state, seat))
+            ]
+            weighed.sort(key=lambda entry: entry[:2])
+            moves = tuple(move for _score, _order, move in weighed[: self.search_moves])
+            self._ranked[key] = moves
         return moves
 
     def value(self, state: State, seat: int) -> float:
@@ -134,6 +139,33 @@ class MandalaStonesKnowledge(Knowledge[State, ms.Move]):
         best_other = max(e for other, e in enumerate(estimates) if other != seat)
         lead = estimates[seat] - best_other
         return 0.5 + 0.45 * lead / (abs(lead) + _LEAD_SCALE)
+
+
+def _worth_weighing(state: State, seat: int) -> list[ms.Move]:
+    """Every colour; tops one tower at a time, two, or all (their order changes
+    nothing); each pick only onto the two spaces its tower fits best."""
+    moves: list[ms.Move] = []
+    picks: dict[tuple[int, int, str], list[Pick]] = {}
+    towers = state.boards[seat]
+    built = [space for space in range(1, ms.SPACES + 1) if towers[space - 1]]
+    for move in ms.GAME.legal_moves(state, seat):
+        if isinstance(move, Pick):
+            picks.setdefault((move.artist, move.circle, move.first), []).append(move)
+        elif isinstance(move, ScoreColour):
+            moves.append(move)
+    for options in picks.values():
+        if len(options) <= 2:
+            moves.extend(options)
+            continue
+        tower = _picked(state, options[0])
+        fits = sorted(((_fit(towers, move.space, tower), -move.space), move) for move in options)
+        moves.extend(move for _fit_key, move in fits[-2:])
+    for first in built:
+        moves.append(ScoreTops((first,)))
+        moves.extend(ScoreTops((first, second)) for second in built if second > first)
+    if len(built) > 2:
+        moves.append(ScoreTops(tuple(built)))
+    return moves
 
 
 def _deal_of(seen: Seen) -> _Deal:
