@@ -9,8 +9,10 @@ are what is left over, and the others' cards come from the deck less the
 seat's own.
 
 A position is judged by each seat's likely final score: its points, what
-its towers are worth still, and its best objective card that holds (or
-nearly holds) on its board, more so as the mandala nears the end.
+its towers are worth still (less as the mandala nears the end), the best
+colour it could score now, and its best objective card that holds on its
+board (more as the end nears). A search weighs in each position only the
+few moves after which the mover's own estimate looks best.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ _STONE_WORTH = 0.6
 # A score lead that counts for halfway between level and a win.
 _LEAD_SCALE = 8.0
 # Positions whose candidates are remembered, at most.
-_MEMO_SIZE = 100_000
+_MEMO_SIZE = 20_000
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -54,7 +56,7 @@ class _Deal:
 
 class MandalaStonesKnowledge(Knowledge[State, ms.Move]):
     game = ms.GAME
-    iterations_per_second: ClassVar[float] = 1000.0
+    iterations_per_second: ClassVar[float] = 600.0
     greedy_samples: ClassVar[int] = 3
     rollout_moves: ClassVar[int | None] = 0
     # How many moves a search weighs in a position: the best by `_estimate`.
@@ -120,8 +122,8 @@ class MandalaStonesKnowledge(Knowledge[State, ms.Move]):
             if len(self._ranked) >= _MEMO_SIZE:
                 self._ranked.clear()
             weighed = [
-                (-_estimate(self.game.play(state, seat, move), seat), order, move)
-                for order, move in enumerate(_worth_weighing(state, seat))
+                (-_estimate_after(state, seat, move, tower), order, move)
+                for order, (move, tower) in enumerate(_worth_weighing(state, seat))
             ]
             weighed.sort(key=lambda entry: entry[:2])
             moves = tuple(move for _score, _order, move in weighed[: self.search_moves])
@@ -141,10 +143,11 @@ class MandalaStonesKnowledge(Knowledge[State, ms.Move]):
         return 0.5 + 0.45 * lead / (abs(lead) + _LEAD_SCALE)
 
 
-def _worth_weighing(state: State, seat: int) -> list[ms.Move]:
+def _worth_weighing(state: State, seat: int) -> list[tuple[ms.Move, tuple[int, ...]]]:
     """Every colour; tops one tower at a time, two, or all (their order changes
-    nothing); each pick only onto the two spaces its tower fits best."""
-    moves: list[ms.Move] = []
+    nothing); each pick only onto the two spaces its tower fits best. Each move
+    comes with the tower it builds (none but a pick's)."""
+    moves: list[tuple[ms.Move, tuple[int, ...]]] = []
     picks: dict[tuple[int, int, str], list[Pick]] = {}
     towers = state.boards[seat]
     built = [space for space in range(1, ms.SPACES + 1) if towers[space - 1]]
@@ -152,20 +155,37 @@ def _worth_weighing(state: State, seat: int) -> list[ms.Move]:
         if isinstance(move, Pick):
             picks.setdefault((move.artist, move.circle, move.first), []).append(move)
         elif isinstance(move, ScoreColour):
-            moves.append(move)
+            moves.append((move, ()))
     for options in picks.values():
-        if len(options) <= 2:
-            moves.extend(options)
-            continue
         tower = _picked(state, options[0])
-        fits = sorted(((_fit(towers, move.space, tower), -move.space), move) for move in options)
-        moves.extend(move for _fit_key, move in fits[-2:])
+        if len(options) > 2:
+            fits = sorted(
+                ((_fit(towers, move.space, tower), -move.space), move) for move in options
+            )
+            options = [move for _fit_key, move in fits[-2:]]
+        moves.extend((move, tower) for move in options)
     for first in built:
-        moves.append(ScoreTops((first,)))
-        moves.extend(ScoreTops((first, second)) for second in built if second > first)
+        moves.append((ScoreTops((first,)), ()))
+        moves.extend((ScoreTops((first, second)), ()) for second in built if second > first)
     if len(built) > 2:
-        moves.append(ScoreTops(tuple(built)))
+        moves.append((ScoreTops(tuple(built)), ()))
     return moves
+
+
+def _estimate_after(state: State, seat: int, move: ms.Move, tower: tuple[int, ...]) -> float:
+    """`_estimate` of `seat` after its `move`: a pick's worked out on its board
+    alone (it changes nothing else that counts), a scoring's played."""
+    if isinstance(move, Pick):
+        towers = state.boards[seat]
+        placed = (*towers[: move.space - 1], tower, *towers[move.space :])
+        return _estimate_of(
+            placed,
+            state.objectives[seat],
+            state.scores[seat],
+            len(state.mandala),
+            state.setup.end_space,
+        )
+    return _estimate(ms.GAME.play(state, seat, move), seat)
 
 
 def _deal_of(seen: Seen) -> _Deal:
@@ -287,40 +307,55 @@ def _fit(towers: Towers, space: int, tower: tuple[int, ...]) -> float:
 
 def _estimate(state: State, seat: int) -> float:
     """`seat`'s likely final score: its points, its towers' worth, its objective."""
-    towers = state.boards[seat]
-    progress = min(1.0, len(state.mandala) / max(1, state.setup.end_space))
+    return _estimate_of(
+        state.boards[seat],
+        state.objectives[seat],
+        state.scores[seat],
+        len(state.mandala),
+        state.setup.end_space,
+    )
+
+
+def _estimate_of(
+    towers: Towers, cards: tuple[Card, ...], score: int, placed: int, end_space: int
+) -> float:
+    """`_estimate` of a board with `placed` stones on the mandala."""
+    key = (towers, cards)
+    board = _BOARDS.get(key)
+    if board is None:
+        if len(_BOARDS) >= _MEMO_SIZE:
+            _BOARDS.clear()
+        board = _BOARDS[key] = _board_worth(towers, cards)
+    worth, best_colour, held = board
+    progress = min(1.0, placed / max(1, end_space))
+    return score + (1.0 - progress) * worth + 0.5 * best_colour + (0.4 + 0.6 * progress) * held
+
+
+# Each board's `_board_worth` (with its holder's cards): a pure function's memo.
+_BOARDS: dict[tuple[Towers, tuple[Card, ...]], tuple[float, int, int]] = {}
+
+
+def _board_worth(towers: Towers, cards: tuple[Card, ...]) -> tuple[float, int, int]:
+    """What a board is worth before the end, what its best colour scores now, and
+    the points of its best card that holds."""
+    by_colour = [0, 0, 0, 0]
     tops = [0, 0, 0, 0]
     stones = 0
-    worth = 0.0
+    worth = 0
     for space in range(1, ms.SPACES + 1):
         tower = towers[space - 1]
         if tower:
-            tops[tower[-1] >> 1] += 1
+            points = _space_points(towers, space, tower)
+            colour = tower[-1] >> 1
+            tops[colour] += 1
+            by_colour[colour] += points
             stones += len(tower)
-            worth += _space_points(towers, space, tower)
-    # What scoring the best colour would give now.
-    best_colour = 0
-    for colour in range(4):
-        if tops[colour] >= 2:
-            best_colour = max(
-                best_colour,
-                sum(
-                    _space_points(towers, space, towers[space - 1])
-                    for space in range(1, ms.SPACES + 1)
-                    if towers[space - 1] and towers[space - 1][-1] >> 1 == colour
-                ),
-            )
-    later = 1.0 - progress
-    estimate = (
-        state.scores[seat]
-        + later * (_TOWER_SHARE * worth + _STONE_WORTH * stones)
-        + 0.5 * best_colour
+            worth += points
+    best_colour = max(
+        (points for points, count in zip(by_colour, tops, strict=True) if count >= 2), default=0
     )
-    cards = state.objectives[seat]
-    if cards:
-        held = max((card.points for card in cards if ms.objective_holds(card, towers)), default=0)
-        estimate += (0.4 + 0.6 * progress) * held
-    return estimate
+    held = max((card.points for card in cards if ms.objective_holds(card, towers)), default=0)
+    return _TOWER_SHARE * worth + _STONE_WORTH * stones, best_colour, held
 
 
 KNOWLEDGE = MandalaStonesKnowledge()

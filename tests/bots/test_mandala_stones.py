@@ -16,7 +16,7 @@ from referee.replay import new_state
 from referee.rng import QuickRng, Rng
 
 # A small mandala fills up before the round ends: stones are set aside.
-SMALL_BOARD = {"spaces": 6, "bonuses": {"2": 1}, "hands": {"2": 6, "3": 6, "4": 6}}
+SMALL_BOARD = {"spaces": 6, "bonuses": {"2": 1}}
 FEW_CARDS: list[JSON] = [
     {"card": n, "points": n, "condition": {"kind": "tower_count", "count": n % 6}}
     for n in range(1, 10)
