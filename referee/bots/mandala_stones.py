@@ -106,9 +106,14 @@ class MandalaStonesKnowledge(Knowledge[State, ms.Move]):
         """The `search_moves` moves after which `seat`'s likely final score looks best.
 
         Worked out once per position as `seat` sees it (its towers, points and
-        cards, the stacks' tops, the artists): the same wherever a search meets it.
+        cards, the stacks' tops, the artists, the mandala and the turn order):
+        the same wherever a search meets it.
         """
         key = (
+            state.setup,
+            state.end_triggered,
+            state.first_player,
+            state.resigned,
             seat,
             state.boards[seat],
             state.scores[seat],
@@ -307,6 +312,8 @@ def _fit(towers: Towers, space: int, tower: tuple[int, ...]) -> float:
 
 def _estimate(state: State, seat: int) -> float:
     """`seat`'s likely final score: its points, its towers' worth, its objective."""
+    if state.objective_points is not None:
+        return state.scores[seat]  # over: the objectives are counted in
     return _estimate_of(
         state.boards[seat],
         state.objectives[seat],
