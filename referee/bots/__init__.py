@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from referee.bots import ice_palace, mandala, maniki, subdivision
+from referee.bots import ice_palace, mandala, mandala_stones, maniki, subdivision
 from referee.bots.knowledge import Seen
 from referee.bots.levels import Bot, standard_levels
 from referee.engine import JSON, Game
@@ -24,7 +24,12 @@ from referee.rng import Rng
 _LEVELS: dict[str, Mapping[str, Bot]] = {
     **{
         known.game.name: standard_levels(known)
-        for known in (ice_palace.KNOWLEDGE, mandala.KNOWLEDGE, subdivision.KNOWLEDGE)
+        for known in (
+            ice_palace.KNOWLEDGE,
+            mandala.KNOWLEDGE,
+            mandala_stones.KNOWLEDGE,
+            subdivision.KNOWLEDGE,
+        )
     },
     "maniki": maniki.LEVELS,
 }
