@@ -27,6 +27,8 @@ from referee.record import loads
 from referee.service import Referee, refusals
 from referee.service.bots import play_bots, sweep_bots
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.my_games import my_games
+from referee.service.players import Player as PlayerOf
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.service.timing import sweep_deadlines
 from referee.settings import Settings
@@ -229,12 +231,14 @@ def test_creating_refuses_a_bot_it_cannot_seat(
     assert words in refused.value.reason
 
 
-def _timed_out_thrice(referee: Referee) -> str:
+def _timed_out_thrice(referee: Referee, players: list[Player] | None = None, **more: Any) -> str:
     """A game of two people out of time six turns running (a new one when a deal ends
     sooner: a greedy Mandala seat may jump to the end of the path)."""
-    players = [Player("Ann"), Player("Bob")]
+    players = players or [Player("Ann"), Player("Bob")]
     for _ in range(10):
-        created = create_game(referee, NewGame(GAME, players, {}, deadline="1h", on_timeout="bot"))
+        created = create_game(
+            referee, NewGame(GAME, players, {}, deadline="1h", on_timeout="bot", **more)
+        )
         game_id = created.game.id
         moment = datetime.now(UTC)
         for _turn in range(6):
@@ -403,3 +407,15 @@ def test_a_maniki_bot_answers_a_card_only_after_the_person_in_its_round(
     logged = _logged(referee, game_id)
     (seat, notation, source) = [(m.seat, m.notation, s.source) for m, s in logged if s][-1]
     assert (seat, source) == (1, Source.BOT) and notation != "pass"
+
+
+def test_a_seat_handed_to_a_bot_leaves_its_persons_games(
+    referee: Referee, held: list[tuple[Any, ...]]
+) -> None:
+    people = [Player("Ann", "ann@example.com"), Player("Bob", "bob@example.com")]
+    game_id = _timed_out_thrice(referee, people, trusted=True)
+    with referee.db.reading() as session:
+        seats = session.exec(select(Seat).where(Seat.game_id == game_id)).all()
+    for seat in seats:
+        listed = my_games(referee, PlayerOf(seat.email or "", frozenset({"read"})))
+        assert (game_id in {game.id for game in listed.games}) == (seat.bot is None), seat.seat

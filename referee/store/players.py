@@ -101,7 +101,8 @@ def games_held(session: Session, address: str, status: str | None = None) -> lis
     and no result: what a list needs to order them all. `shown` reads the
     rest for the page shown.
     """
-    holds = sa.func.lower(_SEAT.c.email) == normal(address)
+    # A seat handed to a bot is the bot's now: its turns are not the person's.
+    holds = sa.and_(sa.func.lower(_SEAT.c.email) == normal(address), _SEAT.c.bot.is_(None))
     query = (
         sa.select(
             _GAME.c.id,

@@ -73,7 +73,8 @@ def held(
                 _ADDRESS, _ADDRESS.c.address == owner
             )
         )
-        .where(owner.in_(sorted(addresses)))
+        # A seat handed to a bot is the bot's now: its turns are not the person's.
+        .where(owner.in_(sorted(addresses)), _SEAT.c.bot.is_(None))
     )
     if game_ids is not None:
         query = query.where(_GAME.c.id.in_(sorted(game_ids)))
