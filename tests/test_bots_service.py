@@ -42,18 +42,9 @@ GAME = "mandala"
 
 
 @pytest.fixture
-def referee(tmp_path: Path) -> Iterator[Referee]:
-    made = Referee(
-        Settings(
-            database_url=f"sqlite:///{tmp_path / 'referee.sqlite3'}",
-            mail_dir=str(tmp_path / "mail-out"),
-            secret="a test secret",
-            bot_seconds=0.05,
-        )
-    )
-    made.db.upgrade()
-    yield made
-    made.close()
+def referee(fresh_referee: Referee) -> Referee:
+    """The service on a SQLite file of the test's own; its bots think 0.05 s."""
+    return fresh_referee
 
 
 @pytest.fixture
