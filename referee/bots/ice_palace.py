@@ -69,6 +69,7 @@ LEAD_SCALE = 5.0
 ROLLOUT_CAP = 40
 
 Cell = tuple[int, int]
+_RANK = {size: rank for rank, size in enumerate(SIZES)}
 
 
 class IcePalaceKnowledge(Knowledge[State, Move]):
@@ -286,16 +287,40 @@ def _plans(palace: Board, yard: Board, colours: str, builder: int) -> tuple[tupl
 
 
 def _lead_after(
-    palace: Board, plan: Sequence[Place], colours: str, builder: int
+    palace: Board,
+    plan: Sequence[Place],
+    colours: str,
+    builder: int,
+    base: tuple[dict[Cell, tuple[str, ...]], list[int]] | None = None,
 ) -> tuple[int, int] | None:
     """`builder`'s lead over the best other seat, and its score, once `plan`
-    is built; None if the palace code refuses a step of it."""
-    stacks = {(x, y): stack for x, y, stack in palace}
+    is built; None if the palace code refuses a step of it. `base` is
+    `_palace_base(palace, colours)`, given where many plans are tried on
+    one palace."""
+    cells, scores = base if base is not None else _palace_base(palace, colours)
+    return _lead_from(cells, {}, plan, scores, colours, builder)
+
+
+def _lead_from(
+    stacks: dict[Cell, tuple[str, ...]],
+    touched: dict[Cell, tuple[str, ...] | None],
+    plan: Sequence[Place],
+    scores: list[int],
+    colours: str,
+    builder: int,
+) -> tuple[int, int] | None:
+    """`_lead_after` from part way through a plan: `stacks` as the steps
+    made so far left them, `touched` the cells they changed as they were
+    before, and `scores` the palace's before any step (none is changed)."""
+    stacks = dict(stacks)
+    touched = dict(touched)
     for step in plan:
         cell = (step.x, step.y)
         stack = stacks.get(cell)
+        if cell not in touched:
+            touched[cell] = stack
         if stack is not None:
-            if SIZES.index(stack[-1][0]) <= SIZES.index(step.pyramid[0]):
+            if _RANK[stack[-1][0]] <= _RANK[step.pyramid[0]]:
                 return None
             stacks[cell] = (*stack, step.pyramid)
             continue
@@ -310,11 +335,23 @@ def _lead_after(
         elif cell != (0, 0):
             return None
         stacks[cell] = (step.pyramid,)
-    scores = [0] * len(colours)
-    for stack in stacks.values():
-        scores[colours.index(stack[-1][1])] += len(stack)
+    scores = list(scores)
+    for cell, old in touched.items():
+        if old is not None:
+            scores[colours.index(old[-1][1])] -= len(old)
+        new = stacks[cell]
+        scores[colours.index(new[-1][1])] += len(new)
     own = scores[builder]
     return own - max(score for seat, score in enumerate(scores) if seat != builder), own
+
+
+def _palace_base(palace: Board, colours: str) -> tuple[dict[Cell, tuple[str, ...]], list[int]]:
+    """The palace's stacks by cell, and each seat's score from them."""
+    cells = {(x, y): stack for x, y, stack in palace}
+    scores = [0] * len(colours)
+    for stack in cells.values():
+        scores[colours.index(stack[-1][1])] += len(stack)
+    return cells, scores
 
 
 def _improved(
@@ -324,33 +361,61 @@ def _improved(
     their places, or a pyramid covers another stack, while every step stays
     legal and the builder's lead (then score) grows. As many are placed."""
     steps = list(plan)
-    best = _lead_after(palace, steps, colours, builder)
+    base = _palace_base(palace, colours)
+    best = _lead_after(palace, steps, colours, builder, base)
     if best is None:
         return plan
     cells = sorted({(x, y) for x, y, _stack in palace} | {(s.x, s.y) for s in steps})
     for _sweep in range(IMPROVING_SWEEPS):
         improved = False
         for i in range(len(steps)):
+            # The palace before step i, the same in every try below: a try
+            # whose step i does not fit there is refused without replaying it.
+            before = dict(base[0])
+            changed: dict[Cell, tuple[str, ...] | None] = {}
+            for step in steps[:i]:
+                cell = (step.x, step.y)
+                changed.setdefault(cell, before.get(cell))
+                before[cell] = (*before.get(cell, ()), step.pyramid)
             tries: list[list[Place]] = []
             for j in range(i + 1, len(steps)):
                 a, b = steps[i], steps[j]
-                if a.pyramid[0] == b.pyramid[0] and a.pyramid != b.pyramid:
+                if (
+                    a.pyramid[0] == b.pyramid[0]
+                    and a.pyramid != b.pyramid
+                    and _fits(before, b.pyramid, (a.x, a.y))
+                ):
                     swapped = list(steps)
                     swapped[i] = Place(b.pyramid, a.x, a.y)
                     swapped[j] = Place(a.pyramid, b.x, b.y)
                     tries.append(swapped)
             for cell in cells:
-                if cell != (steps[i].x, steps[i].y):
+                if cell != (steps[i].x, steps[i].y) and _fits(before, steps[i].pyramid, cell):
                     moved = list(steps)
                     moved[i] = Place(steps[i].pyramid, *cell)
                     tries.append(moved)
             for attempt in tries:
-                score = _lead_after(palace, attempt, colours, builder)
+                score = _lead_from(before, changed, attempt[i:], base[1], colours, builder)
                 if score is not None and score > best:
                     steps, best, improved = attempt, score, True
         if not improved:
             break
     return tuple(steps)
+
+
+def _fits(stacks: dict[Cell, tuple[str, ...]], pyramid: str, cell: Cell) -> bool:
+    """Whether the palace code lets `pyramid` go on `cell` of `stacks`."""
+    stack = stacks.get(cell)
+    if stack is not None:
+        return _RANK[stack[-1][0]] > _RANK[pyramid[0]]
+    if not stacks:
+        return cell == (0, 0)
+    x, y = cell
+    colour = pyramid[1]
+    return any(
+        near in stacks and stacks[near][-1][1] == colour
+        for near in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+    )
 
 
 def _yard_worth(state: State, builder: int) -> float:

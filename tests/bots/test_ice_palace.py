@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from referee import bots
-from referee.bots.ice_palace import KNOWLEDGE
+from referee.bots.ice_palace import KNOWLEDGE, _improved, _lead_after
 from referee.bots.levels import _advance
 from referee.games.ice_palace import BUILD, GAME, STASH_PER_SIZE, Build, State
 from referee.replay import new_state
@@ -168,3 +168,23 @@ def test_a_game_of_bots_ends() -> None:
         made += 1
         assert made < 500
     assert GAME.result(state) is not None
+
+
+def test_a_bettered_plan_is_legal_and_no_worse_for_its_builder() -> None:
+    builds = [
+        state
+        for state in positions(games=3, every=1000)
+        if state.phase == BUILD and state.build_max > 0
+    ]
+    bettered = 0
+    for state in builds:
+        builder = state.turn
+        plan = _improved(state.palace, state.build_plan, state.colours, builder)
+        assert len(plan) == len(state.build_plan)
+        GAME.play(state, builder, Build(plan))  # raises IllegalMove if a step is refused
+        solver = _lead_after(state.palace, state.build_plan, state.colours, builder)
+        better = _lead_after(state.palace, plan, state.colours, builder)
+        assert solver is not None and better is not None and better >= solver
+        bettered += better > solver
+    assert len(builds) > 5
+    assert bettered > 0
