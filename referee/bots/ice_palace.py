@@ -371,36 +371,52 @@ def _improved(
         for i in range(len(steps)):
             # The palace before step i, the same in every try below: a try
             # whose step i does not fit there is refused without replaying it.
-            before = dict(base[0])
-            changed: dict[Cell, tuple[str, ...] | None] = {}
-            for step in steps[:i]:
-                cell = (step.x, step.y)
-                changed.setdefault(cell, before.get(cell))
-                before[cell] = (*before.get(cell, ()), step.pyramid)
-            tries: list[list[Place]] = []
-            for j in range(i + 1, len(steps)):
-                a, b = steps[i], steps[j]
-                if (
-                    a.pyramid[0] == b.pyramid[0]
-                    and a.pyramid != b.pyramid
-                    and _fits(before, b.pyramid, (a.x, a.y))
-                ):
-                    swapped = list(steps)
-                    swapped[i] = Place(b.pyramid, a.x, a.y)
-                    swapped[j] = Place(a.pyramid, b.x, b.y)
-                    tries.append(swapped)
-            for cell in cells:
-                if cell != (steps[i].x, steps[i].y) and _fits(before, steps[i].pyramid, cell):
-                    moved = list(steps)
-                    moved[i] = Place(steps[i].pyramid, *cell)
-                    tries.append(moved)
-            for attempt in tries:
+            before, changed = _palace_before(base[0], steps[:i])
+            for attempt in _tries(before, steps, i, cells):
                 score = _lead_from(before, changed, attempt[i:], base[1], colours, builder)
                 if score is not None and score > best:
                     steps, best, improved = attempt, score, True
         if not improved:
             break
     return tuple(steps)
+
+
+def _palace_before(
+    base: dict[Cell, tuple[str, ...]], steps: list[Place]
+) -> tuple[dict[Cell, tuple[str, ...]], dict[Cell, tuple[str, ...] | None]]:
+    """The palace's stacks after `steps`, and each changed cell's stack before them."""
+    before = dict(base)
+    changed: dict[Cell, tuple[str, ...] | None] = {}
+    for step in steps:
+        cell = (step.x, step.y)
+        changed.setdefault(cell, before.get(cell))
+        before[cell] = (*before.get(cell, ()), step.pyramid)
+    return before, changed
+
+
+def _tries(
+    before: dict[Cell, tuple[str, ...]], steps: list[Place], i: int, cells: list[Cell]
+) -> list[list[Place]]:
+    """The plans one change from `steps` at step `i`: its pyramid swapped with a
+    later one of its size, or moved to another cell, where it fits `before`."""
+    tries: list[list[Place]] = []
+    for j in range(i + 1, len(steps)):
+        a, b = steps[i], steps[j]
+        if (
+            a.pyramid[0] == b.pyramid[0]
+            and a.pyramid != b.pyramid
+            and _fits(before, b.pyramid, (a.x, a.y))
+        ):
+            swapped = list(steps)
+            swapped[i] = Place(b.pyramid, a.x, a.y)
+            swapped[j] = Place(a.pyramid, b.x, b.y)
+            tries.append(swapped)
+    for cell in cells:
+        if cell != (steps[i].x, steps[i].y) and _fits(before, steps[i].pyramid, cell):
+            moved = list(steps)
+            moved[i] = Place(steps[i].pyramid, *cell)
+            tries.append(moved)
+    return tries
 
 
 def _fits(stacks: dict[Cell, tuple[str, ...]], pyramid: str, cell: Cell) -> bool:
