@@ -11,8 +11,13 @@ Run: `uv run python -m bench.bots [--games N] [--seconds S] [--only GAME] [--pro
 - Speed: random playouts per second on one core (CPU time), as
   `bench/games.py --cpu` measures them.
 - Think time: CPU seconds of a `strong` move at the service's budget
-  (`--think-seconds`, 2 like `REFEREE_BOT_SECONDS`), over `--think-moves`
-  moves of each game; the goal is p99 within the budget + 10%.
+  (`--think-seconds`, 2 like `REFEREE_BOT_SECONDS`) at this machine's pace
+  as the service measures it (`--pace` sets it), over `--think-moves`
+  moves of each game; the goal is p99 within the budget + 10%. Strength
+  is played at pace 1, so its figures are the same on every machine.
+- `--calibrate`: the CPU seconds of the pace's workload here, the figure
+  `referee.service.bot_pace.REFERENCE_SECONDS` holds for the machine the
+  games' `iterations_per_second` were measured on.
 
 Games run in `--processes` processes (2): each game is one process's work.
 """
@@ -31,6 +36,7 @@ from bench.games import playouts_per_second
 from referee import bots, games
 from referee.replay import forced_moves, new_state
 from referee.rng import Rng
+from referee.service.bot_pace import REFERENCE_SECONDS, measured_pace, paced, workload_seconds
 
 # (game, players, the measured bot's level, its opponents' level, the goal's win rate)
 PAIRINGS = (
@@ -168,8 +174,8 @@ def speed(only: str | None, seconds: float) -> None:
         print(f"  {name} {players}p: {rate:,.0f} playouts/s ({moves:.0f} moves each){told}")
 
 
-def think(only: str | None, seconds: float, moves: int) -> None:
-    print(f"Think time: CPU seconds of a strong move at a {seconds} s budget")
+def think(only: str | None, seconds: float, moves: int, pace: float) -> None:
+    print(f"Think time: CPU seconds of a strong move at a {seconds} s budget, pace {pace:g}")
     for name, players in SPEED:
         if only and name != only:
             continue
@@ -178,7 +184,8 @@ def think(only: str | None, seconds: float, moves: int) -> None:
         index = 0
         while len(times) < moves:
             levels = ("strong",) + ("random",) * (players - 1)
-            _shares, thought = play(Match(name, players, levels, f"bench-think-{index}", seconds))
+            budget = paced(seconds, pace)
+            _shares, thought = play(Match(name, players, levels, f"bench-think-{index}", budget))
             times.extend(thought)
             index += 1
         times = sorted(times[:moves])
@@ -200,14 +207,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--speed-seconds", type=float, default=5.0)
     parser.add_argument("--only", choices=games.names())
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--pace", type=float, help="think at this pace (default: measured)")
+    parser.add_argument("--calibrate", action="store_true", help="print the pace's workload")
     parser.add_argument(
         "--skip", action="append", default=[], choices=("strength", "speed", "think")
     )
     args = parser.parse_args(argv)
+    if args.calibrate:
+        print(
+            f"Pace workload: {workload_seconds():.4f} CPU s here (REFERENCE_SECONDS:"
+            f" {REFERENCE_SECONDS}), pace {REFERENCE_SECONDS / workload_seconds():.2f}"
+        )
+        return
     if "speed" not in args.skip:
         speed(args.only, args.speed_seconds)
     if "think" not in args.skip:
-        think(args.only, args.think_seconds, args.think_moves)
+        think(args.only, args.think_seconds, args.think_moves, args.pace or measured_pace())
     if "strength" not in args.skip:
         strength(args.games, args.seconds, args.only, args.processes)
 

@@ -163,10 +163,12 @@ def suggest(file: Path, seat: int, level: str | None, at: int | None) -> None:
 
     With a finished game's record (it holds the seed) the bot draws from the
     rng the referee gave that seat's bot, and thinks for the record's
-    `bot_seconds`, so it prints the move the referee's bot played.
+    `bot_seconds` at its `bot_pace`, so it prints the move the referee's bot
+    played.
     """
     from referee import bots
     from referee.playout import bot_rng
+    from referee.service.bot_pace import paced
 
     record = _read(file)
     header = record.header
@@ -191,7 +193,7 @@ def suggest(file: Path, seat: int, level: str | None, at: int | None) -> None:
         _fail(f"{level!r} is not a bot level of {game.title} (its levels: {', '.join(offered)})")
     if seat not in game.actors(state):
         _fail(f"seat {seat} is not to act after move {version}")
-    seconds = header.bot_seconds or Settings().bot_seconds
+    seconds = paced(header.bot_seconds or Settings().bot_seconds, header.bot_pace)
     move = bots.decide(
         game,
         level,

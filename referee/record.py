@@ -66,10 +66,13 @@ class Header:
     seed_commitment: str
     rules_version: str | None = None
     seed: str | None = None
-    # Each seat's bot level (None: a person), when some seat is a bot's; and the
-    # seconds a bot thinks over a move in this game. Absent from older records.
+    # Each seat's bot level (None: a person), when some seat is a bot's; the
+    # seconds a bot thinks over a move in this game; and the pace of the machine
+    # that played it (its seconds count `bot_pace` times the iterations of pace
+    # 1). Absent from older records (pace: 1).
     bots: tuple[str | None, ...] | None = None
     bot_seconds: float | None = None
+    bot_pace: float | None = None
 
     def to_json(self) -> JSON:
         data: JSON = {
@@ -87,6 +90,8 @@ class Header:
             data["bots"] = list(self.bots)
         if self.bot_seconds is not None:
             data["bot_seconds"] = self.bot_seconds
+        if self.bot_pace is not None:
+            data["bot_pace"] = self.bot_pace
         return data
 
 
@@ -235,6 +240,7 @@ def _header(line: int, data: JSON) -> Header:
         seed=_field(line, data, "seed", str, optional=True),
         bots=_bots(line, data, len(players)),
         bot_seconds=_bot_seconds(line, data),
+        bot_pace=_bot_pace(line, data),
     )
 
 
@@ -253,6 +259,15 @@ def _bot_seconds(line: int, data: JSON) -> float | None:
         return None
     if isinstance(found, bool) or not 0 < found <= 3600:
         raise RecordError(line, "field 'bot_seconds' must be a number of seconds above 0")
+    return float(found)
+
+
+def _bot_pace(line: int, data: JSON) -> float | None:
+    found = _field(line, data, "bot_pace", (int, float), optional=True)
+    if found is None:
+        return None
+    if isinstance(found, bool) or not 0.1 <= found <= 10:
+        raise RecordError(line, "field 'bot_pace' must be a number from 0.1 to 10")
     return float(found)
 
 

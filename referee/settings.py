@@ -107,6 +107,9 @@ class Settings:
     vacation_days: int = 30
     # Seconds a bot thinks over each move; kept on each game at its creation.
     bot_seconds: float = 2.0
+    # How fast this machine thinks against the one the bots' rates were measured
+    # on (`referee.service.bot_pace`); unset: measured once per process.
+    bot_pace: float | None = None
 
     def __post_init__(self) -> None:
         if self.sweeps not in ("worker", "beat"):
@@ -167,6 +170,8 @@ class Settings:
             raise BadSetting("REFEREE_MAIL_BOUNCES must be at least 1")
         if not 0 < self.bot_seconds <= 60:
             raise BadSetting("REFEREE_BOT_SECONDS lies above 0 and at most 60")
+        if self.bot_pace is not None and not 0.1 <= self.bot_pace <= 10:
+            raise BadSetting("REFEREE_BOT_PACE lies from 0.1 to 10")
 
     @property
     def delivery_queue(self) -> str:
@@ -278,6 +283,7 @@ ENVIRONMENT = {
     "mail_tls_key": "REFEREE_MAIL_TLS_KEY",
     "vacation_days": "REFEREE_VACATION_DAYS",
     "bot_seconds": "REFEREE_BOT_SECONDS",
+    "bot_pace": "REFEREE_BOT_PACE",
 }
 # Settings where an empty variable says "none" instead of "the default".
 _EMPTY_MEANS_NONE = {"access_log"}

@@ -25,6 +25,7 @@ from referee.playout import bot_rng, timeout_rng
 from referee.queue import BOT as referee_bot
 from referee.record import loads
 from referee.service import Referee, refusals
+from referee.service.bot_pace import measured_pace
 from referee.service.bots import play_bots, sweep_bots
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.my_games import my_games
@@ -104,7 +105,8 @@ def test_a_game_of_bots_ends_with_their_moves_logged_as_the_bots_decide_them(
     rules = games.get(GAME)
     game_id = _bots_alone(referee, "strong", "greedy")
     game = _settle(referee, game_id)
-    assert game.status == "over" and game.bot_seconds == 0.05
+    # Measured by this process, as the service measures it.
+    assert game.status == "over" and game.bot_seconds == 0.05 and game.bot_pace == measured_pace()
     logged = _logged(referee, game_id)
     played = [(move, submission) for move, submission in logged if submission is not None]
     assert played and all(submission.source == Source.BOT for _, submission in played)
@@ -122,7 +124,7 @@ def test_a_game_of_bots_ends_with_their_moves_logged_as_the_bots_decide_them(
                 players=2,
                 options=game.options,
                 rng=bot_rng(game.seed, version, move.seat),
-                seconds=0.05,
+                seconds=0.05 * game.bot_pace,
             )
             assert rules.notate(again) == move.notation, move.seq
     # No seat of bots is told anything.
@@ -296,6 +298,7 @@ def test_suggest_prints_each_move_the_bots_played_from_the_finished_games_record
     with referee.db.reading() as session:
         record = public_record(session, game, reads.state_at(session, game, game.version))
     assert record.header.bots == ("strong", "random") and record.header.bot_seconds == 0.05
+    assert record.header.bot_pace == game.bot_pace
     assert loads(record.dumps()) == record
     path = tmp_path / "game.jsonl"
     path.write_text(record.dumps(), encoding="utf-8")

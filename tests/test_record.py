@@ -80,16 +80,18 @@ def test_a_record_reads_back_as_written() -> None:
 def test_a_record_with_bots_reads_back_and_one_without_still_loads_and_verifies() -> None:
     record = finished_record()
     with_bots = Record(
-        replace(record.header, bots=(None, "strong"), bot_seconds=0.5), record.entries
+        replace(record.header, bots=(None, "strong"), bot_seconds=0.5, bot_pace=1.3),
+        record.entries,
     )
     text = with_bots.dumps()
     assert '"bots":[null,"strong"]' in text and '"bot_seconds":0.5' in text
+    assert '"bot_pace":1.3' in text
     again = loads(text)
     assert again == with_bots and verify(again) == []
     # An older record has neither field: it reads as no bots, and verifies as before.
     assert "bots" not in record.dumps()
     older = loads(record.dumps())
-    assert (older.header.bots, older.header.bot_seconds) == (None, None)
+    assert (older.header.bots, older.header.bot_seconds, older.header.bot_pace) == (None,) * 3
     assert verify(older) == []
 
 
@@ -100,6 +102,9 @@ def test_a_record_with_bots_reads_back_and_one_without_still_loads_and_verifies(
         ('"bots": [1, null]', "bot level or null"),
         ('"bot_seconds": 0', "above 0"),
         ('"bot_seconds": "2"', "wrong type"),
+        ('"bot_pace": 0', "from 0.1 to 10"),
+        ('"bot_pace": 11', "from 0.1 to 10"),
+        ('"bot_pace": true', "from 0.1 to 10"),
     ],
 )
 def test_bad_bot_fields_are_reported_on_line_one(fields: str, message: str) -> None:

@@ -14,8 +14,9 @@ by itself, each decision enqueueing the next bot's turn; the sweep
 (`sweep_bots`) enqueues again a bot's turn whose task was lost.
 
 A bot's move is a function of stored data only: the game's secret seed,
-the version, the seat and the game's think budget (`bot_seconds`), so a
-finished game's record reproduces it (`referee suggest`).
+the version, the seat and the game's think budget (`bot_seconds` at the
+game's `bot_pace`), so a finished game's record reproduces it (`referee
+suggest`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from referee import bots
 from referee.playout import bot_rng
+from referee.service.bot_pace import paced
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.store import bots as bot_seats
@@ -60,7 +62,7 @@ def play_bots(referee: Referee, game_id: str, version: int) -> int:
         session.expunge(game)
     # No transaction is open while the bots think.
     rules = rules_of(game)
-    seconds = game.bot_seconds or referee.settings.bot_seconds
+    seconds = paced(game.bot_seconds or referee.settings.bot_seconds, game.bot_pace)
     submitted = 0
     for seat in acting:
         if seat not in rules.actors(state):

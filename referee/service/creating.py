@@ -26,6 +26,7 @@ from referee.games import AnyGame
 from referee.replay import new_state
 from referee.rng import commitment, new_seed
 from referee.service import news, refusals
+from referee.service.bot_pace import current_pace
 from referee.service.deciding import with_forced_moves
 from referee.service.publishing import Published, publish
 from referee.store import addresses
@@ -140,9 +141,12 @@ def create_game(referee: Referee, command: NewGame) -> Created:
     seconds = deadline_seconds(command.deadline)
     derived = command.derived_tokens or any(player.email for player in command.players)
     secret = referee.secret() if derived else None
+    # Measured once per process, before any lock is taken (a fraction of a second).
+    pace = current_pace(referee.settings) if any(p.bot for p in command.players) else None
     with referee.db.transaction() as session:
         game = _game_row(rules, options, seconds, command)
         game.bot_seconds = referee.settings.bot_seconds
+        game.bot_pace = pace
         state, appended, rounds_before = _first_entries(game, rules, len(command.players))
         for name, value in appended.game.items():
             setattr(game, name, value)

@@ -30,6 +30,7 @@ def public_record(session: Session, game: Game, head: Any) -> Record:
         seed=game.seed if game.status == GameStatus.OVER else None,
         bots=_bots(held),
         bot_seconds=game.bot_seconds,
+        bot_pace=game.bot_pace,
     )
     entries = tuple(
         Entry(row.seq, row.seat, SEALED_NOTATION, row.created_at)
@@ -52,6 +53,7 @@ def full_record(session: Session, game: Game) -> Record:
         game.seed,
         _bots(held),
         game.bot_seconds,
+        game.bot_pace,
     )
     entries = tuple(
         Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash)

@@ -141,6 +141,9 @@ class Game(SQLModel, table=True):
     # Seconds each of its bots thinks over a move (`REFEREE_BOT_SECONDS` at its
     # creation), kept so that a bot's move can be worked out again offline.
     bot_seconds: float | None = None
+    # How fast the machine that created it thinks (`service/bot_pace.py`), where a
+    # seat is a bot's: a bot's budget is `bot_seconds` at this pace.
+    bot_pace: float | None = None
 
 
 class RematchAcceptance(SQLModel, table=True):

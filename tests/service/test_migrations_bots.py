@@ -1,8 +1,10 @@
-"""Migration 0014 (bots), up, down and up again, on PostgreSQL and on SQLite.
+"""Migrations 0014 (bots) and 0015 (bot pace), up, down and up again, on
+PostgreSQL and on SQLite.
 
 From a database at 0013 holding a game with a seat: after the upgrade the
-seat is a person's (no bot level) and the game has no think budget; a bot
-seat can then be written; the downgrade drops the columns and keeps the rows.
+seat is a person's (no bot level) and the game has no think budget and no
+pace; a bot seat can then be written; the downgrade drops the columns and
+keeps the rows.
 """
 
 from __future__ import annotations
@@ -44,13 +46,18 @@ def up_down_up(url: str) -> None:
                 None,
                 None,
             )
-            assert connection.execute(sa.text("SELECT bot_seconds FROM game")).scalar() is None
+            assert connection.execute(sa.text("SELECT bot_seconds, bot_pace FROM game")).one() == (
+                None,
+                None,
+            )
             connection.execute(sa.text("UPDATE seat SET bot = 'greedy', bot_since = 3"))
-            connection.execute(sa.text("UPDATE game SET bot_seconds = 0.5"))
+            connection.execute(sa.text("UPDATE game SET bot_seconds = 0.5, bot_pace = 1.3"))
         migrate(database, "0013", down=True)
         with database.engine.connect() as connection:
             columns = {column["name"] for column in sa.inspect(connection).get_columns("seat")}
             assert "bot" not in columns and "bot_since" not in columns
+            columns = {column["name"] for column in sa.inspect(connection).get_columns("game")}
+            assert "bot_seconds" not in columns and "bot_pace" not in columns
             assert connection.execute(sa.text("SELECT name FROM seat")).scalar() == "Ann"
         migrate(database, "head")
     finally:
