@@ -124,9 +124,9 @@ def timeout_move(
     seed: str,
     version: int,
     *,
-    players: int = 0,
-    options: Any = None,
-    bot_seconds: float = 0.0,
+    players: int,
+    options: Any,
+    bot_seconds: float,
 ) -> Any:
     """The move the referee plays for a seat out of time.
 
@@ -156,6 +156,9 @@ def timeout_move(
 
 
 def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) -> Judged | None:
+    # Worked out before the lock is taken (a bot may take a while): the moves
+    # follow from the game at `version`, which the lock then checks it still is.
+    planned = _timeout_moves(referee, game_id, version)
     with referee.db.transaction() as session:
         game = locked(session, game_id, version)
         if game is None or game.timed_out_version == version:
@@ -165,7 +168,7 @@ def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) ->
             return None
         recorded = [
             submission.model_dump(include=set(rows.SUBMISSION_READ))
-            for submission in _record_timeouts(session, game, referee.settings.bot_seconds)
+            for submission in _record_timeouts(session, game, planned)
         ]
         return judge(
             session,
@@ -177,16 +180,19 @@ def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) ->
         )
 
 
-def _record_timeouts(session: Any, game: Game, bot_seconds: float) -> list[Any]:
-    """Record, for each seat out of time, the move its game's policy plays for it; with
-    `on_timeout: bot`, hand to the bot each seat out of time too many turns in a row."""
+def _timeout_moves(referee: Referee, game_id: str, version: int) -> list[tuple[int, Any]]:
+    """Each seat out of time at `version` with the move its game's policy plays for it, in
+    seat order, each played on the state the seats before left."""
+    with referee.db.reading() as session:
+        game = session.get(Game, game_id)
+        if game is None or game.version != version:
+            return []
+        state = state_at(session, game, version)
+        robots = bots.levels(session, [game.id]).get(game.id, {})
+        players = rows.reach(session, game.id).seat_count
     rules = rules_of(game)
-    version = game.version
-    state = state_at(session, game, version)
     policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
-    robots = bots.levels(session, [game.id]).get(game.id, {})
-    players = rows.reach(session, game.id).seat_count
-    recorded = []
+    planned = []
     for seat in game.to_act:
         # Deadlines stand for people: a bot's seat plays its own turn.
         if seat in robots or rules.result(state) is not None or seat not in rules.actors(state):
@@ -200,9 +206,22 @@ def _record_timeouts(session: Any, game: Game, bot_seconds: float) -> list[Any]:
             version,
             players=players,
             options=game.options,
-            bot_seconds=game.bot_seconds or bot_seconds,
+            bot_seconds=game.bot_seconds or referee.settings.bot_seconds,
         )
         state = with_forced_moves(rules, rules.play(state, seat, move), [])
+        planned.append((seat, move))
+    return planned
+
+
+def _record_timeouts(session: Any, game: Game, planned: list[tuple[int, Any]]) -> list[Any]:
+    """Record the moves played for the seats out of time; with `on_timeout: bot`, hand to
+    the bot each seat out of time too many turns in a row."""
+    rules = rules_of(game)
+    version = game.version
+    policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
+    players = rows.reach(session, game.id).seat_count
+    recorded = []
+    for seat, move in planned:
         submission, _fresh = record_move(
             session,
             SubmitMove(
