@@ -83,32 +83,22 @@ def play(match: Match) -> tuple[tuple[float, ...], list[float]]:
         actors = sorted(game.actors(state))
         if not actors:
             break
-        ready = [
-            seat
-            for seat in actors
-            if not bots.waits(
+        # The first seat whose bot answers now (MaNiKi's may hold theirs).
+        for seat in actors:
+            started = time.process_time()
+            move = bots.answer(
                 game,
                 match.levels[seat],
                 state,
                 seat,
                 players=match.players,
                 options=options,
+                rng=Rng(f"{match.seed}:bot:{number}:{seat}"),
+                seconds=match.seconds,
                 bots=every_seat,
             )
-        ]
-        seat = ready[0]
-        started = time.process_time()
-        move = bots.decide(
-            game,
-            match.levels[seat],
-            state,
-            seat,
-            players=match.players,
-            options=options,
-            rng=Rng(f"{match.seed}:bot:{number}:{seat}"),
-            seconds=match.seconds,
-            bots=every_seat,
-        )
+            if move is not None:
+                break
         if seat == match.measured:
             thought.append(time.process_time() - started)
         state = game.play(state, seat, move)

@@ -54,7 +54,7 @@ def seen_by(
     return Seen(seat, game.view(state, seat), legal, players, options, frozenset(bots))
 
 
-def waits(
+def answer(
     game: Game[Any, Any],
     level: str,
     state: Any,
@@ -62,12 +62,16 @@ def waits(
     *,
     players: int,
     options: JSON,
+    rng: Rng,
+    seconds: float,
     bots: Iterable[int],
-) -> bool:
-    """Whether the bot of `level` at `seat`, which may act in `state`, holds
-    its move until others have moved (`bots`: the seats bots play)."""
+) -> Any | None:
+    """The move the bot of `level` plays for `seat`, which may act in `state`,
+    or None while it holds its move until others have moved (MaNiKi's, for
+    the people in its round; `bots`: the seats bots play)."""
     seen = seen_by(game, state, seat, players=players, options=options, bots=bots)
-    return _LEVELS[game.name][level].waits(seen)
+    bot = _LEVELS[game.name][level]
+    return None if bot.waits(seen) else bot.choose(seen, rng, seconds)
 
 
 def decide(
@@ -82,7 +86,8 @@ def decide(
     seconds: float,
     bots: Iterable[int] = (),
 ) -> Any:
-    """The move the bot of `level` plays for `seat` in `state`.
+    """The move the bot of `level` plays for `seat` in `state`, now: what
+    `answer` gives once the bot holds its move no longer.
 
     `KeyError` for a level the game does not offer.
     """

@@ -67,13 +67,7 @@ def play_bots(referee: Referee, game_id: str, version: int) -> int:
     for seat in acting:
         if seat not in rules.actors(state):
             continue
-        # A bot that holds its move (MaNiKi's, until the people in the round
-        # have answered) is asked again after the next decision.
-        if bots.waits(
-            rules, levels[seat], state, seat, players=players, options=game.options, bots=levels
-        ):
-            continue
-        move = bots.decide(
+        move = bots.answer(
             rules,
             levels[seat],
             state,
@@ -84,6 +78,10 @@ def play_bots(referee: Referee, game_id: str, version: int) -> int:
             seconds=seconds,
             bots=levels,
         )
+        # A bot that holds its move (MaNiKi's, until the people in the round
+        # have answered) is asked again after the next decision.
+        if move is None:
+            continue
         submit_move(
             referee,
             SubmitMove(

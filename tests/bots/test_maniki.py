@@ -36,9 +36,18 @@ def decide(state: maniki.State, level: str, seat: int = 1, bot_seats: tuple[int,
 
 
 def waits(state: maniki.State, seat: int, bot_seats: tuple[int, ...]) -> bool:
-    return bots.waits(
-        GAME, "strong", state, seat, players=state.players, options={}, bots=bot_seats
+    move = bots.answer(
+        GAME,
+        "strong",
+        state,
+        seat,
+        players=state.players,
+        options={},
+        rng=Rng("w"),
+        seconds=0.1,
+        bots=bot_seats,
     )
+    return move is None
 
 
 def at(state: maniki.State, position: str, target: str) -> maniki.State:
@@ -108,13 +117,7 @@ def test_a_game_of_bots_ends() -> None:
         actors = sorted(GAME.actors(state))
         if not actors:
             break
-        ready = [
-            seat
-            for seat in actors
-            if not bots.waits(
-                GAME, levels[seat], state, seat, players=3, options={}, bots=(0, 1, 2)
-            )
-        ]
+        ready = [seat for seat in actors if not waits(state, seat, bot_seats=(0, 1, 2))]
         seat = ready[0]
         state = GAME.play(state, seat, decide(state, levels[seat], seat, bot_seats=(0, 1, 2)))
     result = GAME.result(state)
