@@ -160,6 +160,18 @@ def test_the_digest_mail_lists_each_game_with_its_play_now_link(referee: Referee
     assert "/seat/" not in text and "play+" not in str(mail)
 
 
+def test_the_digest_names_a_bots_seat_as_pages_and_mails_do(referee: Referee) -> None:
+    players = [Seated("Ann", ANN), Seated("Robo", bot="random")]
+    game_id = create_game(referee, NewGame("subdivision", players, {}, trusted=True)).game.id
+    _to_digest(referee)
+    sweep_digests(referee, HOUR)
+    (row,) = _digests(referee)
+    assert row.id is not None and _listed(row) == [game_id]
+    text = " ".join(_text(content(referee, row.id).mail(ANN, _consent(), None)).split())
+    assert "you and Robo (bot, random)" in text
+    assert "score: Ann 0, Robo (bot, random) 0." in text
+
+
 def test_a_digest_is_never_a_webhook_delivery(referee: Referee) -> None:
     game_id = _game(referee, 0)
     with referee.db.transaction() as session:

@@ -35,6 +35,7 @@ from referee.delivery.compose import (
     unsubscribe_url,
 )
 from referee.delivery.play_links import play_url
+from referee.names import with_bot
 from referee.store import digests, reads
 from referee.store.clock import parse_stamp
 from referee.store.tables import Outbox, OutboxKind
@@ -70,7 +71,8 @@ def _listed(
     session: Session, row: Outbox, entry: dict[str, Any], found: digests.Listed, link: str
 ) -> Listed:
     game, seat, version = found.game, int(entry["seat"]), int(entry["version"])
-    names = mail_names(game, found.names)
+    typed = mail_names(game, found.names)
+    names = [with_bot(name, level) for name, level in zip(typed, found.bots, strict=True)]
     rules = reads.rules_of(game)
     state = reads.state_at(session, game, version)
     due = entry.get("due_at")

@@ -148,22 +148,25 @@ def running_seats(connection: sa.Connection, addresses: Sequence[str]) -> list[H
 
 @dataclass(frozen=True, slots=True)
 class Listed:
-    """What a digest shows of one game: its row and its players' names in seat order."""
+    """What a digest shows of one game: its row, its players' names in seat order and
+    each seat's bot level (None: a person's)."""
 
     game: Game
     names: list[str]
+    bots: list[str | None]
 
 
 def listed_games(session: Session, game_ids: Sequence[str]) -> dict[str, Listed]:
     """The games a digest lists, with their players' names: two queries for all of them."""
     wanted = sorted(set(game_ids))
     found = {game.id: game for game in session.exec(select(Game).where(col(Game.id).in_(wanted)))}
-    names: dict[str, list[str]] = {game_id: [] for game_id in found}
+    listed = {game_id: Listed(game, [], []) for game_id, game in found.items()}
     rows = session.connection().execute(
-        sa.select(_SEAT.c.game_id, _SEAT.c.name)
+        sa.select(_SEAT.c.game_id, _SEAT.c.name, _SEAT.c.bot)
         .where(_SEAT.c.game_id.in_(wanted))
         .order_by(_SEAT.c.game_id, _SEAT.c.seat)
     )
-    for game_id, name in rows:
-        names[game_id].append(name)
-    return {game_id: Listed(game, names[game_id]) for game_id, game in found.items()}
+    for game_id, name, bot in rows:
+        listed[game_id].names.append(name)
+        listed[game_id].bots.append(bot)
+    return listed
