@@ -20,6 +20,7 @@ from sqlmodel import col, select
 
 from referee import bots, games
 from referee.cli import main
+from referee.delivery.channel import Consent
 from referee.delivery.compose import Site, build
 from referee.playout import bot_rng, timeout_rng
 from referee.queue import BOT as referee_bot
@@ -280,8 +281,11 @@ def test_on_timeout_bot_plays_the_greedy_move_and_hands_the_seat_over_after_thre
     assert len(told) == 2 * len(handed)
     with referee.db.reading() as session:
         for row in told:
-            text = build(session, row, referee.secret(), Site.of(referee.settings)).json()
-            said = " ".join(json.loads(text)["text"].split())
+            composed = build(session, row, referee.secret(), Site.of(referee.settings))
+            said = " ".join(json.loads(composed.json())["text"].split())
+            # The subject stays the game's thread's: no "(bot, ...)" from midway on.
+            subject = composed.mail("p@players.test", Consent(False, "a", "s"), None)["Subject"]
+            assert "(bot" not in subject and "(bot, greedy)" in said
             assert "(bot, greedy)," not in said  # not in the greeting
             assert "ran out of time 3 turns in a row" in said and "greedy bot" in said
             assert ("you ran" in said) == (row.seat == row.payload["seat"])

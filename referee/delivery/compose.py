@@ -480,6 +480,12 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
     shown = _position(session, game, rules, row)
     context = _base_context(session, game, rules, row, shown, names, secret, site)
     context["name"] = typed[row.seat]
+    # The subject keeps a game's mails in one thread: a seat handed to a bot
+    # midway keeps its person's name there, as when the game began.
+    context["thread_names"] = [
+        with_bot(name, seat.bot if seat.bot_since is None else None)
+        for name, seat in zip(typed, seats, strict=True)
+    ]
     context |= _deadline_context(session, game, row, shown.version, names)
     context |= _kind_context(game, rules, row, shown, names)
     their_reply = row.payload.get("in_reply_to")
@@ -575,7 +581,7 @@ def _mail_headers(
 ) -> None:
     context, game_id, title = composed.context, composed.game_id, composed.context["title"]
     site = composed.site
-    mail["Subject"] = subject(title, context["names"], game_id)
+    mail["Subject"] = subject(title, context["thread_names"], game_id)
     mail["From"] = site.sender
     mail["To"] = Address(context["name"], addr_spec=address)
     mail["Reply-To"] = context["reply_to"]
