@@ -22,10 +22,13 @@ from referee import bots, games
 from referee.cli import main
 from referee.delivery.channel import Consent
 from referee.delivery.compose import Site, build
+from referee.engine import IllegalMove
+from referee.games.mandala import Take
 from referee.playout import bot_rng, timeout_rng
 from referee.queue import BOT as referee_bot
 from referee.record import loads
 from referee.service import Referee, refusals
+from referee.service import bots as service_bots
 from referee.service.bot_pace import measured_pace
 from referee.service.bots import play_bots, sweep_bots
 from referee.service.creating import NewGame, Player, create_game
@@ -156,6 +159,27 @@ def test_a_bot_task_run_twice_plays_once_and_a_stale_one_nothing(
     assert len(submitted) == 1 and submitted[0].status == "pending"
     # The sweep finds the bot's turn left waiting, and enqueues it again.
     assert sweep_bots(referee, datetime.now(UTC) + timedelta(hours=1)) == 1
+
+
+def test_a_move_the_rules_refuse_is_replaced_by_a_random_one_and_the_game_goes_on(
+    referee: Referee, held: list[tuple[Any, ...]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = games.get(GAME)
+    game_id = _bot_first(referee, [Player("Ann"), Player("Bot", bot="strong")])
+    game = _game(referee, game_id)
+    with referee.db.reading() as session:
+        state = reads.state_at(session, game, game.version)
+    legal = [rules.notate(move) for move in rules.legal_moves(state, 1)]
+    # A step off the path's end: what only a bot's bug would choose.
+    wrong = Take(999)
+    with pytest.raises(IllegalMove):
+        rules.play(state, 1, wrong)
+    monkeypatch.setattr(service_bots.bots, "answer", lambda *_args, **_kwargs: wrong)
+    assert play_bots(referee, game_id, game.version) == 1
+    game = _game(referee, game_id)
+    logged = _logged(referee, game_id)
+    assert game.version == len(logged) and logged[-1][1] is not None
+    assert logged[-1][0].seat == 1 and logged[-1][0].notation in legal
 
 
 @contextmanager

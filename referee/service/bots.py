@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee import bots
+from referee.engine import IllegalMove
+from referee.games import AnyGame
 from referee.playout import bot_rng
+from referee.rng import Rng
 from referee.service.bot_pace import paced
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
@@ -82,6 +85,7 @@ def play_bots(referee: Referee, game_id: str, version: int) -> int:
         # have answered) is asked again after the next decision.
         if move is None:
             continue
+        move = _playable(rules, state, seat, move, bot_rng(game.seed, version, seat))
         submit_move(
             referee,
             SubmitMove(
@@ -96,6 +100,21 @@ def play_bots(referee: Referee, game_id: str, version: int) -> int:
         )
         submitted += 1
     return submitted
+
+
+def _playable(rules: AnyGame, state: Any, seat: int, move: Any, rng: Rng) -> Any:
+    """`move`, or a random legal one where the rules refuse it: a bot's bug must not
+    leave its game waiting for ever (its task would be refused at every sweep)."""
+    try:
+        rules.play(state, seat, move)
+    except IllegalMove as refused:
+        _log.error(
+            "a %s bot chose a move the rules refuse (%s): a random one is played instead",
+            rules.name,
+            refused.code,
+        )
+        return rules.random_move(state, seat, rng)
+    return move
 
 
 def sweep_bots(referee: Referee, moment: datetime | None = None) -> int:
