@@ -304,37 +304,46 @@ def _yard_bits(state: State) -> YardBits:
     return bits
 
 
-def _near(mask: int, span: int) -> int:
-    """The cells next to those of `mask`."""
-    return mask << 1 | mask >> 1 | mask << span | mask >> span
-
-
 def _founding_bits(bits: YardBits, colour: str) -> int:
     """The empty cells where a pyramid of `colour` founds a stack: next to a top it
     matches (its own colour or white; white matches every colour but black)."""
     if colour == BLACK:
         return 0
+    colours = bits.colours
     if colour == WHITE:
-        matched = bits.taken & ~bits.colours.get(BLACK, 0)
+        matched = bits.taken & ~colours.get(BLACK, 0)
     else:
-        matched = bits.colours.get(colour, 0) | bits.colours.get(WHITE, 0)
-    return _near(matched, bits.span) & ~bits.taken
+        matched = colours.get(colour, 0) | colours.get(WHITE, 0)
+    span = bits.span
+    return (matched << 1 | matched >> 1 | matched << span | matched >> span) & ~bits.taken
+
+
+def _allowed_bits(bits: YardBits, pyramid: str) -> int:
+    """The cells where the yard code lets `pyramid` go: the stacks it may cover (only
+    a strictly larger pyramid covers) and the cells where it may found one; on
+    an empty yard, 0,0."""
+    if not bits.taken:
+        return _yard_bit(bits, 0, 0)
+    size = pyramid[0]
+    covers = 0 if size == "S" else bits.smalls if size == "M" else bits.smalls | bits.mediums
+    return covers | _founding_bits(bits, pyramid[1])
 
 
 def _yard_option_bits(hand: Iterable[str], bits: YardBits) -> dict[str, int]:
-    """For each pyramid of `hand`, the cells where the yard code lets it go: the stacks
-    it may cover (only a strictly larger pyramid covers) and the cells where it
-    may found one; on an empty yard, 0,0."""
+    """`_allowed_bits` of each pyramid of `hand` (colours alike are worked out once)."""
     if not bits.taken:
         return dict.fromkeys(hand, _yard_bit(bits, 0, 0))
     covers = {"S": 0, "M": bits.smalls, "L": bits.smalls | bits.mediums}
     foundings: dict[str, int] = {}
     options: dict[str, int] = {}
     for pyramid in hand:
-        colour = pyramid[1]
-        if colour not in foundings:
-            foundings[colour] = _founding_bits(bits, colour)
-        options[pyramid] = covers[pyramid[0]] | foundings[colour]
+        if pyramid in options:
+            continue
+        size, colour = pyramid
+        found = foundings.get(colour)
+        if found is None:
+            found = foundings[colour] = _founding_bits(bits, colour)
+        options[pyramid] = covers[size] | found
     return options
 
 
@@ -672,7 +681,7 @@ class IcePalace(Game[State, Move]):
         bits = _yard_bits(state)
         cell = (move.x, move.y)
         bit = _yard_bit(bits, *cell)
-        if not _yard_option_bits((move.pyramid,), bits)[move.pyramid] & bit:
+        if not _allowed_bits(bits, move.pyramid) & bit:
             raise IllegalMove(
                 "illegal_move", _yard_refusal(move.pyramid, cell, _as_dict(state.yard))
             )
@@ -680,7 +689,7 @@ class IcePalace(Game[State, Move]):
         if abs(move.x) < bits.reach and abs(move.y) < bits.reach:
             covered = None
             if bits.taken & bit:
-                covered = next(stack[-1] for x, y, stack in state.yard if (x, y) == cell)
+                covered = state.yard[bisect.bisect_left(state.yard, cell, key=_CELL_OF)][2][-1]
             bits = _bits_with(bits, bit, move.pyramid, covered)
         else:
             bits = _bits_of(yard)
