@@ -339,7 +339,7 @@ def _yard_option_bits(hand: Iterable[str], bits: YardBits) -> dict[str, int]:
     for pyramid in hand:
         if pyramid in options:
             continue
-        size, colour = pyramid
+        size, colour = pyramid[0], pyramid[1]
         found = foundings.get(colour)
         if found is None:
             found = foundings[colour] = _founding_bits(bits, colour)
