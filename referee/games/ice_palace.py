@@ -79,8 +79,8 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 import marshmallow
 
@@ -148,7 +148,8 @@ class Build:
 Move: TypeAlias = Place | Pass | Build | Resign
 
 
-@dataclass(frozen=True, slots=True)
+# Not slotted: `_replace` copies a state's fields as one dict.
+@dataclass(frozen=True)
 class State:
     """An Ice Palace position.
 
@@ -156,7 +157,8 @@ class State:
     `phase` is `build`; `NOBODY` once the game is over. `build_max` and
     `build_plan` are the solver's answer for the current build (0 and ()
     in the yard). `rounds` counts the rounds finished (built, or with
-    nobody to build).
+    nobody to build). `yard_bits` is derived from `yard` (never stored,
+    compared or shown; None until `_yard_bits` works it out).
     """
 
     colours: str
@@ -174,6 +176,7 @@ class State:
     out_of_game: int
     resigned: tuple[int, ...]
     rounds: int = 0
+    yard_bits: YardBits | None = field(default=None, init=False, compare=False, repr=False)
 
 
 class IcePalaceOptions(marshmallow.Schema):
@@ -226,73 +229,144 @@ def _neighbours(x: int, y: int) -> tuple[tuple[int, int], ...]:
     return ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
 
 
-# A yard cell as one int in `_yard_options`, x * _ROW + y: its neighbours are
-# +-1 and +-_ROW, and the ints sort as the cells do. A yard never reaches
-# half a row from 0,0 (a whole game holds at most 120 pyramids).
-_ROW = 1 << 16
-_HALF_ROW = _ROW >> 1
+# The yard as bit sets: with a reach r, cell x, y is bit (x + r) * (2r + 1) + y + r,
+# so its neighbours are the bits +-1 and +-(2r + 1) and the bits sort as the
+# cells do. The reach grows with the yard: its stacks stay within r - 1 of 0,0,
+# so their neighbours have bits and no step wraps to another row; the ints
+# stay small (most yards fit a reach of 4).
+_FIRST_REACH = 4
 
 
-def _yard_xy(cell: int) -> tuple[int, int]:
-    y = (cell + _HALF_ROW) % _ROW - _HALF_ROW
-    return (cell - y) // _ROW, y
+class YardBits(NamedTuple):
+    """The yard's stacks as bit sets (derived from `State.yard`, see `_yard_bits`):
+    all of them, those topped by a small, by a medium, and by each colour; and
+    the reach and row span of the bits."""
+
+    reach: int
+    span: int
+    taken: int
+    smalls: int
+    mediums: int
+    colours: Mapping[str, int]
 
 
-def _yard_cells(hand: Iterable[str], board: Board) -> dict[str, list[tuple[int, int]]]:
-    """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted."""
-    return {
-        pyramid: [_yard_xy(cell) for cell in sorted((*covers, *foundings))]
-        for pyramid, (covers, foundings) in _yard_options(hand, board).items()
-    }
+_EMPTY_YARD = YardBits(_FIRST_REACH, 2 * _FIRST_REACH + 1, 0, 0, 0, {})
 
 
-def _yard_options(hand: Iterable[str], board: Board) -> dict[str, tuple[list[int], set[int]]]:
-    """For each pyramid of `hand`, where the yard code lets it go (cells as `_ROW` ints,
-    in no order): the stacks it may cover, and apart from them the empty cells
-    where it may found a stack.
+def _yard_bit(bits: YardBits, x: int, y: int) -> int:
+    """The bit of cell x, y; 0 for a cell too far out to be next to a stack."""
+    reach = bits.reach
+    if -reach <= x <= reach and -reach <= y <= reach:
+        return 1 << ((x + reach) * bits.span + y + reach)
+    return 0
 
-    Every yard move of a playout asks this, so each part is worked out once
-    per call, with set operations: the tops, the empty cells next to the
-    tops of each colour, and the cells each size and colour may take. Kept
-    in two parts, so that a random move counts them without joining them.
-    """
-    if not board:
-        return {pyramid: ([], {0}) for pyramid in hand}
-    tops = {x * _ROW + y: stack[-1] for x, y, stack in board}
-    next_to: dict[str, set[int]] = {}
-    smalls: list[int] = []
-    mediums: list[int] = []
-    for cell, top in tops.items():
-        near = next_to.get(top[1])
-        if near is None:
-            near = next_to[top[1]] = set()
-        near.update((cell + 1, cell - 1, cell + _ROW, cell - _ROW))
-        if top[0] == "S":
-            smalls.append(cell)
-        elif top[0] == "M":
-            mediums.append(cell)
-    for near in next_to.values():
-        near.difference_update(tops)
-    # Only a strictly larger pyramid covers: the stacks each size may cover.
-    covers = {"S": [], "M": smalls, "L": smalls + mediums}
-    foundings: dict[str, set[int]] = {}
-    options: dict[str, tuple[list[int], set[int]]] = {}
+
+def _bit_cell(bits: YardBits, bit: int) -> tuple[int, int]:
+    x, y = divmod(bit.bit_length() - 1, bits.span)
+    return x - bits.reach, y - bits.reach
+
+
+def _bits_with(bits: YardBits, bit: int, pyramid: str, covered: str | None) -> YardBits:
+    """`bits` once `pyramid` tops the cell of `bit` (over `covered`, if a stack was there)."""
+    colours = dict(bits.colours)
+    smalls, mediums = bits.smalls, bits.mediums
+    if covered is not None:
+        colours[covered[1]] &= ~bit
+        smalls &= ~bit
+        mediums &= ~bit
+    colours[pyramid[1]] = colours.get(pyramid[1], 0) | bit
+    if pyramid[0] == "S":
+        smalls |= bit
+    elif pyramid[0] == "M":
+        mediums |= bit
+    return YardBits(bits.reach, bits.span, bits.taken | bit, smalls, mediums, colours)
+
+
+def _bits_of(board: Board) -> YardBits:
+    reach = _FIRST_REACH
+    for x, y, _ in board:
+        while not (-reach < x < reach and -reach < y < reach):
+            reach *= 2
+    bits = YardBits(reach, 2 * reach + 1, 0, 0, 0, {})
+    for x, y, stack in board:
+        bits = _bits_with(bits, _yard_bit(bits, x, y), stack[-1], None)
+    return bits
+
+
+def _yard_bits(state: State) -> YardBits:
+    """The yard's bit sets: carried from move to move, worked out from the yard only
+    for a state made otherwise (from JSON, or by `dataclasses.replace`)."""
+    bits = state.yard_bits
+    if bits is None:
+        bits = _bits_of(state.yard)
+        # A cache of what `yard` holds anyway: the state does not change.
+        state.__dict__["yard_bits"] = bits
+    return bits
+
+
+def _founding_bits(bits: YardBits, colour: str) -> int:
+    """The empty cells where a pyramid of `colour` founds a stack: next to a top it
+    matches (its own colour or white; white matches every colour but black)."""
+    if colour == BLACK:
+        return 0
+    colours = bits.colours
+    if colour == WHITE:
+        matched = bits.taken & ~colours.get(BLACK, 0)
+    else:
+        matched = colours.get(colour, 0) | colours.get(WHITE, 0)
+    span = bits.span
+    return (matched << 1 | matched >> 1 | matched << span | matched >> span) & ~bits.taken
+
+
+def _allowed_bits(bits: YardBits, pyramid: str) -> int:
+    """The cells where the yard code lets `pyramid` go: the stacks it may cover (only
+    a strictly larger pyramid covers) and the cells where it may found one; on
+    an empty yard, 0,0."""
+    if not bits.taken:
+        return _yard_bit(bits, 0, 0)
+    size = pyramid[0]
+    covers = 0 if size == "S" else bits.smalls if size == "M" else bits.smalls | bits.mediums
+    return covers | _founding_bits(bits, pyramid[1])
+
+
+def _yard_option_bits(hand: Iterable[str], bits: YardBits) -> dict[str, int]:
+    """`_allowed_bits` of each pyramid of `hand` (colours alike are worked out once)."""
+    if not bits.taken:
+        return dict.fromkeys(hand, _yard_bit(bits, 0, 0))
+    covers = {"S": 0, "M": bits.smalls, "L": bits.smalls | bits.mediums}
+    foundings: dict[str, int] = {}
+    options: dict[str, int] = {}
     for pyramid in hand:
-        colour = pyramid[1]
-        if colour not in foundings:
-            foundings[colour] = _foundings(colour, next_to)
-        options[pyramid] = (covers[pyramid[0]], foundings[colour])
+        if pyramid in options:
+            continue
+        size, colour = pyramid[0], pyramid[1]
+        found = foundings.get(colour)
+        if found is None:
+            found = foundings[colour] = _founding_bits(bits, colour)
+        options[pyramid] = covers[size] | found
     return options
 
 
-def _foundings(colour: str, next_to: dict[str, set[int]]) -> set[int]:
-    """The empty cells where a pyramid of `colour` founds a stack, from the empty cells
-    next to the tops of each colour: next to a top it matches."""
-    if colour == BLACK:
-        return set()
-    if colour == WHITE:
-        return set().union(*(cells for top, cells in next_to.items() if top != BLACK))
-    return next_to.get(colour, set()) | next_to.get(WHITE, set())
+def _nth_cell(bits: YardBits, mask: int, n: int) -> tuple[int, int]:
+    """The cell of the `n`th bit of `mask` (from 0, in cell order)."""
+    for _ in range(n):
+        mask &= mask - 1
+    return _bit_cell(bits, mask & -mask)
+
+
+def _mask_cells(bits: YardBits, mask: int) -> list[tuple[int, int]]:
+    cells = []
+    while mask:
+        low = mask & -mask
+        cells.append(_bit_cell(bits, low))
+        mask ^= low
+    return cells
+
+
+def _yard_cells(hand: Iterable[str], bits: YardBits) -> dict[str, list[tuple[int, int]]]:
+    """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted."""
+    options = _yard_option_bits(hand, bits)
+    return {pyramid: _mask_cells(bits, mask) for pyramid, mask in options.items()}
 
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
@@ -563,20 +637,19 @@ class IcePalace(Game[State, Move]):
             return Build(state.build_plan)
         # The move `rng.choice(self.legal_moves(state, seat))` would draw, found
         # by counting: most of the placements listed would be thrown away.
-        options = _yard_options(state.hands[seat], state.yard)
+        bits = _yard_bits(state)
+        options = _yard_option_bits(state.hands[seat], bits)
         pyramids = sorted(options)
-        total = sum(len(covers) + len(foundings) for covers, foundings in options.values())
-        pick = rng.below(total + (1 if state.yard else 0))
-        for pyramid in pyramids:
-            covers, foundings = options[pyramid]
-            if pick < len(covers) + len(foundings):
-                x, y = _yard_xy(sorted((*covers, *foundings))[pick])
-                return Place(pyramid, x, y)
-            pick -= len(covers) + len(foundings)
+        counts = [options[pyramid].bit_count() for pyramid in pyramids]
+        pick = rng.below(sum(counts) + (1 if state.yard else 0))
+        for pyramid, count in zip(pyramids, counts, strict=True):
+            if pick < count:
+                return Place(pyramid, *_nth_cell(bits, options[pyramid], pick))
+            pick -= count
         return Pass()
 
     def _placements(self, state: State, seat: int) -> list[Place]:
-        cells = _yard_cells(state.hands[seat], state.yard)
+        cells = _yard_cells(state.hands[seat], _yard_bits(state))
         return [Place(pyramid, x, y) for pyramid in sorted(cells) for x, y in cells[pyramid]]
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
@@ -605,18 +678,29 @@ class IcePalace(Game[State, Move]):
         hand = list(state.hands[seat])
         if move.pyramid not in hand:
             raise IllegalMove("illegal_move", f"you have no {move.pyramid} in your hand")
-        yard = _as_dict(state.yard)
+        bits = _yard_bits(state)
         cell = (move.x, move.y)
-        refusal = _yard_refusal(move.pyramid, cell, yard)
-        if refusal:
-            raise IllegalMove("illegal_move", refusal)
+        bit = _yard_bit(bits, *cell)
+        if not _allowed_bits(bits, move.pyramid) & bit:
+            raise IllegalMove(
+                "illegal_move", _yard_refusal(move.pyramid, cell, _as_dict(state.yard))
+            )
+        yard = _stacked(state.yard, cell, move.pyramid)
+        if abs(move.x) < bits.reach and abs(move.y) < bits.reach:
+            covered = None
+            if bits.taken & bit:
+                covered = state.yard[bisect.bisect_left(state.yard, cell, key=_CELL_OF)][2][-1]
+            bits = _bits_with(bits, bit, move.pyramid, covered)
+        else:
+            bits = _bits_of(yard)
         hand.remove(move.pyramid)
         return self._next_turn(
             state,
             seat,
             0,
             hands=_with(state.hands, seat, tuple(hand)),
-            yard=_stacked(state.yard, cell, move.pyramid),
+            yard=yard,
+            yard_bits=bits,
             last_placer=seat,
         )
 
@@ -684,6 +768,7 @@ class IcePalace(Game[State, Move]):
         cleared = _replace(
             state,
             yard=(),
+            yard_bits=_EMPTY_YARD,
             palace=palace,
             marker=marker,
             turn=marker,
@@ -893,19 +978,19 @@ class IcePalace(Game[State, Move]):
 # -- helpers that build states ----------------------------------------------------
 
 
-_FIELDS: tuple[str, ...] = State.__slots__
-_FIELD_VALUES = operator.attrgetter(*_FIELDS)
-
-
-_FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
-
-
 def _replace(state: State, **changes: Any) -> State:
-    """`dataclasses.replace`, without its checks: most moves make a state or two."""
-    values = list(_FIELD_VALUES(state))
-    for name, value in changes.items():
-        values[_FIELD_INDEX[name]] = value
-    return State(*values)
+    """`dataclasses.replace` without its checks and its `__init__` (a frozen dataclass
+    sets each field through `object.__setattr__`): most moves make a state or two,
+    and this copies the fields in one go.
+
+    A new yard without its bits leaves them to be worked out when asked for."""
+    fields = dict(state.__dict__)
+    if "yard" in changes and "yard_bits" not in changes:
+        fields["yard_bits"] = None
+    fields.update(changes)
+    new = object.__new__(State)
+    object.__setattr__(new, "__dict__", fields)
+    return new
 
 
 def _with(
@@ -1012,7 +1097,7 @@ def _cell_of_step(step: str) -> tuple[int, int] | None:
 
 def _yard_building(state: State, seat: int, steps: tuple[str, ...], view: JSON) -> Building[Move]:
     """A pyramid of the hand, then a cell the yard code allows it; or a pass."""
-    cells = _yard_cells(state.hands[seat], state.yard)
+    cells = _yard_cells(state.hands[seat], _yard_bits(state))
     lead = not state.yard
     paths: list[tuple[Sequence[Choice], Move]] = []
     for pyramid in sorted(cells, key=_hand_order):

@@ -1103,6 +1103,12 @@ class _Search:
     def spot_key(self, spot: int) -> tuple[int, int, int, int]:
         """How good an empty cell is to found on: closes no stack, is open to the
         outside (not walled in), keeps room."""
+        closes, free = self.closes_and_free(spot)
+        return (-closes, int(self.outside().reaches(spot)), free, -spot)
+
+    def closes_and_free(self, spot: int) -> tuple[int, int]:
+        """How many stacks have the empty `spot` as their only empty neighbour, and how
+        many of its neighbours are empty."""
         tops = self.tops
         free = 0
         closes = 0
@@ -1116,21 +1122,24 @@ class _Search:
                 + (near + _WIDE not in tops)
                 + (near - _WIDE not in tops)
             ) == 1:
-                # `spot` is that stack's only empty neighbour.
                 closes += 1
-        return (-closes, int(self.outside().reaches(spot)), free, -spot)
+        return closes, free
 
     def extend(self, head: int) -> int | None:
         """The best empty cell next to the chain's last stack, if it closes nothing
-        and leaves room to go on."""
-        best: tuple[int, int, int, int] | None = None
+        and leaves room to go on (and is open to the outside: asked last, as it
+        costs most)."""
+        best: tuple[int, int] | None = None
         best_cell = None
         for step in _NEAR:
             spot = head + step
             if spot in self.tops:
                 continue
-            key = self.spot_key(spot)
-            if key[0] == 0 and key[1] and key[2] >= 2 and (best is None or key > best):
+            closes, free = self.closes_and_free(spot)
+            if closes or free < 2:
+                continue
+            key = (free, -spot)
+            if (best is None or key > best) and self.outside().reaches(spot):
                 best, best_cell = key, spot
         return best_cell
 
