@@ -22,10 +22,16 @@ plans), the few best for the builder's lead kept, and the best of them
 bettered by climbing (two pyramids of a size trade places, a pyramid
 covers another stack, while every step stays legal).
 
-How good a position looks: the score lead (the palace is public), with
-the build about to happen counted as made (the builder's best plan), and
-in the yard a share of what the seat that placed last may win by building
-it.
+How good a position looks: nearly every coloured pyramid that reaches the
+yard is built into the palace, and each adds a point to its colour's
+score (founding a stack of one, or covering another colour's stack), so
+the score lead counts the yard's pyramids for their colours as if built,
+with a little more for the seat that builds (the best plan for it beats
+that count by about half a point) and a share for the pyramids of its
+own colour each seat still holds. The search judges the positions its
+tree reaches with that, without random playouts: a playout would play
+the searching seat's own later moves at random too, and so place the
+other colours' pyramids it means to keep in hand.
 """
 
 from __future__ import annotations
@@ -59,14 +65,16 @@ PLANS = 4
 PLAN_DRAWS = 10
 # How many times the best plan is swept for a better one, at most.
 IMPROVING_SWEEPS = 3
-# The share of the yard's worth counted for the seat that placed last: the
-# round may still go to another seat.
-PENDING_SHARE = 0.5
+# What building is worth to the builder, beyond the yard's pyramids of its
+# colour: the best plan for it leads by about half a point more than the
+# count of the yard's colours (measured over the builds of random games).
+BUILDER_SHARE = 0.5
+# What a pyramid of its own colour in a seat's hand is worth to it, against
+# a point for one placed: it may be placed later, or stay stuck in the hand.
+HAND_SHARE = 0.5
 # The lead that counts half as much as a win: rounds add a few points
 # each, so a point or two must show in a search's averages.
 LEAD_SCALE = 5.0
-# The most moves a playout makes before it asks `value`.
-ROLLOUT_CAP = 40
 
 Cell = tuple[int, int]
 _RANK = {size: rank for rank, size in enumerate(SIZES)}
@@ -80,14 +88,10 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
     # percentile.
     iterations_per_second: ClassVar[float] = 600.0
     greedy_samples: ClassVar[int] = 3
-    # A playout stops once the round it is in comes to its build (the value
-    # counts the solver's plan as built) or is over, or after this many moves.
-    rollout_moves: ClassVar[int | None] = ROLLOUT_CAP
-
-    def rollout_over(self, start: State, state: State, made: int) -> bool:
-        if made >= ROLLOUT_CAP:
-            return True
-        return state.rounds > start.rounds or (made > 0 and state.phase == BUILD)
+    # No playout: a random one would also play the searching seat's own
+    # later moves at random, placing the other colours' pyramids it means to
+    # keep. The tree's leaves are judged by `value` instead.
+    rollout_moves: ClassVar[int | None] = 0
 
     def sample(self, seen: Seen, rng: Rng) -> State:
         view = seen.view
@@ -165,14 +169,24 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
 
 
 def _expected_scores(state: State) -> list[float]:
-    """The scores with the build about to be made counted as made (the
-    solver's plan), or in the yard a share of its worth to the seat that
-    placed last."""
-    if state.phase == BUILD:
-        return [float(score) for score in _scores_after(state, state.build_plan)]
+    """The palace's scores, with every pyramid of a player's colour in the
+    yard counted for that colour (a build places nearly all of them, and
+    each adds a point to its colour's), a little for the seat that builds
+    (or would, were the round to end now), and a share for each pyramid of
+    its own colour a seat still holds (it may yet place it)."""
+    colours = state.colours
     scores = [float(score) for score in GAME.scores(state)]
-    if state.last_placer != NOBODY and state.yard:
-        scores[state.last_placer] += PENDING_SHARE * _yard_worth(state, state.last_placer)
+    for _x, _y, stack in state.yard:
+        for pyramid in stack:
+            owner = colours.find(pyramid[1])
+            if owner >= 0:
+                scores[owner] += 1.0
+    builder = state.turn if state.phase == BUILD else state.last_placer
+    if builder != NOBODY and state.yard:
+        scores[builder] += BUILDER_SHARE
+    for seat, hand in enumerate(state.hands):
+        colour = colours[seat]
+        scores[seat] += HAND_SHARE * sum(pyramid[1] == colour for pyramid in hand)
     return scores
 
 
@@ -232,18 +246,6 @@ def _buildable(yard: Any) -> list[tuple[int, str]]:
 
 def _as_places(plan: ice_palace_solver.Plan) -> tuple[Place, ...]:
     return tuple(Place(SIZES[size - 1] + colour, x, y) for size, colour, x, y in plan.steps)
-
-
-def _scores_after(state: State, plan: tuple[Place, ...]) -> list[int]:
-    """Each seat's score once `plan` is built on the palace."""
-    stacks = {(x, y): stack for x, y, stack in state.palace}
-    for step in plan:
-        cell = (step.x, step.y)
-        stacks[cell] = (*stacks.get(cell, ()), step.pyramid)
-    scores = [0] * len(state.colours)
-    for stack in stacks.values():
-        scores[state.colours.index(stack[-1][1])] += len(stack)
-    return scores
 
 
 @functools.lru_cache(maxsize=1024)
@@ -432,14 +434,6 @@ def _fits(stacks: dict[Cell, tuple[str, ...]], pyramid: str, cell: Cell) -> bool
         near in stacks and stacks[near][-1][1] == colour
         for near in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
     )
-
-
-def _yard_worth(state: State, builder: int) -> float:
-    """A rough worth of building this yard for `builder`: its own pyramids
-    there, which it can put on top, and one for the rest it arranges."""
-    colour = state.colours[builder]
-    own = sum(p[1] == colour for _x, _y, stack in state.yard for p in stack)
-    return 1.0 + own
 
 
 def _yard_moves(state: State, seat: int) -> list[Move]:
