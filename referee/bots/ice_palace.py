@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from referee.bots.knowledge import Knowledge, Seen
@@ -72,11 +73,17 @@ BUILDER_SHARE = 0.5
 # What a pyramid of its own colour in a seat's hand is worth to it, against
 # a point for one placed: it may be placed later, or stay stuck in the hand.
 HAND_SHARE = 0.5
+# How many hands and yards `_yard_moves` remembers before it starts afresh.
+YARD_MOVES_KEPT = 4096
 # The lead that counts half as much as a win: rounds add a few points
 # each, so a point or two must show in a search's averages.
 LEAD_SCALE = 5.0
 
 Cell = tuple[int, int]
+# The last view dealt from, and what its deals share (`_view_parts`).
+_LAST_VIEW: list[tuple[Seen, tuple[State, tuple[tuple[str, ...], ...]]] | None] = [None]
+# The yard moves found for a hand and a yard (`_yard_moves`).
+_YARD_MOVES: dict[tuple[tuple[str, ...], Board], tuple[Move, ...]] = {}
 _RANK = {size: rank for rank, size in enumerate(SIZES)}
 
 
@@ -94,57 +101,27 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
     rollout_moves: ClassVar[int | None] = 0
 
     def sample(self, seen: Seen, rng: Rng) -> State:
-        view = seen.view
-        colours = "".join(view["colours"])
+        fixed, unseen = _view_parts(seen)
         seat = seen.seat
-        unseen = _unseen(colours, view, seat)
-        hands: list[list[str]] = []
+        hands: list[list[str]] = [[] for _ in fixed.hands]
         pools: list[str] = []
         for index, size in enumerate(SIZES):
-            pieces = unseen[index]
+            pieces = list(unseen[index])
             rng.shuffle(pieces)
-            for owner, hand in enumerate(view["hands"]):
-                if owner == seat:
-                    continue
-                count = hand[size]
-                taken, pieces = pieces[:count], pieces[count:]
-                while len(hands) <= owner:
-                    hands.append([])
-                hands[owner].extend(size + colour for colour in taken)
-            count = view["pool"][size]
-            pools.append("".join(pieces[:count]))
-        while len(hands) < len(colours):
-            hands.append([])
-        hands[seat] = list(view["hands"][seat])
-        building = view["phase"] == BUILD and view["turn"] is not None
-        yard = _board_json(view["yard"])
-        palace = _board_json(view["palace"])
-        plan: list[JSON] = []
-        if building:
-            plan = [
-                {"pyramid": step.pyramid, "x": step.x, "y": step.y}
-                for step in _solver_plan(seen, yard, palace)
-            ]
-        return GAME.state_from_json(
-            {
-                "colours": colours,
-                "hands": [
-                    hand if owner == seat else sorted(hand, key=_hand_order)
-                    for owner, hand in enumerate(hands)
-                ],
-                "pool": pools,
-                "yard": yard,
-                "palace": palace,
-                "marker": view["marker"],
-                "turn": NOBODY if view["turn"] is None else view["turn"],
-                "phase": view["phase"],
-                "passes": view["passes"],
-                "last_placer": NOBODY if view["last_placer"] is None else view["last_placer"],
-                "build_max": view["build_max"] if building else 0,
-                "build_plan": plan,
-                "out_of_game": view["out_of_game"],
-                "resigned": view["resigned"],
-            }
+            taken = 0
+            for owner, hand in enumerate(seen.view["hands"]):
+                if owner != seat:
+                    count = hand[size]
+                    hands[owner].extend(size + colour for colour in pieces[taken : taken + count])
+                    taken += count
+            pools.append("".join(pieces[taken : taken + seen.view["pool"][size]]))
+        return replace(
+            fixed,
+            hands=tuple(
+                fixed.hands[owner] if owner == seat else tuple(sorted(hand, key=_hand_order))
+                for owner, hand in enumerate(hands)
+            ),
+            pool=(pools[0], pools[1], pools[2]),
         )
 
     def candidates(self, state: State, seat: int) -> Sequence[Move]:
@@ -195,6 +172,55 @@ def _lead_value(scores: list[float], seat: int) -> float:
     `Knowledge.value` does (on a scale of its own)."""
     lead = scores[seat] - max(score for other, score in enumerate(scores) if other != seat)
     return 0.5 + 0.45 * lead / (abs(lead) + LEAD_SCALE)
+
+
+def _view_parts(seen: Seen) -> tuple[State, tuple[tuple[str, ...], ...]]:
+    """What every deal for `seen` shares: the state with the other hands and
+    the pool empty, and per size the colours of the pyramids to deal.
+    Remembered for the last view asked about: a search deals anew from the
+    same view at each of its iterations."""
+    last = _LAST_VIEW[0]
+    if last is not None and last[0] is seen:
+        return last[1]
+    parts = _view_parts_of(seen)
+    _LAST_VIEW[0] = (seen, parts)
+    return parts
+
+
+def _view_parts_of(seen: Seen) -> tuple[State, tuple[tuple[str, ...], ...]]:
+    view = seen.view
+    colours = "".join(view["colours"])
+    seat = seen.seat
+    building = view["phase"] == BUILD and view["turn"] is not None
+    yard = _board_json(view["yard"])
+    palace = _board_json(view["palace"])
+    plan: list[JSON] = []
+    if building:
+        plan = [
+            {"pyramid": step.pyramid, "x": step.x, "y": step.y}
+            for step in _solver_plan(seen, yard, palace)
+        ]
+    fixed = GAME.state_from_json(
+        {
+            "colours": colours,
+            "hands": [
+                list(hand) if owner == seat else [] for owner, hand in enumerate(view["hands"])
+            ],
+            "pool": ["", "", ""],
+            "yard": yard,
+            "palace": palace,
+            "marker": view["marker"],
+            "turn": NOBODY if view["turn"] is None else view["turn"],
+            "phase": view["phase"],
+            "passes": view["passes"],
+            "last_placer": NOBODY if view["last_placer"] is None else view["last_placer"],
+            "build_max": view["build_max"] if building else 0,
+            "build_plan": plan,
+            "out_of_game": view["out_of_game"],
+            "resigned": view["resigned"],
+        }
+    )
+    return fixed, tuple(tuple(pieces) for pieces in _unseen(colours, view, seat))
 
 
 def _hand_order(pyramid: str) -> tuple[int, int]:
@@ -436,7 +462,22 @@ def _fits(stacks: dict[Cell, tuple[str, ...]], pyramid: str, cell: Cell) -> bool
     )
 
 
-def _yard_moves(state: State, seat: int) -> list[Move]:
+def _yard_moves(state: State, seat: int) -> Sequence[Move]:
+    """`_distinct_yard_moves`, remembered for the seat to act (its moves
+    depend only on its hand and the yard): a search asks again for the same
+    hand and yard each time it passes through a node of its tree."""
+    if seat != state.turn:
+        return _distinct_yard_moves(state, seat)
+    key = (state.hands[seat], state.yard)
+    moves = _YARD_MOVES.get(key)
+    if moves is None:
+        if len(_YARD_MOVES) >= YARD_MOVES_KEPT:
+            _YARD_MOVES.clear()
+        moves = _YARD_MOVES[key] = tuple(_distinct_yard_moves(state, seat))
+    return moves
+
+
+def _distinct_yard_moves(state: State, seat: int) -> list[Move]:
     """The legal yard moves, one placement per kind of effect: a pyramid on
     a given top (cover), or founding next to a given set of tops."""
     moves: list[Move] = []
