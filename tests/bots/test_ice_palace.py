@@ -10,9 +10,9 @@ from dataclasses import replace
 import pytest
 
 from referee import bots
-from referee.bots.ice_palace import KNOWLEDGE, _improved, _lead_after
+from referee.bots.ice_palace import KNOWLEDGE, _distinct_yard_moves, _improved, _lead_after
 from referee.bots.levels import _advance
-from referee.games.ice_palace import BUILD, GAME, STASH_PER_SIZE, Build, State
+from referee.games.ice_palace import BUILD, GAME, STASH_PER_SIZE, Build, Pass, Place, State
 from referee.replay import new_state
 from referee.rng import QuickRng, Rng
 
@@ -188,3 +188,36 @@ def test_a_bettered_plan_is_legal_and_no_worse_for_its_builder() -> None:
         bettered += better > solver
     assert len(builds) > 5
     assert bettered > 0
+
+
+def test_a_yard_pyramid_counts_for_its_colour() -> None:
+    # Nearly every coloured pyramid that reaches the yard is built, a point
+    # to its colour: placing one's own colour looks better than passing,
+    # and better than placing any other seat's colour.
+    compared = 0
+    for state in positions(games=3, every=1):
+        if state.phase == BUILD or not state.yard:
+            continue
+        seat = state.turn
+        own = state.colours[seat]
+        passed = KNOWLEDGE.value(GAME.play(state, seat, Pass()), seat)
+        values = {
+            move: KNOWLEDGE.value(GAME.play(state, seat, move), seat)
+            for move in KNOWLEDGE.candidates(state, seat)
+            if isinstance(move, Place) and move.pyramid[1] in state.colours
+        }
+        owns = [value for move, value in values.items() if move.pyramid[1] == own]
+        others = [value for move, value in values.items() if move.pyramid[1] != own]
+        if owns:
+            assert min(owns) > passed
+            assert all(value < min(owns) for value in others)
+            compared += 1
+    assert compared > 20
+
+
+def test_a_hands_yard_moves_are_remembered_as_found() -> None:
+    for state in positions(games=2, every=1):
+        if state.phase == BUILD:
+            continue
+        seat = state.turn
+        assert tuple(KNOWLEDGE.candidates(state, seat)) == tuple(_distinct_yard_moves(state, seat))
