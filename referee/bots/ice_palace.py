@@ -89,10 +89,12 @@ _RANK = {size: rank for rank, size in enumerate(SIZES)}
 
 class IcePalaceKnowledge(Knowledge[State, Move]):
     game = GAME
-    # Measured on the 2-core development machine under load, 3 players
-    # against `random`: at 0.25 s a move (150 iterations) the CPU time of a
-    # strong move was 0.12-0.13 s on average, 0.20-0.25 s at the 99th
-    # percentile.
+    # Measured on the 2-core development machine under load (load average
+    # 4 to 5), 3 players against `random`, at a 2 s budget (1200
+    # iterations): a strong move's CPU time 0.32 s at the median, 1.05 s
+    # at the most over 76 moves. The slowest moves come late in a round,
+    # where the tree reaches many builds; at 1000 a second they took up to
+    # 3 s, and they won no more games, so the rate stays.
     iterations_per_second: ClassVar[float] = 600.0
     greedy_samples: ClassVar[int] = 3
     # No playout: a random one would also play the searching seat's own
