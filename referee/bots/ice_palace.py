@@ -69,7 +69,7 @@ IMPROVING_SWEEPS = 3
 # What building is worth to the builder, beyond the yard's pyramids of its
 # colour: the best plan for it leads by about half a point more than the
 # count of the yard's colours (measured over the builds of random games).
-BUILDER_SHARE = 0.5
+BUILDER_SHARE = 0.6
 # What a pyramid of its own colour in a seat's hand is worth to it, against
 # a point for one placed: it may be placed later, or stay stuck in the hand.
 HAND_SHARE = 0.5
@@ -148,18 +148,17 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
 
 
 def _expected_scores(state: State) -> list[float]:
-    """The palace's scores, with every pyramid of a player's colour in the
-    yard counted for that colour (a build places nearly all of them, and
-    each adds a point to its colour's), a little for the seat that builds
-    (or would, were the round to end now), and a share for each pyramid of
-    its own colour a seat still holds (it may yet place it)."""
+    """The palace's scores once the yard is built as the referee's plan
+    would build it (`build auto`, and much like a random maximal plan: the
+    colours in the same order), a little more for the seat that builds (or
+    would, were the round to end now), which may choose a plan better for
+    it, and a share for each pyramid of its own colour a seat still holds
+    (it may yet place it)."""
     colours = state.colours
-    scores = [float(score) for score in GAME.scores(state)]
-    for _x, _y, stack in state.yard:
-        for pyramid in stack:
-            owner = colours.find(pyramid[1])
-            if owner >= 0:
-                scores[owner] += 1.0
+    if state.phase == BUILD:
+        scores = [float(score) for score in _scores_after(state.palace, state.build_plan, colours)]
+    else:
+        scores = [float(score) for score in _built_scores(state.palace, state.yard, colours)]
     builder = state.turn if state.phase == BUILD else state.last_placer
     if builder != NOBODY and state.yard:
         scores[builder] += BUILDER_SHARE
@@ -167,6 +166,29 @@ def _expected_scores(state: State) -> list[float]:
         colour = colours[seat]
         scores[seat] += HAND_SHARE * sum(pyramid[1] == colour for pyramid in hand)
     return scores
+
+
+@functools.lru_cache(maxsize=4096)
+def _built_scores(palace: Board, yard: Board, colours: str) -> tuple[int, ...]:
+    """Each seat's score once `yard` is built on `palace` by the solver's plan."""
+    if not yard:
+        return _scores_after(palace, (), colours)
+    tops = {(x, y): (SIZES.index(stack[-1][0]) + 1, stack[-1][1]) for x, y, stack in palace}
+    return _scores_after(
+        palace, _as_places(ice_palace_solver.solve(tops, _buildable(yard))), colours
+    )
+
+
+def _scores_after(palace: Board, plan: Sequence[Place], colours: str) -> tuple[int, ...]:
+    """Each seat's score once `plan` is built on `palace`."""
+    stacks = {(x, y): stack for x, y, stack in palace}
+    for step in plan:
+        cell = (step.x, step.y)
+        stacks[cell] = (*stacks.get(cell, ()), step.pyramid)
+    scores = [0] * len(colours)
+    for stack in stacks.values():
+        scores[colours.index(stack[-1][1])] += len(stack)
+    return tuple(scores)
 
 
 def _lead_value(scores: list[float], seat: int) -> float:
