@@ -92,11 +92,11 @@ _RANK = {size: rank for rank, size in enumerate(SIZES)}
 class IcePalaceKnowledge(Knowledge[State, Move]):
     game = GAME
     # Measured on the 2-core development machine under load (load average
-    # 4 to 5), 3 players against `random`, at a 2 s budget (1200
-    # iterations): a strong move's CPU time 0.32 s at the median, 1.05 s
-    # at the most over 76 moves. The slowest moves come late in a round,
-    # where the tree reaches many builds: at 1000 a second they took up to
-    # 3 s. Three times the rate won no more of 30 games, so it stays.
+    # about 5), 3 players against `random`, at a 2 s budget (1200
+    # iterations): a strong move's CPU time 0.88 s at the median, 1.12 s
+    # at the 90th percentile and 1.59 s at the most over 92 moves. The
+    # slowest come late in a round, where the tree reaches many builds.
+    # Three times the rate won no more of 30 games, so it stays.
     iterations_per_second: ClassVar[float] = 600.0
     greedy_samples: ClassVar[int] = 3
     # No playout: a random one would also play the searching seat's own
