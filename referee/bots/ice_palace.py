@@ -22,16 +22,25 @@ plans), the few best for the builder's lead kept, and the best of them
 bettered by climbing (two pyramids of a size trade places, a pyramid
 covers another stack, while every step stays legal).
 
-How good a position looks: the score lead (the palace is public), with
-the build about to happen counted as made (the builder's best plan), and
-in the yard a share of what the seat that placed last may win by building
-it.
+How good a position looks: the score lead once the yard is built as the
+referee's plan would build it (`build auto`; a random maximal plan takes
+the colours in the same order, so the first colour alphabetically is
+buried alike), with a little more for the seat that builds (the best plan
+for it beats the referee's by about half a point) and a share for the
+pyramids of its own colour each seat still holds. Nearly every coloured
+pyramid of a yard is built, most of them founding a stack, a point to
+their colour: a game is won mostly by putting one's own colour into the
+yard and keeping the others' out. The search judges the positions its
+tree reaches with that, without random playouts: a playout would play
+the searching seat's own later moves at random too, and so place the
+other colours' pyramids it means to keep in hand.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from referee.bots.knowledge import Knowledge, Seen
@@ -59,88 +68,64 @@ PLANS = 4
 PLAN_DRAWS = 10
 # How many times the best plan is swept for a better one, at most.
 IMPROVING_SWEEPS = 3
-# The share of the yard's worth counted for the seat that placed last: the
-# round may still go to another seat.
-PENDING_SHARE = 0.5
+# What building is worth to the builder, beyond the referee's plan: the
+# best plan for it leads by 0.6 of a point more on average (0.4 to 0.75 by
+# colour, measured over 240 builds of random games).
+BUILDER_SHARE = 0.6
+# What a pyramid of its own colour in a seat's hand is worth to it, against
+# a point for one placed: it may be placed later, or stay stuck in the hand.
+HAND_SHARE = 0.5
+# How many hands and yards `_yard_moves` remembers before it starts afresh.
+YARD_MOVES_KEPT = 4096
 # The lead that counts half as much as a win: rounds add a few points
 # each, so a point or two must show in a search's averages.
 LEAD_SCALE = 5.0
-# The most moves a playout makes before it asks `value`.
-ROLLOUT_CAP = 40
 
 Cell = tuple[int, int]
+# The last view dealt from, and what its deals share (`_view_parts`).
+_LAST_VIEW: list[tuple[Seen, tuple[State, tuple[tuple[str, ...], ...]]] | None] = [None]
+# The yard moves found for a hand and a yard (`_yard_moves`).
+_YARD_MOVES: dict[tuple[tuple[str, ...], Board], tuple[Move, ...]] = {}
 _RANK = {size: rank for rank, size in enumerate(SIZES)}
 
 
 class IcePalaceKnowledge(Knowledge[State, Move]):
     game = GAME
-    # Measured on the 2-core development machine under load, 3 players
-    # against `random`: at 0.25 s a move (150 iterations) the CPU time of a
-    # strong move was 0.12-0.13 s on average, 0.20-0.25 s at the 99th
-    # percentile.
+    # Measured on the 2-core development machine under load (load average
+    # about 5), 3 players against `random`, at a 2 s budget (1200
+    # iterations): a strong move's CPU time 0.88 s at the median, 1.12 s
+    # at the 90th percentile and 1.59 s at the most over 92 moves. The
+    # slowest come late in a round, where the tree reaches many builds.
+    # Three times the rate won no more of 30 games, so it stays.
     iterations_per_second: ClassVar[float] = 600.0
     greedy_samples: ClassVar[int] = 3
-    # A playout stops once the round it is in comes to its build (the value
-    # counts the solver's plan as built) or is over, or after this many moves.
-    rollout_moves: ClassVar[int | None] = ROLLOUT_CAP
-
-    def rollout_over(self, start: State, state: State, made: int) -> bool:
-        if made >= ROLLOUT_CAP:
-            return True
-        return state.rounds > start.rounds or (made > 0 and state.phase == BUILD)
+    # No playout: a random one would also play the searching seat's own
+    # later moves at random, placing the other colours' pyramids it means to
+    # keep. The tree's leaves are judged by `value` instead.
+    rollout_moves: ClassVar[int | None] = 0
 
     def sample(self, seen: Seen, rng: Rng) -> State:
-        view = seen.view
-        colours = "".join(view["colours"])
+        fixed, unseen = _view_parts(seen)
         seat = seen.seat
-        unseen = _unseen(colours, view, seat)
-        hands: list[list[str]] = []
+        hands: list[list[str]] = [[] for _ in fixed.hands]
         pools: list[str] = []
         for index, size in enumerate(SIZES):
-            pieces = unseen[index]
+            pieces = list(unseen[index])
             rng.shuffle(pieces)
-            for owner, hand in enumerate(view["hands"]):
-                if owner == seat:
-                    continue
-                count = hand[size]
-                taken, pieces = pieces[:count], pieces[count:]
-                while len(hands) <= owner:
-                    hands.append([])
-                hands[owner].extend(size + colour for colour in taken)
-            count = view["pool"][size]
-            pools.append("".join(pieces[:count]))
-        while len(hands) < len(colours):
-            hands.append([])
-        hands[seat] = list(view["hands"][seat])
-        building = view["phase"] == BUILD and view["turn"] is not None
-        yard = _board_json(view["yard"])
-        palace = _board_json(view["palace"])
-        plan: list[JSON] = []
-        if building:
-            plan = [
-                {"pyramid": step.pyramid, "x": step.x, "y": step.y}
-                for step in _solver_plan(seen, yard, palace)
-            ]
-        return GAME.state_from_json(
-            {
-                "colours": colours,
-                "hands": [
-                    hand if owner == seat else sorted(hand, key=_hand_order)
-                    for owner, hand in enumerate(hands)
-                ],
-                "pool": pools,
-                "yard": yard,
-                "palace": palace,
-                "marker": view["marker"],
-                "turn": NOBODY if view["turn"] is None else view["turn"],
-                "phase": view["phase"],
-                "passes": view["passes"],
-                "last_placer": NOBODY if view["last_placer"] is None else view["last_placer"],
-                "build_max": view["build_max"] if building else 0,
-                "build_plan": plan,
-                "out_of_game": view["out_of_game"],
-                "resigned": view["resigned"],
-            }
+            taken = 0
+            for owner, hand in enumerate(seen.view["hands"]):
+                if owner != seat:
+                    count = hand[size]
+                    hands[owner].extend(size + colour for colour in pieces[taken : taken + count])
+                    taken += count
+            pools.append("".join(pieces[taken : taken + seen.view["pool"][size]]))
+        return replace(
+            fixed,
+            hands=tuple(
+                fixed.hands[owner] if owner == seat else tuple(sorted(hand, key=_hand_order))
+                for owner, hand in enumerate(hands)
+            ),
+            pool=(pools[0], pools[1], pools[2]),
         )
 
     def candidates(self, state: State, seat: int) -> Sequence[Move]:
@@ -165,15 +150,47 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
 
 
 def _expected_scores(state: State) -> list[float]:
-    """The scores with the build about to be made counted as made (the
-    solver's plan), or in the yard a share of its worth to the seat that
-    placed last."""
+    """The palace's scores once the yard is built as the referee's plan
+    would build it (`build auto`, and much like a random maximal plan: the
+    colours in the same order), a little more for the seat that builds (or
+    would, were the round to end now), which may choose a plan better for
+    it, and a share for each pyramid of its own colour a seat still holds
+    (it may yet place it)."""
+    colours = state.colours
     if state.phase == BUILD:
-        return [float(score) for score in _scores_after(state, state.build_plan)]
-    scores = [float(score) for score in GAME.scores(state)]
-    if state.last_placer != NOBODY and state.yard:
-        scores[state.last_placer] += PENDING_SHARE * _yard_worth(state, state.last_placer)
+        scores = [float(score) for score in _scores_after(state.palace, state.build_plan, colours)]
+    else:
+        scores = [float(score) for score in _built_scores(state.palace, state.yard, colours)]
+    builder = state.turn if state.phase == BUILD else state.last_placer
+    if builder != NOBODY and state.yard:
+        scores[builder] += BUILDER_SHARE
+    for seat, hand in enumerate(state.hands):
+        colour = colours[seat]
+        scores[seat] += HAND_SHARE * sum(pyramid[1] == colour for pyramid in hand)
     return scores
+
+
+@functools.lru_cache(maxsize=4096)
+def _built_scores(palace: Board, yard: Board, colours: str) -> tuple[int, ...]:
+    """Each seat's score once `yard` is built on `palace` by the solver's plan."""
+    if not yard:
+        return _scores_after(palace, (), colours)
+    tops = {(x, y): (SIZES.index(stack[-1][0]) + 1, stack[-1][1]) for x, y, stack in palace}
+    return _scores_after(
+        palace, _as_places(ice_palace_solver.solve(tops, _buildable(yard))), colours
+    )
+
+
+def _scores_after(palace: Board, plan: Sequence[Place], colours: str) -> tuple[int, ...]:
+    """Each seat's score once `plan` is built on `palace`."""
+    stacks = {(x, y): stack for x, y, stack in palace}
+    for step in plan:
+        cell = (step.x, step.y)
+        stacks[cell] = (*stacks.get(cell, ()), step.pyramid)
+    scores = [0] * len(colours)
+    for stack in stacks.values():
+        scores[colours.index(stack[-1][1])] += len(stack)
+    return tuple(scores)
 
 
 def _lead_value(scores: list[float], seat: int) -> float:
@@ -181,6 +198,55 @@ def _lead_value(scores: list[float], seat: int) -> float:
     `Knowledge.value` does (on a scale of its own)."""
     lead = scores[seat] - max(score for other, score in enumerate(scores) if other != seat)
     return 0.5 + 0.45 * lead / (abs(lead) + LEAD_SCALE)
+
+
+def _view_parts(seen: Seen) -> tuple[State, tuple[tuple[str, ...], ...]]:
+    """What every deal for `seen` shares: the state with the other hands and
+    the pool empty, and per size the colours of the pyramids to deal.
+    Remembered for the last view asked about: a search deals anew from the
+    same view at each of its iterations."""
+    last = _LAST_VIEW[0]
+    if last is not None and last[0] is seen:
+        return last[1]
+    parts = _view_parts_of(seen)
+    _LAST_VIEW[0] = (seen, parts)
+    return parts
+
+
+def _view_parts_of(seen: Seen) -> tuple[State, tuple[tuple[str, ...], ...]]:
+    view = seen.view
+    colours = "".join(view["colours"])
+    seat = seen.seat
+    building = view["phase"] == BUILD and view["turn"] is not None
+    yard = _board_json(view["yard"])
+    palace = _board_json(view["palace"])
+    plan: list[JSON] = []
+    if building:
+        plan = [
+            {"pyramid": step.pyramid, "x": step.x, "y": step.y}
+            for step in _solver_plan(seen, yard, palace)
+        ]
+    fixed = GAME.state_from_json(
+        {
+            "colours": colours,
+            "hands": [
+                list(hand) if owner == seat else [] for owner, hand in enumerate(view["hands"])
+            ],
+            "pool": ["", "", ""],
+            "yard": yard,
+            "palace": palace,
+            "marker": view["marker"],
+            "turn": NOBODY if view["turn"] is None else view["turn"],
+            "phase": view["phase"],
+            "passes": view["passes"],
+            "last_placer": NOBODY if view["last_placer"] is None else view["last_placer"],
+            "build_max": view["build_max"] if building else 0,
+            "build_plan": plan,
+            "out_of_game": view["out_of_game"],
+            "resigned": view["resigned"],
+        }
+    )
+    return fixed, tuple(tuple(pieces) for pieces in _unseen(colours, view, seat))
 
 
 def _hand_order(pyramid: str) -> tuple[int, int]:
@@ -232,18 +298,6 @@ def _buildable(yard: Any) -> list[tuple[int, str]]:
 
 def _as_places(plan: ice_palace_solver.Plan) -> tuple[Place, ...]:
     return tuple(Place(SIZES[size - 1] + colour, x, y) for size, colour, x, y in plan.steps)
-
-
-def _scores_after(state: State, plan: tuple[Place, ...]) -> list[int]:
-    """Each seat's score once `plan` is built on the palace."""
-    stacks = {(x, y): stack for x, y, stack in state.palace}
-    for step in plan:
-        cell = (step.x, step.y)
-        stacks[cell] = (*stacks.get(cell, ()), step.pyramid)
-    scores = [0] * len(state.colours)
-    for stack in stacks.values():
-        scores[state.colours.index(stack[-1][1])] += len(stack)
-    return scores
 
 
 @functools.lru_cache(maxsize=1024)
@@ -434,15 +488,22 @@ def _fits(stacks: dict[Cell, tuple[str, ...]], pyramid: str, cell: Cell) -> bool
     )
 
 
-def _yard_worth(state: State, builder: int) -> float:
-    """A rough worth of building this yard for `builder`: its own pyramids
-    there, which it can put on top, and one for the rest it arranges."""
-    colour = state.colours[builder]
-    own = sum(p[1] == colour for _x, _y, stack in state.yard for p in stack)
-    return 1.0 + own
+def _yard_moves(state: State, seat: int) -> Sequence[Move]:
+    """`_distinct_yard_moves`, remembered for the seat to act (its moves
+    depend only on its hand and the yard): a search asks again for the same
+    hand and yard each time it passes through a node of its tree."""
+    if seat != state.turn:
+        return _distinct_yard_moves(state, seat)
+    key = (state.hands[seat], state.yard)
+    moves = _YARD_MOVES.get(key)
+    if moves is None:
+        if len(_YARD_MOVES) >= YARD_MOVES_KEPT:
+            _YARD_MOVES.clear()
+        moves = _YARD_MOVES[key] = tuple(_distinct_yard_moves(state, seat))
+    return moves
 
 
-def _yard_moves(state: State, seat: int) -> list[Move]:
+def _distinct_yard_moves(state: State, seat: int) -> list[Move]:
     """The legal yard moves, one placement per kind of effect: a pyramid on
     a given top (cover), or founding next to a given set of tops."""
     moves: list[Move] = []

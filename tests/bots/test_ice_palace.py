@@ -10,9 +10,15 @@ from dataclasses import replace
 import pytest
 
 from referee import bots
-from referee.bots.ice_palace import KNOWLEDGE, _improved, _lead_after
+from referee.bots.ice_palace import (
+    KNOWLEDGE,
+    _built_scores,
+    _distinct_yard_moves,
+    _improved,
+    _lead_after,
+)
 from referee.bots.levels import _advance
-from referee.games.ice_palace import BUILD, GAME, STASH_PER_SIZE, Build, State
+from referee.games.ice_palace import BUILD, GAME, STASH_PER_SIZE, Build, Pass, Place, State
 from referee.replay import new_state
 from referee.rng import QuickRng, Rng
 
@@ -188,3 +194,33 @@ def test_a_bettered_plan_is_legal_and_no_worse_for_its_builder() -> None:
         bettered += better > solver
     assert len(builds) > 5
     assert bettered > 0
+
+
+def test_a_yard_is_judged_as_the_referees_plan_would_build_it() -> None:
+    # In the yard as at the build, the palace is judged as the solver's plan
+    # (`build auto`) would leave it: placing one's own colour mostly looks
+    # better than passing.
+    own_better = own_placements = 0
+    for state in positions(games=3, every=1):
+        if state.phase == BUILD or not state.yard:
+            continue
+        seat = state.turn
+        passed = KNOWLEDGE.value(GAME.play(state, seat, Pass()), seat)
+        for move in KNOWLEDGE.candidates(state, seat):
+            if isinstance(move, Place) and move.pyramid[1] == state.colours[seat]:
+                own_placements += 1
+                own_better += KNOWLEDGE.value(GAME.play(state, seat, move), seat) > passed
+    assert own_placements > 100
+    assert own_better > 0.8 * own_placements
+    for state in positions(games=2, every=1000):
+        if state.phase == BUILD and state.build_max > 0:
+            built = _advance(GAME, GAME.play(state, state.turn, Build(auto=True)))
+            assert _built_scores(state.palace, state.yard, state.colours) == GAME.scores(built)
+
+
+def test_a_hands_yard_moves_are_remembered_as_found() -> None:
+    for state in positions(games=2, every=1):
+        if state.phase == BUILD:
+            continue
+        seat = state.turn
+        assert tuple(KNOWLEDGE.candidates(state, seat)) == tuple(_distinct_yard_moves(state, seat))
