@@ -100,6 +100,7 @@ PATTERN_WORDS = ("star", "circle")
 # A1 and A2 show the star (pattern 0), A3 and A4 the circle (pattern 1).
 _ARTIST_PATTERN = (0, 0, 1, 1)
 _START_CIRCLES = (2, 4, 6, 8)
+_ALL_STONES = tuple(stone for stone in range(8) for _ in range(12))
 _HEIGHT_POINTS = {2: (0, 4, 2, 1, 1), 3: (0, 1, 3, 4, 1), 4: (0, 1, 2, 4, 6)}
 _STEPS = ((-1, 0), (0, 1), (1, 0), (0, -1))
 
@@ -551,15 +552,24 @@ _TAKING = tuple(
 )
 
 
+# Per pattern: the table turning a stack's top (a stone, or 8 for an empty stack) into
+# the binary digit 1 where it shows the pattern, else 0.
+_SHOWS_DIGIT = tuple(
+    bytes(ord("1") if code < 8 and code & 1 == pattern else ord("0") for code in range(256))
+    for pattern in (0, 1)
+)
+
+
 def _showing(state: State) -> tuple[int, int]:
     """The stacks whose top shows the star, and those whose top shows the circle."""
     showing = state.showing
     if showing is None:
-        by_pattern = [0, 0]
-        for bit, stack in zip(_STACK_BIT, state.stacks, strict=True):
-            if stack:
-                by_pattern[stack[-1] & 1] |= bit
-        showing = state.showing = (by_pattern[0], by_pattern[1])
+        # The tops, last stack first, read as two binary numbers.
+        tops = bytes([stack[-1] if stack else 8 for stack in reversed(state.stacks)])
+        showing = state.showing = (
+            int(tops.translate(_SHOWS_DIGIT[0]), 2),
+            int(tops.translate(_SHOWS_DIGIT[1]), 2),
+        )
     return showing
 
 
@@ -578,16 +588,17 @@ def _reach(state: State) -> tuple[tuple[int, int], ...]:
         a1, a2, a3, a4 = _AROUND[c1 - 1], _AROUND[c2 - 1], _AROUND[c3 - 1], _AROUND[c4 - 1]
         bits = _CIRCLE_BIT
         free = _ALL_CIRCLES & ~(bits[c1 - 1] | bits[c2 - 1] | bits[c3 - 1] | bits[c4 - 1])
+        # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
+        t1 = stars & ~(a2 | a3 | a4)
+        t2 = stars & ~(a1 | a3 | a4)
+        t3 = circles & ~(a1 | a2 | a4)
+        t4 = circles & ~(a1 | a2 | a3)
         low, middle, high = _TOUCHED_BY_BYTE
-        reach = state.reach = tuple(
-            (takes, (low[takes & 255] | middle[takes >> 8 & 255] | high[takes >> 16]) & free)
-            # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
-            for takes in (
-                stars & ~(a2 | a3 | a4),
-                stars & ~(a1 | a3 | a4),
-                circles & ~(a1 | a2 | a4),
-                circles & ~(a1 | a2 | a3),
-            )
+        reach = state.reach = (
+            (t1, (low[t1 & 255] | middle[t1 >> 8 & 255] | high[t1 >> 16]) & free),
+            (t2, (low[t2 & 255] | middle[t2 >> 8 & 255] | high[t2 >> 16]) & free),
+            (t3, (low[t3 & 255] | middle[t3 >> 8 & 255] | high[t3 >> 16]) & free),
+            (t4, (low[t4 & 255] | middle[t4 >> 8 & 255] | high[t4 >> 16]) & free),
         )
     return reach
 
@@ -1045,11 +1056,12 @@ class MandalaStones(Game[State, Move]):
         for key, points in board["bonuses"].items():
             bonuses[int(key) - 1] = points
         setup = Setup(board["spaces"], tuple(bonuses), board["hands"][str(players)])
-        stones = rng.shuffled([stone for stone in range(8) for _ in range(12)])
-        stacks = tuple(tuple(stones[i : i + 4]) for i in range(0, len(stones), 4))
+        stones = rng.shuffled(_ALL_STONES)
+        dealt = iter(stones)
+        stacks = tuple(zip(dealt, dealt, dealt, dealt, strict=True))  # 4 at a time
         artists = tuple(rng.shuffled(_START_CIRCLES))
         deck = [] if options["objectives"] == "off" else rng.shuffled(options["objectives"])
-        cards = [objective_card(card) for card in deck]
+        cards = [objective_card(card) for card in deck[: 2 * players]]
         objectives = tuple(tuple(cards[2 * seat : 2 * seat + 2]) for seat in range(players))
         first = rng.below(players)
         empty_board = ((),) * SPACES
@@ -1072,7 +1084,8 @@ class MandalaStones(Game[State, Move]):
         )
 
     def actors(self, state: State) -> frozenset[int]:
-        return _NOBODY if state.over else _ALONE[state.current]
+        # `state.over` written out: asked three times a move.
+        return _ALONE[state.current] if state.objective_points is None else _NOBODY
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
         if state.over or seat != state.current:
