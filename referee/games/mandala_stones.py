@@ -531,6 +531,11 @@ _TOUCHED_BY_BYTE = tuple(
     )
     for k in range(len(STACK_CELLS) // 8)
 )
+# Per set of circles (bits): the circles, in order.
+_CIRCLES_IN = tuple(
+    tuple(circle for circle in range(1, len(CIRCLE_STACKS) + 1) if circles >> circle - 1 & 1)
+    for circles in range(1 << len(CIRCLE_STACKS))
+)
 # Every non-empty set of directions, each in order.
 _DIRECTION_SETS = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(1, 16))
 # Per circle: the directions (0-3, in order) of each set of the stacks around it.
@@ -606,27 +611,21 @@ def _reach(state: State) -> tuple[tuple[int, int], ...]:
 def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
     """Every (artist, circle, collectable directions) with something to collect, by
     artist then circle."""
-    options = []
-    for artist, (takes, circles) in enumerate(_reach(state), 1):
-        while circles:
-            circle = (circles & -circles).bit_length()
-            options.append(
-                (artist, circle, _DIRECTIONS_OF[circle - 1][takes & _AROUND[circle - 1]])
-            )
-            circles &= circles - 1
-    return options
+    return [
+        (artist, circle, _DIRECTIONS_OF[circle - 1][takes & _AROUND[circle - 1]])
+        for artist, (takes, circles) in enumerate(_reach(state), 1)
+        for circle in _CIRCLES_IN[circles]
+    ]
 
 
 def _nth_pick_option(state: State, n: int) -> tuple[int, int, tuple[int, ...]]:
     """`_pick_options(state)[n]`, without listing the others."""
     for artist, (takes, circles) in enumerate(_reach(state), 1):
-        count = circles.bit_count()
-        if n < count:
-            for _ in range(n):
-                circles &= circles - 1
-            circle = (circles & -circles).bit_length()
+        listed = _CIRCLES_IN[circles]
+        if n < len(listed):
+            circle = listed[n]
             return artist, circle, _DIRECTIONS_OF[circle - 1][takes & _AROUND[circle - 1]]
-        n -= count
+        n -= len(listed)
     raise IndexError("pick option out of range")
 
 
@@ -639,12 +638,24 @@ def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
     return _HEIGHT_POINTS[space][len(tower)]
 
 
-def _colours_scorable(towers: tuple[tuple[int, ...], ...]) -> list[int]:
-    counts = [0, 0, 0, 0]
-    for tower in towers:
-        if tower:
-            counts[tower[-1] >> 1] += 1
-    return [colour for colour in range(4) if counts[colour] >= 2]
+# Per board, by the colour (0-3) on top of each space (4 where empty): its empty spaces,
+# its built ones and the colours it may score (on top of two towers or more). A playout
+# asks at every move.
+_SUMMARIES = {
+    bytes(tops): (
+        tuple(space for space, top in enumerate(tops, 1) if top == 4),
+        tuple(space for space, top in enumerate(tops, 1) if top < 4),
+        tuple(colour for colour in range(4) if tops.count(colour) >= 2),
+    )
+    for tops in itertools.product(range(5), repeat=SPACES)
+}
+
+
+def _board_summary(
+    towers: tuple[tuple[int, ...], ...],
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The board's empty spaces, its built ones and the colours (0-3) it may score."""
+    return _SUMMARIES[bytes([tower[-1] >> 1 if tower else 4 for tower in towers])]
 
 
 def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[list[int], int]:
@@ -902,7 +913,7 @@ def _paths(state: State, seat: int, steps: Sequence[str]) -> list[Path]:
         paths += _pick_paths(state, seat, first)
     paths += [
         ((Choice(COLOURS[colour], f"Score {COLOUR_WORDS[colour]}"),), ScoreColour(COLOURS[colour]))
-        for colour in _colours_scorable(towers)
+        for colour in _board_summary(towers)[2]
         if first in (None, COLOURS[colour])
     ]
     if first is None or first.startswith("t"):
@@ -980,16 +991,6 @@ def _first_refusal(move: Pick, found: int) -> IllegalMove:
 
 
 # -- the game -----------------------------------------------------------------
-
-# Per board, by which of its spaces hold a tower: its empty spaces and its built ones
-# (a playout asks at every move).
-_SPACES_OF = {
-    occupied: (
-        tuple(space for space, full in enumerate(occupied, 1) if not full),
-        tuple(space for space, full in enumerate(occupied, 1) if full),
-    )
-    for occupied in itertools.product((False, True), repeat=SPACES)
-}
 
 # `actors` is asked several times a move: it hands out the same few sets.
 _NOBODY: frozenset[int] = frozenset()
@@ -1098,7 +1099,7 @@ class MandalaStones(Game[State, Move]):
                 for direction in found:
                     by_space = _PICKS[artist - 1][circle - 1][direction]
                     moves.extend(by_space[space - 1] for space in empty)
-        moves.extend(ScoreColour(COLOURS[colour]) for colour in _colours_scorable(towers))
+        moves.extend(ScoreColour(COLOURS[colour]) for colour in _board_summary(towers)[2])
         built = [space for space in range(1, SPACES + 1) if towers[space - 1]]
         orders: list[tuple[int, ...]] = [()]
         for _ in built:
@@ -1108,9 +1109,8 @@ class MandalaStones(Game[State, Move]):
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         towers = state.boards[seat]
-        empty, built = _SPACES_OF[tuple(map(bool, towers))]
+        empty, built, colours = _board_summary(towers)
         picks = _pick_count(state) if empty else 0
-        colours = _colours_scorable(towers)
         # Each pick (artist, circle), each colour and "some tops" weigh the same,
         # so that playouts mix picking and scoring.
         choice = rng.below(picks + len(colours) + (1 if built else 0))
@@ -1204,7 +1204,7 @@ class MandalaStones(Game[State, Move]):
     def _score_colour(self, state: State, seat: int, move: ScoreColour) -> State:
         towers = state.boards[seat]
         colour = COLOURS.index(move.colour)
-        if colour not in _colours_scorable(towers):
+        if colour not in _board_summary(towers)[2]:
             on_top = sum(1 for tower in towers if tower and tower[-1] >> 1 == colour)
             raise IllegalMove(
                 "illegal_move",
