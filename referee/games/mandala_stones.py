@@ -618,9 +618,11 @@ def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
     ]
 
 
-def _nth_pick_option(state: State, n: int) -> tuple[int, int, tuple[int, ...]]:
-    """`_pick_options(state)[n]`, without listing the others."""
-    for artist, (takes, circles) in enumerate(_reach(state), 1):
+def _nth_pick_option(
+    reach: tuple[tuple[int, int], ...], n: int
+) -> tuple[int, int, tuple[int, ...]]:
+    """`_pick_options(state)[n]`, from `_reach(state)`, without listing the others."""
+    for artist, (takes, circles) in enumerate(reach, 1):
         listed = _CIRCLES_IN[circles]
         if n < len(listed):
             circle = listed[n]
@@ -693,18 +695,19 @@ def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> Sc
     return tuple(boards), tuple(scores), tuple(mandala), set_aside, triggered
 
 
-def _pick_count(state: State) -> int:
-    """`len(_pick_options(state))`, without listing them."""
-    (_, a1), (_, a2), (_, a3), (_, a4) = _reach(state)
+# What `_reach` would be if no artist could collect anything: a full board's.
+_NO_REACH = ((0, 0),) * ARTISTS
+
+
+def _pick_count(reach: tuple[tuple[int, int], ...]) -> int:
+    """`len(_pick_options(state))`, from `_reach(state)`, without listing them."""
+    (_, a1), (_, a2), (_, a3), (_, a4) = reach
     return a1.bit_count() + a2.bit_count() + a3.bit_count() + a4.bit_count()
 
 
 def _can_act(state: State, seat: int) -> bool:
-    towers = state.boards[seat]
-    if any(towers):
-        return True
     # An empty board has every space free, so any pick would do.
-    return _pick_count(state) > 0
+    return any(state.boards[seat]) or _pick_count(_reach(state)) > 0
 
 
 # -- turn order ---------------------------------------------------------------
@@ -792,7 +795,7 @@ def _advance(
         return _finish(after)
     after.showing = showing
     after.reach = reach
-    return _begin(after)
+    return after if _can_act(after, seat) else _finish(after)  # `_begin`, written out
 
 
 def _begin(state: State) -> State:
@@ -1110,12 +1113,13 @@ class MandalaStones(Game[State, Move]):
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         towers = state.boards[seat]
         empty, built, colours = _board_summary(towers)
-        picks = _pick_count(state) if empty else 0
+        reach = _reach(state) if empty else _NO_REACH
+        picks = _pick_count(reach)
         # Each pick (artist, circle), each colour and "some tops" weigh the same,
         # so that playouts mix picking and scoring.
         choice = rng.below(picks + len(colours) + (1 if built else 0))
         if choice < picks:
-            artist, circle, found = _nth_pick_option(state, choice)
+            artist, circle, found = _nth_pick_option(reach, choice)
             return _PICKS[artist - 1][circle - 1][rng.choice(found)][rng.choice(empty) - 1]
         choice -= picks
         if choice < len(colours):
@@ -1328,7 +1332,7 @@ class MandalaStones(Game[State, Move]):
         }
 
     def result(self, state: State) -> Result | None:
-        if not state.over:
+        if state.objective_points is None:  # `over`, written out: asked every move
             return None
         return Result(state.scores, (_winner(state),))
 
