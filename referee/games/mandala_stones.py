@@ -634,7 +634,7 @@ def _nth_pick_option(
 def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
     tower = towers[space - 1]
     if space == 1:
-        return len({len(t) for t in towers})
+        return len(set(map(len, towers)))
     if space == SPACES:
         return 1 + len({stone >> 1 for stone in tower})
     return _HEIGHT_POINTS[space][len(tower)]
@@ -663,8 +663,13 @@ def _board_summary(
 def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[list[int], int]:
     """The spaces a colour scoring takes the tops of, left to right, and the points their
     rules give (before the mandala's bonuses)."""
-    spaces = [s for s in range(1, SPACES + 1) if towers[s - 1] and towers[s - 1][-1] >> 1 == colour]
-    return spaces, sum(_tower_points(towers, space) for space in spaces)
+    spaces = []
+    points = 0
+    for space, tower in enumerate(towers, 1):
+        if tower and tower[-1] >> 1 == colour:
+            spaces.append(space)
+            points += _tower_points(towers, space)
+    return spaces, points
 
 
 Scored = tuple[tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...], tuple[int, ...], int, bool]
