@@ -53,6 +53,8 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import copy
+import dataclasses
+import functools
 import itertools
 import operator
 import re
@@ -98,6 +100,7 @@ PATTERN_WORDS = ("star", "circle")
 # A1 and A2 show the star (pattern 0), A3 and A4 the circle (pattern 1).
 _ARTIST_PATTERN = (0, 0, 1, 1)
 _START_CIRCLES = (2, 4, 6, 8)
+_ALL_STONES = tuple(stone for stone in range(8) for _ in range(12))
 _HEIGHT_POINTS = {2: (0, 4, 2, 1, 1), 3: (0, 1, 3, 4, 1), 4: (0, 1, 2, 4, 6)}
 _STEPS = ((-1, 0), (0, 1), (1, 0), (0, -1))
 
@@ -151,7 +154,11 @@ class Setup:
     end_space: int  # the space whose hands equal the player count
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field through `object.__setattr__`, which
+# made building a state (every move builds one) six times dearer. A state is still a
+# value: the rules build new states and never change one, except to fill in the
+# derived fields below, once, as they are first needed.
+@dataclass(slots=True, unsafe_hash=True)
 class State:
     setup: Setup
     stacks: tuple[tuple[int, ...], ...]
@@ -166,13 +173,23 @@ class State:
     end_triggered: bool
     resigned: tuple[int, ...]
     objective_points: tuple[int, ...] | None  # set when the game ends
+    # Derived from the fields above, worked out when first asked for (`_showing`,
+    # `_reach`) and carried to the next state by the moves that leave them as they are.
+    # Any other way of building a state (`dataclasses.replace` included) starts them
+    # afresh as None.
+    showing: tuple[int, int] | None = dataclasses.field(
+        default=None, init=False, compare=False, repr=False
+    )
+    reach: tuple[tuple[int, int], ...] | None = dataclasses.field(
+        default=None, init=False, compare=False, repr=False
+    )
 
     @property
     def over(self) -> bool:
         return self.objective_points is not None
 
 
-_FIELDS: tuple[str, ...] = State.__slots__
+_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(State) if f.init)
 _FIELD_VALUES = operator.attrgetter(*_FIELDS)
 
 
@@ -180,7 +197,7 @@ _FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
 
 
 def _replace(state: State, **changes: Any) -> State:
-    """`dataclasses.replace`, without its checks: every move makes a state or two."""
+    """`dataclasses.replace`, without its checks (the derived fields start afresh)."""
     values = list(_FIELD_VALUES(state))
     for name, value in changes.items():
         values[_FIELD_INDEX[name]] = value
@@ -492,98 +509,176 @@ def _taking_order(found: Sequence[int], first: int) -> list[int]:
     return [*found[start:], *found[:start]]
 
 
-# Playouts spend their time listing picks, so there the stacks are read as bit
-# sets, a byte per stack (byte i: stack i): the tops are read into a byte
-# string once, sorted by pattern by `bytes.translate`, and what a circle
-# offers an artist is then one `&`.
-_STACK_BYTE = tuple(1 << 8 * stack for stack in range(len(STACK_CELLS)))
-# A stack's top is read as a byte: 0 for an empty stack, else the stone + 1.
-# Per pattern: the table turning such a byte into 1 where the top shows it.
-_SHOWING = tuple(
-    bytes(1 if 1 <= code <= 8 and (code - 1) & 1 == pattern else 0 for code in range(256))
+# Playouts spend their time choosing picks, so there stacks and circles are read as
+# bit sets (bit i: stack i; bit c - 1: circle c), and what a circle offers an artist
+# is one `&`.
+_STACK_BIT = tuple(1 << stack for stack in range(len(STACK_CELLS)))
+_CIRCLE_BIT = tuple(1 << circle for circle in range(len(CIRCLE_STACKS)))
+_ALL_CIRCLES = sum(_CIRCLE_BIT)
+# Per circle (index circle - 1): the stacks around it.
+_AROUND = tuple(sum(_STACK_BIT[stack] for stack in around) for around in CIRCLE_STACKS)
+# Per stack: the circles it touches.
+_TOUCHING = tuple(
+    sum(bit for bit, around in zip(_CIRCLE_BIT, CIRCLE_STACKS, strict=True) if stack in around)
+    for stack in range(len(STACK_CELLS))
+)
+# The circles that a set of stacks touches, read a byte of the set at a time:
+# `_TOUCHED_BY_BYTE[k][byte]` for the stacks 8k to 8k + 7 whose bits `byte` sets.
+_TOUCHED_BY_BYTE = tuple(
+    tuple(
+        functools.reduce(operator.or_, (_TOUCHING[8 * k + i] for i in range(8) if byte >> i & 1), 0)
+        for byte in range(256)
+    )
+    for k in range(len(STACK_CELLS) // 8)
+)
+# Per set of circles (bits): the circles, in order.
+_CIRCLES_IN = tuple(
+    tuple(circle for circle in range(1, len(CIRCLE_STACKS) + 1) if circles >> circle - 1 & 1)
+    for circles in range(1 << len(CIRCLE_STACKS))
+)
+# Every non-empty set of directions, each in order.
+_DIRECTION_SETS = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(1, 16))
+# Per circle: the directions (0-3, in order) of each set of the stacks around it.
+_DIRECTIONS_OF = tuple(
+    {sum(_STACK_BIT[around[d]] for d in directions): directions for directions in _DIRECTION_SETS}
+    for around in CIRCLE_STACKS
+)
+# Per circle and set of its stacks collected: by the first direction (its letter), the
+# stacks taken from, in the order taken.
+_TAKING = tuple(
+    {
+        found: {
+            DIRECTIONS[first]: tuple(around[d] for d in _taking_order(directions, first))
+            for first in directions
+        }
+        for found, directions in by_set.items()
+    }
+    for around, by_set in zip(CIRCLE_STACKS, _DIRECTIONS_OF, strict=True)
+)
+
+
+# Per pattern: the table turning a stack's top (a stone, or 8 for an empty stack) into
+# the binary digit 1 where it shows the pattern, else 0.
+_SHOWS_DIGIT = tuple(
+    bytes(ord("1") if code < 8 and code & 1 == pattern else ord("0") for code in range(256))
     for pattern in (0, 1)
 )
 
 
-def _circle_bits(circle: int) -> int:
-    """The stacks around `circle`, as a bit set."""
-    return sum(_STACK_BYTE[stack] for stack in CIRCLE_STACKS[circle - 1])
+def _showing(state: State) -> tuple[int, int]:
+    """The stacks whose top shows the star, and those whose top shows the circle."""
+    showing = state.showing
+    if showing is None:
+        # The tops, last stack first, read as two binary numbers.
+        tops = bytes([stack[-1] if stack else 8 for stack in reversed(state.stacks)])
+        showing = state.showing = (
+            int(tops.translate(_SHOWS_DIGIT[0]), 2),
+            int(tops.translate(_SHOWS_DIGIT[1]), 2),
+        )
+    return showing
 
 
-# Every non-empty set of directions, each in order.
-_DIRECTION_SETS = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(1, 16))
-# Per circle (index circle - 1): the circle, its stacks, and the directions (0-3, in
-# order) of each set of them.
-_CIRCLE_SETS = tuple(
-    (
-        circle,
-        _circle_bits(circle),
-        {
-            sum(_STACK_BYTE[around[d]] for d in directions): directions
-            for directions in _DIRECTION_SETS
-        },
-    )
-    for circle, around in enumerate(CIRCLE_STACKS, 1)
-)
-
-
-def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
-    """Every (artist, circle, collectable directions) with something to collect, by
-    artist then circle.
+def _reach(state: State) -> tuple[tuple[int, int], ...]:
+    """Per artist A1-A4: the stacks whose tops it may take, and the free circles where
+    it would collect one or more of them.
 
     The same as asking `collectable` for every artist and free circle: an
     artist takes the tops showing its pattern from the stacks around its new
     circle, but not from a stack that touches another artist's circle.
     """
-    tops = bytes([stack[-1] + 1 if stack else 0 for stack in state.stacks])
-    showing = (
-        int.from_bytes(tops.translate(_SHOWING[0]), "little"),
-        int.from_bytes(tops.translate(_SHOWING[1]), "little"),
-    )
-    artists = state.artists
-    a1, a2, a3, a4 = [_CIRCLE_SETS[circle - 1][1] for circle in artists]
-    # Per artist: the stacks around the other artists' circles.
-    blocked = (a2 | a3 | a4, a1 | a3 | a4, a1 | a2 | a4, a1 | a2 | a3)
-    free = [sets for sets in _CIRCLE_SETS if sets[0] not in artists]
-    options = []
-    for artist in range(1, ARTISTS + 1):
-        takes = showing[_ARTIST_PATTERN[artist - 1]] & ~blocked[artist - 1]
-        if takes:
-            for circle, bits, directions in free:
-                found = takes & bits
-                if found:
-                    options.append((artist, circle, directions[found]))
-    return options
+    reach = state.reach
+    if reach is None:
+        stars, circles = _showing(state)
+        c1, c2, c3, c4 = state.artists
+        a1, a2, a3, a4 = _AROUND[c1 - 1], _AROUND[c2 - 1], _AROUND[c3 - 1], _AROUND[c4 - 1]
+        bits = _CIRCLE_BIT
+        free = _ALL_CIRCLES & ~(bits[c1 - 1] | bits[c2 - 1] | bits[c3 - 1] | bits[c4 - 1])
+        # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
+        t1 = stars & ~(a2 | a3 | a4)
+        t2 = stars & ~(a1 | a3 | a4)
+        t3 = circles & ~(a1 | a2 | a4)
+        t4 = circles & ~(a1 | a2 | a3)
+        low, middle, high = _TOUCHED_BY_BYTE
+        reach = state.reach = (
+            (t1, (low[t1 & 255] | middle[t1 >> 8 & 255] | high[t1 >> 16]) & free),
+            (t2, (low[t2 & 255] | middle[t2 >> 8 & 255] | high[t2 >> 16]) & free),
+            (t3, (low[t3 & 255] | middle[t3 >> 8 & 255] | high[t3 >> 16]) & free),
+            (t4, (low[t4 & 255] | middle[t4 >> 8 & 255] | high[t4 >> 16]) & free),
+        )
+    return reach
+
+
+def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Every (artist, circle, collectable directions) with something to collect, by
+    artist then circle."""
+    return [
+        (artist, circle, _DIRECTIONS_OF[circle - 1][takes & _AROUND[circle - 1]])
+        for artist, (takes, circles) in enumerate(_reach(state), 1)
+        for circle in _CIRCLES_IN[circles]
+    ]
+
+
+def _nth_pick_option(
+    reach: tuple[tuple[int, int], ...], n: int
+) -> tuple[int, int, tuple[int, ...]]:
+    """`_pick_options(state)[n]`, from `_reach(state)`, without listing the others."""
+    for artist, (takes, circles) in enumerate(reach, 1):
+        listed = _CIRCLES_IN[circles]
+        if n < len(listed):
+            circle = listed[n]
+            return artist, circle, _DIRECTIONS_OF[circle - 1][takes & _AROUND[circle - 1]]
+        n -= len(listed)
+    raise IndexError("pick option out of range")
 
 
 def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
     tower = towers[space - 1]
     if space == 1:
-        return len({len(t) for t in towers})
+        return len(set(map(len, towers)))
     if space == SPACES:
         return 1 + len({stone >> 1 for stone in tower})
     return _HEIGHT_POINTS[space][len(tower)]
 
 
-def _colours_scorable(towers: tuple[tuple[int, ...], ...]) -> list[int]:
-    counts = [0, 0, 0, 0]
-    for tower in towers:
-        if tower:
-            counts[tower[-1] >> 1] += 1
-    return [colour for colour in range(4) if counts[colour] >= 2]
+# Per board, by the colour (0-3) on top of each space (4 where empty): its empty spaces,
+# its built ones and the colours it may score (on top of two towers or more). A playout
+# asks at every move.
+_SUMMARIES = {
+    bytes(tops): (
+        tuple(space for space, top in enumerate(tops, 1) if top == 4),
+        tuple(space for space, top in enumerate(tops, 1) if top < 4),
+        tuple(colour for colour in range(4) if tops.count(colour) >= 2),
+    )
+    for tops in itertools.product(range(5), repeat=SPACES)
+}
+
+
+def _board_summary(
+    towers: tuple[tuple[int, ...], ...],
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The board's empty spaces, its built ones and the colours (0-3) it may score."""
+    return _SUMMARIES[bytes([tower[-1] >> 1 if tower else 4 for tower in towers])]
 
 
 def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[list[int], int]:
     """The spaces a colour scoring takes the tops of, left to right, and the points their
     rules give (before the mandala's bonuses)."""
-    spaces = [s for s in range(1, SPACES + 1) if towers[s - 1] and towers[s - 1][-1] >> 1 == colour]
-    return spaces, sum(_tower_points(towers, space) for space in spaces)
+    spaces = []
+    points = 0
+    for space, tower in enumerate(towers, 1):
+        if tower and tower[-1] >> 1 == colour:
+            spaces.append(space)
+            points += _tower_points(towers, space)
+    return spaces, points
 
 
-def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> dict[str, Any]:
-    """The changes to `state` that take the top of each listed tower onto the mandala, in
-    order, and score the points with the bonuses covered (for `_replace` or `_advance`,
-    which hands the turn on in the same new state)."""
+Scored = tuple[tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...], tuple[int, ...], int, bool]
+
+
+def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> Scored:
+    """What changes when the top of each listed tower goes onto the mandala, in order,
+    and the points are scored with the bonuses covered: the boards, the scores, the
+    mandala, the stones set aside and whether the end is triggered."""
     setup = state.setup
     towers = list(state.boards[seat])
     mandala = list(state.mandala)
@@ -602,21 +697,22 @@ def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> di
     boards[seat] = tuple(towers)
     scores = list(state.scores)
     scores[seat] += points
-    return {
-        "boards": tuple(boards),
-        "scores": tuple(scores),
-        "mandala": tuple(mandala),
-        "set_aside": set_aside,
-        "end_triggered": triggered,
-    }
+    return tuple(boards), tuple(scores), tuple(mandala), set_aside, triggered
+
+
+# What `_reach` would be if no artist could collect anything: a full board's.
+_NO_REACH = ((0, 0),) * ARTISTS
+
+
+def _pick_count(reach: tuple[tuple[int, int], ...]) -> int:
+    """`len(_pick_options(state))`, from `_reach(state)`, without listing them."""
+    (_, a1), (_, a2), (_, a3), (_, a4) = reach
+    return a1.bit_count() + a2.bit_count() + a3.bit_count() + a4.bit_count()
 
 
 def _can_act(state: State, seat: int) -> bool:
-    towers = state.boards[seat]
-    if any(towers):
-        return True
     # An empty board has every space free, so any pick would do.
-    return bool(_pick_options(state))
+    return any(state.boards[seat]) or _pick_count(_reach(state)) > 0
 
 
 # -- turn order ---------------------------------------------------------------
@@ -648,24 +744,63 @@ def _finish(state: State) -> State:
     return _replace(state, scores=scores, objective_points=points)
 
 
-def _advance(state: State, **changes: Any) -> State:
-    """Hand the turn on from `state.current`, ending the game where due.
-
-    `changes` (a pick's or a scoring's) are made in the same new state as the
-    turn's; they must leave who resigned as it is, and the turn order reads
-    whether the end is triggered after them (a scoring may trigger it).
-    """
+def _next_seat(state: State, triggered: bool) -> int | None:
+    """Whose turn follows `state.current`'s; None where the game ends instead (one seat
+    left, or the end triggered and the turn order back at the first player's seat)."""
     players = len(state.scores)
-    if players - len(state.resigned) <= 1:
-        return _finish(_replace(state, **changes))
+    resigned = state.resigned
+    if players - len(resigned) <= 1:
+        return None
     seat = state.current
     for _ in range(players):
         seat = (seat + 1) % players
-        if seat == state.first_player and changes.get("end_triggered", state.end_triggered):
-            return _finish(_replace(state, **changes))
-        if seat not in state.resigned:
+        if seat == state.first_player and triggered:
+            return None
+        if seat not in resigned:
             break
-    return _begin(_replace(state, current=seat, **changes))
+    return seat
+
+
+def _advance(
+    state: State,
+    stacks: tuple[tuple[int, ...], ...],
+    artists: tuple[int, ...],
+    boards: tuple[tuple[tuple[int, ...], ...], ...],
+    scores: tuple[int, ...],
+    mandala: tuple[int, ...],
+    set_aside: int,
+    triggered: bool,
+    showing: tuple[int, int] | None,
+    reach: tuple[tuple[int, int], ...] | None,
+) -> State:
+    """`state` with a pick's or a scoring's new fields, and the turn handed on from
+    `state.current`, ending the game where due.
+
+    Who resigned stays as it is; the turn order reads whether the end is
+    triggered after the move (a scoring may trigger it). `showing` and `reach`
+    are the new state's derived fields where the move knows them, else None.
+    """
+    seat = _next_seat(state, triggered)
+    after = State(
+        state.setup,
+        stacks,
+        artists,
+        boards,
+        scores,
+        mandala,
+        set_aside,
+        state.objectives,
+        state.first_player,
+        state.current if seat is None else seat,
+        triggered,
+        state.resigned,
+        None,
+    )
+    if seat is None:
+        return _finish(after)
+    after.showing = showing
+    after.reach = reach
+    return after if _can_act(after, seat) else _finish(after)  # `_begin`, written out
 
 
 def _begin(state: State) -> State:
@@ -786,7 +921,7 @@ def _paths(state: State, seat: int, steps: Sequence[str]) -> list[Path]:
         paths += _pick_paths(state, seat, first)
     paths += [
         ((Choice(COLOURS[colour], f"Score {COLOUR_WORDS[colour]}"),), ScoreColour(COLOURS[colour]))
-        for colour in _colours_scorable(towers)
+        for colour in _board_summary(towers)[2]
         if first in (None, COLOURS[colour])
     ]
     if first is None or first.startswith("t"):
@@ -836,17 +971,34 @@ def _prompt(steps: Sequence[str], choices: Sequence[Choice], move: Move | None) 
     return "Choose an artist to move"
 
 
-# -- the game -----------------------------------------------------------------
+def _space_refusal(towers: tuple[tuple[int, ...], ...], space: int) -> IllegalMove:
+    """Why a pick may not build on `space`, which holds a tower."""
+    if all(towers):
+        return IllegalMove("illegal_move", "your board has no empty tower space: you must score")
+    return IllegalMove("illegal_move", f"your tower space {space} is not empty")
 
-# Per board, by which of its spaces hold a tower: its empty spaces and its built ones
-# (a playout asks at every move).
-_SPACES_OF = {
-    occupied: (
-        tuple(space for space, full in enumerate(occupied, 1) if not full),
-        tuple(space for space, full in enumerate(occupied, 1) if full),
+
+def _circle_refusal(state: State, move: Pick) -> IllegalMove:
+    """Why `move`'s artist may not go to its circle, which holds an artist."""
+    if state.artists[move.artist - 1] == move.circle:
+        return IllegalMove("illegal_move", f"A{move.artist} is already on circle {move.circle}")
+    holder = state.artists.index(move.circle) + 1
+    return IllegalMove("illegal_move", f"circle {move.circle} holds A{holder}")
+
+
+def _first_refusal(move: Pick, found: int) -> IllegalMove:
+    """Why a pick may not start from `move.first`: not a collectable stone's direction
+    (`found`: the stacks it would collect from)."""
+    DIRECTIONS.index(move.first)  # a direction that is none of N, E, S, W is no move at all
+    choices = ", ".join(DIRECTIONS[d] for d in _DIRECTIONS_OF[move.circle - 1][found])
+    return IllegalMove(
+        "illegal_move",
+        f"the stack {move.first} of circle {move.circle} has no collectable stone; "
+        f"the first stone is one of {choices}",
     )
-    for occupied in itertools.product((False, True), repeat=SPACES)
-}
+
+
+# -- the game -----------------------------------------------------------------
 
 # `actors` is asked several times a move: it hands out the same few sets.
 _NOBODY: frozenset[int] = frozenset()
@@ -913,11 +1065,12 @@ class MandalaStones(Game[State, Move]):
         for key, points in board["bonuses"].items():
             bonuses[int(key) - 1] = points
         setup = Setup(board["spaces"], tuple(bonuses), board["hands"][str(players)])
-        stones = rng.shuffled([stone for stone in range(8) for _ in range(12)])
-        stacks = tuple(tuple(stones[i : i + 4]) for i in range(0, len(stones), 4))
+        stones = rng.shuffled(_ALL_STONES)
+        dealt = iter(stones)
+        stacks = tuple(zip(dealt, dealt, dealt, dealt, strict=True))  # 4 at a time
         artists = tuple(rng.shuffled(_START_CIRCLES))
         deck = [] if options["objectives"] == "off" else rng.shuffled(options["objectives"])
-        cards = [objective_card(card) for card in deck]
+        cards = [objective_card(card) for card in deck[: 2 * players]]
         objectives = tuple(tuple(cards[2 * seat : 2 * seat + 2]) for seat in range(players))
         first = rng.below(players)
         empty_board = ((),) * SPACES
@@ -940,7 +1093,8 @@ class MandalaStones(Game[State, Move]):
         )
 
     def actors(self, state: State) -> frozenset[int]:
-        return _NOBODY if state.over else _ALONE[state.current]
+        # `state.over` written out: asked three times a move.
+        return _ALONE[state.current] if state.objective_points is None else _NOBODY
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
         if state.over or seat != state.current:
@@ -953,7 +1107,7 @@ class MandalaStones(Game[State, Move]):
                 for direction in found:
                     by_space = _PICKS[artist - 1][circle - 1][direction]
                     moves.extend(by_space[space - 1] for space in empty)
-        moves.extend(ScoreColour(COLOURS[colour]) for colour in _colours_scorable(towers))
+        moves.extend(ScoreColour(COLOURS[colour]) for colour in _board_summary(towers)[2])
         built = [space for space in range(1, SPACES + 1) if towers[space - 1]]
         orders: list[tuple[int, ...]] = [()]
         for _ in built:
@@ -963,16 +1117,16 @@ class MandalaStones(Game[State, Move]):
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         towers = state.boards[seat]
-        empty, built = _SPACES_OF[tuple(map(bool, towers))]
-        picks = _pick_options(state) if empty else []
-        colours = _colours_scorable(towers)
+        empty, built, colours = _board_summary(towers)
+        reach = _reach(state) if empty else _NO_REACH
+        picks = _pick_count(reach)
         # Each pick (artist, circle), each colour and "some tops" weigh the same,
         # so that playouts mix picking and scoring.
-        choice = rng.below(len(picks) + len(colours) + (1 if built else 0))
-        if choice < len(picks):
-            artist, circle, found = picks[choice]
+        choice = rng.below(picks + len(colours) + (1 if built else 0))
+        if choice < picks:
+            artist, circle, found = _nth_pick_option(reach, choice)
             return _PICKS[artist - 1][circle - 1][rng.choice(found)][rng.choice(empty) - 1]
-        choice -= len(picks)
+        choice -= picks
         if choice < len(colours):
             return ScoreColour(COLOURS[colours[choice]])
         return ScoreTops(tuple(rng.shuffled(built)[: 1 + rng.below(len(built))]))
@@ -993,56 +1147,73 @@ class MandalaStones(Game[State, Move]):
         resigned = tuple(sorted((*state.resigned, seat)))
         after = _replace(state, resigned=resigned)
         if seat == state.current or len(state.scores) - len(resigned) <= 1:
-            return _advance(after)
+            # Nothing but the turn changes: the picks are worked out afresh if asked for.
+            return _advance(
+                after,
+                after.stacks,
+                after.artists,
+                after.boards,
+                after.scores,
+                after.mandala,
+                after.set_aside,
+                after.end_triggered,
+                None,
+                None,
+            )
         return after
 
     def _pick(self, state: State, seat: int, move: Pick) -> State:
         towers = state.boards[seat]
-        if all(towers):
-            raise IllegalMove("illegal_move", "your board has no empty tower space: you must score")
         if towers[move.space - 1]:
-            raise IllegalMove("illegal_move", f"your tower space {move.space} is not empty")
-        here = state.artists[move.artist - 1]
-        if here == move.circle:
-            raise IllegalMove("illegal_move", f"A{move.artist} is already on circle {move.circle}")
-        if move.circle in state.artists:
-            holder = state.artists.index(move.circle) + 1
-            raise IllegalMove("illegal_move", f"circle {move.circle} holds A{holder}")
-        found = collectable(state.stacks, state.artists, move.artist, move.circle)
+            raise _space_refusal(towers, move.space)
+        artist, circle = move.artist, move.circle
+        if circle in state.artists:
+            raise _circle_refusal(state, move)
+        found = _reach(state)[artist - 1][0] & _AROUND[circle - 1]
         if not found:
-            shows = "star" if _ARTIST_PATTERN[move.artist - 1] == 0 else "circle"
+            shows = "star" if _ARTIST_PATTERN[artist - 1] == 0 else "circle"
             raise IllegalMove(
                 "illegal_move",
-                f"A{move.artist} would collect no stone on circle {move.circle}: it takes only "
+                f"A{artist} would collect no stone on circle {circle}: it takes only "
                 f"tops showing the {shows} from stacks that touch no circle holding another artist",
             )
-        first = DIRECTIONS.index(move.first)
-        if first not in found:
-            choices = ", ".join(DIRECTIONS[d] for d in found)
-            raise IllegalMove(
-                "illegal_move",
-                f"the stack {move.first} of circle {move.circle} has no collectable stone; "
-                f"the first stone is one of {choices}",
-            )
+        taken = _TAKING[circle - 1][found].get(move.first)
+        if taken is None:
+            raise _first_refusal(move, found)
         stacks = list(state.stacks)
-        around = CIRCLE_STACKS[move.circle - 1]
+        # The stones taken all show the artist's pattern; the stones under them show theirs.
+        stars, circles = _showing(state)
+        showing = [stars & ~found, circles & ~found]
         tower = []
-        for direction in _taking_order(found, first):
-            stack = stacks[around[direction]]
+        for index in taken:
+            stack = stacks[index]
             tower.append(stack[-1])
-            stacks[around[direction]] = stack[:-1]
+            stacks[index] = rest = stack[:-1]
+            if rest:
+                showing[rest[-1] & 1] |= _STACK_BIT[index]
         artists = list(state.artists)
-        artists[move.artist - 1] = move.circle
+        artists[artist - 1] = circle
         new_towers = list(towers)
         new_towers[move.space - 1] = tuple(tower)
         boards = list(state.boards)
         boards[seat] = tuple(new_towers)
-        return _advance(state, stacks=tuple(stacks), artists=tuple(artists), boards=tuple(boards))
+        return _advance(
+            state,
+            tuple(stacks),
+            tuple(artists),
+            tuple(boards),
+            state.scores,
+            state.mandala,
+            state.set_aside,
+            state.end_triggered,
+            (showing[0], showing[1]),
+            None,
+        )
 
     def _score_colour(self, state: State, seat: int, move: ScoreColour) -> State:
         towers = state.boards[seat]
         colour = COLOURS.index(move.colour)
-        if colour not in _colours_scorable(towers):
+        if colour not in _board_summary(towers)[2]:
             on_top = sum(1 for tower in towers if tower and tower[-1] >> 1 == colour)
             raise IllegalMove(
                 "illegal_move",
@@ -1050,7 +1221,9 @@ class MandalaStones(Game[State, Move]):
                 "at least 2",
             )
         spaces, points = _colour_scoring(towers, colour)
-        return _advance(state, **_tops_removed(state, seat, spaces, points))
+        # A scoring leaves the stacks and the artists, so the picks, as they were.
+        scored = _tops_removed(state, seat, spaces, points)
+        return _advance(state, state.stacks, state.artists, *scored, state.showing, state.reach)
 
     def _score_tops(self, state: State, seat: int, move: ScoreTops) -> State:
         towers = state.boards[seat]
@@ -1061,7 +1234,8 @@ class MandalaStones(Game[State, Move]):
         for space in move.spaces:
             if not towers[space - 1]:
                 raise IllegalMove("illegal_move", f"your tower space {space} is empty")
-        return _advance(state, **_tops_removed(state, seat, list(move.spaces), len(move.spaces)))
+        scored = _tops_removed(state, seat, list(move.spaces), len(move.spaces))
+        return _advance(state, state.stacks, state.artists, *scored, state.showing, state.reach)
 
     def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
         """A pick: an artist, its circle, the first stone, the tower's space. A colour
@@ -1078,7 +1252,18 @@ class MandalaStones(Game[State, Move]):
             )
             # A scoring moves only stones every seat sees, from the towers to the mandala,
             # and draws nothing: the state it leaves shows nothing hidden.
-            view = self.view(_replace(state, **_tops_removed(state, seat, spaces, points)), seat)
+            boards, scores, mandala, set_aside, triggered = _tops_removed(
+                state, seat, spaces, points
+            )
+            after = _replace(
+                state,
+                boards=boards,
+                scores=scores,
+                mandala=mandala,
+                set_aside=set_aside,
+                end_triggered=triggered,
+            )
+            view = self.view(after, seat)
         else:
             view = self.view(state, seat)
             _show_pick(view, state, seat, steps)
@@ -1152,7 +1337,7 @@ class MandalaStones(Game[State, Move]):
         }
 
     def result(self, state: State) -> Result | None:
-        if not state.over:
+        if state.objective_points is None:  # `over`, written out: asked every move
             return None
         return Result(state.scores, (_winner(state),))
 
