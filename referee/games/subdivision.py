@@ -234,6 +234,11 @@ class State(NamedTuple):
         return len(self.near_other)
 
 
+# `_new_tuple(State, fields)` is `State(*fields)` with every field given: the
+# named tuple's own constructor runs a Python `__new__` that costs as much
+# again as building the tuple, and every move builds a state.
+_new_tuple = tuple.__new__
+
 # For each byte, the positions of its set bits, lowest first.
 _BITS_OF_BYTE = tuple(tuple(bit for bit in range(8) if byte >> bit & 1) for byte in range(256))
 
@@ -258,6 +263,66 @@ def _legal_masks(state: State, seat: int) -> tuple[int, int, int]:
         free if stash[k + 1] else 0,
         free & ~state.near_own_large[seat] if stash[k + 2] else 0,
     )
+
+
+def _random_placement(state: State, seat: int, rng: Rng) -> tuple[int, int]:
+    """A uniform legal placement of `seat`, as its size and cell index: one draw
+    among the smalls' cells, then the mediums', then the larges', lowest first."""
+    small, medium, large = _legal_masks(state, seat)
+    n_small, n_medium = small.bit_count(), medium.bit_count()
+    pick = rng.below(n_small + n_medium + large.bit_count())
+    if pick < n_small:
+        return SMALL, _nth_bit(small, pick)
+    pick -= n_small
+    if pick < n_medium:
+        return MEDIUM, _nth_bit(medium, pick)
+    return LARGE, _nth_bit(large, pick - n_medium)
+
+
+def _placed(state: State, seat: int, size: int, index: int) -> State:
+    """The state after `seat` places a pyramid of `size` on cell `index`, which
+    the rules allow (`_place` checks the moves it is given, and random
+    placements are drawn among the legal ones)."""
+    bit = 1 << index
+    k = seat * 3 + size - 1
+    near_own_large = state.near_own_large
+    near_other = state.near_other
+    if size != MEDIUM:
+        around = _BOARDS[state.side].near[index]
+        if size == LARGE:
+            own = list(near_own_large)
+            own[seat] |= around
+            near_own_large = tuple(own)
+        # The other colours may now put a small around it.
+        other = [mask | around for mask in near_other]
+        other[seat] = near_other[seat]
+        near_other = tuple(other)
+    pieces = list(state.pieces)
+    pieces[k] |= bit
+    stash_list = list(state.stash)
+    stash_list[k] -= 1
+    stash = tuple(stash_list)
+    free = state.free ^ bit
+    resigned = state.resigned
+    to_move = _next_to_place(free, stash, near_own_large, near_other, resigned, seat + 1)
+    after = _new_tuple(
+        State,
+        (
+            state.side,
+            state.parks,
+            0,
+            tuple(pieces),
+            stash,
+            resigned,
+            state.private_parks,
+            to_move,
+            free,
+            near_own_large,
+            near_other,
+            None,
+        ),
+    )
+    return _ended(after) if to_move == OVER else after
 
 
 def _next_to_place(
@@ -624,16 +689,15 @@ class Subdivision(Game[State, Move]):
             board = _BOARDS[state.side]
             free = board.full & ~state.parks
             return Park(board.names[_nth_bit(free, rng.below(free.bit_count()))])
-        small, medium, large = _legal_masks(state, seat)
-        n_small, n_medium = small.bit_count(), medium.bit_count()
-        pick = rng.below(n_small + n_medium + large.bit_count())
-        places = _PLACES[state.side]
-        if pick < n_small:
-            return places[SMALL - 1][_nth_bit(small, pick)]
-        pick -= n_small
-        if pick < n_medium:
-            return places[MEDIUM - 1][_nth_bit(medium, pick)]
-        return places[LARGE - 1][_nth_bit(large, pick - n_medium)]
+        size, index = _random_placement(state, seat, rng)
+        return _PLACES[state.side][size - 1][index]
+
+    def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
+        # The placement drawn is legal: it is played without `_place`'s checks.
+        if seat != state.to_move or state.parks_left:
+            return super().play_random(state, seat, rng)
+        size, index = _random_placement(state, seat, rng)
+        return _PLACES[state.side][size - 1][index], _placed(state, seat, size, index)
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if type(move) is Place:
@@ -654,59 +718,22 @@ class Subdivision(Game[State, Move]):
             raise IllegalMove("bad_move", "a pyramid's size is 1, 2 or 3")
         index = _cell_index(state, move.cell)
         bit = 1 << index
-        free = state.free
-        if not free & bit:  # not a park (`_cell_index` said so): built on
+        if not state.free & bit:  # not a park (`_cell_index` said so): built on
             raise IllegalMove("illegal_move", f"{move.cell} is already built on")
-        k = seat * 3 + size - 1
-        stash = state.stash
-        if not stash[k]:
+        if not state.stash[seat * 3 + size - 1]:
             raise IllegalMove("illegal_move", f"you have no {SIZE_NAMES[size]} pyramid left")
-        near_own_large = state.near_own_large
-        near_other = state.near_other
-        if size != MEDIUM:
-            around = _BOARDS[state.side].near[index]
-            if size == LARGE:
-                if near_own_large[seat] & bit:
-                    raise IllegalMove(
-                        "illegal_move",
-                        "a large may not be placed near another large of your colour "
-                        f"({move.cell})",
-                    )
-                own = list(near_own_large)
-                own[seat] |= around
-                near_own_large = tuple(own)
-            elif not near_other[seat] & bit:
-                raise IllegalMove(
-                    "illegal_move",
-                    f"a small must be placed near a small or large of another colour "
-                    f"({move.cell} is not)",
-                )
-            # The other colours may now put a small around it.
-            other = [mask | around for mask in near_other]
-            other[seat] = near_other[seat]
-            near_other = tuple(other)
-        pieces = list(state.pieces)
-        pieces[k] |= bit
-        stash_list = list(stash)
-        stash_list[k] -= 1
-        stash = tuple(stash_list)
-        free ^= bit
-        resigned = state.resigned
-        to_move = _next_to_place(free, stash, near_own_large, near_other, resigned, seat + 1)
-        after = State(
-            state.side,
-            state.parks,
-            0,
-            tuple(pieces),
-            stash,
-            resigned,
-            state.private_parks,
-            to_move,
-            free,
-            near_own_large,
-            near_other,
-        )
-        return _ended(after) if to_move == OVER else after
+        if size == LARGE and state.near_own_large[seat] & bit:
+            raise IllegalMove(
+                "illegal_move",
+                f"a large may not be placed near another large of your colour ({move.cell})",
+            )
+        if size == SMALL and not state.near_other[seat] & bit:
+            raise IllegalMove(
+                "illegal_move",
+                f"a small must be placed near a small or large of another colour "
+                f"({move.cell} is not)",
+            )
+        return _placed(state, seat, size, index)
 
     def _park(self, state: State, seat: int, move: Park) -> State:
         if not state.parks_left:
