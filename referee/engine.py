@@ -74,10 +74,10 @@ def rank(scores: Iterable[int], resigned: Iterable[int] = ()) -> Result:
     ends as soon as one seat is left).
     """
     scores = tuple(scores)
-    out = set(resigned)
-    staying = [seat for seat in range(len(scores)) if seat not in out]
-    best = max(scores[seat] for seat in staying)
-    return Result(scores, tuple(seat for seat in staying if scores[seat] == best))
+    out = frozenset(resigned)
+    best = max([score for seat, score in enumerate(scores) if seat not in out])
+    winners = [seat for seat, score in enumerate(scores) if score == best and seat not in out]
+    return Result(scores, tuple(winners))
 
 
 def not_your_turn() -> IllegalMove:

@@ -387,10 +387,16 @@ def _turn(
     if free:
         for step in range(players):
             seat = (first + step) % players
-            if not resigned >> seat & 1:
-                legal = _placements(free, stash, near_own_large, near_other, seat)
-                if legal != _NO_PLACES:
-                    return seat, legal
+            if resigned >> seat & 1:
+                continue
+            # `_placements` written out: this runs after every move.
+            has = stash >> seat * 3 * _COUNT
+            shift = seat * _LANE
+            small = free & near_other >> shift if has & _HAS_SMALL else 0
+            medium = free if has & _HAS_MEDIUM else 0
+            large = free & ~(near_own_large >> shift) if has & _HAS_LARGE else 0
+            if small or medium or large:
+                return seat, (small, medium, large)
     return OVER, _NO_PLACES
 
 
@@ -447,17 +453,21 @@ def _derived(side: int, players: int, parks: int, pieces: int) -> tuple[int, int
     return free, near_own_large, near_other
 
 
-def _seat_pieces(state: State, seat: int) -> tuple[int, int, int]:
-    """`seat`'s smalls, mediums and larges."""
-    pieces, k = state.pieces, seat * 3
-    return _lane(pieces, k), _lane(pieces, k + 1), _lane(pieces, k + 2)
+def _kinds(state: State) -> list[int]:
+    """The pieces of each seat and size, by `seat * 3 + size - 1`."""
+    pieces = state.pieces
+    kinds = []
+    for _ in range(state.players * 3):
+        kinds.append(pieces & _LANE_MASK)
+        pieces >>= _LANE
+    return kinds
 
 
-def _smalls(state: State) -> int:
+def _smalls(kinds: list[int]) -> int:
     """Every colour's smalls."""
     smalls = 0
-    for seat in range(state.players):
-        smalls |= _lane(state.pieces, seat * 3)
+    for small in kinds[::3]:
+        smalls |= small
     return smalls
 
 
@@ -465,11 +475,12 @@ def scores(state: State) -> tuple[int, ...]:
     """Each seat's score if the game ended now."""
     board = _BOARDS[state.side]
     near = board.near
-    smalls = _smalls(state)
-    park_rings = [ring for _, ring in _park_rings(state)]
+    kinds = _kinds(state)
+    smalls = _smalls(kinds)
+    park_rings = [ring for _, ring in _park_rings(state)] if state.private_parks else ()
     out = []
-    for seat in range(state.players):
-        small, medium, large = _seat_pieces(state, seat)
+    for k in range(0, len(kinds), 3):
+        small, medium, large = kinds[k : k + 3]
         own = small | medium | large
         score = small.bit_count() + 2 * medium.bit_count() + 3 * large.bit_count()
         score -= board.groups(own)
@@ -518,7 +529,8 @@ def seat_lines(state: State, seat: int) -> tuple[ScoreLine, ...]:
     rules' words; the tests check that both agree on every playout.
     """
     board = _BOARDS[state.side]
-    pieces = _seat_pieces(state, seat)
+    kinds = _kinds(state)
+    pieces = kinds[seat * 3 : seat * 3 + 3]
     lines = [
         ScoreLine(
             f"{_plural(mask.bit_count(), SIZE_NAMES[size])} at {_plural(size, 'point')}",
@@ -535,7 +547,7 @@ def seat_lines(state: State, seat: int) -> tuple[ScoreLine, ...]:
                 f"{_plural(groups, 'group')}, a point off{' each' if groups > 1 else ''}", -groups
             )
         )
-    smalls = _smalls(state)
+    smalls = _smalls(kinds)
     for cell in board.cell_list(pieces[2]):
         near = (board.near[board.index[cell]] & smalls).bit_count()
         if _PENALTY[near]:
@@ -984,8 +996,7 @@ class Subdivision(Game[State, Move]):
     def state_to_json(self, state: State) -> JSON:
         board = _BOARDS[state.side]
         found = {}
-        for k in range(state.players * 3):
-            mask = _lane(state.pieces, k)
+        for k, mask in enumerate(_kinds(state)):
             while mask:
                 low = mask & -mask
                 found[low.bit_length() - 1] = {"seat": k // 3, "size": k % 3 + 1}
