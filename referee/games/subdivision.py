@@ -304,20 +304,6 @@ def _nth_bit(mask: int, n: int) -> int:
         offset += _CHUNK
 
 
-def _random_placement(state: State, rng: Rng) -> tuple[int, int]:
-    """A uniform legal placement of the seat to move, as its size and cell index: one draw
-    among the smalls' cells, then the mediums', then the larges', lowest first."""
-    small, medium, large = state.legal
-    n_small, n_medium = small.bit_count(), medium.bit_count()
-    pick = rng.below(n_small + n_medium + large.bit_count())
-    if pick < n_small:
-        return SMALL, _nth_bit(small, pick)
-    pick -= n_small
-    if pick < n_medium:
-        return MEDIUM, _nth_bit(medium, pick)
-    return LARGE, _nth_bit(large, pick - n_medium)
-
-
 def _placed(state: State, seat: int, size: int, index: int) -> State:
     """The state after `seat` places a pyramid of `size` on cell `index`, which
     the rules allow (`_place` checks the moves it is given, and random
@@ -753,14 +739,24 @@ class Subdivision(Game[State, Move]):
             board = _BOARDS[state.side]
             free = board.full & ~state.parks
             return Park(board.names[_nth_bit(free, rng.below(free.bit_count()))])
-        size, index = _random_placement(state, rng)
-        return _PLACES[state.side][size - 1][index]
+        move, _ = self.play_random(state, seat, rng)
+        return move
 
     def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
-        # The placement drawn is legal: it is played without `_place`'s checks.
+        """A uniform legal placement, played at once (it is legal: `_place`'s
+        checks are skipped): one draw among the smalls' cells, then the
+        mediums', then the larges', lowest first."""
         if seat != state.to_move or state.parks_left:
             return super().play_random(state, seat, rng)
-        size, index = _random_placement(state, rng)
+        small, medium, large = state.legal
+        n_small, n_medium = small.bit_count(), medium.bit_count()
+        pick = rng.below(n_small + n_medium + large.bit_count())
+        if pick < n_small:
+            size, index = SMALL, _nth_bit(small, pick)
+        elif pick < n_small + n_medium:
+            size, index = MEDIUM, _nth_bit(medium, pick - n_small)
+        else:
+            size, index = LARGE, _nth_bit(large, pick - n_small - n_medium)
         return _PLACES[state.side][size - 1][index], _placed(state, seat, size, index)
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
