@@ -2,8 +2,8 @@
 
 A game is a value-in/value-out object: it never does I/O, never reads the
 clock and never draws randomness except from the seeded `Rng` handed to
-`start` (and to `random_move`, which only playouts and the `random` timeout
-policy use). Everything above this layer (replay, the store, the API, the
+`start` (and to `random_move` and `play_random`, which only playouts and the
+`random` timeout policy use). Everything above this layer (replay, the store, the API, the
 worker, the mail) talks to games only through `Game`.
 """
 
