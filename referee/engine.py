@@ -2,8 +2,8 @@
 
 A game is a value-in/value-out object: it never does I/O, never reads the
 clock and never draws randomness except from the seeded `Rng` handed to
-`start` (and to `random_move`, which only playouts and the `random` timeout
-policy use). Everything above this layer (replay, the store, the API, the
+`start` (and to `random_move` and `play_random`, which only playouts and the
+`random` timeout policy use). Everything above this layer (replay, the store, the API, the
 worker, the mail) talks to games only through `Game`.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 import marshmallow
 
@@ -74,10 +74,10 @@ def rank(scores: Iterable[int], resigned: Iterable[int] = ()) -> Result:
     ends as soon as one seat is left).
     """
     scores = tuple(scores)
-    out = set(resigned)
-    staying = [seat for seat in range(len(scores)) if seat not in out]
-    best = max(scores[seat] for seat in staying)
-    return Result(scores, tuple(seat for seat in staying if scores[seat] == best))
+    out = frozenset(resigned)
+    best = max([score for seat, score in enumerate(scores) if seat not in out])
+    winners = [seat for seat, score in enumerate(scores) if score == best and seat not in out]
+    return Result(scores, tuple(winners))
 
 
 def not_your_turn() -> IllegalMove:
@@ -102,9 +102,13 @@ class RoundSummary:
     facts: tuple[tuple[str, str | None], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Played(Generic[S, M]):
-    """A move of the log: the seat that made it, the move, and the state after it."""
+class Played(NamedTuple, Generic[S, M]):
+    """A move of the log: the seat that made it, the move, and the state after it.
+
+    A named tuple rather than a frozen dataclass: as immutable, and a playout
+    builds one a move, which a frozen dataclass makes cost more than a move
+    of some games' rules.
+    """
 
     seat: int
     move: M
@@ -267,6 +271,17 @@ class Game(ABC, Generic[S, M]):
         self._check_turn(state, seat)
         return self._random_move_in_turn(state, seat, rng)
 
+    def play_random(self, state: S, seat: int, rng: Rng) -> tuple[M, S]:
+        """`random_move` of `seat` and the state after `play` of it, in one call.
+
+        Playouts (`referee.playout.steps`, the bots' searches) use it. This
+        default is exactly those two calls; a game whose random move is
+        cheaper to play while it is being drawn may say so, with the same
+        draws from `rng`, the same move, the same state and the same refusals.
+        """
+        move = self.random_move(state, seat, rng)
+        return move, self.play(state, seat, move)
+
     def play(self, state: S, seat: int, move: M) -> S:
         """The state after `seat` plays `move`; raises `IllegalMove`.
 
@@ -323,6 +338,13 @@ class Game(ABC, Generic[S, M]):
         other. Most games have none and skip players inside `actors`.
         """
         return None
+
+    @property
+    def forces_moves(self) -> bool:
+        """Whether the game has forced moves at all (it overrides `forced_move`):
+        drivers that play many moves skip asking `forced_move` where it never
+        gives one."""
+        return type(self).forced_move is not Game.forced_move
 
     def pass_move(self, state: S, seat: int) -> M | None:
         """The pass `seat` may play now; None where the rules have none or forbid it now.

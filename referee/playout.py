@@ -32,6 +32,11 @@ def timeout_rng(seed: str, version: int, seat: int) -> Rng:
     return Rng(f"{seed}:timeout:{version}:{seat}")
 
 
+# `Played(...)` runs the named tuple's Python `__new__`, which costs as much
+# again as building the tuple directly, and a playout builds one a move.
+_new_tuple = tuple.__new__
+
+
 class PlayoutTooLong(RuntimeError):
     """A playout that did not end within its move budget."""
 
@@ -45,17 +50,22 @@ def steps(
     and its move, so one deal can be played many ways.
     """
     state = new_state(game, seed, players, options)
+    forces_moves = game.forces_moves
+    actors_of, play_random = game.actors, game.play_random
     for _ in range(limit):
-        for forced_seat, forced, after in forced_moves(game, state):
-            state = after
-            yield Played(forced_seat, forced, state)
+        if forces_moves:
+            for forced_seat, forced, after in forced_moves(game, state):
+                state = after
+                yield Played(forced_seat, forced, state)
         # No seat acts exactly when the game is over (the contract): asking
         # `result` instead would score the final position once more.
-        actors = sorted(game.actors(state))
+        actors = actors_of(state)
         if not actors:
             return
-        seat = actors[0] if len(actors) == 1 else chooser.choice(actors)
-        move = game.random_move(state, seat, chooser)
-        state = game.play(state, seat, move)
-        yield Played(seat, move, state)
+        if len(actors) == 1:
+            (seat,) = actors
+        else:
+            seat = chooser.choice(sorted(actors))
+        move, state = play_random(state, seat, chooser)
+        yield _new_tuple(Played, (seat, move, state))
     raise PlayoutTooLong(f"{game.name} did not end within {limit} moves")

@@ -27,8 +27,23 @@ from typing import TypeVar
 T = TypeVar("T")
 
 _WORD = 1 << 64
-# A block's digest as its four words, big-endian.
-_BLOCK_WORDS = struct.Struct(">4Q")
+_MASK = _WORD - 1
+# A block's counter, 8 bytes big-endian.
+_COUNTER = struct.Struct(">Q")
+# A digest read backwards as four little-endian words gives its big-endian
+# words, last first: pop() then hands them out in digest order.
+_WORDS_LAST_FIRST = struct.Struct("<4Q")
+# `below(n)` accepts words under the largest multiple of `n` that fits in 64
+# bits; worked out once for the small bounds that draws mostly use.
+_TABLED = 1024
+_LIMITS = tuple(_WORD - _WORD % n if n else 0 for n in range(_TABLED))
+
+
+def _limit(n: int) -> int:
+    """The rejection limit of `below(n)`; `ValueError` outside `1 <= n <= 2**64`."""
+    if not 1 <= n <= _WORD:
+        raise ValueError(f"below() needs 1 <= n <= 2**64, got {n}")
+    return _WORD - _WORD % n
 
 
 def new_seed() -> str:
@@ -53,27 +68,25 @@ class Rng:
 
     def word(self) -> int:
         """The next uniform 64-bit integer."""
-        if not self._words:
-            self._next_block()
-        return self._words.pop()
+        words = self._words or self._next_block()
+        return words.pop()
 
-    def _next_block(self) -> None:
-        digest = hashlib.sha256(self._key + self._block.to_bytes(8, "big")).digest()
-        self._block += 1
-        # Reversed so that pop() hands the words out in digest order.
-        self._words = list(reversed(_BLOCK_WORDS.unpack(digest)))
+    def _next_block(self) -> list[int]:
+        """Hash the next block; its words, last first (pop() takes them in order)."""
+        block = self._block
+        self._block = block + 1
+        digest = hashlib.sha256(self._key + _COUNTER.pack(block)).digest()
+        self._words = words = list(_WORDS_LAST_FIRST.unpack(digest[::-1]))
+        return words
 
     def below(self, n: int) -> int:
         """A uniform integer in `[0, n)`, for `1 <= n <= 2**64`."""
-        if not 1 <= n <= _WORD:
-            raise ValueError(f"below() needs 1 <= n <= 2**64, got {n}")
-        limit = _WORD - _WORD % n
+        limit = _LIMITS[n] if 0 < n < _TABLED else _limit(n)
         # `word` written out: playouts draw here more than anywhere else.
         words = self._words
         while True:
             if not words:
-                self._next_block()
-                words = self._words
+                words = self._next_block()
             value = words.pop()
             if value < limit:
                 return value % n
@@ -95,7 +108,10 @@ class Rng:
         return copy
 
 
-_MASK = _WORD - 1
+# SplitMix64's constants.
+_GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+_MIX_1 = 0xBF58476D1CE4E5B9
+_MIX_2 = 0x94D049BB133111EB
 
 
 class QuickRng(Rng):
@@ -115,17 +131,21 @@ class QuickRng(Rng):
         self._state = seed.word()
 
     def word(self) -> int:
-        self._state = state = (self._state + 0x9E3779B97F4A7C15) & _MASK
-        mixed = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        mixed = ((mixed ^ (mixed >> 27)) * 0x94D049BB133111EB) & _MASK
+        self._state = state = (self._state + _GOLDEN_GAMMA) & _MASK
+        mixed = ((state ^ (state >> 30)) * _MIX_1) & _MASK
+        mixed = ((mixed ^ (mixed >> 27)) * _MIX_2) & _MASK
         return mixed ^ (mixed >> 31)
 
     def below(self, n: int) -> int:
-        # `Rng.below` reads its digest's words directly; this stream has none.
-        if not 1 <= n <= _WORD:
-            raise ValueError(f"below() needs 1 <= n <= 2**64, got {n}")
-        limit = _WORD - _WORD % n
+        limit = _LIMITS[n] if 0 < n < _TABLED else _limit(n)
+        # `word` written out, for the searches' playouts: a call costs as much
+        # as the mixing.
+        state = self._state
         while True:
-            value = self.word()
+            state = (state + _GOLDEN_GAMMA) & _MASK
+            mixed = ((state ^ (state >> 30)) * _MIX_1) & _MASK
+            mixed = ((mixed ^ (mixed >> 27)) * _MIX_2) & _MASK
+            value = mixed ^ (mixed >> 31)
             if value < limit:
+                self._state = state
                 return value % n

@@ -17,7 +17,7 @@ Each bot's move is a function of what it sees, its rng and its budget.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -161,15 +161,32 @@ class StrongBot(_Prompt):
     def _playout(self, state: Any, rng: Rng, players: int) -> tuple[float, ...]:
         knowledge = self.knowledge
         game = knowledge.game
+        # Looked up once: a search plays its playouts' moves by the million.
+        actors_of, play_random, forces_moves = game.actors, game.play_random, game.forces_moves
+        over = _rollout_over(knowledge)
         start = state
         made = 0
-        while not knowledge.rollout_over(start, state, made):
-            seat = _acting(game, state, rng, None)
-            if seat is None:
+        while over is None or not over(start, state, made):
+            actors = actors_of(state)
+            if not actors:
                 break
-            state = _advance(game, game.play(state, seat, game.random_move(state, seat, rng)))
+            if len(actors) == 1:
+                (seat,) = actors
+            else:
+                seat = rng.choice(sorted(actors))
+            _, state = play_random(state, seat, rng)
+            if forces_moves:
+                state = _advance(game, state)
             made += 1
         return knowledge.rewards(state, players)
+
+
+def _rollout_over(knowledge: Knowledge[Any, Any]) -> Callable[[Any, Any, int], bool] | None:
+    """`knowledge.rollout_over`, or None where it is the default with no
+    `rollout_moves`: playouts that run to the end ask nothing a move."""
+    if type(knowledge).rollout_over is Knowledge.rollout_over and knowledge.rollout_moves is None:
+        return None
+    return knowledge.rollout_over
 
 
 def _acting(game: Game[Any, Any], state: Any, rng: Rng, bot_seat: int | None) -> int | None:

@@ -140,19 +140,23 @@ class _Board:
 
     def groups(self, mask: int) -> int:
         """How many groups the cells of `mask` make. Each is walked from its lowest
-        cell, taking the cells next to each cell reached: every cell is looked at
-        once, where flooding would shift the whole group at every step."""
-        next_to = self.next_to
+        cell: one cell at a time while the walk's edge is a single cell (most
+        groups are a cell or two), then all of its edge at once by shifts."""
+        side, not_first, not_last, next_to = self.side, self.not_first, self.not_last, self.next_to
         count = 0
         while mask:
-            frontier = mask & -mask
-            mask ^= frontier
-            while frontier:
-                low = frontier & -frontier
-                frontier ^= low
-                grown = next_to[low.bit_length() - 1] & mask
-                mask ^= grown
-                frontier |= grown
+            edge = mask & -mask
+            while edge:
+                mask ^= edge
+                if edge & (edge - 1):
+                    edge = (
+                        ((edge << 1) & not_first)
+                        | ((edge >> 1) & not_last)
+                        | (edge << side)
+                        | (edge >> side)
+                    ) & mask
+                else:
+                    edge = next_to[edge.bit_length() - 1] & mask
             count += 1
         return count
 
@@ -202,88 +206,184 @@ _PLACES = {
 }
 
 
+# Per-seat (and per-seat-and-size) bit sets are packed side by side in one
+# int, each in a lane of `_LANE` bits, wide enough for the largest board: a
+# move then changes an int where it would rebuild a tuple. The pyramids left
+# are packed alike, a count in each `_COUNT` bits.
+_LANE = 64
+_COUNT = 4
+_COUNT_MASK = (1 << _COUNT) - 1
+# A seat's pyramids left, shifted down to its own counts: which sizes it has.
+_HAS_SMALL, _HAS_MEDIUM, _HAS_LARGE = (_COUNT_MASK << _COUNT * size for size in range(3))
+# For each player count and seat, a 1 at the start of every other seat's
+# lane: a mask times this is that mask in each of their lanes.
+_OTHER_LANES = {
+    players: tuple(
+        sum(1 << colour * _LANE for colour in range(players) if colour != seat)
+        for seat in range(players)
+    )
+    for players in {players for players, _ in SETUP}
+}
+
+
+def _lane(packed: int, lane: int) -> int:
+    """The bit set in lane `lane` of `packed`."""
+    return packed >> lane * _LANE & _LANE_MASK
+
+
+_LANE_MASK = (1 << _LANE) - 1
+
+
+def _count(stash: int, k: int) -> int:
+    """The pyramids left of kind `k` (`seat * 3 + size - 1`) in `stash`."""
+    return stash >> k * _COUNT & _COUNT_MASK
+
+
 class State(NamedTuple):
-    """A position. `pieces` and `stash` are indexed `seat * 3 + size - 1`.
+    """A position.
 
-    `free`, `near_own_large`, `near_other` and `outcome` follow from the
-    other fields; they are kept so that a move costs a few bit operations.
+    `pieces` holds a lane per seat and size, lane `seat * 3 + size - 1`
+    (`_lane`), and `stash` the pyramids left in the same order (`_count`).
+    `legal`, `free`, `near_own_large` (a lane per seat), `near_other`
+    (likewise) and `outcome` follow from the other fields; they are kept so
+    that a move costs a few bit operations.
 
-    A named tuple rather than a frozen dataclass: as immutable and compared
-    by value, but a frozen dataclass sets each field through
-    `object.__setattr__`, which cost more than the rest of a random move.
+    The fields a placement leaves alone come first, so that it builds its
+    state from a slice of the one before (`_KEPT_BY_PLACING`). A named tuple
+    rather than a frozen dataclass: as immutable and compared by value, but
+    a frozen dataclass sets each field through `object.__setattr__`, which
+    cost more than the rest of a random move.
     """
 
     side: int
+    players: int
     parks: int
     parks_left: int
-    pieces: tuple[int, ...]
-    stash: tuple[int, ...]
     resigned: int  # a bit per seat
     private_parks: bool
+    pieces: int
+    stash: int
     to_move: int  # the seat to act, OVER once the game has ended
+    # The cells where `to_move` may place a small, a medium and a large
+    # (none while the parks are placed and once the game is over).
+    legal: tuple[int, int, int]
     free: int  # the cells neither a park nor built on
-    near_own_large: tuple[int, ...]
-    near_other: tuple[int, ...]
+    near_own_large: int
+    near_other: int
     # The result once the game is over (`_ended`), None before: a driver asks
     # `result` of the last state more than once, and counting its groups is
     # the dearest step of a random playout.
     outcome: Result | None = None
 
-    @property
-    def players(self) -> int:
-        return len(self.near_other)
 
+_KEPT_BY_PLACING = State._fields.index("pieces")
 
-# For each byte, the positions of its set bits, lowest first.
-_BITS_OF_BYTE = tuple(tuple(bit for bit in range(8) if byte >> bit & 1) for byte in range(256))
+# `_new_tuple(State, fields)` is `State(*fields)` with every field given: the
+# named tuple's own constructor runs a Python `__new__` that costs as much
+# again as building the tuple, and every move builds a state.
+_new_tuple = tuple.__new__
+
+# For each 12 bits, the positions of the set ones, lowest first.
+_CHUNK = 12
+_BITS_OF_CHUNK = tuple(
+    tuple(bit for bit in range(_CHUNK) if chunk >> bit & 1) for chunk in range(1 << _CHUNK)
+)
+_CHUNK_MASK = (1 << _CHUNK) - 1
 
 
 def _nth_bit(mask: int, n: int) -> int:
-    """The index of the `n`th set bit of `mask` (from 0, lowest first), a byte at a time."""
+    """The index of the `n`th set bit of `mask` (from 0, lowest first), 12 bits at a time."""
     offset = 0
     while True:
-        bits = _BITS_OF_BYTE[mask & 255]
-        if n < len(bits):
+        bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
+        count = len(bits)
+        if n < count:
             return offset + bits[n]
-        n -= len(bits)
-        mask >>= 8
-        offset += 8
+        n -= count
+        mask >>= _CHUNK
+        offset += _CHUNK
 
 
-def _legal_masks(state: State, seat: int) -> tuple[int, int, int]:
+def _placed(state: State, seat: int, size: int, index: int) -> State:
+    """The state after `seat` places a pyramid of `size` on cell `index`, which
+    the rules allow (`_place` checks the moves it is given, and random
+    placements are drawn among the legal ones)."""
+    bit = 1 << index
+    k = seat * 3 + size - 1
+    near_own_large = state.near_own_large
+    near_other = state.near_other
+    if size != MEDIUM:
+        around = _BOARDS[state.side].near[index]
+        if size == LARGE:
+            near_own_large |= around << seat * _LANE
+        # The other colours may now put a small around it.
+        near_other |= around * _OTHER_LANES[state.players][seat]
+    stash = state.stash - (1 << k * _COUNT)
+    free = state.free ^ bit
+    to_move, legal = _turn(
+        free, stash, near_own_large, near_other, state.resigned, state.players, seat + 1
+    )
+    after = _new_tuple(
+        State,
+        # The fields a placement keeps, then the others (concatenating costs
+        # less than unpacking the slice into a new tuple).
+        state[:_KEPT_BY_PLACING]  # noqa: RUF005
+        + (
+            state.pieces | bit << k * _LANE,
+            stash,
+            to_move,
+            legal,
+            free,
+            near_own_large,
+            near_other,
+            None,
+        ),
+    )
+    return _ended(after) if to_move == OVER else after
+
+
+_NO_PLACES = (0, 0, 0)
+
+
+def _placements(
+    free: int, stash: int, near_own_large: int, near_other: int, seat: int
+) -> tuple[int, int, int]:
     """The cells where `seat` may place a small, a medium and a large."""
-    free, stash, k = state.free, state.stash, seat * 3
+    has = stash >> seat * 3 * _COUNT
+    # A lane shifted down keeps the lanes above it: `free` cuts them off.
+    shift = seat * _LANE
     return (
-        free & state.near_other[seat] if stash[k] else 0,
-        free if stash[k + 1] else 0,
-        free & ~state.near_own_large[seat] if stash[k + 2] else 0,
+        free & near_other >> shift if has & _HAS_SMALL else 0,
+        free if has & _HAS_MEDIUM else 0,
+        free & ~(near_own_large >> shift) if has & _HAS_LARGE else 0,
     )
 
 
-def _next_to_place(
+def _turn(
     free: int,
-    stash: tuple[int, ...],
-    near_own_large: tuple[int, ...],
-    near_other: tuple[int, ...],
+    stash: int,
+    near_own_large: int,
+    near_other: int,
     resigned: int,
+    players: int,
     first: int,
-) -> int:
-    """The first seat from `first` on (in turn order) that can place, or OVER."""
-    if not free:
-        return OVER
-    players = len(near_other)
-    for step in range(players):
-        seat = (first + step) % players
-        k = seat * 3
-        # `_legal_masks` written out (a medium first, the cheapest to tell):
-        # this runs after every move, before the new state exists.
-        if not resigned >> seat & 1 and (
-            stash[k + 1]
-            or (stash[k] and free & near_other[seat])
-            or (stash[k + 2] and free & ~near_own_large[seat])
-        ):
-            return seat
-    return OVER
+) -> tuple[int, tuple[int, int, int]]:
+    """The first seat from `first` on (in turn order) that can place, and its
+    `_placements`; OVER and none where no seat can."""
+    if free:
+        for step in range(players):
+            seat = (first + step) % players
+            if resigned >> seat & 1:
+                continue
+            # `_placements` written out: this runs after every move.
+            has = stash >> seat * 3 * _COUNT
+            shift = seat * _LANE
+            small = free & near_other >> shift if has & _HAS_SMALL else 0
+            medium = free if has & _HAS_MEDIUM else 0
+            large = free & ~(near_own_large >> shift) if has & _HAS_LARGE else 0
+            if small or medium or large:
+                return seat, (small, medium, large)
+    return OVER, _NO_PLACES
 
 
 def _next_playing(players: int, resigned: int, after: int) -> int:
@@ -300,7 +400,8 @@ def _resigned_seats(state: State) -> frozenset[int]:
 
 def _ended(state: State) -> State:
     """`state` with its `outcome`, where no seat can act any more (`to_move` is OVER)."""
-    return state._replace(outcome=rank(scores(state), _resigned_seats(state)))
+    outcome = rank(scores(state), _resigned_seats(state) if state.resigned else ())
+    return _new_tuple(State, (*state[:-1], outcome))
 
 
 def _cell_index(state: State, cell: str) -> int:
@@ -314,9 +415,7 @@ def _cell_index(state: State, cell: str) -> int:
     return index
 
 
-def _derived(
-    side: int, players: int, parks: int, pieces: tuple[int, ...]
-) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+def _derived(side: int, players: int, parks: int, pieces: int) -> tuple[int, int, int]:
     """`free`, `near_own_large` and `near_other` computed from scratch."""
     board = _BOARDS[side]
     near = board.near
@@ -330,32 +429,44 @@ def _derived(
         return out
 
     free = board.full & ~parks
-    for mask in pieces:
-        free &= ~mask
-    own_large = tuple(around(pieces[seat * 3 + 2]) for seat in range(players))
-    small_large = [around(pieces[seat * 3] | pieces[seat * 3 + 2]) for seat in range(players)]
-    other = []
+    for k in range(players * 3):
+        free &= ~_lane(pieces, k)
+    near_own_large = near_other = 0
     for seat in range(players):
-        mask = 0
-        for colour in range(players):
-            if colour != seat:
-                mask |= small_large[colour]
-        other.append(mask)
-    return free, own_large, tuple(other)
+        near_own_large |= around(_lane(pieces, seat * 3 + 2)) << seat * _LANE
+        small_large = around(_lane(pieces, seat * 3) | _lane(pieces, seat * 3 + 2))
+        near_other |= small_large * _OTHER_LANES[players][seat]
+    return free, near_own_large, near_other
+
+
+def _kinds(state: State) -> list[int]:
+    """The pieces of each seat and size, by `seat * 3 + size - 1`."""
+    pieces = state.pieces
+    kinds = []
+    for _ in range(state.players * 3):
+        kinds.append(pieces & _LANE_MASK)
+        pieces >>= _LANE
+    return kinds
+
+
+def _smalls(kinds: list[int]) -> int:
+    """Every colour's smalls."""
+    smalls = 0
+    for small in kinds[::3]:
+        smalls |= small
+    return smalls
 
 
 def scores(state: State) -> tuple[int, ...]:
     """Each seat's score if the game ended now."""
     board = _BOARDS[state.side]
     near = board.near
-    pieces = state.pieces
-    smalls = 0
-    for seat in range(state.players):
-        smalls |= pieces[seat * 3]
-    park_rings = [ring for _, ring in _park_rings(state)]
+    kinds = _kinds(state)
+    smalls = _smalls(kinds)
+    park_rings = [ring for _, ring in _park_rings(state)] if state.private_parks else ()
     out = []
-    for seat in range(state.players):
-        small, medium, large = pieces[seat * 3 : seat * 3 + 3]
+    for k in range(0, len(kinds), 3):
+        small, medium, large = kinds[k : k + 3]
         own = small | medium | large
         score = small.bit_count() + 2 * medium.bit_count() + 3 * large.bit_count()
         score -= board.groups(own)
@@ -404,7 +515,8 @@ def seat_lines(state: State, seat: int) -> tuple[ScoreLine, ...]:
     rules' words; the tests check that both agree on every playout.
     """
     board = _BOARDS[state.side]
-    pieces = state.pieces[seat * 3 : seat * 3 + 3]
+    kinds = _kinds(state)
+    pieces = kinds[seat * 3 : seat * 3 + 3]
     lines = [
         ScoreLine(
             f"{_plural(mask.bit_count(), SIZE_NAMES[size])} at {_plural(size, 'point')}",
@@ -421,9 +533,7 @@ def seat_lines(state: State, seat: int) -> tuple[ScoreLine, ...]:
                 f"{_plural(groups, 'group')}, a point off{' each' if groups > 1 else ''}", -groups
             )
         )
-    smalls = 0
-    for colour in range(state.players):
-        smalls |= state.pieces[colour * 3]
+    smalls = _smalls(kinds)
     for cell in board.cell_list(pieces[2]):
         near = (board.near[board.index[cell]] & smalls).bit_count()
         if _PENALTY[near]:
@@ -464,22 +574,27 @@ def _first_state(
 ) -> State:
     """The state before the first move, once the parks (or how many are to come) are known."""
     side, _, each = SETUP[players, three_house]
-    pieces = (0,) * (players * 3)
-    stash = (each,) * (players * 3)
-    free, near_own_large, near_other = _derived(side, players, parks, pieces)
-    to_move = 0 if parks_left else _next_to_place(free, stash, near_own_large, near_other, 0, 0)
+    stash = sum(each << k * _COUNT for k in range(players * 3))
+    free, near_own_large, near_other = _derived(side, players, parks, 0)
+    to_move, legal = (
+        (0, _NO_PLACES)
+        if parks_left
+        else _turn(free, stash, near_own_large, near_other, 0, players, 0)
+    )
     state = State(
-        side,
-        parks,
-        parks_left,
-        pieces,
-        stash,
-        0,
-        private_parks,
-        to_move,
-        free,
-        near_own_large,
-        near_other,
+        side=side,
+        players=players,
+        parks=parks,
+        parks_left=parks_left,
+        resigned=0,
+        private_parks=private_parks,
+        pieces=0,
+        stash=stash,
+        to_move=to_move,
+        legal=legal,
+        free=free,
+        near_own_large=near_own_large,
+        near_other=near_other,
     )
     return _ended(state) if to_move == OVER else state
 
@@ -615,7 +730,7 @@ class Subdivision(Game[State, Move]):
         if state.parks_left:
             return [Park(cell) for cell in board.cell_list(board.full & ~state.parks)]
         moves: list[Move] = []
-        for size, mask in zip((SMALL, MEDIUM, LARGE), _legal_masks(state, seat), strict=True):
+        for size, mask in zip((SMALL, MEDIUM, LARGE), state.legal, strict=True):
             moves.extend(Place(size, cell) for cell in board.cell_list(mask))
         return moves
 
@@ -624,16 +739,25 @@ class Subdivision(Game[State, Move]):
             board = _BOARDS[state.side]
             free = board.full & ~state.parks
             return Park(board.names[_nth_bit(free, rng.below(free.bit_count()))])
-        small, medium, large = _legal_masks(state, seat)
+        move, _ = self.play_random(state, seat, rng)
+        return move
+
+    def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
+        """A uniform legal placement, played at once (it is legal: `_place`'s
+        checks are skipped): one draw among the smalls' cells, then the
+        mediums', then the larges', lowest first."""
+        if seat != state.to_move or state.parks_left:
+            return super().play_random(state, seat, rng)
+        small, medium, large = state.legal
         n_small, n_medium = small.bit_count(), medium.bit_count()
         pick = rng.below(n_small + n_medium + large.bit_count())
-        places = _PLACES[state.side]
         if pick < n_small:
-            return places[SMALL - 1][_nth_bit(small, pick)]
-        pick -= n_small
-        if pick < n_medium:
-            return places[MEDIUM - 1][_nth_bit(medium, pick)]
-        return places[LARGE - 1][_nth_bit(large, pick - n_medium)]
+            size, index = SMALL, _nth_bit(small, pick)
+        elif pick < n_small + n_medium:
+            size, index = MEDIUM, _nth_bit(medium, pick - n_small)
+        else:
+            size, index = LARGE, _nth_bit(large, pick - n_small - n_medium)
+        return _PLACES[state.side][size - 1][index], _placed(state, seat, size, index)
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if type(move) is Place:
@@ -654,59 +778,22 @@ class Subdivision(Game[State, Move]):
             raise IllegalMove("bad_move", "a pyramid's size is 1, 2 or 3")
         index = _cell_index(state, move.cell)
         bit = 1 << index
-        free = state.free
-        if not free & bit:  # not a park (`_cell_index` said so): built on
+        if not state.free & bit:  # not a park (`_cell_index` said so): built on
             raise IllegalMove("illegal_move", f"{move.cell} is already built on")
-        k = seat * 3 + size - 1
-        stash = state.stash
-        if not stash[k]:
+        if not _count(state.stash, seat * 3 + size - 1):
             raise IllegalMove("illegal_move", f"you have no {SIZE_NAMES[size]} pyramid left")
-        near_own_large = state.near_own_large
-        near_other = state.near_other
-        if size != MEDIUM:
-            around = _BOARDS[state.side].near[index]
-            if size == LARGE:
-                if near_own_large[seat] & bit:
-                    raise IllegalMove(
-                        "illegal_move",
-                        "a large may not be placed near another large of your colour "
-                        f"({move.cell})",
-                    )
-                own = list(near_own_large)
-                own[seat] |= around
-                near_own_large = tuple(own)
-            elif not near_other[seat] & bit:
-                raise IllegalMove(
-                    "illegal_move",
-                    f"a small must be placed near a small or large of another colour "
-                    f"({move.cell} is not)",
-                )
-            # The other colours may now put a small around it.
-            other = [mask | around for mask in near_other]
-            other[seat] = near_other[seat]
-            near_other = tuple(other)
-        pieces = list(state.pieces)
-        pieces[k] |= bit
-        stash_list = list(stash)
-        stash_list[k] -= 1
-        stash = tuple(stash_list)
-        free ^= bit
-        resigned = state.resigned
-        to_move = _next_to_place(free, stash, near_own_large, near_other, resigned, seat + 1)
-        after = State(
-            state.side,
-            state.parks,
-            0,
-            tuple(pieces),
-            stash,
-            resigned,
-            state.private_parks,
-            to_move,
-            free,
-            near_own_large,
-            near_other,
-        )
-        return _ended(after) if to_move == OVER else after
+        if size == LARGE and _lane(state.near_own_large, seat) & bit:
+            raise IllegalMove(
+                "illegal_move",
+                f"a large may not be placed near another large of your colour ({move.cell})",
+            )
+        if size == SMALL and not _lane(state.near_other, seat) & bit:
+            raise IllegalMove(
+                "illegal_move",
+                f"a small must be placed near a small or large of another colour "
+                f"({move.cell} is not)",
+            )
+        return _placed(state, seat, size, index)
 
     def _park(self, state: State, seat: int, move: Park) -> State:
         if not state.parks_left:
@@ -719,13 +806,21 @@ class Subdivision(Game[State, Move]):
         free = state.free & ~bit
         parks_left = state.parks_left - 1
         if parks_left:
-            to_move = _next_playing(state.players, state.resigned, seat)
+            to_move, legal = _next_playing(state.players, state.resigned, seat), _NO_PLACES
         else:
             # Turn order starts again from seat 0 for the pyramids.
-            to_move = _next_to_place(
-                free, state.stash, state.near_own_large, state.near_other, state.resigned, 0
+            to_move, legal = _turn(
+                free,
+                state.stash,
+                state.near_own_large,
+                state.near_other,
+                state.resigned,
+                state.players,
+                0,
             )
-        after = state._replace(parks=parks, parks_left=parks_left, to_move=to_move, free=free)
+        after = state._replace(
+            parks=parks, parks_left=parks_left, to_move=to_move, legal=legal, free=free
+        )
         return _ended(after) if to_move == OVER else after
 
     def _resign(self, state: State, seat: int) -> State:
@@ -734,16 +829,22 @@ class Subdivision(Game[State, Move]):
         if state.resigned >> seat & 1:
             raise IllegalMove("illegal_move", "you have already left this game")
         resigned = state.resigned | 1 << seat
-        to_move = state.to_move
+        to_move, legal = state.to_move, state.legal
         if (~resigned & ((1 << state.players) - 1)).bit_count() == 1:
-            to_move = OVER
+            to_move, legal = OVER, _NO_PLACES
         elif seat == to_move and state.parks_left:
             to_move = _next_playing(state.players, resigned, seat)
         elif seat == to_move:
-            to_move = _next_to_place(
-                state.free, state.stash, state.near_own_large, state.near_other, resigned, seat + 1
+            to_move, legal = _turn(
+                state.free,
+                state.stash,
+                state.near_own_large,
+                state.near_other,
+                resigned,
+                state.players,
+                seat + 1,
             )
-        after = state._replace(resigned=resigned, to_move=to_move)
+        after = state._replace(resigned=resigned, to_move=to_move, legal=legal)
         return _ended(after) if to_move == OVER else after
 
     def resigned(self, state: State) -> frozenset[int]:
@@ -800,9 +901,7 @@ class Subdivision(Game[State, Move]):
         """Each placement's path: its cell, and its size where more than one fits there."""
         board = _BOARDS[state.side]
         fitting: dict[str, list[int]] = {}
-        for size, mask in zip(
-            (LARGE, MEDIUM, SMALL), reversed(_legal_masks(state, seat)), strict=True
-        ):
+        for size, mask in zip((LARGE, MEDIUM, SMALL), reversed(state.legal), strict=True):
             for cell in board.cell_list(mask):
                 fitting.setdefault(cell, []).append(size)
         paths: list[tuple[Sequence[Choice], Move]] = []
@@ -893,7 +992,7 @@ class Subdivision(Game[State, Move]):
     def state_to_json(self, state: State) -> JSON:
         board = _BOARDS[state.side]
         found = {}
-        for k, mask in enumerate(state.pieces):
+        for k, mask in enumerate(_kinds(state)):
             while mask:
                 low = mask & -mask
                 found[low.bit_length() - 1] = {"seat": k // 3, "size": k % 3 + 1}
@@ -904,7 +1003,10 @@ class Subdivision(Game[State, Move]):
             "parks": board.cell_list(state.parks),
             "parks_to_place": state.parks_left,
             "pieces": {board.names[index]: found[index] for index in sorted(found)},
-            "stash": [list(stash[seat * 3 : seat * 3 + 3]) for seat in range(state.players)],
+            "stash": [
+                [_count(stash, seat * 3 + size) for size in range(3)]
+                for seat in range(state.players)
+            ],
             "resigned": [seat for seat in range(state.players) if state.resigned >> seat & 1],
             "private_parks": state.private_parks,
             "to_move": None if state.to_move == OVER else state.to_move,
@@ -914,25 +1016,38 @@ class Subdivision(Game[State, Move]):
         side = data["size"]
         board = _BOARDS[side]
         players = len(data["stash"])
-        pieces = [0] * (players * 3)
+        pieces = 0
         for cell, piece in data["pieces"].items():
-            pieces[piece["seat"] * 3 + piece["size"] - 1] |= 1 << board.index[cell]
-        pieces_t = tuple(pieces)
+            k = piece["seat"] * 3 + piece["size"] - 1
+            pieces |= 1 << board.index[cell] << k * _LANE
         parks = board.mask_of(data["parks"])
-        free, near_own_large, near_other = _derived(side, players, parks, pieces_t)
+        free, near_own_large, near_other = _derived(side, players, parks, pieces)
         to_move = data["to_move"]
+        stash = sum(
+            count << (seat * 3 + size) * _COUNT
+            for seat, counts in enumerate(data["stash"])
+            for size, count in enumerate(counts)
+        )
+        parks_left = data["parks_to_place"]
+        legal = (
+            _NO_PLACES
+            if parks_left or to_move is None
+            else _placements(free, stash, near_own_large, near_other, to_move)
+        )
         state = State(
-            side,
-            parks,
-            data["parks_to_place"],
-            pieces_t,
-            tuple(count for seat_stash in data["stash"] for count in seat_stash),
-            sum(1 << seat for seat in data["resigned"]),
-            data["private_parks"],
-            OVER if to_move is None else to_move,
-            free,
-            near_own_large,
-            near_other,
+            side=side,
+            players=players,
+            parks=parks,
+            parks_left=parks_left,
+            resigned=sum(1 << seat for seat in data["resigned"]),
+            private_parks=data["private_parks"],
+            pieces=pieces,
+            stash=stash,
+            to_move=OVER if to_move is None else to_move,
+            legal=legal,
+            free=free,
+            near_own_large=near_own_large,
+            near_other=near_other,
         )
         return state if to_move is not None else _ended(state)
 

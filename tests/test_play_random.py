@@ -1,0 +1,46 @@
+"""`Game.play_random` is `random_move` then `play`, whatever a game does to be cheaper.
+
+Playouts (`referee.playout.steps`, the bots' searches) call it, so a game
+that overrides it must draw the same numbers, make the same move, reach the
+same state and refuse the same seats as the two calls it stands for.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from referee import games
+from referee.engine import IllegalMove
+from referee.games import AnyGame
+from referee.playout import steps
+from referee.rng import Rng
+
+CASES = [(game, players) for game in games.all_games() for players in game.players]
+IDS = [f"{game.name}-{players}p" for game, players in CASES]
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_play_random_is_random_move_then_play(game: AnyGame, players: int) -> None:
+    options = game.load_options({}, players)
+    for played in steps(game, players, options, "play-random", Rng("chooser")):
+        state = played.state
+        for seat in sorted(game.actors(state)):
+            drawn, again = Rng(f"{played.seat}:{seat}"), Rng(f"{played.seat}:{seat}")
+            move, after = game.play_random(state, seat, drawn)
+            expected = game.random_move(state, seat, again)
+            assert move == expected
+            assert game.state_to_json(after) == game.state_to_json(game.play(state, seat, move))
+            assert drawn.word() == again.word()
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_play_random_refuses_like_random_move(game: AnyGame, players: int) -> None:
+    options = game.load_options({}, players)
+    played = list(steps(game, players, options, "refusals", Rng("chooser")))
+    for state in (played[0].state, played[-1].state):
+        for seat in set(range(players)) - game.actors(state):
+            with pytest.raises(IllegalMove) as refused:
+                game.play_random(state, seat, Rng("x"))
+            with pytest.raises(IllegalMove) as expected:
+                game.random_move(state, seat, Rng("x"))
+            assert refused.value.code == expected.value.code
