@@ -20,12 +20,15 @@ from referee.rng import QuickRng, Rng
 from referee.settings import Settings
 
 # CPU seconds of `_workload` on the machine the games' rates were measured on
-# (`python -m bench.bots --calibrate` prints both): re-measure them together.
-REFERENCE_SECONDS = 0.100
+# (pace 1): where those rates put a `strong` move at 2 s between 1.1 and 1.3 s
+# of CPU at p50 (2026-11-26). Inferred on 2026-11-27 from a slower, noisier
+# machine that ran the workload in 0.065-0.12 s and the same moves 1.7-2x
+# slower; `python -m bench.bots --calibrate` prints a machine's figure.
+REFERENCE_SECONDS = 0.030
 # A pace outside these bounds is a measurement gone wrong, not a machine.
 SLOWEST, FASTEST = 0.1, 10.0
 _STEPS = 60_000
-_RUNS = 3
+_RUNS = 7
 
 
 def _workload() -> int:
@@ -43,7 +46,8 @@ def _workload() -> int:
 
 
 def workload_seconds() -> float:
-    """The fewest CPU seconds of a few runs of the workload: the least disturbed one."""
+    """The fewest CPU seconds of a few runs of the workload: the least disturbed
+    one (a shared host slows whole stretches of a second down, by up to half)."""
     best = float("inf")
     for _ in range(_RUNS):
         started = time.process_time()
