@@ -34,9 +34,10 @@ from dataclasses import dataclass
 
 from bench.games import playouts_per_second
 from referee import bots, games
+from referee.pace import paced
 from referee.replay import forced_moves, new_state
 from referee.rng import Rng
-from referee.service.bot_pace import REFERENCE_SECONDS, measured_pace, paced, workload_seconds
+from referee.service.bot_pace import REFERENCE_SECONDS, measured_pace, workload_seconds
 
 # (game, players, the measured bot's level, its opponents' level, the goal's win rate)
 PAIRINGS = (

@@ -167,8 +167,8 @@ def suggest(file: Path, seat: int, level: str | None, at: int | None) -> None:
     played.
     """
     from referee import bots
+    from referee.pace import paced
     from referee.playout import bot_rng
-    from referee.service.bot_pace import paced
 
     record = _read(file)
     header = record.header

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from referee import pace
+
 JSON = dict[str, Any]
 
 
@@ -266,8 +268,8 @@ def _bot_pace(line: int, data: JSON) -> float | None:
     found = _field(line, data, "bot_pace", (int, float), optional=True)
     if found is None:
         return None
-    if isinstance(found, bool) or not 0.1 <= found <= 10:
-        raise RecordError(line, "field 'bot_pace' must be a number from 0.1 to 10")
+    if isinstance(found, bool) or not pace.is_pace(found):
+        raise RecordError(line, f"field 'bot_pace' must be a number {pace.BOUNDS_TEXT}")
     return float(found)
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 from limits import parse
 
+from referee import pace
+
 DEFAULT_DATABASE_URL = "sqlite:///referee.sqlite3"
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 
@@ -170,8 +172,8 @@ class Settings:
             raise BadSetting("REFEREE_MAIL_BOUNCES must be at least 1")
         if not 0 < self.bot_seconds <= 60:
             raise BadSetting("REFEREE_BOT_SECONDS lies above 0 and at most 60")
-        if self.bot_pace is not None and not 0.1 <= self.bot_pace <= 10:
-            raise BadSetting("REFEREE_BOT_PACE lies from 0.1 to 10")
+        if self.bot_pace is not None and not pace.is_pace(self.bot_pace):
+            raise BadSetting(f"REFEREE_BOT_PACE lies {pace.BOUNDS_TEXT}")
 
     @property
     def delivery_queue(self) -> str:

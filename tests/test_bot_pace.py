@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.pace import FASTEST, SLOWEST, paced
 from referee.service import Referee
-from referee.service.bot_pace import FASTEST, SLOWEST, current_pace, measured_pace, paced
+from referee.service.bot_pace import current_pace, measured_pace
 from referee.service.creating import NewGame, Player, create_game
 from referee.settings import BadSetting, Settings
 from referee.store.tables import Game
@@ -28,6 +29,11 @@ def test_a_set_pace_wins_over_the_measured_one() -> None:
 def test_a_budget_counts_the_pace_games_from_before_paces_count_as_one() -> None:
     assert paced(2.0, 1.5) == 3.0
     assert paced(2.0, None) == 2.0
+
+
+@pytest.mark.parametrize("pace", [SLOWEST, FASTEST])
+def test_the_bounds_themselves_are_paces(pace: float) -> None:
+    assert Settings.from_environ({"REFEREE_BOT_PACE": str(pace)}).bot_pace == pace
 
 
 @pytest.mark.parametrize("text", ["0", "0.05", "11", "fast"])

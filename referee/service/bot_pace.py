@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import time
 
+from referee.pace import FASTEST, SLOWEST
 from referee.rng import QuickRng, Rng
 from referee.settings import Settings
 
@@ -25,8 +26,6 @@ from referee.settings import Settings
 # machine that ran the workload in 0.065-0.12 s and the same moves 1.7-2x
 # slower; `python -m bench.bots --calibrate` prints a machine's figure.
 REFERENCE_SECONDS = 0.030
-# A pace outside these bounds is a measurement gone wrong, not a machine.
-SLOWEST, FASTEST = 0.1, 10.0
 _STEPS = 60_000
 _RUNS = 7
 
@@ -61,12 +60,6 @@ def measured_pace() -> float:
     """This process's pace, two significant figures, within `SLOWEST`..`FASTEST`."""
     spent = max(workload_seconds(), 1e-6)
     return min(FASTEST, max(SLOWEST, float(f"{REFERENCE_SECONDS / spent:.2g}")))
-
-
-def paced(seconds: float, pace: float | None) -> float:
-    """A budget of `seconds` at `pace` (games from before paces count as 1), in
-    seconds at pace 1: what the bots' `iterations_per_second` are rated for."""
-    return seconds * (pace or 1.0)
 
 
 def current_pace(settings: Settings) -> float:

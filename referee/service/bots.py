@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 from referee import bots
 from referee.engine import IllegalMove
 from referee.games import AnyGame
+from referee.pace import paced
 from referee.playout import bot_rng
 from referee.rng import Rng
-from referee.service.bot_pace import paced
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.store import bots as bot_seats
