@@ -618,15 +618,14 @@ def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
     ]
 
 
-def _nth_pick_option(
-    reach: tuple[tuple[int, int], ...], n: int
-) -> tuple[int, int, tuple[int, ...]]:
-    """`_pick_options(state)[n]`, from `_reach(state)`, without listing the others."""
+def _nth_pick_option(reach: tuple[tuple[int, int], ...], n: int) -> tuple[int, int, int]:
+    """The artist and circle of `_pick_options(state)[n]`, and the stacks (bits) it
+    collects from, from `_reach(state)` without listing the others."""
     for artist, (takes, circles) in enumerate(reach, 1):
         listed = _CIRCLES_IN[circles]
         if n < len(listed):
             circle = listed[n]
-            return artist, circle, _DIRECTIONS_OF[circle - 1][takes & _AROUND[circle - 1]]
+            return artist, circle, takes & _AROUND[circle - 1]
         n -= len(listed)
     raise IndexError("pick option out of range")
 
@@ -675,7 +674,7 @@ def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[l
 Scored = tuple[tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...], tuple[int, ...], int, bool]
 
 
-def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> Scored:
+def _tops_removed(state: State, seat: int, spaces: Sequence[int], points: int) -> Scored:
     """What changes when the top of each listed tower goes onto the mandala, in order,
     and the points are scored with the bonuses covered: the boards, the scores, the
     mandala, the stones set aside and whether the end is triggered."""
@@ -699,6 +698,8 @@ def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> Sc
     scores[seat] += points
     return tuple(boards), tuple(scores), tuple(mandala), set_aside, triggered
 
+
+_SCORE_COLOURS = tuple(ScoreColour(colour) for colour in COLOURS)
 
 # What `_reach` would be if no artist could collect anything: a full board's.
 _NO_REACH = ((0, 0),) * ARTISTS
@@ -801,6 +802,56 @@ def _advance(
     after.showing = showing
     after.reach = reach
     return after if _can_act(after, seat) else _finish(after)  # `_begin`, written out
+
+
+def _picked(
+    state: State,
+    seat: int,
+    artist: int,
+    circle: int,
+    found: int,
+    taken: tuple[int, ...],
+    space: int,
+) -> State:
+    """The state after a legal pick: `artist` moves to `circle` and collects the tops of
+    the stacks `found` (bits), taken in the order `taken`, into the seat's tower `space`."""
+    stacks = list(state.stacks)
+    # The stones taken all show the artist's pattern; the stones under them show theirs.
+    stars, circles = _showing(state)
+    showing = [stars & ~found, circles & ~found]
+    tower = []
+    for index in taken:
+        stack = stacks[index]
+        tower.append(stack[-1])
+        stacks[index] = rest = stack[:-1]
+        if rest:
+            showing[rest[-1] & 1] |= _STACK_BIT[index]
+    artists = list(state.artists)
+    artists[artist - 1] = circle
+    new_towers = list(state.boards[seat])
+    new_towers[space - 1] = tuple(tower)
+    boards = list(state.boards)
+    boards[seat] = tuple(new_towers)
+    return _advance(
+        state,
+        tuple(stacks),
+        tuple(artists),
+        tuple(boards),
+        state.scores,
+        state.mandala,
+        state.set_aside,
+        state.end_triggered,
+        (showing[0], showing[1]),
+        None,
+    )
+
+
+def _scored(state: State, seat: int, spaces: Sequence[int], points: int) -> State:
+    """The state after a legal scoring of the tops of `spaces`, in order, for `points`
+    before the mandala's bonuses."""
+    scored = _tops_removed(state, seat, spaces, points)
+    # A scoring leaves the stacks and the artists, so the picks, as they were.
+    return _advance(state, state.stacks, state.artists, *scored, state.showing, state.reach)
 
 
 def _begin(state: State) -> State:
@@ -1116,20 +1167,34 @@ class MandalaStones(Game[State, Move]):
         return moves
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
+        move, _ = self.play_random(state, seat, rng)
+        return move
+
+    def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
+        """A random move, played as it is drawn (it is legal: the checks of `play` are
+        skipped). Each pick (artist, circle), each colour and "some tops" weigh the same,
+        so that playouts mix picking and scoring."""
+        if state.objective_points is not None or seat != state.current:
+            return super().play_random(state, seat, rng)  # refused as `random_move` refuses
         towers = state.boards[seat]
         empty, built, colours = _board_summary(towers)
         reach = _reach(state) if empty else _NO_REACH
         picks = _pick_count(reach)
-        # Each pick (artist, circle), each colour and "some tops" weigh the same,
-        # so that playouts mix picking and scoring.
         choice = rng.below(picks + len(colours) + (1 if built else 0))
         if choice < picks:
             artist, circle, found = _nth_pick_option(reach, choice)
-            return _PICKS[artist - 1][circle - 1][rng.choice(found)][rng.choice(empty) - 1]
+            directions = _DIRECTIONS_OF[circle - 1][found]
+            direction = directions[rng.below(len(directions))]
+            space = empty[rng.below(len(empty))]
+            taken = _TAKING[circle - 1][found][DIRECTIONS[direction]]
+            move = _PICKS[artist - 1][circle - 1][direction][space - 1]
+            return move, _picked(state, seat, artist, circle, found, taken, space)
         choice -= picks
         if choice < len(colours):
-            return ScoreColour(COLOURS[colours[choice]])
-        return ScoreTops(tuple(rng.shuffled(built)[: 1 + rng.below(len(built))]))
+            colour = colours[choice]
+            return _SCORE_COLOURS[colour], _scored(state, seat, *_colour_scoring(towers, colour))
+        spaces = rng.shuffled(built)[: 1 + rng.below(len(built))]
+        return ScoreTops(tuple(spaces)), _scored(state, seat, spaces, len(spaces))
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pick):
@@ -1180,35 +1245,7 @@ class MandalaStones(Game[State, Move]):
         taken = _TAKING[circle - 1][found].get(move.first)
         if taken is None:
             raise _first_refusal(move, found)
-        stacks = list(state.stacks)
-        # The stones taken all show the artist's pattern; the stones under them show theirs.
-        stars, circles = _showing(state)
-        showing = [stars & ~found, circles & ~found]
-        tower = []
-        for index in taken:
-            stack = stacks[index]
-            tower.append(stack[-1])
-            stacks[index] = rest = stack[:-1]
-            if rest:
-                showing[rest[-1] & 1] |= _STACK_BIT[index]
-        artists = list(state.artists)
-        artists[artist - 1] = circle
-        new_towers = list(towers)
-        new_towers[move.space - 1] = tuple(tower)
-        boards = list(state.boards)
-        boards[seat] = tuple(new_towers)
-        return _advance(
-            state,
-            tuple(stacks),
-            tuple(artists),
-            tuple(boards),
-            state.scores,
-            state.mandala,
-            state.set_aside,
-            state.end_triggered,
-            (showing[0], showing[1]),
-            None,
-        )
+        return _picked(state, seat, artist, circle, found, taken, move.space)
 
     def _score_colour(self, state: State, seat: int, move: ScoreColour) -> State:
         towers = state.boards[seat]
@@ -1220,10 +1257,7 @@ class MandalaStones(Game[State, Move]):
                 f"{move.colour} is on top of {on_top} of your towers; scoring a colour needs "
                 "at least 2",
             )
-        spaces, points = _colour_scoring(towers, colour)
-        # A scoring leaves the stacks and the artists, so the picks, as they were.
-        scored = _tops_removed(state, seat, spaces, points)
-        return _advance(state, state.stacks, state.artists, *scored, state.showing, state.reach)
+        return _scored(state, seat, *_colour_scoring(towers, colour))
 
     def _score_tops(self, state: State, seat: int, move: ScoreTops) -> State:
         towers = state.boards[seat]
@@ -1234,8 +1268,7 @@ class MandalaStones(Game[State, Move]):
         for space in move.spaces:
             if not towers[space - 1]:
                 raise IllegalMove("illegal_move", f"your tower space {space} is empty")
-        scored = _tops_removed(state, seat, list(move.spaces), len(move.spaces))
-        return _advance(state, state.stacks, state.artists, *scored, state.showing, state.reach)
+        return _scored(state, seat, move.spaces, len(move.spaces))
 
     def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
         """A pick: an artist, its circle, the first stone, the tower's space. A colour
