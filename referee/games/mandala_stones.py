@@ -522,20 +522,38 @@ _TOUCHING = tuple(
     sum(bit for bit, around in zip(_CIRCLE_BIT, CIRCLE_STACKS, strict=True) if stack in around)
     for stack in range(len(STACK_CELLS))
 )
-# The circles that a set of stacks touches, read a byte of the set at a time:
-# `_TOUCHED_BY_BYTE[k][byte]` for the stacks 8k to 8k + 7 whose bits `byte` sets.
-_TOUCHED_BY_BYTE = tuple(
+# The circles that a set of stacks touches, read half the set at a time:
+# `_TOUCHED_BY_HALF[k][half]` for the stacks 12k to 12k + 11 whose bits `half` sets.
+_TOUCHED_BY_HALF = tuple(
     tuple(
-        functools.reduce(operator.or_, (_TOUCHING[8 * k + i] for i in range(8) if byte >> i & 1), 0)
-        for byte in range(256)
+        functools.reduce(
+            operator.or_, (_TOUCHING[12 * k + i] for i in range(12) if half >> i & 1), 0
+        )
+        for half in range(1 << 12)
     )
-    for k in range(len(STACK_CELLS) // 8)
+    for k in range(2)
 )
 # Per set of circles (bits): the circles, in order.
 _CIRCLES_IN = tuple(
     tuple(circle for circle in range(1, len(CIRCLE_STACKS) + 1) if circles >> circle - 1 & 1)
     for circles in range(1 << len(CIRCLE_STACKS))
 )
+# Per placing of the artists (the circles of A1-A4): the circles free for an artist to
+# move to, and per artist the stacks it may take from (those touching no circle holding
+# another artist).
+_LAYOUTS = {
+    artists: (
+        _ALL_CIRCLES & ~sum(_CIRCLE_BIT[circle - 1] for circle in artists),
+        *(
+            ~functools.reduce(
+                operator.or_,
+                (_AROUND[circle - 1] for other, circle in enumerate(artists) if other != artist),
+            )
+            for artist in range(ARTISTS)
+        ),
+    )
+    for artists in itertools.permutations(range(1, len(CIRCLE_STACKS) + 1), ARTISTS)
+}
 # Every non-empty set of directions, each in order.
 _DIRECTION_SETS = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(1, 16))
 # Per circle: the directions (0-3, in order) of each set of the stacks around it.
@@ -589,21 +607,15 @@ def _reach(state: State) -> tuple[tuple[int, int], ...]:
     reach = state.reach
     if reach is None:
         stars, circles = _showing(state)
-        c1, c2, c3, c4 = state.artists
-        a1, a2, a3, a4 = _AROUND[c1 - 1], _AROUND[c2 - 1], _AROUND[c3 - 1], _AROUND[c4 - 1]
-        bits = _CIRCLE_BIT
-        free = _ALL_CIRCLES & ~(bits[c1 - 1] | bits[c2 - 1] | bits[c3 - 1] | bits[c4 - 1])
+        free, open1, open2, open3, open4 = _LAYOUTS[state.artists]
         # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
-        t1 = stars & ~(a2 | a3 | a4)
-        t2 = stars & ~(a1 | a3 | a4)
-        t3 = circles & ~(a1 | a2 | a4)
-        t4 = circles & ~(a1 | a2 | a3)
-        low, middle, high = _TOUCHED_BY_BYTE
+        t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
+        low, high = _TOUCHED_BY_HALF
         reach = state.reach = (
-            (t1, (low[t1 & 255] | middle[t1 >> 8 & 255] | high[t1 >> 16]) & free),
-            (t2, (low[t2 & 255] | middle[t2 >> 8 & 255] | high[t2 >> 16]) & free),
-            (t3, (low[t3 & 255] | middle[t3 >> 8 & 255] | high[t3 >> 16]) & free),
-            (t4, (low[t4 & 255] | middle[t4 >> 8 & 255] | high[t4 >> 16]) & free),
+            (t1, (low[t1 & 4095] | high[t1 >> 12]) & free),
+            (t2, (low[t2 & 4095] | high[t2 >> 12]) & free),
+            (t3, (low[t3 & 4095] | high[t3 >> 12]) & free),
+            (t4, (low[t4 & 4095] | high[t4 >> 12]) & free),
         )
     return reach
 
