@@ -655,7 +655,7 @@ def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
 # its built ones and the colours it may score (on top of two towers or more). A playout
 # asks at every move.
 _SUMMARIES = {
-    bytes(tops): (
+    tops: (
         tuple(space for space, top in enumerate(tops, 1) if top == 4),
         tuple(space for space, top in enumerate(tops, 1) if top < 4),
         tuple(colour for colour in range(4) if tops.count(colour) >= 2),
@@ -668,7 +668,17 @@ def _board_summary(
     towers: tuple[tuple[int, ...], ...],
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """The board's empty spaces, its built ones and the colours (0-3) it may score."""
-    return _SUMMARIES[bytes([tower[-1] >> 1 if tower else 4 for tower in towers])]
+    # Written out for the 5 spaces: a playout asks at every move.
+    t1, t2, t3, t4, t5 = towers
+    return _SUMMARIES[
+        (
+            t1[-1] >> 1 if t1 else 4,
+            t2[-1] >> 1 if t2 else 4,
+            t3[-1] >> 1 if t3 else 4,
+            t4[-1] >> 1 if t4 else 4,
+            t5[-1] >> 1 if t5 else 4,
+        )
+    ]
 
 
 def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[list[int], int]:
@@ -793,7 +803,12 @@ def _advance(
     triggered after the move (a scoring may trigger it). `showing` and `reach`
     are the new state's derived fields where the move knows them, else None.
     """
-    seat = _next_seat(state, triggered)
+    if state.resigned:
+        seat = _next_seat(state, triggered)
+    else:  # `_next_seat` where every seat plays on, written out
+        seat = (state.current + 1) % len(scores)
+        if triggered and seat == state.first_player:
+            seat = None
     after = State(
         state.setup,
         stacks,
@@ -813,7 +828,8 @@ def _advance(
         return _finish(after)
     after.showing = showing
     after.reach = reach
-    return after if _can_act(after, seat) else _finish(after)  # `_begin`, written out
+    # `_begin`, written out: a seat that has a tower can always score.
+    return after if any(boards[seat]) or _pick_count(_reach(after)) else _finish(after)
 
 
 def _picked(
