@@ -180,7 +180,7 @@ class State:
     showing: tuple[int, int] | None = dataclasses.field(
         default=None, init=False, compare=False, repr=False
     )
-    reach: tuple[tuple[int, int], ...] | None = dataclasses.field(
+    reach: tuple[tuple[int, ...], int] | None = dataclasses.field(
         default=None, init=False, compare=False, repr=False
     )
 
@@ -538,12 +538,15 @@ _CIRCLES_IN = tuple(
     tuple(circle for circle in range(1, len(CIRCLE_STACKS) + 1) if circles >> circle - 1 & 1)
     for circles in range(1 << len(CIRCLE_STACKS))
 )
-# Per placing of the artists (the circles of A1-A4): the circles free for an artist to
-# move to, and per artist the stacks it may take from (those touching no circle holding
-# another artist).
+# A pick's artist and circle as a bit: `9 * (artist - 1) + circle - 1`.
+_CIRCLES = len(CIRCLE_STACKS)
+_ONE_CIRCLE_EACH = sum(1 << _CIRCLES * artist for artist in range(ARTISTS))
+# Per placing of the artists (the circles of A1-A4): the picks to circles free for
+# their artist to move to, and per artist the stacks it may take from (those touching
+# no circle holding another artist).
 _LAYOUTS = {
     artists: (
-        _ALL_CIRCLES & ~sum(_CIRCLE_BIT[circle - 1] for circle in artists),
+        (_ALL_CIRCLES & ~sum(_CIRCLE_BIT[circle - 1] for circle in artists)) * _ONE_CIRCLE_EACH,
         *(
             ~functools.reduce(
                 operator.or_,
@@ -596,9 +599,10 @@ def _showing(state: State) -> tuple[int, int]:
     return showing
 
 
-def _reach(state: State) -> tuple[tuple[int, int], ...]:
-    """Per artist A1-A4: the stacks whose tops it may take, and the free circles where
-    it would collect one or more of them.
+def _reach(state: State) -> tuple[tuple[int, ...], int]:
+    """Per artist A1-A4, the stacks whose tops it may take; and the picks (bits: artist
+    and circle, `_ONE_CIRCLE_EACH`) to free circles where it would collect one or more
+    of them.
 
     The same as asking `collectable` for every artist and free circle: an
     artist takes the tops showing its pattern from the stacks around its new
@@ -612,10 +616,15 @@ def _reach(state: State) -> tuple[tuple[int, int], ...]:
         t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
         low, high = _TOUCHED_BY_HALF
         reach = state.reach = (
-            (t1, (low[t1 & 4095] | high[t1 >> 12]) & free),
-            (t2, (low[t2 & 4095] | high[t2 >> 12]) & free),
-            (t3, (low[t3 & 4095] | high[t3 >> 12]) & free),
-            (t4, (low[t4 & 4095] | high[t4 >> 12]) & free),
+            (t1, t2, t3, t4),
+            (
+                low[t1 & 4095]
+                | high[t1 >> 12]
+                | (low[t2 & 4095] | high[t2 >> 12]) << 9
+                | (low[t3 & 4095] | high[t3 >> 12]) << 18
+                | (low[t4 & 4095] | high[t4 >> 12]) << 27
+            )
+            & free,
         )
     return reach
 
@@ -623,23 +632,25 @@ def _reach(state: State) -> tuple[tuple[int, int], ...]:
 def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
     """Every (artist, circle, collectable directions) with something to collect, by
     artist then circle."""
+    takes, picks = _reach(state)
     return [
-        (artist, circle, _DIRECTIONS_OF[circle - 1][takes & _AROUND[circle - 1]])
-        for artist, (takes, circles) in enumerate(_reach(state), 1)
-        for circle in _CIRCLES_IN[circles]
+        (artist, circle, _DIRECTIONS_OF[circle - 1][takes[artist - 1] & _AROUND[circle - 1]])
+        for artist in range(1, ARTISTS + 1)
+        for circle in _CIRCLES_IN[picks >> _CIRCLES * (artist - 1) & _ALL_CIRCLES]
     ]
 
 
-def _nth_pick_option(reach: tuple[tuple[int, int], ...], n: int) -> tuple[int, int, int]:
-    """The artist and circle of `_pick_options(state)[n]`, and the stacks (bits) it
-    collects from, from `_reach(state)` without listing the others."""
-    for artist, (takes, circles) in enumerate(reach, 1):
-        listed = _CIRCLES_IN[circles]
-        if n < len(listed):
-            circle = listed[n]
-            return artist, circle, takes & _AROUND[circle - 1]
-        n -= len(listed)
-    raise IndexError("pick option out of range")
+def _nth_pick(picks: int, n: int) -> tuple[int, int]:
+    """The artist and circle of `_pick_options(state)[n]`, from the picks of
+    `_reach(state)` without listing the others."""
+    artist = 1
+    while True:
+        circles = _CIRCLES_IN[picks & _ALL_CIRCLES]
+        if n < len(circles):
+            return artist, circles[n]
+        n -= len(circles)
+        picks >>= _CIRCLES
+        artist += 1
 
 
 def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
@@ -722,20 +733,12 @@ def _tops_removed(state: State, seat: int, spaces: Sequence[int], points: int) -
 
 
 _SCORE_COLOURS = tuple(ScoreColour(colour) for colour in COLOURS)
-
-# What `_reach` would be if no artist could collect anything: a full board's.
-_NO_REACH = ((0, 0),) * ARTISTS
-
-
-def _pick_count(reach: tuple[tuple[int, int], ...]) -> int:
-    """`len(_pick_options(state))`, from `_reach(state)`, without listing them."""
-    (_, a1), (_, a2), (_, a3), (_, a4) = reach
-    return a1.bit_count() + a2.bit_count() + a3.bit_count() + a4.bit_count()
+_NO_PICKS: tuple[tuple[int, ...], int] = ((), 0)
 
 
 def _can_act(state: State, seat: int) -> bool:
     # An empty board has every space free, so any pick would do.
-    return any(state.boards[seat]) or _pick_count(_reach(state)) > 0
+    return any(state.boards[seat]) or _reach(state)[1] != 0
 
 
 # -- turn order ---------------------------------------------------------------
@@ -794,7 +797,7 @@ def _advance(
     set_aside: int,
     triggered: bool,
     showing: tuple[int, int] | None,
-    reach: tuple[tuple[int, int], ...] | None,
+    reach: tuple[tuple[int, ...], int] | None,
 ) -> State:
     """`state` with a pick's or a scoring's new fields, and the turn handed on from
     `state.current`, ending the game where due.
@@ -829,7 +832,7 @@ def _advance(
     after.showing = showing
     after.reach = reach
     # `_begin`, written out: a seat that has a tower can always score.
-    return after if any(boards[seat]) or _pick_count(_reach(after)) else _finish(after)
+    return after if any(boards[seat]) or _reach(after)[1] else _finish(after)
 
 
 def _picked(
@@ -1206,11 +1209,13 @@ class MandalaStones(Game[State, Move]):
             return super().play_random(state, seat, rng)  # refused as `random_move` refuses
         towers = state.boards[seat]
         empty, built, colours = _board_summary(towers)
-        reach = _reach(state) if empty else _NO_REACH
-        picks = _pick_count(reach)
+        # A full board can pick nothing.
+        takes, options = _reach(state) if empty else _NO_PICKS
+        picks = options.bit_count()
         choice = rng.below(picks + len(colours) + (1 if built else 0))
         if choice < picks:
-            artist, circle, found = _nth_pick_option(reach, choice)
+            artist, circle = _nth_pick(options, choice)
+            found = takes[artist - 1] & _AROUND[circle - 1]
             directions = _DIRECTIONS_OF[circle - 1][found]
             direction = directions[rng.below(len(directions))]
             space = empty[rng.below(len(empty))]
@@ -1262,7 +1267,7 @@ class MandalaStones(Game[State, Move]):
         artist, circle = move.artist, move.circle
         if circle in state.artists:
             raise _circle_refusal(state, move)
-        found = _reach(state)[artist - 1][0] & _AROUND[circle - 1]
+        found = _reach(state)[0][artist - 1] & _AROUND[circle - 1]
         if not found:
             shows = "star" if _ARTIST_PATTERN[artist - 1] == 0 else "circle"
             raise IllegalMove(
