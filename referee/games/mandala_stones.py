@@ -576,6 +576,15 @@ _TAKING = tuple(
     }
     for around, by_set in zip(CIRCLE_STACKS, _DIRECTIONS_OF, strict=True)
 )
+# The same, as a choice to draw from: per circle and set of its stacks collected, each
+# first direction (0-3, in order) with the stacks taken from.
+_FIRSTS = tuple(
+    {
+        found: tuple((direction, taking[found][DIRECTIONS[direction]]) for direction in directions)
+        for found, directions in by_set.items()
+    }
+    for taking, by_set in zip(_TAKING, _DIRECTIONS_OF, strict=True)
+)
 
 
 # Per pattern: the table turning a stack's top (a stone, or 8 for an empty stack) into
@@ -848,7 +857,7 @@ def _picked(
     the stacks `found` (bits), taken in the order `taken`, into the seat's tower `space`."""
     stacks = list(state.stacks)
     # The stones taken all show the artist's pattern; the stones under them show theirs.
-    stars, circles = _showing(state)
+    stars, circles = state.showing or _showing(state)
     showing = [stars & ~found, circles & ~found]
     tower = []
     for index in taken:
@@ -1216,10 +1225,9 @@ class MandalaStones(Game[State, Move]):
         if choice < picks:
             artist, circle = _nth_pick(options, choice)
             found = takes[artist - 1] & _AROUND[circle - 1]
-            directions = _DIRECTIONS_OF[circle - 1][found]
-            direction = directions[rng.below(len(directions))]
+            firsts = _FIRSTS[circle - 1][found]
+            direction, taken = firsts[rng.below(len(firsts))]
             space = empty[rng.below(len(empty))]
-            taken = _TAKING[circle - 1][found][DIRECTIONS[direction]]
             move = _PICKS[artist - 1][circle - 1][direction][space - 1]
             return move, _picked(state, seat, artist, circle, found, taken, space)
         choice -= picks
