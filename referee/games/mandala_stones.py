@@ -619,7 +619,7 @@ def _reach(state: State) -> tuple[tuple[int, ...], int]:
     """
     reach = state.reach
     if reach is None:
-        stars, circles = _showing(state)
+        stars, circles = state.showing or _showing(state)
         free, open1, open2, open3, open4 = _LAYOUTS[state.artists]
         # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
         t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
@@ -858,14 +858,19 @@ def _picked(
     stacks = list(state.stacks)
     # The stones taken all show the artist's pattern; the stones under them show theirs.
     stars, circles = state.showing or _showing(state)
-    showing = [stars & ~found, circles & ~found]
+    stars &= ~found
+    circles &= ~found
     tower = []
     for index in taken:
         stack = stacks[index]
         tower.append(stack[-1])
         stacks[index] = rest = stack[:-1]
-        if rest:
-            showing[rest[-1] & 1] |= _STACK_BIT[index]
+        if not rest:
+            continue
+        if rest[-1] & 1:
+            circles |= _STACK_BIT[index]
+        else:
+            stars |= _STACK_BIT[index]
     artists = list(state.artists)
     artists[artist - 1] = circle
     new_towers = list(state.boards[seat])
@@ -881,7 +886,7 @@ def _picked(
         state.mandala,
         state.set_aside,
         state.end_triggered,
-        (showing[0], showing[1]),
+        (stars, circles),
         None,
     )
 
