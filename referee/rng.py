@@ -83,8 +83,14 @@ class Rng:
 
     def below(self, n: int) -> int:
         """A uniform integer in `[0, n)`, for `1 <= n <= 2**64`."""
+        if 0 < n < _TABLED:
+            # The small bounds playouts draw, most often: `word` written out, and a word
+            # under every one of their limits taken at once.
+            value = (self._words or self._next_block()).pop()
+            if value < _NEVER_REJECTED or value < _LIMITS[n]:
+                return value % n
+            # Rejected: the draw goes on from the next word, as below.
         limit = _LIMITS[n] if 0 < n < _TABLED else _limit(n)
-        # `word` written out: playouts draw here more than anywhere else.
         words = self._words
         while True:
             if not words:

@@ -135,3 +135,11 @@ def test_shuffle_redraws_a_rejected_word() -> None:
     rng._words = words[::-1]
     assert rng.shuffled(range(3)) == reference_shuffled(words, [0, 1, 2]) == [1, 0, 2]
     assert rng.word() == 11
+
+
+def test_below_redraws_a_rejected_word_of_a_small_bound() -> None:
+    # As for the shuffle, the stream is written in: 3 rejects 2**64 - 1 and takes
+    # 2**64 - 2, whose remainder is 2.
+    rng = Rng("tail")
+    rng._words = [7, (1 << 64) - 2, 5, (1 << 64) - 1]
+    assert [rng.below(3), rng.below(3), rng.below(3)] == [5 % 3, 2, 7 % 3]
