@@ -37,6 +37,8 @@ _WORDS_LAST_FIRST = struct.Struct("<4Q")
 # bits; worked out once for the small bounds that draws mostly use.
 _TABLED = 1024
 _LIMITS = tuple(_WORD - _WORD % n if n else 0 for n in range(_TABLED))
+# Each of those limits is above this: no bound up to `_TABLED` rejects a word under it.
+_NEVER_REJECTED = _WORD - _TABLED
 
 
 def _limit(n: int) -> int:
@@ -81,8 +83,14 @@ class Rng:
 
     def below(self, n: int) -> int:
         """A uniform integer in `[0, n)`, for `1 <= n <= 2**64`."""
+        if 0 < n < _TABLED:
+            # The small bounds playouts draw, most often: `word` written out, and a word
+            # under every one of their limits taken at once.
+            value = (self._words or self._next_block()).pop()
+            if value < _NEVER_REJECTED or value < _LIMITS[n]:
+                return value % n
+            # Rejected: the draw goes on from the next word, as below.
         limit = _LIMITS[n] if 0 < n < _TABLED else _limit(n)
-        # `word` written out: playouts draw here more than anywhere else.
         words = self._words
         while True:
             if not words:
@@ -97,9 +105,42 @@ class Rng:
 
     def shuffle(self, items: list[T]) -> None:
         """Shuffle a list in place (Fisher-Yates, last position first)."""
+        last = len(items) - 1
+        if not 0 < last < _TABLED:
+            self._shuffle_by_draws(items)
+            return
+        # The `below(i + 1)` of every position i at once: where no word is near the
+        # top of the range, no draw rejects one, and each is its word modulo the bound.
+        words = self._ahead(last)
+        if max(words) >= _NEVER_REJECTED:
+            self._shuffle_by_draws(items)
+            return
+        del self._words[-last:]
+        for i, word in zip(range(last, 0, -1), words, strict=True):
+            j = word % (i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def _shuffle_by_draws(self, items: list[T]) -> None:
+        """`shuffle` as defined: a `below` a position."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
+
+    def _ahead(self, count: int) -> list[int]:
+        """The next `count` words of the stream, in order, left to be drawn."""
+        words = self._words
+        missing = count - len(words)
+        if missing > 0:
+            block = self._block
+            blocks = (missing + 3) // 4
+            self._block = block + blocks
+            key, counter = self._key, _COUNTER.pack
+            digests = b"".join(
+                [hashlib.sha256(key + counter(n)).digest() for n in range(block, block + blocks)]
+            )
+            # Read backwards, as in `_next_block`: all the new words, last first.
+            self._words = words = [*struct.unpack(f"<{4 * blocks}Q", digests[::-1]), *words]
+        return words[: -count - 1 : -1]
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """A shuffled copy."""
@@ -149,3 +190,7 @@ class QuickRng(Rng):
             if value < limit:
                 self._state = state
                 return value % n
+
+    def shuffle(self, items: list[T]) -> None:
+        # Its own `below` a position: the words come from the mixing, not from blocks.
+        self._shuffle_by_draws(items)

@@ -94,3 +94,52 @@ def test_the_quick_stream_draws_from_its_own_words() -> None:
     for _ in range(3):
         follow.word()
     assert quick.below(2**64) == follow.word()
+    # Its shuffle draws a `below` a position from that stream too.
+    draws = QuickRng(Rng("quick"))
+    expected = list(range(5))
+    for i in range(4, 0, -1):
+        j = draws.below(i + 1)
+        expected[i], expected[j] = expected[j], expected[i]
+    assert QuickRng(Rng("quick")).shuffled(range(5)) == expected
+
+
+def reference_shuffled(words: list[int], items: list[int]) -> list[int]:
+    """The documented shuffle over a stream of words, rejections included."""
+    stream = iter(words)
+    items = list(items)
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        limit = (1 << 64) - (1 << 64) % n
+        word = next(w for w in stream if w < limit)
+        j = word % n
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
+@given(st.text(max_size=20), st.integers(0, 9), st.integers(0, 120))
+def test_shuffle_follows_the_documented_construction(seed: str, before: int, size: int) -> None:
+    rng = Rng(seed)
+    for _ in range(before):
+        rng.word()
+    words = reference_words(seed, before + size + 1)
+    assert rng.shuffled(range(size)) == reference_shuffled(words[before:], list(range(size)))
+    assert rng.word() == words[before + max(size - 1, 0)]
+
+
+def test_shuffle_redraws_a_rejected_word() -> None:
+    # No seed is known to give a word the small bounds reject (one in 2**54 does), so the
+    # stream is written in: 3 rejects 2**64 - 1, the top of its biased tail; 2 takes
+    # 2**64 - 2.
+    rng = Rng("tail")
+    words = [(1 << 64) - 1, 5, (1 << 64) - 2, 11]
+    rng._words = words[::-1]
+    assert rng.shuffled(range(3)) == reference_shuffled(words, [0, 1, 2]) == [1, 0, 2]
+    assert rng.word() == 11
+
+
+def test_below_redraws_a_rejected_word_of_a_small_bound() -> None:
+    # As for the shuffle, the stream is written in: 3 rejects 2**64 - 1 and takes
+    # 2**64 - 2, whose remainder is 2.
+    rng = Rng("tail")
+    rng._words = [7, (1 << 64) - 2, 5, (1 << 64) - 1]
+    assert [rng.below(3), rng.below(3), rng.below(3)] == [5 % 3, 2, 7 % 3]

@@ -180,7 +180,7 @@ class State:
     showing: tuple[int, int] | None = dataclasses.field(
         default=None, init=False, compare=False, repr=False
     )
-    reach: tuple[tuple[int, int], ...] | None = dataclasses.field(
+    reach: tuple[tuple[int, ...], int] | None = dataclasses.field(
         default=None, init=False, compare=False, repr=False
     )
 
@@ -522,20 +522,41 @@ _TOUCHING = tuple(
     sum(bit for bit, around in zip(_CIRCLE_BIT, CIRCLE_STACKS, strict=True) if stack in around)
     for stack in range(len(STACK_CELLS))
 )
-# The circles that a set of stacks touches, read a byte of the set at a time:
-# `_TOUCHED_BY_BYTE[k][byte]` for the stacks 8k to 8k + 7 whose bits `byte` sets.
-_TOUCHED_BY_BYTE = tuple(
+# The circles that a set of stacks touches, read half the set at a time:
+# `_TOUCHED_BY_HALF[k][half]` for the stacks 12k to 12k + 11 whose bits `half` sets.
+_TOUCHED_BY_HALF = tuple(
     tuple(
-        functools.reduce(operator.or_, (_TOUCHING[8 * k + i] for i in range(8) if byte >> i & 1), 0)
-        for byte in range(256)
+        functools.reduce(
+            operator.or_, (_TOUCHING[12 * k + i] for i in range(12) if half >> i & 1), 0
+        )
+        for half in range(1 << 12)
     )
-    for k in range(len(STACK_CELLS) // 8)
+    for k in range(2)
 )
 # Per set of circles (bits): the circles, in order.
 _CIRCLES_IN = tuple(
     tuple(circle for circle in range(1, len(CIRCLE_STACKS) + 1) if circles >> circle - 1 & 1)
     for circles in range(1 << len(CIRCLE_STACKS))
 )
+# A pick's artist and circle as a bit: `9 * (artist - 1) + circle - 1`.
+_CIRCLES = len(CIRCLE_STACKS)
+_ONE_CIRCLE_EACH = sum(1 << _CIRCLES * artist for artist in range(ARTISTS))
+# Per placing of the artists (the circles of A1-A4): the picks to circles free for
+# their artist to move to, and per artist the stacks it may take from (those touching
+# no circle holding another artist).
+_LAYOUTS = {
+    artists: (
+        (_ALL_CIRCLES & ~sum(_CIRCLE_BIT[circle - 1] for circle in artists)) * _ONE_CIRCLE_EACH,
+        *(
+            ~functools.reduce(
+                operator.or_,
+                (_AROUND[circle - 1] for other, circle in enumerate(artists) if other != artist),
+            )
+            for artist in range(ARTISTS)
+        ),
+    )
+    for artists in itertools.permutations(range(1, len(CIRCLE_STACKS) + 1), ARTISTS)
+}
 # Every non-empty set of directions, each in order.
 _DIRECTION_SETS = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(1, 16))
 # Per circle: the directions (0-3, in order) of each set of the stacks around it.
@@ -554,6 +575,15 @@ _TAKING = tuple(
         for found, directions in by_set.items()
     }
     for around, by_set in zip(CIRCLE_STACKS, _DIRECTIONS_OF, strict=True)
+)
+# The same, as a choice to draw from: per circle and set of its stacks collected, each
+# first direction (0-3, in order) with the stacks taken from.
+_FIRSTS = tuple(
+    {
+        found: tuple((direction, taking[found][DIRECTIONS[direction]]) for direction in directions)
+        for found, directions in by_set.items()
+    }
+    for taking, by_set in zip(_TAKING, _DIRECTIONS_OF, strict=True)
 )
 
 
@@ -578,9 +608,10 @@ def _showing(state: State) -> tuple[int, int]:
     return showing
 
 
-def _reach(state: State) -> tuple[tuple[int, int], ...]:
-    """Per artist A1-A4: the stacks whose tops it may take, and the free circles where
-    it would collect one or more of them.
+def _reach(state: State) -> tuple[tuple[int, ...], int]:
+    """Per artist A1-A4, the stacks whose tops it may take; and the picks (bits: artist
+    and circle, `_ONE_CIRCLE_EACH`) to free circles where it would collect one or more
+    of them.
 
     The same as asking `collectable` for every artist and free circle: an
     artist takes the tops showing its pattern from the stacks around its new
@@ -588,22 +619,21 @@ def _reach(state: State) -> tuple[tuple[int, int], ...]:
     """
     reach = state.reach
     if reach is None:
-        stars, circles = _showing(state)
-        c1, c2, c3, c4 = state.artists
-        a1, a2, a3, a4 = _AROUND[c1 - 1], _AROUND[c2 - 1], _AROUND[c3 - 1], _AROUND[c4 - 1]
-        bits = _CIRCLE_BIT
-        free = _ALL_CIRCLES & ~(bits[c1 - 1] | bits[c2 - 1] | bits[c3 - 1] | bits[c4 - 1])
+        stars, circles = state.showing or _showing(state)
+        free, open1, open2, open3, open4 = _LAYOUTS[state.artists]
         # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
-        t1 = stars & ~(a2 | a3 | a4)
-        t2 = stars & ~(a1 | a3 | a4)
-        t3 = circles & ~(a1 | a2 | a4)
-        t4 = circles & ~(a1 | a2 | a3)
-        low, middle, high = _TOUCHED_BY_BYTE
+        t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
+        low, high = _TOUCHED_BY_HALF
         reach = state.reach = (
-            (t1, (low[t1 & 255] | middle[t1 >> 8 & 255] | high[t1 >> 16]) & free),
-            (t2, (low[t2 & 255] | middle[t2 >> 8 & 255] | high[t2 >> 16]) & free),
-            (t3, (low[t3 & 255] | middle[t3 >> 8 & 255] | high[t3 >> 16]) & free),
-            (t4, (low[t4 & 255] | middle[t4 >> 8 & 255] | high[t4 >> 16]) & free),
+            (t1, t2, t3, t4),
+            (
+                low[t1 & 4095]
+                | high[t1 >> 12]
+                | (low[t2 & 4095] | high[t2 >> 12]) << 9
+                | (low[t3 & 4095] | high[t3 >> 12]) << 18
+                | (low[t4 & 4095] | high[t4 >> 12]) << 27
+            )
+            & free,
         )
     return reach
 
@@ -611,24 +641,25 @@ def _reach(state: State) -> tuple[tuple[int, int], ...]:
 def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
     """Every (artist, circle, collectable directions) with something to collect, by
     artist then circle."""
+    takes, picks = _reach(state)
     return [
-        (artist, circle, _DIRECTIONS_OF[circle - 1][takes & _AROUND[circle - 1]])
-        for artist, (takes, circles) in enumerate(_reach(state), 1)
-        for circle in _CIRCLES_IN[circles]
+        (artist, circle, _DIRECTIONS_OF[circle - 1][takes[artist - 1] & _AROUND[circle - 1]])
+        for artist in range(1, ARTISTS + 1)
+        for circle in _CIRCLES_IN[picks >> _CIRCLES * (artist - 1) & _ALL_CIRCLES]
     ]
 
 
-def _nth_pick_option(
-    reach: tuple[tuple[int, int], ...], n: int
-) -> tuple[int, int, tuple[int, ...]]:
-    """`_pick_options(state)[n]`, from `_reach(state)`, without listing the others."""
-    for artist, (takes, circles) in enumerate(reach, 1):
-        listed = _CIRCLES_IN[circles]
-        if n < len(listed):
-            circle = listed[n]
-            return artist, circle, _DIRECTIONS_OF[circle - 1][takes & _AROUND[circle - 1]]
-        n -= len(listed)
-    raise IndexError("pick option out of range")
+def _nth_pick(picks: int, n: int) -> tuple[int, int]:
+    """The artist and circle of `_pick_options(state)[n]`, from the picks of
+    `_reach(state)` without listing the others."""
+    artist = 1
+    while True:
+        circles = _CIRCLES_IN[picks & _ALL_CIRCLES]
+        if n < len(circles):
+            return artist, circles[n]
+        n -= len(circles)
+        picks >>= _CIRCLES
+        artist += 1
 
 
 def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
@@ -644,7 +675,7 @@ def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
 # its built ones and the colours it may score (on top of two towers or more). A playout
 # asks at every move.
 _SUMMARIES = {
-    bytes(tops): (
+    tops: (
         tuple(space for space, top in enumerate(tops, 1) if top == 4),
         tuple(space for space, top in enumerate(tops, 1) if top < 4),
         tuple(colour for colour in range(4) if tops.count(colour) >= 2),
@@ -657,7 +688,17 @@ def _board_summary(
     towers: tuple[tuple[int, ...], ...],
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """The board's empty spaces, its built ones and the colours (0-3) it may score."""
-    return _SUMMARIES[bytes([tower[-1] >> 1 if tower else 4 for tower in towers])]
+    # Written out for the 5 spaces: a playout asks at every move.
+    t1, t2, t3, t4, t5 = towers
+    return _SUMMARIES[
+        (
+            t1[-1] >> 1 if t1 else 4,
+            t2[-1] >> 1 if t2 else 4,
+            t3[-1] >> 1 if t3 else 4,
+            t4[-1] >> 1 if t4 else 4,
+            t5[-1] >> 1 if t5 else 4,
+        )
+    ]
 
 
 def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[list[int], int]:
@@ -675,7 +716,7 @@ def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[l
 Scored = tuple[tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...], tuple[int, ...], int, bool]
 
 
-def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> Scored:
+def _tops_removed(state: State, seat: int, spaces: Sequence[int], points: int) -> Scored:
     """What changes when the top of each listed tower goes onto the mandala, in order,
     and the points are scored with the bonuses covered: the boards, the scores, the
     mandala, the stones set aside and whether the end is triggered."""
@@ -700,19 +741,13 @@ def _tops_removed(state: State, seat: int, spaces: list[int], points: int) -> Sc
     return tuple(boards), tuple(scores), tuple(mandala), set_aside, triggered
 
 
-# What `_reach` would be if no artist could collect anything: a full board's.
-_NO_REACH = ((0, 0),) * ARTISTS
-
-
-def _pick_count(reach: tuple[tuple[int, int], ...]) -> int:
-    """`len(_pick_options(state))`, from `_reach(state)`, without listing them."""
-    (_, a1), (_, a2), (_, a3), (_, a4) = reach
-    return a1.bit_count() + a2.bit_count() + a3.bit_count() + a4.bit_count()
+_SCORE_COLOURS = tuple(ScoreColour(colour) for colour in COLOURS)
+_NO_PICKS: tuple[tuple[int, ...], int] = ((), 0)
 
 
 def _can_act(state: State, seat: int) -> bool:
     # An empty board has every space free, so any pick would do.
-    return any(state.boards[seat]) or _pick_count(_reach(state)) > 0
+    return any(state.boards[seat]) or _reach(state)[1] != 0
 
 
 # -- turn order ---------------------------------------------------------------
@@ -771,7 +806,7 @@ def _advance(
     set_aside: int,
     triggered: bool,
     showing: tuple[int, int] | None,
-    reach: tuple[tuple[int, int], ...] | None,
+    reach: tuple[tuple[int, ...], int] | None,
 ) -> State:
     """`state` with a pick's or a scoring's new fields, and the turn handed on from
     `state.current`, ending the game where due.
@@ -780,7 +815,12 @@ def _advance(
     triggered after the move (a scoring may trigger it). `showing` and `reach`
     are the new state's derived fields where the move knows them, else None.
     """
-    seat = _next_seat(state, triggered)
+    if state.resigned:
+        seat = _next_seat(state, triggered)
+    else:  # `_next_seat` where every seat plays on, written out
+        seat = (state.current + 1) % len(scores)
+        if triggered and seat == state.first_player:
+            seat = None
     after = State(
         state.setup,
         stacks,
@@ -800,7 +840,63 @@ def _advance(
         return _finish(after)
     after.showing = showing
     after.reach = reach
-    return after if _can_act(after, seat) else _finish(after)  # `_begin`, written out
+    # `_begin`, written out: a seat that has a tower can always score.
+    return after if any(boards[seat]) or _reach(after)[1] else _finish(after)
+
+
+def _picked(
+    state: State,
+    seat: int,
+    artist: int,
+    circle: int,
+    found: int,
+    taken: tuple[int, ...],
+    space: int,
+) -> State:
+    """The state after a legal pick: `artist` moves to `circle` and collects the tops of
+    the stacks `found` (bits), taken in the order `taken`, into the seat's tower `space`."""
+    stacks = list(state.stacks)
+    # The stones taken all show the artist's pattern; the stones under them show theirs.
+    stars, circles = state.showing or _showing(state)
+    stars &= ~found
+    circles &= ~found
+    tower = []
+    for index in taken:
+        stack = stacks[index]
+        tower.append(stack[-1])
+        stacks[index] = rest = stack[:-1]
+        if not rest:
+            continue
+        if rest[-1] & 1:
+            circles |= _STACK_BIT[index]
+        else:
+            stars |= _STACK_BIT[index]
+    artists = list(state.artists)
+    artists[artist - 1] = circle
+    new_towers = list(state.boards[seat])
+    new_towers[space - 1] = tuple(tower)
+    boards = list(state.boards)
+    boards[seat] = tuple(new_towers)
+    return _advance(
+        state,
+        tuple(stacks),
+        tuple(artists),
+        tuple(boards),
+        state.scores,
+        state.mandala,
+        state.set_aside,
+        state.end_triggered,
+        (stars, circles),
+        None,
+    )
+
+
+def _scored(state: State, seat: int, spaces: Sequence[int], points: int) -> State:
+    """The state after a legal scoring of the tops of `spaces`, in order, for `points`
+    before the mandala's bonuses."""
+    scored = _tops_removed(state, seat, spaces, points)
+    # A scoring leaves the stacks and the artists, so the picks, as they were.
+    return _advance(state, state.stacks, state.artists, *scored, state.showing, state.reach)
 
 
 def _begin(state: State) -> State:
@@ -1116,20 +1212,35 @@ class MandalaStones(Game[State, Move]):
         return moves
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
+        move, _ = self.play_random(state, seat, rng)
+        return move
+
+    def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
+        """A random move, played as it is drawn (it is legal: the checks of `play` are
+        skipped). Each pick (artist, circle), each colour and "some tops" weigh the same,
+        so that playouts mix picking and scoring."""
+        if state.objective_points is not None or seat != state.current:
+            return super().play_random(state, seat, rng)  # refused as `random_move` refuses
         towers = state.boards[seat]
         empty, built, colours = _board_summary(towers)
-        reach = _reach(state) if empty else _NO_REACH
-        picks = _pick_count(reach)
-        # Each pick (artist, circle), each colour and "some tops" weigh the same,
-        # so that playouts mix picking and scoring.
+        # A full board can pick nothing.
+        takes, options = _reach(state) if empty else _NO_PICKS
+        picks = options.bit_count()
         choice = rng.below(picks + len(colours) + (1 if built else 0))
         if choice < picks:
-            artist, circle, found = _nth_pick_option(reach, choice)
-            return _PICKS[artist - 1][circle - 1][rng.choice(found)][rng.choice(empty) - 1]
+            artist, circle = _nth_pick(options, choice)
+            found = takes[artist - 1] & _AROUND[circle - 1]
+            firsts = _FIRSTS[circle - 1][found]
+            direction, taken = firsts[rng.below(len(firsts))]
+            space = empty[rng.below(len(empty))]
+            move = _PICKS[artist - 1][circle - 1][direction][space - 1]
+            return move, _picked(state, seat, artist, circle, found, taken, space)
         choice -= picks
         if choice < len(colours):
-            return ScoreColour(COLOURS[colours[choice]])
-        return ScoreTops(tuple(rng.shuffled(built)[: 1 + rng.below(len(built))]))
+            colour = colours[choice]
+            return _SCORE_COLOURS[colour], _scored(state, seat, *_colour_scoring(towers, colour))
+        spaces = rng.shuffled(built)[: 1 + rng.below(len(built))]
+        return ScoreTops(tuple(spaces)), _scored(state, seat, spaces, len(spaces))
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pick):
@@ -1169,7 +1280,7 @@ class MandalaStones(Game[State, Move]):
         artist, circle = move.artist, move.circle
         if circle in state.artists:
             raise _circle_refusal(state, move)
-        found = _reach(state)[artist - 1][0] & _AROUND[circle - 1]
+        found = _reach(state)[0][artist - 1] & _AROUND[circle - 1]
         if not found:
             shows = "star" if _ARTIST_PATTERN[artist - 1] == 0 else "circle"
             raise IllegalMove(
@@ -1180,35 +1291,7 @@ class MandalaStones(Game[State, Move]):
         taken = _TAKING[circle - 1][found].get(move.first)
         if taken is None:
             raise _first_refusal(move, found)
-        stacks = list(state.stacks)
-        # The stones taken all show the artist's pattern; the stones under them show theirs.
-        stars, circles = _showing(state)
-        showing = [stars & ~found, circles & ~found]
-        tower = []
-        for index in taken:
-            stack = stacks[index]
-            tower.append(stack[-1])
-            stacks[index] = rest = stack[:-1]
-            if rest:
-                showing[rest[-1] & 1] |= _STACK_BIT[index]
-        artists = list(state.artists)
-        artists[artist - 1] = circle
-        new_towers = list(towers)
-        new_towers[move.space - 1] = tuple(tower)
-        boards = list(state.boards)
-        boards[seat] = tuple(new_towers)
-        return _advance(
-            state,
-            tuple(stacks),
-            tuple(artists),
-            tuple(boards),
-            state.scores,
-            state.mandala,
-            state.set_aside,
-            state.end_triggered,
-            (showing[0], showing[1]),
-            None,
-        )
+        return _picked(state, seat, artist, circle, found, taken, move.space)
 
     def _score_colour(self, state: State, seat: int, move: ScoreColour) -> State:
         towers = state.boards[seat]
@@ -1220,10 +1303,7 @@ class MandalaStones(Game[State, Move]):
                 f"{move.colour} is on top of {on_top} of your towers; scoring a colour needs "
                 "at least 2",
             )
-        spaces, points = _colour_scoring(towers, colour)
-        # A scoring leaves the stacks and the artists, so the picks, as they were.
-        scored = _tops_removed(state, seat, spaces, points)
-        return _advance(state, state.stacks, state.artists, *scored, state.showing, state.reach)
+        return _scored(state, seat, *_colour_scoring(towers, colour))
 
     def _score_tops(self, state: State, seat: int, move: ScoreTops) -> State:
         towers = state.boards[seat]
@@ -1234,8 +1314,7 @@ class MandalaStones(Game[State, Move]):
         for space in move.spaces:
             if not towers[space - 1]:
                 raise IllegalMove("illegal_move", f"your tower space {space} is empty")
-        scored = _tops_removed(state, seat, list(move.spaces), len(move.spaces))
-        return _advance(state, state.stacks, state.artists, *scored, state.showing, state.reach)
+        return _scored(state, seat, move.spaces, len(move.spaces))
 
     def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
         """A pick: an artist, its circle, the first stone, the tower's space. A colour
