@@ -371,8 +371,7 @@ def _turn(
     """The first seat from `first` on (in turn order) that can place, and its
     `_placements`; OVER and none where no seat can."""
     if free:
-        for step in range(players):
-            seat = (first + step) % players
+        for seat in _TURN_ORDER[players][first]:
             if resigned >> seat & 1:
                 continue
             # `_placements` written out: this runs after every move.
@@ -380,10 +379,22 @@ def _turn(
             shift = seat * _LANE
             small = free & near_other >> shift if has & _HAS_SMALL else 0
             medium = free if has & _HAS_MEDIUM else 0
-            large = free & ~(near_own_large >> shift) if has & _HAS_LARGE else 0
+            # `free` less the cells near its larges, without a negative int
+            # (a bitwise op with one copies it into two's complement first).
+            large = free ^ free & near_own_large >> shift if has & _HAS_LARGE else 0
             if small or medium or large:
                 return seat, (small, medium, large)
     return OVER, _NO_PLACES
+
+
+# For each player count, the seats in turn order from seat `first` on, for
+# `first` from 0 to the player count (the seat after the last is seat 0).
+_TURN_ORDER = {
+    players: tuple(
+        tuple((first + step) % players for step in range(players)) for first in range(players + 1)
+    )
+    for players in {players for players, _ in SETUP}
+}
 
 
 def _next_playing(players: int, resigned: int, after: int) -> int:
