@@ -387,17 +387,23 @@ def _turn(
             if resigned >> seat & 1:
                 continue
             # `_placements` written out: this runs after every move.
-            has = stash >> seat * 3 * _COUNT
-            shift = seat * _LANE
-            small = free & near_other >> shift if has & _HAS_SMALL else 0
-            medium = free if has & _HAS_MEDIUM else 0
+            shift, has_small, has_medium, has_large = _SEAT_SHIFT_AND_SIZES[seat]
+            small = free & near_other >> shift if stash & has_small else 0
+            medium = free if stash & has_medium else 0
             # `free` less the cells near its larges, without a negative int
             # (a bitwise op with one copies it into two's complement first).
-            large = free ^ free & near_own_large >> shift if has & _HAS_LARGE else 0
+            large = free ^ free & near_own_large >> shift if stash & has_large else 0
             if small or medium or large:
                 return seat, (small, medium, large)
     return OVER, _NO_PLACES
 
+
+# For each seat, the shift down to its lanes and the counts in `stash` of
+# its smalls, mediums and larges.
+_SEAT_SHIFT_AND_SIZES = tuple(
+    (seat * _LANE, *(mask << seat * 3 * _COUNT for mask in (_HAS_SMALL, _HAS_MEDIUM, _HAS_LARGE)))
+    for seat in range(4)
+)
 
 # For each player count, the seats in turn order from seat `first` on, for
 # `first` from 0 to the player count (the seat after the last is seat 0).
