@@ -249,8 +249,8 @@ class State(NamedTuple):
     that a move costs a few bit operations.
 
     A named tuple rather than a frozen dataclass: as immutable and compared
-    by value, but a frozen dataclass sets each field through `object.__setattr__`, which
-    cost more than the rest of a random move.
+    by value, but a frozen dataclass sets each field through
+    `object.__setattr__`, which cost more than the rest of a random move.
     """
 
     side: int
