@@ -248,11 +248,9 @@ class State(NamedTuple):
     (likewise) and `outcome` follow from the other fields; they are kept so
     that a move costs a few bit operations.
 
-    The fields a placement leaves alone come first, so that it builds its
-    state from a slice of the one before (`_KEPT_BY_PLACING`). A named tuple
-    rather than a frozen dataclass: as immutable and compared by value, but
-    a frozen dataclass sets each field through `object.__setattr__`, which
-    cost more than the rest of a random move.
+    A named tuple rather than a frozen dataclass: as immutable and compared
+    by value, but a frozen dataclass sets each field through
+    `object.__setattr__`, which cost more than the rest of a random move.
     """
 
     side: int
@@ -275,8 +273,6 @@ class State(NamedTuple):
     # the dearest step of a random playout.
     outcome: Result | None = None
 
-
-_KEPT_BY_PLACING = State._fields.index("pieces")
 
 # `_new_tuple(State, fields)` is `State(*fields)` with every field given: the
 # named tuple's own constructor runs a Python `__new__` that costs as much
@@ -308,28 +304,44 @@ def _placed(state: State, seat: int, size: int, index: int) -> State:
     """The state after `seat` places a pyramid of `size` on cell `index`, which
     the rules allow (`_place` checks the moves it is given, and random
     placements are drawn among the legal ones)."""
+    # Unpacked at once: a named tuple's field read by name costs a call each.
+    (
+        side,
+        players,
+        parks,
+        parks_left,
+        resigned,
+        private_parks,
+        pieces,
+        stash,
+        _,
+        _,
+        free,
+        near_own_large,
+        near_other,
+        _,
+    ) = state
     bit = 1 << index
     k = seat * 3 + size - 1
-    near_own_large = state.near_own_large
-    near_other = state.near_other
     if size != MEDIUM:
-        around = _BOARDS[state.side].near[index]
+        around = _BOARDS[side].near[index]
         if size == LARGE:
             near_own_large |= around << seat * _LANE
         # The other colours may now put a small around it.
-        near_other |= around * _OTHER_LANES[state.players][seat]
-    stash = state.stash - (1 << k * _COUNT)
-    free = state.free ^ bit
-    to_move, legal = _turn(
-        free, stash, near_own_large, near_other, state.resigned, state.players, seat + 1
-    )
+        near_other |= around * _OTHER_LANES[players][seat]
+    stash -= 1 << k * _COUNT
+    free ^= bit
+    to_move, legal = _turn(free, stash, near_own_large, near_other, resigned, players, seat + 1)
     after = _new_tuple(
         State,
-        # The fields a placement keeps, then the others (concatenating costs
-        # less than unpacking the slice into a new tuple).
-        state[:_KEPT_BY_PLACING]  # noqa: RUF005
-        + (
-            state.pieces | bit << k * _LANE,
+        (
+            side,
+            players,
+            parks,
+            parks_left,
+            resigned,
+            private_parks,
+            pieces | bit << k * _LANE,
             stash,
             to_move,
             legal,
@@ -371,19 +383,36 @@ def _turn(
     """The first seat from `first` on (in turn order) that can place, and its
     `_placements`; OVER and none where no seat can."""
     if free:
-        for step in range(players):
-            seat = (first + step) % players
+        for seat in _TURN_ORDER[players][first]:
             if resigned >> seat & 1:
                 continue
             # `_placements` written out: this runs after every move.
-            has = stash >> seat * 3 * _COUNT
-            shift = seat * _LANE
-            small = free & near_other >> shift if has & _HAS_SMALL else 0
-            medium = free if has & _HAS_MEDIUM else 0
-            large = free & ~(near_own_large >> shift) if has & _HAS_LARGE else 0
+            shift, has_small, has_medium, has_large = _SEAT_SHIFT_AND_SIZES[seat]
+            small = free & near_other >> shift if stash & has_small else 0
+            medium = free if stash & has_medium else 0
+            # `free` less the cells near its larges, without a negative int
+            # (a bitwise op with one copies it into two's complement first).
+            large = free ^ free & near_own_large >> shift if stash & has_large else 0
             if small or medium or large:
                 return seat, (small, medium, large)
     return OVER, _NO_PLACES
+
+
+# For each seat, the shift down to its lanes and the counts in `stash` of
+# its smalls, mediums and larges.
+_SEAT_SHIFT_AND_SIZES = tuple(
+    (seat * _LANE, *(mask << seat * 3 * _COUNT for mask in (_HAS_SMALL, _HAS_MEDIUM, _HAS_LARGE)))
+    for seat in range(4)
+)
+
+# For each player count, the seats in turn order from seat `first` on, for
+# `first` from 0 to the player count (the seat after the last is seat 0).
+_TURN_ORDER = {
+    players: tuple(
+        tuple((first + step) % players for step in range(players)) for first in range(players + 1)
+    )
+    for players in {players for players, _ in SETUP}
+}
 
 
 def _next_playing(players: int, resigned: int, after: int) -> int:
