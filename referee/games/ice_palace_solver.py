@@ -611,6 +611,8 @@ class _Search:
         # The outside when the exact search starts (`hole_bound`); None floods
         # at every position.
         self.seen: _Outside | None = None
+        # `first_values`, once worked out.
+        self.firsts: dict[int, int] | None = None
 
     # -- the bounds -------------------------------------------------------
 
@@ -882,7 +884,17 @@ class _Search:
         return number
 
     def empty_bound(self) -> int:
-        best = 0
+        return max((1 + value for value in self.first_values().values()), default=0)
+
+    def first_values(self) -> dict[int, int]:
+        """The relaxation's count after each first pyramid (by code) on the empty
+        palace, that pyramid left out: its stack at 0,0 is the only top, open.
+
+        Kept for the greedy plan's `best_first`, which weighs the same: the
+        palace is empty only before the first placement, so the yard is then
+        always the whole yard. `empty_bound` still works them out each time,
+        so that the work it counts is the same at every call."""
+        values: dict[int, int] = {}
         counts = self.counts
         for code, n in enumerate(counts):
             if not n:
@@ -890,13 +902,13 @@ class _Search:
             counts[code] -= 1
             size = code >> _SHIFT
             try:
-                value = 1 + self.relaxed(
+                values[code] = self.relaxed(
                     1 << (code & _COLOUR_MASK), int(size == LARGE), int(size == MEDIUM), 0, 0
                 )
             finally:
                 counts[code] += 1
-            best = max(best, value)
-        return best
+        self.firsts = values
+        return values
 
     def final_block(self) -> int:
         """How many of the pyramids left the final block of covers places."""
@@ -1047,19 +1059,9 @@ class _Search:
         return len(steps), steps
 
     def best_first(self) -> int:
-        best_code, best_value = -1, -1
-        counts = self.counts
-        for code, n in enumerate(counts):
-            if not n:
-                continue
-            counts[code] -= 1
-            self.tops[_ORIGIN] = code
-            value = self.bound()
-            del self.tops[_ORIGIN]
-            counts[code] += 1
-            if value > best_value:
-                best_code, best_value = code, value
-        return best_code
+        """The first pyramid the relaxation values most (the lowest code on a tie)."""
+        values = self.firsts if self.firsts is not None else self.first_values()
+        return max(values, key=values.__getitem__)
 
     def found_all(self) -> None:
         """Found every pyramid that can be founded.
