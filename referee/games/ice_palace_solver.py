@@ -1071,36 +1071,40 @@ class _Search:
         wants them. Extending the chain from its last stack keeps this
         linear in the number of pyramids.
         """
-        counts = self.counts
         progress = True
         while progress:
             progress = False
             for colour in self.colours:
-                head: int | None = None
-                # The random builder's cells for this colour, found once and
-                # then kept up to date (only this colour is placed meanwhile).
-                spots: set[int] | None = None
-                for size in (SMALL, MEDIUM, LARGE):
-                    code = (size << _SHIFT) | colour
-                    while counts[code]:
-                        if self.rng is not None:
-                            if spots is None:
-                                spots = self.spots(colour)
-                            cell = self.rng.choice(sorted(spots)) if spots else None
-                            if cell is not None:
-                                spots.discard(cell)
-                                spots.update(
-                                    cell + step for step in _NEAR if cell + step not in self.tops
-                                )
-                        else:
-                            cell = None if head is None else self.extend(head)
-                            if cell is None:
-                                cell = self.best_cell(colour)
-                        if cell is None:
-                            break
-                        self.place(code, cell)
-                        head = cell
-                        progress = True
+                progress = self.found_colour(colour) or progress
+
+    def found_colour(self, colour: int) -> bool:
+        """Found what `found_all` can of `colour`, in one chain; whether any was."""
+        counts = self.counts
+        head: int | None = None
+        # The random builder's cells for this colour, found once and then
+        # kept up to date (only this colour is placed meanwhile).
+        spots: set[int] | None = None
+        for size in (SMALL, MEDIUM, LARGE):
+            code = (size << _SHIFT) | colour
+            while counts[code]:
+                if self.rng is not None:
+                    if spots is None:
+                        spots = self.spots(colour)
+                    cell = self.rng.choice(sorted(spots)) if spots else None
+                    if cell is not None:
+                        spots.discard(cell)
+                        spots.update(cell + step for step in _NEAR if cell + step not in self.tops)
+                else:
+                    cell = None if head is None else self.extend(head)
+                    if cell is None:
+                        cell = self.best_cell(colour)
+                if cell is None:
+                    # No empty cell is next to a top of this colour, nor will
+                    # be for its larger sizes: nothing is placed meanwhile.
+                    return head is not None
+                self.place(code, cell)
+                head = cell
+        return head is not None
 
     def spot_key(self, spot: int) -> tuple[int, int, int, int]:
         """How good an empty cell is to found on: closes no stack, is open to the
