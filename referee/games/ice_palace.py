@@ -108,6 +108,8 @@ PLAYER_COLOURS = "rygbpo"
 BLACK = "k"
 WHITE = "w"
 ALL_COLOURS = PLAYER_COLOURS + BLACK + WHITE
+# The colours that leave the game when a round ends, never built.
+_NOT_BUILT = (BLACK, WHITE)
 STASH_PER_SIZE = 5
 HAND_PER_SIZE = 2
 NOBODY = -1
@@ -250,6 +252,10 @@ class YardBits(NamedTuple):
     colours: Mapping[str, int]
 
 
+# `YardBits(...)` runs the named tuple's Python `__new__`, which costs as much
+# again as building the tuple directly, and every placement makes one.
+_new_yard_bits = tuple.__new__
+
 _EMPTY_YARD = YardBits(_FIRST_REACH, 2 * _FIRST_REACH + 1, 0, 0, 0, {})
 
 
@@ -279,7 +285,9 @@ def _bits_with(bits: YardBits, bit: int, pyramid: str, covered: str | None) -> Y
         smalls |= bit
     elif pyramid[0] == "M":
         mediums |= bit
-    return YardBits(bits.reach, bits.span, bits.taken | bit, smalls, mediums, colours)
+    return _new_yard_bits(
+        YardBits, (bits.reach, bits.span, bits.taken | bit, smalls, mediums, colours)
+    )
 
 
 def _bits_of(board: Board) -> YardBits:
@@ -370,22 +378,20 @@ def _random_yard_move(
     listed would be thrown away."""
     options = _yard_option_bits(state.hands[seat], bits)
     pyramids = sorted(options)
-    counts = [options[pyramid].bit_count() for pyramid in pyramids]
-    pick = rng.below(sum(counts) + (1 if state.yard else 0))
-    for pyramid, count in zip(pyramids, counts, strict=True):
+    choices = 1 if state.yard else 0
+    for pyramid in pyramids:
+        choices += options[pyramid].bit_count()
+    pick = rng.below(choices)
+    for pyramid in pyramids:
+        mask = options[pyramid]
+        count = mask.bit_count()
         if pick < count:
-            mask = options[pyramid]
             for _ in range(pick):
                 mask &= mask - 1
             bit = mask & -mask
             return Place(pyramid, *_bit_cell(bits, bit)), bit
         pick -= count
     return Pass(), 0
-
-
-def _coloured(stack: Stack) -> int:
-    """How many of `stack`'s pyramids may be built (not black, not white)."""
-    return sum(p[1] not in (BLACK, WHITE) for p in stack)
 
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
@@ -656,7 +662,7 @@ class IcePalace(Game[State, Move]):
         if state.phase == BUILD:
             build = self._random_build(state, rng)
             steps = state.build_plan if build.auto else build.steps
-            coloured = sum(_coloured(stack) for _, _, stack in state.yard)
+            coloured = sum(p[1] not in _NOT_BUILT for _, _, stack in state.yard for p in stack)
             palace = _as_dict(state.palace)
             for step in steps:
                 cell = (step.x, step.y)
