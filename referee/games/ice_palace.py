@@ -242,7 +242,8 @@ _FIRST_REACH = 4
 class YardBits(NamedTuple):
     """The yard's stacks as bit sets (derived from `State.yard`, see `_yard_bits`):
     all of them, those topped by a small, by a medium, and by each colour; and
-    the reach and row span of the bits."""
+    the reach and row span of the bits. `foundings` keeps `_founding_bits` of
+    each colour once asked: the yard stays as it is while seats pass."""
 
     reach: int
     span: int
@@ -250,13 +251,14 @@ class YardBits(NamedTuple):
     smalls: int
     mediums: int
     colours: Mapping[str, int]
+    foundings: dict[str, int]
 
 
 # `YardBits(...)` runs the named tuple's Python `__new__`, which costs as much
 # again as building the tuple directly, and every placement makes one.
 _new_yard_bits = tuple.__new__
 
-_EMPTY_YARD = YardBits(_FIRST_REACH, 2 * _FIRST_REACH + 1, 0, 0, 0, {})
+_EMPTY_YARD = YardBits(_FIRST_REACH, 2 * _FIRST_REACH + 1, 0, 0, 0, {}, {})
 
 
 def _yard_bit(bits: YardBits, x: int, y: int) -> int:
@@ -286,7 +288,7 @@ def _bits_with(bits: YardBits, bit: int, pyramid: str, covered: str | None) -> Y
     elif pyramid[0] == "M":
         mediums |= bit
     return _new_yard_bits(
-        YardBits, (bits.reach, bits.span, bits.taken | bit, smalls, mediums, colours)
+        YardBits, (bits.reach, bits.span, bits.taken | bit, smalls, mediums, colours, {})
     )
 
 
@@ -295,7 +297,7 @@ def _bits_of(board: Board) -> YardBits:
     for x, y, _ in board:
         while not (-reach < x < reach and -reach < y < reach):
             reach *= 2
-    bits = YardBits(reach, 2 * reach + 1, 0, 0, 0, {})
+    bits = YardBits(reach, 2 * reach + 1, 0, 0, 0, {}, {})
     for x, y, stack in board:
         bits = _bits_with(bits, _yard_bit(bits, x, y), stack[-1], None)
     return bits
@@ -342,7 +344,7 @@ def _yard_option_bits(hand: Iterable[str], bits: YardBits) -> dict[str, int]:
     if not bits.taken:
         return dict.fromkeys(hand, _yard_bit(bits, 0, 0))
     covers = {"S": 0, "M": bits.smalls, "L": bits.smalls | bits.mediums}
-    foundings: dict[str, int] = {}
+    foundings = bits.foundings
     options: dict[str, int] = {}
     for pyramid in hand:
         if pyramid in options:
