@@ -104,6 +104,8 @@ _HALF = _WIDE >> 1
 # cell moved up by half a width, x is what is above the low bits, y the rest.
 _LOW = _WIDE - 1
 _NEAR = (1, -1, _WIDE, -_WIDE)
+# Each step of `_NEAR` with a step across it.
+_NEAR_SIDES = ((1, _WIDE), (-1, _WIDE), (_WIDE, 1), (-_WIDE, 1))
 _ORIGIN = 0
 # A top (size, colour index) is one int: size * 8 + colour.
 _SHIFT = 3
@@ -738,13 +740,17 @@ class _Search:
         stride = high_y - low_y + 2
         rows = high_x - low_x + 1
         row = (1 << (stride - 1)) - 1
-        free = row * ((1 << (stride * rows)) - 1) // ((1 << stride) - 1)
+        # The first cell of each row.
+        column = ((1 << (stride * rows)) - 1) // ((1 << stride) - 1)
+        free = row * column
         taken = 0
         for x, y in zip(xs, ys, strict=True):
             taken |= 1 << ((x - low_x) * stride + y - low_y)
         free &= ~taken
-        # The frame's corner is empty: the palace is inside the frame.
-        reach = 1
+        # The frame's border is empty (the palace is inside the frame) and all of
+        # one piece: growing from all of it reaches what growing from a corner
+        # does, in fewer steps.
+        reach = row | row << (stride * (rows - 1)) | column | column << (stride - 2)
         while True:
             grown = (reach | reach << 1 | reach >> 1 | reach << stride | reach >> stride) & free
             if grown == reach:
@@ -1118,16 +1124,13 @@ class _Search:
         tops = self.tops
         free = 0
         closes = 0
-        for step in _NEAR:
+        for step, side in _NEAR_SIDES:
             near = spot + step
             if near not in tops:
                 free += 1
-            elif (
-                (near + 1 not in tops)
-                + (near - 1 not in tops)
-                + (near + _WIDE not in tops)
-                + (near - _WIDE not in tops)
-            ) == 1:
+            # `spot` is one empty neighbour of that stack: the only one when its
+            # three others (on along `step`, and to either side) are stacks.
+            elif near + step in tops and near + side in tops and near - side in tops:
                 closes += 1
         return closes, free
 
