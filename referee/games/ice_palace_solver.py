@@ -1213,6 +1213,14 @@ class _Search:
         tops = self.tops
         counts = self.counts
         moves: list[tuple[tuple[int, int], ...]] = []
+        # Only a colour with two pyramids left or more gains by opening.
+        colours = [
+            colour
+            for colour in self.colours
+            if counts[_SMALLS | colour] + counts[_MEDIUMS | colour] + counts[_LARGES | colour] >= 2
+        ]
+        if not colours:
+            return moves
         open_cells = [
             cell
             for cell in sorted(tops)
@@ -1225,9 +1233,7 @@ class _Search:
             open_colours = {tops[cell] & _COLOUR_MASK for cell in open_cells}
             # Looked for only when a colour needs it: usually none does.
             targets: dict[int, int | None] = {}
-        for colour in self.colours:
-            if sum(self.colour_counts(colour)) < 2:
-                continue
+        for colour in colours:
             if greedy and colour in open_colours:
                 continue
             for size in (MEDIUM, SMALL):
