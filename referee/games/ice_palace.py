@@ -108,6 +108,8 @@ PLAYER_COLOURS = "rygbpo"
 BLACK = "k"
 WHITE = "w"
 ALL_COLOURS = PLAYER_COLOURS + BLACK + WHITE
+# The colours that leave the game when a round ends, never built.
+_NOT_BUILT = (BLACK, WHITE)
 STASH_PER_SIZE = 5
 HAND_PER_SIZE = 2
 NOBODY = -1
@@ -240,7 +242,8 @@ _FIRST_REACH = 4
 class YardBits(NamedTuple):
     """The yard's stacks as bit sets (derived from `State.yard`, see `_yard_bits`):
     all of them, those topped by a small, by a medium, and by each colour; and
-    the reach and row span of the bits."""
+    the reach and row span of the bits. `foundings` keeps `_founding_bits` of
+    each colour once asked: the yard stays as it is while seats pass."""
 
     reach: int
     span: int
@@ -248,9 +251,14 @@ class YardBits(NamedTuple):
     smalls: int
     mediums: int
     colours: Mapping[str, int]
+    foundings: dict[str, int]
 
 
-_EMPTY_YARD = YardBits(_FIRST_REACH, 2 * _FIRST_REACH + 1, 0, 0, 0, {})
+# `YardBits(...)` runs the named tuple's Python `__new__`, which costs as much
+# again as building the tuple directly, and every placement makes one.
+_new_yard_bits = tuple.__new__
+
+_EMPTY_YARD = YardBits(_FIRST_REACH, 2 * _FIRST_REACH + 1, 0, 0, 0, {}, {})
 
 
 def _yard_bit(bits: YardBits, x: int, y: int) -> int:
@@ -279,7 +287,9 @@ def _bits_with(bits: YardBits, bit: int, pyramid: str, covered: str | None) -> Y
         smalls |= bit
     elif pyramid[0] == "M":
         mediums |= bit
-    return YardBits(bits.reach, bits.span, bits.taken | bit, smalls, mediums, colours)
+    return _new_yard_bits(
+        YardBits, (bits.reach, bits.span, bits.taken | bit, smalls, mediums, colours, {})
+    )
 
 
 def _bits_of(board: Board) -> YardBits:
@@ -287,7 +297,7 @@ def _bits_of(board: Board) -> YardBits:
     for x, y, _ in board:
         while not (-reach < x < reach and -reach < y < reach):
             reach *= 2
-    bits = YardBits(reach, 2 * reach + 1, 0, 0, 0, {})
+    bits = YardBits(reach, 2 * reach + 1, 0, 0, 0, {}, {})
     for x, y, stack in board:
         bits = _bits_with(bits, _yard_bit(bits, x, y), stack[-1], None)
     return bits
@@ -334,7 +344,7 @@ def _yard_option_bits(hand: Iterable[str], bits: YardBits) -> dict[str, int]:
     if not bits.taken:
         return dict.fromkeys(hand, _yard_bit(bits, 0, 0))
     covers = {"S": 0, "M": bits.smalls, "L": bits.smalls | bits.mediums}
-    foundings: dict[str, int] = {}
+    foundings = bits.foundings
     options: dict[str, int] = {}
     for pyramid in hand:
         if pyramid in options:
@@ -345,13 +355,6 @@ def _yard_option_bits(hand: Iterable[str], bits: YardBits) -> dict[str, int]:
             found = foundings[colour] = _founding_bits(bits, colour)
         options[pyramid] = covers[size] | found
     return options
-
-
-def _nth_cell(bits: YardBits, mask: int, n: int) -> tuple[int, int]:
-    """The cell of the `n`th bit of `mask` (from 0, in cell order)."""
-    for _ in range(n):
-        mask &= mask - 1
-    return _bit_cell(bits, mask & -mask)
 
 
 def _mask_cells(bits: YardBits, mask: int) -> list[tuple[int, int]]:
@@ -367,6 +370,30 @@ def _yard_cells(hand: Iterable[str], bits: YardBits) -> dict[str, list[tuple[int
     """For each pyramid of `hand`, the yard cells where the yard code lets it go, sorted."""
     options = _yard_option_bits(hand, bits)
     return {pyramid: _mask_cells(bits, mask) for pyramid, mask in options.items()}
+
+
+def _random_yard_move(
+    state: State, seat: int, bits: YardBits, rng: Rng
+) -> tuple[Place | Pass, int]:
+    """The move `rng.choice(legal_moves(state, seat))` would draw in the yard, and
+    its cell's bit (0 for a pass), found by counting: most of the placements
+    listed would be thrown away."""
+    options = _yard_option_bits(state.hands[seat], bits)
+    pyramids = sorted(options)
+    choices = 1 if state.yard else 0
+    for pyramid in pyramids:
+        choices += options[pyramid].bit_count()
+    pick = rng.below(choices)
+    for pyramid in pyramids:
+        mask = options[pyramid]
+        count = mask.bit_count()
+        if pick < count:
+            for _ in range(pick):
+                mask &= mask - 1
+            bit = mask & -mask
+            return Place(pyramid, *_bit_cell(bits, bit)), bit
+        pick -= count
+    return Pass(), 0
 
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
@@ -626,27 +653,40 @@ class IcePalace(Game[State, Move]):
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         if state.phase == BUILD:
-            if rng.below(4) == 0:
-                return Build(auto=True)
-            # A random plan when it is maximal: palaces then grow in every
-            # shape, as players grow them, not only in the solver's lines.
-            tops, pieces = _build_input(state)
-            plan = ice_palace_solver.random_plan(tops, pieces, rng)
-            if plan.count == state.build_max:
-                return Build(_places(plan))
-            return Build(state.build_plan)
-        # The move `rng.choice(self.legal_moves(state, seat))` would draw, found
-        # by counting: most of the placements listed would be thrown away.
+            return self._random_build(state, rng)
+        return _random_yard_move(state, seat, _yard_bits(state), rng)[0]
+
+    def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
+        """`random_move` then `play`, the yard's bit sets worked out once: the drawn
+        move is legal, so it is made without `play`'s checks."""
+        if seat != state.turn or state.turn == NOBODY:
+            return super().play_random(state, seat, rng)
+        if state.phase == BUILD:
+            build = self._random_build(state, rng)
+            steps = state.build_plan if build.auto else build.steps
+            coloured = sum(p[1] not in _NOT_BUILT for _, _, stack in state.yard for p in stack)
+            palace = _as_dict(state.palace)
+            for step in steps:
+                cell = (step.x, step.y)
+                palace[cell] = (*palace.get(cell, ()), step.pyramid)
+            out = state.out_of_game + coloured - len(steps)
+            return build, self._after_build(state, _as_board(palace), out)
         bits = _yard_bits(state)
-        options = _yard_option_bits(state.hands[seat], bits)
-        pyramids = sorted(options)
-        counts = [options[pyramid].bit_count() for pyramid in pyramids]
-        pick = rng.below(sum(counts) + (1 if state.yard else 0))
-        for pyramid, count in zip(pyramids, counts, strict=True):
-            if pick < count:
-                return Place(pyramid, *_nth_cell(bits, options[pyramid], pick))
-            pick -= count
-        return Pass()
+        move, bit = _random_yard_move(state, seat, bits, rng)
+        if isinstance(move, Pass):
+            return move, self._next_turn(state, seat, state.passes + 1)
+        return move, self._placed(state, seat, move, bits, bit)
+
+    def _random_build(self, state: State, rng: Rng) -> Build:
+        if rng.below(4) == 0:
+            return Build(auto=True)
+        # A random plan when it is maximal: palaces then grow in every
+        # shape, as players grow them, not only in the solver's lines.
+        tops, pieces = _build_input(state)
+        plan = ice_palace_solver.random_plan(tops, pieces, rng)
+        if plan.count == state.build_max:
+            return Build(_places(plan))
+        return Build(state.build_plan)
 
     def _placements(self, state: State, seat: int) -> list[Place]:
         cells = _yard_cells(state.hands[seat], _yard_bits(state))
@@ -675,8 +715,7 @@ class IcePalace(Game[State, Move]):
         return self._place(state, seat, move)
 
     def _place(self, state: State, seat: int, move: Place) -> State:
-        hand = list(state.hands[seat])
-        if move.pyramid not in hand:
+        if move.pyramid not in state.hands[seat]:
             raise IllegalMove("illegal_move", f"you have no {move.pyramid} in your hand")
         bits = _yard_bits(state)
         cell = (move.x, move.y)
@@ -685,6 +724,11 @@ class IcePalace(Game[State, Move]):
             raise IllegalMove(
                 "illegal_move", _yard_refusal(move.pyramid, cell, _as_dict(state.yard))
             )
+        return self._placed(state, seat, move, bits, bit)
+
+    def _placed(self, state: State, seat: int, move: Place, bits: YardBits, bit: int) -> State:
+        """`_place` of a legal placement, `bit` its cell's in the yard's `bits`."""
+        cell = (move.x, move.y)
         yard = _stacked(state.yard, cell, move.pyramid)
         if abs(move.x) < bits.reach and abs(move.y) < bits.reach:
             covered = None
@@ -693,6 +737,7 @@ class IcePalace(Game[State, Move]):
             bits = _bits_with(bits, bit, move.pyramid, covered)
         else:
             bits = _bits_of(yard)
+        hand = list(state.hands[seat])
         hand.remove(move.pyramid)
         return self._next_turn(
             state,

@@ -104,6 +104,8 @@ _HALF = _WIDE >> 1
 # cell moved up by half a width, x is what is above the low bits, y the rest.
 _LOW = _WIDE - 1
 _NEAR = (1, -1, _WIDE, -_WIDE)
+# Each step of `_NEAR` with a step across it.
+_NEAR_SIDES = ((1, _WIDE), (-1, _WIDE), (_WIDE, 1), (-_WIDE, 1))
 _ORIGIN = 0
 # A top (size, colour index) is one int: size * 8 + colour.
 _SHIFT = 3
@@ -611,6 +613,8 @@ class _Search:
         # The outside when the exact search starts (`hole_bound`); None floods
         # at every position.
         self.seen: _Outside | None = None
+        # `first_values`, once worked out.
+        self.firsts: dict[int, int] | None = None
 
     # -- the bounds -------------------------------------------------------
 
@@ -736,13 +740,17 @@ class _Search:
         stride = high_y - low_y + 2
         rows = high_x - low_x + 1
         row = (1 << (stride - 1)) - 1
-        free = row * ((1 << (stride * rows)) - 1) // ((1 << stride) - 1)
+        # The first cell of each row.
+        column = ((1 << (stride * rows)) - 1) // ((1 << stride) - 1)
+        free = row * column
         taken = 0
         for x, y in zip(xs, ys, strict=True):
             taken |= 1 << ((x - low_x) * stride + y - low_y)
         free &= ~taken
-        # The frame's corner is empty: the palace is inside the frame.
-        reach = 1
+        # The frame's border is empty (the palace is inside the frame) and all of
+        # one piece: growing from all of it reaches what growing from a corner
+        # does, in fewer steps.
+        reach = row | row << (stride * (rows - 1)) | column | column << (stride - 2)
         while True:
             grown = (reach | reach << 1 | reach >> 1 | reach << stride | reach >> stride) & free
             if grown == reach:
@@ -882,7 +890,17 @@ class _Search:
         return number
 
     def empty_bound(self) -> int:
-        best = 0
+        return max((1 + value for value in self.first_values().values()), default=0)
+
+    def first_values(self) -> dict[int, int]:
+        """The relaxation's count after each first pyramid (by code) on the empty
+        palace, that pyramid left out: its stack at 0,0 is the only top, open.
+
+        Kept for the greedy plan's `best_first`, which weighs the same: the
+        palace is empty only before the first placement, so the yard is then
+        always the whole yard. `empty_bound` still works them out each time,
+        so that the work it counts is the same at every call."""
+        values: dict[int, int] = {}
         counts = self.counts
         for code, n in enumerate(counts):
             if not n:
@@ -890,13 +908,13 @@ class _Search:
             counts[code] -= 1
             size = code >> _SHIFT
             try:
-                value = 1 + self.relaxed(
+                values[code] = self.relaxed(
                     1 << (code & _COLOUR_MASK), int(size == LARGE), int(size == MEDIUM), 0, 0
                 )
             finally:
                 counts[code] += 1
-            best = max(best, value)
-        return best
+        self.firsts = values
+        return values
 
     def final_block(self) -> int:
         """How many of the pyramids left the final block of covers places."""
@@ -1047,19 +1065,9 @@ class _Search:
         return len(steps), steps
 
     def best_first(self) -> int:
-        best_code, best_value = -1, -1
-        counts = self.counts
-        for code, n in enumerate(counts):
-            if not n:
-                continue
-            counts[code] -= 1
-            self.tops[_ORIGIN] = code
-            value = self.bound()
-            del self.tops[_ORIGIN]
-            counts[code] += 1
-            if value > best_value:
-                best_code, best_value = code, value
-        return best_code
+        """The first pyramid the relaxation values most (the lowest code on a tie)."""
+        values = self.firsts if self.firsts is not None else self.first_values()
+        return max(values, key=values.__getitem__)
 
     def found_all(self) -> None:
         """Found every pyramid that can be founded.
@@ -1069,36 +1077,40 @@ class _Search:
         wants them. Extending the chain from its last stack keeps this
         linear in the number of pyramids.
         """
-        counts = self.counts
         progress = True
         while progress:
             progress = False
             for colour in self.colours:
-                head: int | None = None
-                # The random builder's cells for this colour, found once and
-                # then kept up to date (only this colour is placed meanwhile).
-                spots: set[int] | None = None
-                for size in (SMALL, MEDIUM, LARGE):
-                    code = (size << _SHIFT) | colour
-                    while counts[code]:
-                        if self.rng is not None:
-                            if spots is None:
-                                spots = self.spots(colour)
-                            cell = self.rng.choice(sorted(spots)) if spots else None
-                            if cell is not None:
-                                spots.discard(cell)
-                                spots.update(
-                                    cell + step for step in _NEAR if cell + step not in self.tops
-                                )
-                        else:
-                            cell = None if head is None else self.extend(head)
-                            if cell is None:
-                                cell = self.best_cell(colour)
-                        if cell is None:
-                            break
-                        self.place(code, cell)
-                        head = cell
-                        progress = True
+                progress = self.found_colour(colour) or progress
+
+    def found_colour(self, colour: int) -> bool:
+        """Found what `found_all` can of `colour`, in one chain; whether any was."""
+        counts = self.counts
+        head: int | None = None
+        # The random builder's cells for this colour, found once and then
+        # kept up to date (only this colour is placed meanwhile).
+        spots: set[int] | None = None
+        for size in (SMALL, MEDIUM, LARGE):
+            code = (size << _SHIFT) | colour
+            while counts[code]:
+                if self.rng is not None:
+                    if spots is None:
+                        spots = self.spots(colour)
+                    cell = self.rng.choice(sorted(spots)) if spots else None
+                    if cell is not None:
+                        spots.discard(cell)
+                        spots.update(cell + step for step in _NEAR if cell + step not in self.tops)
+                else:
+                    cell = None if head is None else self.extend(head)
+                    if cell is None:
+                        cell = self.best_cell(colour)
+                if cell is None:
+                    # No empty cell is next to a top of this colour, nor will
+                    # be for its larger sizes: nothing is placed meanwhile.
+                    return head is not None
+                self.place(code, cell)
+                head = cell
+        return head is not None
 
     def spot_key(self, spot: int) -> tuple[int, int, int, int]:
         """How good an empty cell is to found on: closes no stack, is open to the
@@ -1112,16 +1124,13 @@ class _Search:
         tops = self.tops
         free = 0
         closes = 0
-        for step in _NEAR:
+        for step, side in _NEAR_SIDES:
             near = spot + step
             if near not in tops:
                 free += 1
-            elif (
-                (near + 1 not in tops)
-                + (near - 1 not in tops)
-                + (near + _WIDE not in tops)
-                + (near - _WIDE not in tops)
-            ) == 1:
+            # `spot` is one empty neighbour of that stack: the only one when its
+            # three others (on along `step`, and to either side) are stacks.
+            elif near + step in tops and near + side in tops and near - side in tops:
                 closes += 1
         return closes, free
 
@@ -1204,6 +1213,14 @@ class _Search:
         tops = self.tops
         counts = self.counts
         moves: list[tuple[tuple[int, int], ...]] = []
+        # Only a colour with two pyramids left or more gains by opening.
+        colours = [
+            colour
+            for colour in self.colours
+            if counts[_SMALLS | colour] + counts[_MEDIUMS | colour] + counts[_LARGES | colour] >= 2
+        ]
+        if not colours:
+            return moves
         open_cells = [
             cell
             for cell in sorted(tops)
@@ -1216,9 +1233,7 @@ class _Search:
             open_colours = {tops[cell] & _COLOUR_MASK for cell in open_cells}
             # Looked for only when a colour needs it: usually none does.
             targets: dict[int, int | None] = {}
-        for colour in self.colours:
-            if sum(self.colour_counts(colour)) < 2:
-                continue
+        for colour in colours:
             if greedy and colour in open_colours:
                 continue
             for size in (MEDIUM, SMALL):
