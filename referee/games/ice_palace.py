@@ -108,8 +108,6 @@ PLAYER_COLOURS = "rygbpo"
 BLACK = "k"
 WHITE = "w"
 ALL_COLOURS = PLAYER_COLOURS + BLACK + WHITE
-# The colours that leave the game when a round ends, never built.
-_NOT_BUILT = (BLACK, WHITE)
 STASH_PER_SIZE = 5
 HAND_PER_SIZE = 2
 NOBODY = -1
@@ -460,12 +458,18 @@ def _palace_reason(
     return "a new palace stack needs a neighbouring top of exactly its colour"
 
 
+def _buildable(yard: Board) -> list[str]:
+    """The yard's pyramids that may be built into the palace: all but black and
+    white, which leave the game when the round ends."""
+    return [p for _, _, stack in yard for p in stack if p[1] not in (BLACK, WHITE)]
+
+
 def _build_input(
     state: State,
 ) -> tuple[dict[tuple[int, int], ice_palace_solver.Piece], list[ice_palace_solver.Piece]]:
     """The palace tops and the yard's pyramids that may be built (not black, not white)."""
     tops = {(x, y): _PIECE[stack[-1]] for x, y, stack in state.palace}
-    pieces = [_PIECE[p] for _, _, stack in state.yard for p in stack if p[1] not in (BLACK, WHITE)]
+    pieces = [_PIECE[p] for p in _buildable(state.yard)]
     return tops, pieces
 
 
@@ -664,7 +668,7 @@ class IcePalace(Game[State, Move]):
         if state.phase == BUILD:
             build = self._random_build(state, rng)
             steps = state.build_plan if build.auto else build.steps
-            coloured = sum(p[1] not in _NOT_BUILT for _, _, stack in state.yard for p in stack)
+            coloured = len(_buildable(state.yard))
             palace = _as_dict(state.palace)
             for step in steps:
                 cell = (step.x, step.y)
@@ -781,7 +785,7 @@ class IcePalace(Game[State, Move]):
 
     def _build(self, state: State, move: Build) -> State:
         steps = state.build_plan if move.auto else move.steps
-        left = Counter(p for _, _, stack in state.yard for p in stack if p[1] not in (BLACK, WHITE))
+        left = Counter(_buildable(state.yard))
         palace = _as_dict(state.palace)
         for number, step in enumerate(steps, 1):
             if left[step.pyramid] == 0:
@@ -854,7 +858,7 @@ class IcePalace(Game[State, Move]):
             return state
         if state.phase == BUILD:
             # Black and white left the game when the round ended.
-            coloured = sum(p[1] not in (BLACK, WHITE) for _, _, stack in state.yard for p in stack)
+            coloured = len(_buildable(state.yard))
             return self._after_build(state, state.palace, state.out_of_game + coloured)
         if not state.yard:
             lead = _next_playing(state, seat)
@@ -1185,9 +1189,7 @@ class _PalacePlan:
 
     def __init__(self, state: State) -> None:
         self.palace = _as_dict(state.palace)
-        self.left = Counter(
-            p for _, _, stack in state.yard for p in stack if p[1] not in (BLACK, WHITE)
-        )
+        self.left = Counter(_buildable(state.yard))
         self.witness = state.build_plan
         self.placed: list[Place] = []
         self.need = state.build_max
