@@ -496,3 +496,27 @@ def test_mandala_stones_building_draws_its_choices_as_targets_readable_on_a_phon
                 break
             chosen = built.choices[walker.below(len(built.choices))]
             built = game.build(state, seat, (*built.steps, chosen.step))
+
+
+@pytest.mark.parametrize("game", games.all_games(), ids=games.names())
+def test_every_choice_of_a_move_being_built_is_exactly_one_target(game: AnyGame) -> None:
+    """A click picks one choice: each is drawn as one target, never two (an Ice
+    Palace builder's hand holding the pyramid the yard offers, say), and nothing
+    else is a target."""
+    players = game.players[0]
+    options = game.load_options({}, players)
+    walker = Rng("walk")
+    for seed in ("5eed", "a11ce"):
+        for index, step in enumerate(steps(game, players, options, seed, Rng(seed))):
+            for seat in sorted(game.actors(step.state)):
+                built = game.build(step.state, seat, ())
+                view = game.view(step.state, seat)
+                # Each position's first choices; a whole move built at every fifth.
+                for _ in range(40 if index % 5 == 0 else 1):
+                    root = parse(render.render_svg(game.name, view, NAMES[:players], None, built))
+                    drawn = Counter(e.get("data-step") for e in root.iter() if e.get("data-step"))
+                    assert drawn == Counter(choice.step for choice in built.choices), built.steps
+                    if not built.choices:
+                        break
+                    chosen = built.choices[walker.below(len(built.choices))]
+                    built = game.build(step.state, seat, (*built.steps, chosen.step))

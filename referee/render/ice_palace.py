@@ -418,7 +418,10 @@ def _hand(
     row = top + 30
     if not hand:
         canvas.text(PAD, row + SLOT / 2 + 5, "empty", size=15, fill=MUTED)
-    _slots(canvas, _kinds(hand), {"data-place": "hand", "data-seat": str(seat)}, building, row)
+    # While the palace is built the move takes the yard's pyramids, never the hand's,
+    # though the hand may hold one alike: only the tray's copy is the target then.
+    choosing = building if view["phase"] != "build" else None
+    _slots(canvas, _kinds(hand), {"data-place": "hand", "data-seat": str(seat)}, choosing, row)
     row += SLOT + 10
     passing = _choice(building, "pass")
     if passing is not None:
