@@ -251,12 +251,16 @@ def kill(proc: subprocess.Popen[bytes] | None) -> None:
         proc.wait(10)
 
 
-def stop(proc: subprocess.Popen[bytes] | None) -> None:
-    """Ask a child process to end (SIGTERM), and kill it after 10 s if it has not."""
-    if proc is not None and proc.poll() is None:
+def stop(*procs: subprocess.Popen[bytes] | None) -> None:
+    """Ask child processes to end (SIGTERM), all at once so that their shutdowns
+    overlap, and kill those that have not after 10 s."""
+    running = [proc for proc in procs if proc is not None and proc.poll() is None]
+    for proc in running:
         proc.terminate()
+    deadline = time.monotonic() + 10
+    for proc in running:
         try:
-            proc.wait(10)
+            proc.wait(max(deadline - time.monotonic(), 0.1))
         except subprocess.TimeoutExpired:
             kill(proc)
 

@@ -24,6 +24,10 @@ from tests.servers import free_port
 REFEREE = str(Path(sys.executable).with_name("referee"))
 
 
+# Celery's start-up exchanges with other workers (a second's wait each) that tests
+# never need: a worker of a test's stack only takes that stack's queues.
+QUIET_WORKER = ["--without-mingle", "--without-gossip"]
+
 # Every test client sends this key; stacks that set it as REFEREE_API_KEY
 # treat the tests as a trusted client (their games mail seats at once).
 TEST_API_KEY = "referee-test-key"
@@ -72,6 +76,15 @@ class Process:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
+    def wait_ready(self, workers: int = 1, seconds: float = 180) -> None:
+        """Wait until `workers` Celery workers writing to this log say they are ready
+        (on a loaded machine a worker takes long to start)."""
+        deadline = time.monotonic() + seconds
+        while self.output().count(" ready.") < workers:
+            assert self.proc is not None and self.proc.poll() is None, self.output()
+            assert time.monotonic() < deadline, f"waited {seconds} s:\n{self.output()}"
+            time.sleep(0.1)
+
 
 @dataclass
 class Service:
@@ -85,17 +98,20 @@ class Service:
     workers: list[Process] = field(default_factory=list)
 
     def start_worker(self) -> Process:
+        """A worker of role "all", once it and its two children (delivery and
+        bots) are ready: a test's first mail or bot move waits on all three."""
         name = f"w{len(self.workers)}-{uuid.uuid4().hex[:6]}@%h"
         args = [REFEREE, "worker", "--pool", "solo", "--loglevel", "INFO", "-n", name]
         log = self.tmp / f"worker{len(self.workers)}.log"
-        worker = Process(args, self.env, log).start()
+        worker = Process([*args, *QUIET_WORKER], self.env, log).start()
         self.workers.append(worker)
+        worker.wait_ready(workers=3)
         return worker
 
-    def stop(self) -> None:
-        for worker in self.workers:
-            worker.stop()
-        self.server.stop()
+    def stop(self, *beside: Process) -> None:
+        """Stop the server, the workers and the processes `beside` them, all at once."""
+        processes = (*self.workers, self.server, *beside)
+        servers.stop(*(process.proc for process in processes))
 
 
 def start_server(env: dict[str, str], tmp: Path) -> tuple[str, Process]:

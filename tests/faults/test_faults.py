@@ -48,8 +48,10 @@ from referee.rng import Rng
 from tests.mailboxes import DOMAIN, Mailbox, mail_env
 from tests.security.webhook_servers import SlowServer
 from tests.servers import Redis, free_port, pg_admin, private_redis
-from tests.stacks import REFEREE, TEST_API_KEY, Process
+from tests.stacks import QUIET_WORKER, REFEREE, TEST_API_KEY, Process
 from tests.tiers import starts_servers
+
+pytestmark = pytest.mark.long
 
 GUNICORN = str(Path(REFEREE).with_name("gunicorn"))
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -80,7 +82,7 @@ class Stack:
 
     def start_worker(self, slot: int) -> None:
         name = f"fault{slot}-{uuid.uuid4().hex[:6]}@%h"
-        args = [REFEREE, "worker", "--loglevel", "INFO", "-n", name]
+        args = [REFEREE, "worker", "--loglevel", "INFO", "-n", name, *QUIET_WORKER]
         worker = Process(args, self.env, self.tmp / f"worker{slot}.log").start()
         if slot < len(self.workers):
             self.workers[slot] = worker
@@ -130,10 +132,8 @@ def stack(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         built.start_worker(0)
         built.start_worker(1)
         # Play starts once both decide: on a loaded machine a start takes long.
-        deadline = time.monotonic() + 180
-        while not all(" ready." in worker.output() for worker in built.workers):
-            assert time.monotonic() < deadline, [w.output() for w in built.workers]
-            time.sleep(0.5)
+        for worker in built.workers:
+            worker.wait_ready()
         yield built
     finally:
         for worker in built.workers:

@@ -34,6 +34,8 @@ from tests.mail.players import (
 from tests.mailboxes import MailService, Received
 from tests.stacks import Client
 
+pytestmark = pytest.mark.long
+
 # The letters of a reply token that name the game and the seat; the rest
 # (the version the mail shows, and the MAC) changes from mail to mail.
 SEAT_PART = 28

@@ -24,6 +24,8 @@ from tests.mail.test_reply_styles import create, log, send
 from tests.mailboxes import MailService, Received
 from tests.service.test_games_http import solve
 
+pytestmark = pytest.mark.long
+
 REFEREE_FROM = "Referee <referee@referee.test>"
 
 

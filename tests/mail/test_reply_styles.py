@@ -22,6 +22,8 @@ from tests.servers import free_port
 from tests.service.test_games_http import solve
 from tests.stacks import REFEREE, Client, Process
 
+pytestmark = pytest.mark.long
+
 
 def create(env: MailService, game: str, tag: str, players: int = 2) -> dict[str, Any]:
     body = {

@@ -28,6 +28,8 @@ from tests.service.test_games_http import solve
 from tests.stacks import Client, Service, start_server
 from tests.tiers import starts_servers
 
+pytestmark = pytest.mark.long
+
 LINK = re.compile(r"https?://[^\s\"<>]+/g/([0-9a-f]{32})/seat/([A-Za-z0-9_-]+)")
 ACCEPT = re.compile(r"https?://[^\s\"<>]+/accept/[a-z0-9]+")
 
@@ -49,8 +51,7 @@ def mail_service(
     port, inbound = start_mail_in(env, tmp / "mail-in.log")
     SERVER[:] = [url]
     yield MailService(service, mailbox, port, inbound)
-    inbound.stop()
-    service.stop()
+    service.stop(inbound)
     mailbox.stop()
 
 

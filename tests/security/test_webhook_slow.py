@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.security.webhook_servers import (
     SlowServer,
     Stack,
@@ -19,6 +21,8 @@ from tests.security.webhook_servers import (
     wait_until,
     worker_stack,
 )
+
+pytestmark = pytest.mark.long
 
 BACKOFF = 2.0  # REFEREE_MAIL_BACKOFF of the stacks: the first wait after a failure
 

@@ -23,7 +23,16 @@ from typing import Any
 
 from tests.mailboxes import DOMAIN, Mailbox
 from tests.servers import free_port, redis_url
-from tests.stacks import REFEREE, TEST_API_KEY, Client, Process, Service, base_env, start_server
+from tests.stacks import (
+    QUIET_WORKER,
+    REFEREE,
+    TEST_API_KEY,
+    Client,
+    Process,
+    Service,
+    base_env,
+    start_server,
+)
 
 
 class SlowServer:
@@ -232,9 +241,10 @@ def worker_stack(
     for role, worker_env in (("decide", env), ("deliver", {**env, **(deliver_env or {})})):
         name = f"{role}-{uuid.uuid4().hex[:6]}@%h"
         args = [REFEREE, "worker", "--role", role, "--concurrency", "2", "-l", "INFO", "-n", name]
-        service.workers.append(Process(args, worker_env, tmp / f"{role}.log").start())
+        log = tmp / f"{role}.log"
+        service.workers.append(Process([*args, *QUIET_WORKER], worker_env, log).start())
     for worker in service.workers:
-        wait_until(lambda worker=worker: " ready." in worker.output(), 180, "a worker to start")
+        worker.wait_ready()
     try:
         yield Stack(service, mailbox, Client(url))
     finally:

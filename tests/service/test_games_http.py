@@ -24,6 +24,8 @@ from referee.rng import commitment
 from tests.stacks import Client, Service
 from tests.tiers import starts_servers
 
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture(params=["postgres", "embedded"])
 @starts_servers

@@ -97,8 +97,7 @@ def stack(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         service.start_worker()
         yield Stack(service, mailbox)
     finally:
-        inbound.stop()
-        service.stop()
+        service.stop(inbound)
         mailbox.stop()
 
 

@@ -1,12 +1,13 @@
 """Whole games played by clicking on the board alone, in a real headless Chromium.
 
 Against a real `referee serve` (the fixtures of test_web_browser.py). One
-seat plays in Chromium at 1280 px or at 390 px, by clicks on the targets
-inside the board's `<svg>` and the one Play button under it: no typing and
-no move buttons. The other seats play through the API; the browser's page
-must follow them live (its event stream), mark their last move, and at the
-end show the score breakdown. Every label on the board reads at 11 CSS px
-or more and no page scrolls sideways, at both widths. Screenshots mid-game
+seat plays in Chromium at 1280 px, by clicks on the targets inside the
+board's `<svg>` and the one Play button under it: no typing and no move
+buttons; at 390 px it plays its first turns so, then by the API. The
+other seats play through the API; the browser's page must follow them
+live (its event stream), mark their last move, and at the end show the
+score breakdown. Every label on the board reads at 11 CSS px or more and
+no page scrolls sideways, at both widths. Screenshots mid-game
 and at the end go to the run's folder under `var/artifacts/web/` (not
 committed).
 
@@ -31,6 +32,8 @@ from referee.games.maniki import apply_orders, possible_orders, shortest_solutio
 from tests.service import test_web_browser as pages
 from tests.stacks import TEST_API_KEY, Service
 
+pytestmark = pytest.mark.long
+
 web_service = pages.web_service
 playwright = pages.playwright
 browser = pages.browser
@@ -39,6 +42,8 @@ artifacts = pages.artifacts
 API_KEY = {"X-API-Key": TEST_API_KEY}
 MAX_TURNS = 400
 MAX_CLICKS = 80
+# The browser's seat's turns played by clicks at phone width; the rest go by the API.
+PHONE_CLICKED_TURNS = 4
 
 
 @dataclass
@@ -252,10 +257,30 @@ def _others_move(table: Table, setup: Setup, others: list[int]) -> None:
             table.move(seat, setup.opponent(table, seat))
 
 
-@pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("game", sorted(SETUPS))
 def test_a_whole_game_by_clicks_on_the_board(
-    web_service: Service, browser: Browser, artifacts: Path, game: str, width: int
+    web_service: Service, browser: Browser, artifacts: Path, game: str
+) -> None:
+    _play(web_service, browser, artifacts, game, 1280, clicked_turns=MAX_TURNS)
+
+
+@pytest.mark.parametrize("game", sorted(SETUPS))
+def test_a_game_on_a_phone_by_clicks_and_followed_to_its_end(
+    web_service: Service, browser: Browser, artifacts: Path, game: str
+) -> None:
+    """At 390 px the browser's seat plays its first turns by clicks, then by
+    the API (the whole game by clicks is the test above, at 1280 px): the page
+    follows every move to the end and its breakdown."""
+    _play(web_service, browser, artifacts, game, 390, clicked_turns=PHONE_CLICKED_TURNS)
+
+
+def _play(
+    web_service: Service,
+    browser: Browser,
+    artifacts: Path,
+    game: str,
+    width: int,
+    clicked_turns: int,
 ) -> None:
     setup = SETUPS[game]
     names = ["Ann", "Bob", "Cy", "Di"][: setup.players]
@@ -288,6 +313,10 @@ def test_a_whole_game_by_clicks_on_the_board(
         # Where the browser's seat is still to act after its own move (MaNiKi's
         # next card), the page must first catch up with the other seats' moves.
         expect(page.locator(f'#game[data-version="{summary["version"]}"]')).to_be_attached()
+        if mine == clicked_turns:
+            table.move(table.seat, setup.opponent(table, table.seat))
+            _others_move(table, setup, others)
+            continue
         assert _wait_for_my_turn_or_end(page)
         if mine == 0 and summary["version"] > 0 and table.last_notation() != "pass":
             # The other seats' last move came live, and is marked on the board
@@ -302,6 +331,9 @@ def test_a_whole_game_by_clicks_on_the_board(
     else:
         pytest.fail(f"{game} did not end in {MAX_TURNS} turns")
     assert mine > 0
+    # The page has followed the game to its last move (sent by the API at 390 px).
+    final = table.summary()["version"]
+    expect(page.locator(f'#game[data-version="{final}"]')).to_be_attached()
     assert not _wait_for_my_turn_or_end(page)
     expect(page.locator("#breakdown")).to_be_visible()
     _legible(page, width)
