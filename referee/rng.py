@@ -19,6 +19,7 @@ in advance.
 from __future__ import annotations
 
 import hashlib
+import operator
 import secrets
 import struct
 from collections.abc import Sequence
@@ -116,8 +117,9 @@ class Rng:
             self._shuffle_by_draws(items)
             return
         del self._words[-last:]
-        for i, word in zip(range(last, 0, -1), words, strict=True):
-            j = word % (i + 1)
+        # The bounds worked out by `map` in C: the loop is left with the swaps alone.
+        draws = map(operator.mod, words, range(last + 1, 1, -1))
+        for i, j in zip(range(last, 0, -1), draws, strict=True):
             items[i], items[j] = items[j], items[i]
 
     def _shuffle_by_draws(self, items: list[T]) -> None:
