@@ -522,17 +522,6 @@ _TOUCHING = tuple(
     sum(bit for bit, around in zip(_CIRCLE_BIT, CIRCLE_STACKS, strict=True) if stack in around)
     for stack in range(len(STACK_CELLS))
 )
-# The circles that a set of stacks touches, read half the set at a time:
-# `_TOUCHED_BY_HALF[k][half]` for the stacks 12k to 12k + 11 whose bits `half` sets.
-_TOUCHED_BY_HALF = tuple(
-    tuple(
-        functools.reduce(
-            operator.or_, (_TOUCHING[12 * k + i] for i in range(12) if half >> i & 1), 0
-        )
-        for half in range(1 << 12)
-    )
-    for k in range(2)
-)
 # Per set of circles (bits): the circles, in order.
 _CIRCLES_IN = tuple(
     tuple(circle for circle in range(1, len(CIRCLE_STACKS) + 1) if circles >> circle - 1 & 1)
@@ -541,6 +530,24 @@ _CIRCLES_IN = tuple(
 # A pick's artist and circle as a bit: `9 * (artist - 1) + circle - 1`.
 _CIRCLES = len(CIRCLE_STACKS)
 _ONE_CIRCLE_EACH = sum(1 << _CIRCLES * artist for artist in range(ARTISTS))
+# The circles that a set of stacks touches, read half the set at a time, as the picks
+# of one artist: `_TOUCHED_BY_HALF[artist - 1][k][half]` for the stacks 12k to 12k + 11
+# whose bits `half` sets. (Shifted here to each artist's picks, not in `_reach`: an
+# operation on ints costs as much as a table lookup.)
+_TOUCHED_BY_HALF = tuple(
+    tuple(
+        tuple(
+            functools.reduce(
+                operator.or_, (_TOUCHING[12 * k + i] for i in range(12) if half >> i & 1), 0
+            )
+            << _CIRCLES * artist
+            for half in range(1 << 12)
+        )
+        for k in range(2)
+    )
+    for artist in range(ARTISTS)
+)
+_ALL_STACKS = sum(_STACK_BIT)
 # Per placing of the artists (the circles of A1-A4): the picks to circles free for
 # their artist to move to, and per artist the stacks it may take from (those touching
 # no circle holding another artist).
@@ -548,7 +555,8 @@ _LAYOUTS = {
     artists: (
         (_ALL_CIRCLES & ~sum(_CIRCLE_BIT[circle - 1] for circle in artists)) * _ONE_CIRCLE_EACH,
         *(
-            ~functools.reduce(
+            _ALL_STACKS
+            & ~functools.reduce(
                 operator.or_,
                 (_AROUND[circle - 1] for other, circle in enumerate(artists) if other != artist),
             )
@@ -623,15 +631,18 @@ def _reach(state: State) -> tuple[tuple[int, ...], int]:
         free, open1, open2, open3, open4 = _LAYOUTS[state.artists]
         # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
         t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
-        low, high = _TOUCHED_BY_HALF
+        (low1, high1), (low2, high2), (low3, high3), (low4, high4) = _TOUCHED_BY_HALF
         reach = state.reach = (
             (t1, t2, t3, t4),
             (
-                low[t1 & 4095]
-                | high[t1 >> 12]
-                | (low[t2 & 4095] | high[t2 >> 12]) << 9
-                | (low[t3 & 4095] | high[t3 >> 12]) << 18
-                | (low[t4 & 4095] | high[t4 >> 12]) << 27
+                low1[t1 & 4095]
+                | high1[t1 >> 12]
+                | low2[t2 & 4095]
+                | high2[t2 >> 12]
+                | low3[t3 & 4095]
+                | high3[t3 >> 12]
+                | low4[t4 & 4095]
+                | high4[t4 >> 12]
             )
             & free,
         )
@@ -720,25 +731,27 @@ def _tops_removed(state: State, seat: int, spaces: Sequence[int], points: int) -
     """What changes when the top of each listed tower goes onto the mandala, in order,
     and the points are scored with the bonuses covered: the boards, the scores, the
     mandala, the stones set aside and whether the end is triggered."""
-    setup = state.setup
     towers = list(state.boards[seat])
-    mandala = list(state.mandala)
-    set_aside = state.set_aside
-    triggered = state.end_triggered
+    tops = []
     for space in spaces:
         tower = towers[space - 1]
+        tops.append(tower[-1])
         towers[space - 1] = tower[:-1]
-        if len(mandala) < setup.spaces:
-            mandala.append(tower[-1])
-            points += setup.bonuses[len(mandala) - 1]
-            triggered = triggered or len(mandala) == setup.end_space
-        else:
-            set_aside += 1
+    # The tops go onto the mandala while it has spaces left, the others aside.
+    setup = state.setup
+    before = len(state.mandala)
+    mandala = state.mandala + tuple(tops)
+    if len(mandala) > setup.spaces:
+        mandala = mandala[: setup.spaces]
+    filled = len(mandala)
+    points += sum(setup.bonuses[before:filled])
+    set_aside = state.set_aside + len(tops) - (filled - before)
+    triggered = state.end_triggered or before < setup.end_space <= filled
     boards = list(state.boards)
     boards[seat] = tuple(towers)
     scores = list(state.scores)
     scores[seat] += points
-    return tuple(boards), tuple(scores), tuple(mandala), set_aside, triggered
+    return tuple(boards), tuple(scores), mandala, set_aside, triggered
 
 
 _SCORE_COLOURS = tuple(ScoreColour(colour) for colour in COLOURS)
