@@ -194,6 +194,7 @@ _FIELD_VALUES = operator.attrgetter(*_FIELDS)
 
 
 _FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
+_new_object = object.__new__
 
 
 def _replace(state: State, **changes: Any) -> State:
@@ -834,25 +835,27 @@ def _advance(
         seat = (state.current + 1) % len(scores)
         if triggered and seat == state.first_player:
             seat = None
-    after = State(
-        state.setup,
-        stacks,
-        artists,
-        boards,
-        scores,
-        mandala,
-        set_aside,
-        state.objectives,
-        state.first_player,
-        state.current if seat is None else seat,
-        triggered,
-        state.resigned,
-        None,
-    )
-    if seat is None:
-        return _finish(after)
+    # Built field by field, not by `State(...)`: calling the class runs its generated
+    # `__init__` in an interpreter frame of its own, which made a move's new state half
+    # as dear again.
+    after = _new_object(State)
+    after.setup = state.setup
+    after.stacks = stacks
+    after.artists = artists
+    after.boards = boards
+    after.scores = scores
+    after.mandala = mandala
+    after.set_aside = set_aside
+    after.objectives = state.objectives
+    after.first_player = state.first_player
+    after.current = state.current if seat is None else seat
+    after.end_triggered = triggered
+    after.resigned = state.resigned
+    after.objective_points = None
     after.showing = showing
     after.reach = reach
+    if seat is None:
+        return _finish(after)
     # `_begin`, written out: a seat that has a tower can always score.
     return after if any(boards[seat]) or _reach(after)[1] else _finish(after)
 
