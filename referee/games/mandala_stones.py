@@ -674,32 +674,43 @@ def _nth_pick(picks: int, n: int) -> tuple[int, int]:
         artist += 1
 
 
-def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
-    tower = towers[space - 1]
-    if space == 1:
-        return len(set(map(len, towers)))
-    if space == SPACES:
-        return 1 + len({stone >> 1 for stone in tower})
-    return _HEIGHT_POINTS[space][len(tower)]
+def _scoring_points(towers: tuple[tuple[int, ...], ...], spaces: Sequence[int]) -> int:
+    """The points the rules give for scoring the tops of `spaces` (before the mandala's
+    bonuses): space 1 the number of distinct tower heights, space 5 one more than the
+    colours in its tower, the others by their tower's height."""
+    points = 0
+    for space in spaces:
+        if space == 1:
+            points += len(set(map(len, towers)))
+        elif space == SPACES:
+            points += 1 + len({stone >> 1 for stone in towers[SPACES - 1]})
+        else:
+            points += _HEIGHT_POINTS[space][len(towers[space - 1])]
+    return points
 
 
 # Per board, by the colour (0-3) on top of each space (4 where empty): its empty spaces,
-# its built ones and the colours it may score (on top of two towers or more). A playout
-# asks at every move.
+# its built ones, the colours it may score (on top of two towers or more) and the spaces
+# each of those colours tops. A playout asks at every move.
 _SUMMARIES = {
     tops: (
         tuple(space for space, top in enumerate(tops, 1) if top == 4),
         tuple(space for space, top in enumerate(tops, 1) if top < 4),
         tuple(colour for colour in range(4) if tops.count(colour) >= 2),
+        tuple(
+            tuple(space for space, top in enumerate(tops, 1) if top == colour)
+            for colour in range(4)
+            if tops.count(colour) >= 2
+        ),
     )
     for tops in itertools.product(range(5), repeat=SPACES)
 }
+Summary = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, ...], ...]]
 
 
-def _board_summary(
-    towers: tuple[tuple[int, ...], ...],
-) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """The board's empty spaces, its built ones and the colours (0-3) it may score."""
+def _board_summary(towers: tuple[tuple[int, ...], ...]) -> Summary:
+    """The board's empty spaces, its built ones, the colours (0-3) it may score and the
+    spaces each of those colours tops."""
     # Written out for the 5 spaces: a playout asks at every move.
     t1, t2, t3, t4, t5 = towers
     return _SUMMARIES[
@@ -716,13 +727,8 @@ def _board_summary(
 def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[list[int], int]:
     """The spaces a colour scoring takes the tops of, left to right, and the points their
     rules give (before the mandala's bonuses)."""
-    spaces = []
-    points = 0
-    for space, tower in enumerate(towers, 1):
-        if tower and tower[-1] >> 1 == colour:
-            spaces.append(space)
-            points += _tower_points(towers, space)
-    return spaces, points
+    spaces = [space for space, tower in enumerate(towers, 1) if tower and tower[-1] >> 1 == colour]
+    return spaces, _scoring_points(towers, spaces)
 
 
 Scored = tuple[tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...], tuple[int, ...], int, bool]
@@ -756,6 +762,12 @@ def _tops_removed(state: State, seat: int, spaces: Sequence[int], points: int) -
 
 
 _SCORE_COLOURS = tuple(ScoreColour(colour) for colour in COLOURS)
+# Every `score tops` there can be, by its spaces (each tower's top once, in any order).
+_TOPS_SCORINGS = {
+    spaces: ScoreTops(spaces)
+    for count in range(1, SPACES + 1)
+    for spaces in itertools.permutations(range(1, SPACES + 1), count)
+}
 _NO_PICKS: tuple[tuple[int, ...], int] = ((), 0)
 
 
@@ -1238,7 +1250,7 @@ class MandalaStones(Game[State, Move]):
         if state.objective_points is not None or seat != state.current:
             return super().play_random(state, seat, rng)  # refused as `random_move` refuses
         towers = state.boards[seat]
-        empty, built, colours = _board_summary(towers)
+        empty, built, colours, colour_spaces = _board_summary(towers)
         # A full board can pick nothing.
         takes, options = _reach(state) if empty else _NO_PICKS
         picks = options.bit_count()
@@ -1253,10 +1265,11 @@ class MandalaStones(Game[State, Move]):
             return move, _picked(state, seat, artist, circle, found, taken, space)
         choice -= picks
         if choice < len(colours):
-            colour = colours[choice]
-            return _SCORE_COLOURS[colour], _scored(state, seat, *_colour_scoring(towers, colour))
-        spaces = rng.shuffled(built)[: 1 + rng.below(len(built))]
-        return ScoreTops(tuple(spaces)), _scored(state, seat, spaces, len(spaces))
+            spaces = colour_spaces[choice]
+            points = _scoring_points(towers, spaces)
+            return _SCORE_COLOURS[colours[choice]], _scored(state, seat, spaces, points)
+        spaces = tuple(rng.shuffled(built)[: 1 + rng.below(len(built))])
+        return _TOPS_SCORINGS[spaces], _scored(state, seat, spaces, len(spaces))
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pick):
