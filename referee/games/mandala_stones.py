@@ -661,17 +661,35 @@ def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
     ]
 
 
-def _nth_pick(picks: int, n: int) -> tuple[int, int]:
-    """The artist and circle of `_pick_options(state)[n]`, from the picks of
-    `_reach(state)` without listing the others."""
-    artist = 1
+# A pick's bit (`_CIRCLES * (artist - 1) + circle - 1`): its artist, its circle, the
+# stacks around that circle, the circle's first stones by the stacks collected
+# (`_FIRSTS`) and its moves by direction and space (`_PICKS`).
+_PICK_AT = tuple(
+    (artist, circle, _AROUND[circle - 1], _FIRSTS[circle - 1], _PICKS[artist - 1][circle - 1])
+    for artist in range(1, ARTISTS + 1)
+    for circle in range(1, _CIRCLES + 1)
+)
+PickAt = tuple[
+    int,
+    int,
+    int,
+    dict[int, tuple[tuple[int, tuple[int, ...]], ...]],
+    tuple[tuple[Pick, ...], ...],
+]
+# Per 12 bits, the positions of those set, in order: picks are read 12 bits at a time.
+_SET_BITS = tuple(tuple(bit for bit in range(12) if bits >> bit & 1) for bits in range(1 << 12))
+
+
+def _nth_pick(picks: int, n: int) -> PickAt:
+    """`_PICK_AT` of the pick `_pick_options(state)[n]`, from the picks of `_reach(state)`
+    without listing the others."""
+    low = 0
     while True:
-        circles = _CIRCLES_IN[picks & _ALL_CIRCLES]
-        if n < len(circles):
-            return artist, circles[n]
-        n -= len(circles)
-        picks >>= _CIRCLES
-        artist += 1
+        bits = _SET_BITS[picks >> low & 4095]
+        if n < len(bits):
+            return _PICK_AT[low + bits[n]]
+        n -= len(bits)
+        low += 12
 
 
 def _scoring_points(towers: tuple[tuple[int, ...], ...], spaces: Sequence[int]) -> int:
@@ -1256,12 +1274,12 @@ class MandalaStones(Game[State, Move]):
         picks = options.bit_count()
         choice = rng.below(picks + len(colours) + (1 if built else 0))
         if choice < picks:
-            artist, circle = _nth_pick(options, choice)
-            found = takes[artist - 1] & _AROUND[circle - 1]
-            firsts = _FIRSTS[circle - 1][found]
+            artist, circle, around, firsts_by_found, moves = _nth_pick(options, choice)
+            found = takes[artist - 1] & around
+            firsts = firsts_by_found[found]
             direction, taken = firsts[rng.below(len(firsts))]
             space = empty[rng.below(len(empty))]
-            move = _PICKS[artist - 1][circle - 1][direction][space - 1]
+            move = moves[direction][space - 1]
             return move, _picked(state, seat, artist, circle, found, taken, space)
         choice -= picks
         if choice < len(colours):
