@@ -608,13 +608,15 @@ def _showing(state: State) -> tuple[int, int]:
     """The stacks whose top shows the star, and those whose top shows the circle."""
     showing = state.showing
     if showing is None:
-        # The tops, last stack first, read as two binary numbers.
         tops = bytes([stack[-1] if stack else 8 for stack in reversed(state.stacks)])
-        showing = state.showing = (
-            int(tops.translate(_SHOWS_DIGIT[0]), 2),
-            int(tops.translate(_SHOWS_DIGIT[1]), 2),
-        )
+        showing = state.showing = _showing_of(tops)
     return showing
+
+
+def _showing_of(tops: bytes) -> tuple[int, int]:
+    """`_showing` of the stacks' tops (a stone, or 8 for an empty stack), last stack first."""
+    # The tops read as two binary numbers.
+    return int(tops.translate(_SHOWS_DIGIT[0]), 2), int(tops.translate(_SHOWS_DIGIT[1]), 2)
 
 
 def _reach(state: State) -> tuple[tuple[int, ...], int]:
@@ -1216,23 +1218,24 @@ class MandalaStones(Game[State, Move]):
         objectives = tuple(tuple(cards[2 * seat : 2 * seat + 2]) for seat in range(players))
         first = rng.below(players)
         empty_board = ((),) * SPACES
-        return _begin(
-            State(
-                setup,
-                stacks,
-                artists,
-                (empty_board,) * players,
-                (0,) * players,
-                (),
-                0,
-                objectives,
-                first,
-                first,
-                False,
-                (),
-                None,
-            )
+        state = State(
+            setup,
+            stacks,
+            artists,
+            (empty_board,) * players,
+            (0,) * players,
+            (),
+            0,
+            objectives,
+            first,
+            first,
+            False,
+            (),
+            None,
         )
+        # The tops are the fourth stones dealt to each stack: read here, last stack first.
+        state.showing = _showing_of(bytes(stones[::-4]))
+        return _begin(state)
 
     def actors(self, state: State) -> frozenset[int]:
         # `state.over` written out: asked three times a move.
