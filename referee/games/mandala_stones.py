@@ -906,8 +906,12 @@ def _picked(
     stacks = list(state.stacks)
     # The stones taken all show the artist's pattern; the stones under them show theirs.
     stars, circles = state.showing or _showing(state)
-    stars &= ~found
-    circles &= ~found
+    # `found` holds only stacks showing the artist's pattern (A1 and A2 take stars): their
+    # bits are cleared by flipping them.
+    if artist > 2:
+        circles ^= found
+    else:
+        stars ^= found
     tower = []
     for index in taken:
         stack = stacks[index]
