@@ -19,6 +19,7 @@ in advance.
 from __future__ import annotations
 
 import hashlib
+import operator
 import secrets
 import struct
 from collections.abc import Sequence
@@ -39,6 +40,8 @@ _TABLED = 1024
 _LIMITS = tuple(_WORD - _WORD % n if n else 0 for n in range(_TABLED))
 # Each of those limits is above this: no bound up to `_TABLED` rejects a word under it.
 _NEVER_REJECTED = _WORD - _TABLED
+# The shortest shuffle (its last position) whose draws are made all at once.
+_BATCHED = 8
 
 
 def _limit(n: int) -> int:
@@ -106,7 +109,9 @@ class Rng:
     def shuffle(self, items: list[T]) -> None:
         """Shuffle a list in place (Fisher-Yates, last position first)."""
         last = len(items) - 1
-        if not 0 < last < _TABLED:
+        # A short list is shuffled a `below` a position: drawing all at once costs more
+        # than it saves under some ten positions.
+        if not _BATCHED <= last < _TABLED:
             self._shuffle_by_draws(items)
             return
         # The `below(i + 1)` of every position i at once: where no word is near the
@@ -116,8 +121,9 @@ class Rng:
             self._shuffle_by_draws(items)
             return
         del self._words[-last:]
-        for i, word in zip(range(last, 0, -1), words, strict=True):
-            j = word % (i + 1)
+        # The bounds worked out by `map` in C: the loop is left with the swaps alone.
+        draws = map(operator.mod, words, range(last + 1, 1, -1))
+        for i, j in zip(range(last, 0, -1), draws, strict=True):
             items[i], items[j] = items[j], items[i]
 
     def _shuffle_by_draws(self, items: list[T]) -> None:

@@ -194,6 +194,7 @@ _FIELD_VALUES = operator.attrgetter(*_FIELDS)
 
 
 _FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
+_new_object = object.__new__
 
 
 def _replace(state: State, **changes: Any) -> State:
@@ -522,17 +523,6 @@ _TOUCHING = tuple(
     sum(bit for bit, around in zip(_CIRCLE_BIT, CIRCLE_STACKS, strict=True) if stack in around)
     for stack in range(len(STACK_CELLS))
 )
-# The circles that a set of stacks touches, read half the set at a time:
-# `_TOUCHED_BY_HALF[k][half]` for the stacks 12k to 12k + 11 whose bits `half` sets.
-_TOUCHED_BY_HALF = tuple(
-    tuple(
-        functools.reduce(
-            operator.or_, (_TOUCHING[12 * k + i] for i in range(12) if half >> i & 1), 0
-        )
-        for half in range(1 << 12)
-    )
-    for k in range(2)
-)
 # Per set of circles (bits): the circles, in order.
 _CIRCLES_IN = tuple(
     tuple(circle for circle in range(1, len(CIRCLE_STACKS) + 1) if circles >> circle - 1 & 1)
@@ -541,6 +531,24 @@ _CIRCLES_IN = tuple(
 # A pick's artist and circle as a bit: `9 * (artist - 1) + circle - 1`.
 _CIRCLES = len(CIRCLE_STACKS)
 _ONE_CIRCLE_EACH = sum(1 << _CIRCLES * artist for artist in range(ARTISTS))
+# The circles that a set of stacks touches, read half the set at a time, as the picks
+# of one artist: `_TOUCHED_BY_HALF[artist - 1][k][half]` for the stacks 12k to 12k + 11
+# whose bits `half` sets. (Shifted here to each artist's picks, not in `_reach`: an
+# operation on ints costs as much as a table lookup.)
+_TOUCHED_BY_HALF = tuple(
+    tuple(
+        tuple(
+            functools.reduce(
+                operator.or_, (_TOUCHING[12 * k + i] for i in range(12) if half >> i & 1), 0
+            )
+            << _CIRCLES * artist
+            for half in range(1 << 12)
+        )
+        for k in range(2)
+    )
+    for artist in range(ARTISTS)
+)
+_ALL_STACKS = sum(_STACK_BIT)
 # Per placing of the artists (the circles of A1-A4): the picks to circles free for
 # their artist to move to, and per artist the stacks it may take from (those touching
 # no circle holding another artist).
@@ -548,7 +556,8 @@ _LAYOUTS = {
     artists: (
         (_ALL_CIRCLES & ~sum(_CIRCLE_BIT[circle - 1] for circle in artists)) * _ONE_CIRCLE_EACH,
         *(
-            ~functools.reduce(
+            _ALL_STACKS
+            & ~functools.reduce(
                 operator.or_,
                 (_AROUND[circle - 1] for other, circle in enumerate(artists) if other != artist),
             )
@@ -599,13 +608,15 @@ def _showing(state: State) -> tuple[int, int]:
     """The stacks whose top shows the star, and those whose top shows the circle."""
     showing = state.showing
     if showing is None:
-        # The tops, last stack first, read as two binary numbers.
         tops = bytes([stack[-1] if stack else 8 for stack in reversed(state.stacks)])
-        showing = state.showing = (
-            int(tops.translate(_SHOWS_DIGIT[0]), 2),
-            int(tops.translate(_SHOWS_DIGIT[1]), 2),
-        )
+        showing = state.showing = _showing_of(tops)
     return showing
+
+
+def _showing_of(tops: bytes) -> tuple[int, int]:
+    """`_showing` of the stacks' tops (a stone, or 8 for an empty stack), last stack first."""
+    # The tops read as two binary numbers.
+    return int(tops.translate(_SHOWS_DIGIT[0]), 2), int(tops.translate(_SHOWS_DIGIT[1]), 2)
 
 
 def _reach(state: State) -> tuple[tuple[int, ...], int]:
@@ -623,15 +634,18 @@ def _reach(state: State) -> tuple[tuple[int, ...], int]:
         free, open1, open2, open3, open4 = _LAYOUTS[state.artists]
         # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
         t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
-        low, high = _TOUCHED_BY_HALF
+        (low1, high1), (low2, high2), (low3, high3), (low4, high4) = _TOUCHED_BY_HALF
         reach = state.reach = (
             (t1, t2, t3, t4),
             (
-                low[t1 & 4095]
-                | high[t1 >> 12]
-                | (low[t2 & 4095] | high[t2 >> 12]) << 9
-                | (low[t3 & 4095] | high[t3 >> 12]) << 18
-                | (low[t4 & 4095] | high[t4 >> 12]) << 27
+                low1[t1 & 4095]
+                | high1[t1 >> 12]
+                | low2[t2 & 4095]
+                | high2[t2 >> 12]
+                | low3[t3 & 4095]
+                | high3[t3 >> 12]
+                | low4[t4 & 4095]
+                | high4[t4 >> 12]
             )
             & free,
         )
@@ -649,45 +663,74 @@ def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
     ]
 
 
-def _nth_pick(picks: int, n: int) -> tuple[int, int]:
-    """The artist and circle of `_pick_options(state)[n]`, from the picks of
-    `_reach(state)` without listing the others."""
-    artist = 1
+# A pick's bit (`_CIRCLES * (artist - 1) + circle - 1`): its artist, its circle, the
+# stacks around that circle, the circle's first stones by the stacks collected
+# (`_FIRSTS`) and its moves by direction and space (`_PICKS`).
+_PICK_AT = tuple(
+    (artist, circle, _AROUND[circle - 1], _FIRSTS[circle - 1], _PICKS[artist - 1][circle - 1])
+    for artist in range(1, ARTISTS + 1)
+    for circle in range(1, _CIRCLES + 1)
+)
+PickAt = tuple[
+    int,
+    int,
+    int,
+    dict[int, tuple[tuple[int, tuple[int, ...]], ...]],
+    tuple[tuple[Pick, ...], ...],
+]
+# Per 12 bits, the positions of those set, in order: picks are read 12 bits at a time.
+_SET_BITS = tuple(tuple(bit for bit in range(12) if bits >> bit & 1) for bits in range(1 << 12))
+
+
+def _nth_pick(picks: int, n: int) -> PickAt:
+    """`_PICK_AT` of the pick `_pick_options(state)[n]`, from the picks of `_reach(state)`
+    without listing the others."""
+    low = 0
     while True:
-        circles = _CIRCLES_IN[picks & _ALL_CIRCLES]
-        if n < len(circles):
-            return artist, circles[n]
-        n -= len(circles)
-        picks >>= _CIRCLES
-        artist += 1
+        bits = _SET_BITS[picks >> low & 4095]
+        if n < len(bits):
+            return _PICK_AT[low + bits[n]]
+        n -= len(bits)
+        low += 12
 
 
-def _tower_points(towers: tuple[tuple[int, ...], ...], space: int) -> int:
-    tower = towers[space - 1]
-    if space == 1:
-        return len(set(map(len, towers)))
-    if space == SPACES:
-        return 1 + len({stone >> 1 for stone in tower})
-    return _HEIGHT_POINTS[space][len(tower)]
+def _scoring_points(towers: tuple[tuple[int, ...], ...], spaces: Sequence[int]) -> int:
+    """The points the rules give for scoring the tops of `spaces` (before the mandala's
+    bonuses): space 1 the number of distinct tower heights, space 5 one more than the
+    colours in its tower, the others by their tower's height."""
+    points = 0
+    for space in spaces:
+        if space == 1:
+            points += len(set(map(len, towers)))
+        elif space == SPACES:
+            points += 1 + len({stone >> 1 for stone in towers[SPACES - 1]})
+        else:
+            points += _HEIGHT_POINTS[space][len(towers[space - 1])]
+    return points
 
 
 # Per board, by the colour (0-3) on top of each space (4 where empty): its empty spaces,
-# its built ones and the colours it may score (on top of two towers or more). A playout
-# asks at every move.
+# its built ones, the colours it may score (on top of two towers or more) and the spaces
+# each of those colours tops. A playout asks at every move.
 _SUMMARIES = {
     tops: (
         tuple(space for space, top in enumerate(tops, 1) if top == 4),
         tuple(space for space, top in enumerate(tops, 1) if top < 4),
         tuple(colour for colour in range(4) if tops.count(colour) >= 2),
+        tuple(
+            tuple(space for space, top in enumerate(tops, 1) if top == colour)
+            for colour in range(4)
+            if tops.count(colour) >= 2
+        ),
     )
     for tops in itertools.product(range(5), repeat=SPACES)
 }
+Summary = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, ...], ...]]
 
 
-def _board_summary(
-    towers: tuple[tuple[int, ...], ...],
-) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """The board's empty spaces, its built ones and the colours (0-3) it may score."""
+def _board_summary(towers: tuple[tuple[int, ...], ...]) -> Summary:
+    """The board's empty spaces, its built ones, the colours (0-3) it may score and the
+    spaces each of those colours tops."""
     # Written out for the 5 spaces: a playout asks at every move.
     t1, t2, t3, t4, t5 = towers
     return _SUMMARIES[
@@ -704,13 +747,8 @@ def _board_summary(
 def _colour_scoring(towers: tuple[tuple[int, ...], ...], colour: int) -> tuple[list[int], int]:
     """The spaces a colour scoring takes the tops of, left to right, and the points their
     rules give (before the mandala's bonuses)."""
-    spaces = []
-    points = 0
-    for space, tower in enumerate(towers, 1):
-        if tower and tower[-1] >> 1 == colour:
-            spaces.append(space)
-            points += _tower_points(towers, space)
-    return spaces, points
+    spaces = [space for space, tower in enumerate(towers, 1) if tower and tower[-1] >> 1 == colour]
+    return spaces, _scoring_points(towers, spaces)
 
 
 Scored = tuple[tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...], tuple[int, ...], int, bool]
@@ -720,28 +758,36 @@ def _tops_removed(state: State, seat: int, spaces: Sequence[int], points: int) -
     """What changes when the top of each listed tower goes onto the mandala, in order,
     and the points are scored with the bonuses covered: the boards, the scores, the
     mandala, the stones set aside and whether the end is triggered."""
-    setup = state.setup
     towers = list(state.boards[seat])
-    mandala = list(state.mandala)
-    set_aside = state.set_aside
-    triggered = state.end_triggered
+    tops = []
     for space in spaces:
         tower = towers[space - 1]
+        tops.append(tower[-1])
         towers[space - 1] = tower[:-1]
-        if len(mandala) < setup.spaces:
-            mandala.append(tower[-1])
-            points += setup.bonuses[len(mandala) - 1]
-            triggered = triggered or len(mandala) == setup.end_space
-        else:
-            set_aside += 1
+    # The tops go onto the mandala while it has spaces left, the others aside.
+    setup = state.setup
+    before = len(state.mandala)
+    mandala = state.mandala + tuple(tops)
+    if len(mandala) > setup.spaces:
+        mandala = mandala[: setup.spaces]
+    filled = len(mandala)
+    points += sum(setup.bonuses[before:filled])
+    set_aside = state.set_aside + len(tops) - (filled - before)
+    triggered = state.end_triggered or before < setup.end_space <= filled
     boards = list(state.boards)
     boards[seat] = tuple(towers)
     scores = list(state.scores)
     scores[seat] += points
-    return tuple(boards), tuple(scores), tuple(mandala), set_aside, triggered
+    return tuple(boards), tuple(scores), mandala, set_aside, triggered
 
 
 _SCORE_COLOURS = tuple(ScoreColour(colour) for colour in COLOURS)
+# Every `score tops` there can be, by its spaces (each tower's top once, in any order).
+_TOPS_SCORINGS = {
+    spaces: ScoreTops(spaces)
+    for count in range(1, SPACES + 1)
+    for spaces in itertools.permutations(range(1, SPACES + 1), count)
+}
 _NO_PICKS: tuple[tuple[int, ...], int] = ((), 0)
 
 
@@ -821,25 +867,27 @@ def _advance(
         seat = (state.current + 1) % len(scores)
         if triggered and seat == state.first_player:
             seat = None
-    after = State(
-        state.setup,
-        stacks,
-        artists,
-        boards,
-        scores,
-        mandala,
-        set_aside,
-        state.objectives,
-        state.first_player,
-        state.current if seat is None else seat,
-        triggered,
-        state.resigned,
-        None,
-    )
-    if seat is None:
-        return _finish(after)
+    # Built field by field, not by `State(...)`: calling the class runs its generated
+    # `__init__` in an interpreter frame of its own, which made a move's new state half
+    # as dear again.
+    after = _new_object(State)
+    after.setup = state.setup
+    after.stacks = stacks
+    after.artists = artists
+    after.boards = boards
+    after.scores = scores
+    after.mandala = mandala
+    after.set_aside = set_aside
+    after.objectives = state.objectives
+    after.first_player = state.first_player
+    after.current = state.current if seat is None else seat
+    after.end_triggered = triggered
+    after.resigned = state.resigned
+    after.objective_points = None
     after.showing = showing
     after.reach = reach
+    if seat is None:
+        return _finish(after)
     # `_begin`, written out: a seat that has a tower can always score.
     return after if any(boards[seat]) or _reach(after)[1] else _finish(after)
 
@@ -858,8 +906,12 @@ def _picked(
     stacks = list(state.stacks)
     # The stones taken all show the artist's pattern; the stones under them show theirs.
     stars, circles = state.showing or _showing(state)
-    stars &= ~found
-    circles &= ~found
+    # `found` holds only stacks showing the artist's pattern (A1 and A2 take stars): their
+    # bits are cleared by flipping them.
+    if artist > 2:
+        circles ^= found
+    else:
+        stars ^= found
     tower = []
     for index in taken:
         stack = stacks[index]
@@ -1170,23 +1222,24 @@ class MandalaStones(Game[State, Move]):
         objectives = tuple(tuple(cards[2 * seat : 2 * seat + 2]) for seat in range(players))
         first = rng.below(players)
         empty_board = ((),) * SPACES
-        return _begin(
-            State(
-                setup,
-                stacks,
-                artists,
-                (empty_board,) * players,
-                (0,) * players,
-                (),
-                0,
-                objectives,
-                first,
-                first,
-                False,
-                (),
-                None,
-            )
+        state = State(
+            setup,
+            stacks,
+            artists,
+            (empty_board,) * players,
+            (0,) * players,
+            (),
+            0,
+            objectives,
+            first,
+            first,
+            False,
+            (),
+            None,
         )
+        # The tops are the fourth stones dealt to each stack: read here, last stack first.
+        state.showing = _showing_of(bytes(stones[::-4]))
+        return _begin(state)
 
     def actors(self, state: State) -> frozenset[int]:
         # `state.over` written out: asked three times a move.
@@ -1222,25 +1275,26 @@ class MandalaStones(Game[State, Move]):
         if state.objective_points is not None or seat != state.current:
             return super().play_random(state, seat, rng)  # refused as `random_move` refuses
         towers = state.boards[seat]
-        empty, built, colours = _board_summary(towers)
+        empty, built, colours, colour_spaces = _board_summary(towers)
         # A full board can pick nothing.
         takes, options = _reach(state) if empty else _NO_PICKS
         picks = options.bit_count()
         choice = rng.below(picks + len(colours) + (1 if built else 0))
         if choice < picks:
-            artist, circle = _nth_pick(options, choice)
-            found = takes[artist - 1] & _AROUND[circle - 1]
-            firsts = _FIRSTS[circle - 1][found]
+            artist, circle, around, firsts_by_found, moves = _nth_pick(options, choice)
+            found = takes[artist - 1] & around
+            firsts = firsts_by_found[found]
             direction, taken = firsts[rng.below(len(firsts))]
             space = empty[rng.below(len(empty))]
-            move = _PICKS[artist - 1][circle - 1][direction][space - 1]
+            move = moves[direction][space - 1]
             return move, _picked(state, seat, artist, circle, found, taken, space)
         choice -= picks
         if choice < len(colours):
-            colour = colours[choice]
-            return _SCORE_COLOURS[colour], _scored(state, seat, *_colour_scoring(towers, colour))
-        spaces = rng.shuffled(built)[: 1 + rng.below(len(built))]
-        return ScoreTops(tuple(spaces)), _scored(state, seat, spaces, len(spaces))
+            spaces = colour_spaces[choice]
+            points = _scoring_points(towers, spaces)
+            return _SCORE_COLOURS[colours[choice]], _scored(state, seat, spaces, points)
+        spaces = tuple(rng.shuffled(built)[: 1 + rng.below(len(built))])
+        return _TOPS_SCORINGS[spaces], _scored(state, seat, spaces, len(spaces))
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pick):
