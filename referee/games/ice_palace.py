@@ -147,6 +147,25 @@ class Build:
 
 Move: TypeAlias = Place | Pass | Build | Resign
 
+# Placements made once and shared (they are immutable): a frozen dataclass's
+# `__init__` sets each field through `object.__setattr__`, which costs as much
+# as a whole yard move's drawing, and playouts and plans name the same few
+# pyramids and cells again and again. Cleared when full, so it stays small.
+_PLACES: dict[tuple[str, int, int], Place] = {}
+_PLACES_KEPT = 1 << 14
+_PASS = Pass()
+
+
+def _place(pyramid: str, x: int, y: int) -> Place:
+    """`Place(pyramid, x, y)`, shared."""
+    key = (pyramid, x, y)
+    place = _PLACES.get(key)
+    if place is None:
+        if len(_PLACES) >= _PLACES_KEPT:
+            _PLACES.clear()
+        place = _PLACES[key] = Place(pyramid, x, y)
+    return place
+
 
 # Not slotted: `_replace` copies a state's fields as one dict.
 @dataclass(frozen=True)
@@ -375,23 +394,38 @@ def _random_yard_move(
 ) -> tuple[Place | Pass, int]:
     """The move `rng.choice(legal_moves(state, seat))` would draw in the yard, and
     its cell's bit (0 for a pass), found by counting: most of the placements
-    listed would be thrown away."""
-    options = _yard_option_bits(state.hands[seat], bits)
-    pyramids = sorted(options)
-    choices = 1 if state.yard else 0
+    listed would be thrown away. (`_yard_option_bits` written out: a playout
+    draws this at nearly every move.)"""
+    pyramids = sorted(set(state.hands[seat]))
+    if not bits.taken:
+        pyramid = pyramids[rng.below(len(pyramids))]
+        return _place(pyramid, 0, 0), _yard_bit(bits, 0, 0)
+    foundings = bits.foundings
+    smalls = bits.smalls
+    masks = []
+    choices = 1
     for pyramid in pyramids:
-        choices += options[pyramid].bit_count()
+        colour = pyramid[1]
+        mask = foundings.get(colour)
+        if mask is None:
+            mask = foundings[colour] = _founding_bits(bits, colour)
+        size = pyramid[0]
+        if size == "M":
+            mask |= smalls
+        elif size == "L":
+            mask |= smalls | bits.mediums
+        masks.append(mask)
+        choices += mask.bit_count()
     pick = rng.below(choices)
-    for pyramid in pyramids:
-        mask = options[pyramid]
+    for pyramid, mask in zip(pyramids, masks, strict=True):
         count = mask.bit_count()
         if pick < count:
             for _ in range(pick):
                 mask &= mask - 1
             bit = mask & -mask
-            return Place(pyramid, *_bit_cell(bits, bit)), bit
+            return _place(pyramid, *_bit_cell(bits, bit)), bit
         pick -= count
-    return Pass(), 0
+    return _PASS, 0
 
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
@@ -474,7 +508,7 @@ def _build_input(
 
 
 def _places(plan: ice_palace_solver.Plan) -> tuple[Place, ...]:
-    return tuple(Place(SIZES[size - 1] + colour, x, y) for size, colour, x, y in plan.steps)
+    return tuple(_place(SIZES[size - 1] + colour, x, y) for size, colour, x, y in plan.steps)
 
 
 def _size_counts(pyramids: Iterable[str]) -> dict[str, int]:
@@ -731,40 +765,57 @@ class IcePalace(Game[State, Move]):
         return self._placed(state, seat, move, bits, bit)
 
     def _placed(self, state: State, seat: int, move: Place, bits: YardBits, bit: int) -> State:
-        """`_place` of a legal placement, `bit` its cell's in the yard's `bits`."""
-        cell = (move.x, move.y)
-        yard = _stacked(state.yard, cell, move.pyramid)
-        if abs(move.x) < bits.reach and abs(move.y) < bits.reach:
-            covered = None
-            if bits.taken & bit:
-                covered = state.yard[bisect.bisect_left(state.yard, cell, key=_CELL_OF)][2][-1]
-            bits = _bits_with(bits, bit, move.pyramid, covered)
+        """`_place` of a legal placement, `bit` its cell's in the yard's `bits`: the new
+        state's fields set one by one (a playout places at most of its moves)."""
+        pyramid, x, y = move.pyramid, move.x, move.y
+        yard = state.yard
+        index = bisect.bisect_left(yard, (x, y), key=_CELL_OF)
+        covered = None
+        if bits.taken & bit:
+            stack = yard[index][2]
+            covered = stack[-1]
+            yard = (*yard[:index], (x, y, (*stack, pyramid)), *yard[index + 1 :])
+        else:
+            yard = (*yard[:index], (x, y, (pyramid,)), *yard[index:])
+        reach = bits.reach
+        if -reach < x < reach and -reach < y < reach:
+            bits = _bits_with(bits, bit, pyramid, covered)
         else:
             bits = _bits_of(yard)
-        hand = list(state.hands[seat])
-        hand.remove(move.pyramid)
-        return self._next_turn(
-            state,
-            seat,
-            0,
-            hands=_with(state.hands, seat, tuple(hand)),
-            yard=yard,
-            yard_bits=bits,
-            last_placer=seat,
-        )
+        hands = state.hands
+        hand = hands[seat]
+        at = hand.index(pyramid)
+        fields = state.__dict__.copy()
+        fields["hands"] = (*hands[:seat], hand[:at] + hand[at + 1 :], *hands[seat + 1 :])
+        fields["yard"] = yard
+        fields["yard_bits"] = bits
+        fields["last_placer"] = seat
+        return self._handed_on(fields, seat, 0)
 
     def _next_turn(self, state: State, seat: int, passes: int, **changes: Any) -> State:
         """The turn goes round; resigned seats pass on their own; enough passes end the round.
 
         `changes` are made to `state` with the turn's (one new state, not two).
         """
-        players = len(state.colours)
+        fields = state.__dict__.copy()
+        if "yard" in changes and "yard_bits" not in changes:
+            fields["yard_bits"] = None
+        fields.update(changes)
+        return self._handed_on(fields, seat, passes)
+
+    def _handed_on(self, fields: dict[str, Any], seat: int, passes: int) -> State:
+        """`_next_turn` of the state with these `fields` (all but the turn's own)."""
+        players = len(fields["colours"])
+        resigned = fields["resigned"]
         while passes < players:
             seat = (seat + 1) % players
-            if seat not in state.resigned:
-                return _replace(state, turn=seat, passes=passes, **changes)
+            if seat not in resigned:
+                fields["turn"] = seat
+                fields["passes"] = passes
+                return _state_of(fields)
             passes += 1
-        return self._end_round(_replace(state, passes=passes, **changes))
+        fields["passes"] = passes
+        return self._end_round(_state_of(fields))
 
     def _end_round(self, state: State) -> State:
         builder = state.last_placer
@@ -1033,10 +1084,15 @@ def _replace(state: State, **changes: Any) -> State:
     and this copies the fields in one go.
 
     A new yard without its bits leaves them to be worked out when asked for."""
-    fields = dict(state.__dict__)
+    fields = state.__dict__.copy()
     if "yard" in changes and "yard_bits" not in changes:
         fields["yard_bits"] = None
     fields.update(changes)
+    return _state_of(fields)
+
+
+def _state_of(fields: dict[str, Any]) -> State:
+    """The state with these fields (every one of `State`'s, `yard_bits` too)."""
     new = object.__new__(State)
     object.__setattr__(new, "__dict__", fields)
     return new

@@ -679,6 +679,8 @@ class _Search:
         if len(wanting) < 2:
             # An open colour has an empty cell next to one of its tops.
             return [open_colours]
+        if self.cells_enough(wanting):
+            return [open_colours]
         tops = self.tops
         ports: dict[int, set[int]] = {colour: set() for colour in wanting}
         for cell, code in tops.items():
@@ -699,6 +701,28 @@ class _Search:
                 if _matchable([ports[colour] for colour in chosen]):
                     sets.append(mask)
         return [others | mask for mask in sets] or [others]
+
+    def cells_enough(self, wanting: list[int]) -> bool:
+        """Whether each colour of `wanting` has at least as many empty cells next to its
+        tops as there are such colours (then every one of them can found). Looks at
+        the stacks only until it is sure: a few, usually, where `founder_sets`
+        would gather every colour's cells."""
+        tops = self.tops
+        need = len(wanting)
+        cells: dict[int, set[int]] = {colour: set() for colour in wanting}
+        short = need
+        for cell, code in tops.items():
+            found = cells.get(code & _COLOUR_MASK)
+            if found is None or len(found) >= need:
+                continue
+            for step in _NEAR:
+                if cell + step not in tops:
+                    found.add(cell + step)
+            if len(found) >= need:
+                short -= 1
+                if not short:
+                    return True
+        return False
 
     def relaxed(
         self, open_colours: int, open_l: int, open_m: int, closed_l: int, closed_m: int
