@@ -29,7 +29,7 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -787,6 +787,88 @@ class Subdivision(Game[State, Move]):
         else:
             size, index = LARGE, _nth_bit(large, pick - n_small - n_medium)
         return _PLACES[state.side][size - 1][index], _placed(state, seat, size, index)
+
+    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
+        """`play_random` move after move, with the state's fields kept in locals
+        from one move to the next (`_placed` and `_turn` written out): a state
+        is built a move, never read back."""
+        if state.parks_left or state.to_move == OVER:
+            yield from super().random_playout(state, rng)
+            return
+        (
+            side,
+            players,
+            parks,
+            parks_left,
+            resigned,
+            private_parks,
+            pieces,
+            stash,
+            seat,
+            legal,
+            free,
+            near_own_large,
+            near_other,
+            _,
+        ) = state
+        near, places = _BOARDS[side].near, _PLACES[side]
+        other_lanes, turn_order = _OTHER_LANES[players], _TURN_ORDER[players]
+        small, medium, large = legal
+        while True:
+            n_small, n_medium = small.bit_count(), medium.bit_count()
+            pick = rng.below(n_small + n_medium + large.bit_count())
+            if pick < n_small:
+                size, index = SMALL, _nth_bit(small, pick)
+            elif pick < n_small + n_medium:
+                size, index = MEDIUM, _nth_bit(medium, pick - n_small)
+            else:
+                size, index = LARGE, _nth_bit(large, pick - n_small - n_medium)
+            bit = 1 << index
+            k = seat * 3 + size - 1
+            if size != MEDIUM:
+                around = near[index]
+                if size == LARGE:
+                    near_own_large |= around << seat * _LANE
+                near_other |= around * other_lanes[seat]
+            stash -= 1 << k * _COUNT
+            free ^= bit
+            pieces |= bit << k * _LANE
+            to_move, legal = OVER, _NO_PLACES
+            if free:
+                for after in turn_order[seat + 1]:
+                    if resigned >> after & 1:
+                        continue
+                    shift, has_small, has_medium, has_large = _SEAT_SHIFT_AND_SIZES[after]
+                    small = free & near_other >> shift if stash & has_small else 0
+                    medium = free if stash & has_medium else 0
+                    large = free ^ free & near_own_large >> shift if stash & has_large else 0
+                    if small or medium or large:
+                        to_move, legal = after, (small, medium, large)
+                        break
+            state = _new_tuple(
+                State,
+                (
+                    side,
+                    players,
+                    parks,
+                    parks_left,
+                    resigned,
+                    private_parks,
+                    pieces,
+                    stash,
+                    to_move,
+                    legal,
+                    free,
+                    near_own_large,
+                    near_other,
+                    None,
+                ),
+            )
+            if to_move == OVER:
+                yield Played(seat, places[size - 1][index], _ended(state))
+                return
+            yield _new_tuple(Played, (seat, places[size - 1][index], state))
+            seat = to_move
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if type(move) is Place:
