@@ -5,9 +5,10 @@ one cell (`a1` is bit 0). A state keeps one mask per seat and size, the mask
 of free cells (neither a park nor built on), and two masks per seat kept up
 to date move by move: the cells near that seat's own larges (where rule 1
 forbids another of its larges) and the cells near other colours' smalls and
-larges (the only cells rule 2 lets that seat put a small on). Legality is then a few `&`s, a random
-move is a random set bit, groups are counted by flooding bits and the
-small-near-large penalty is a popcount, which keeps random playouts cheap.
+larges (the only cells rule 2 lets that seat put a small on). Legality is
+then a few `&`s, a random move is a random set bit, groups are counted by
+popcounts (Euler's formula, then a flood for holes) and the small-near-large
+penalty is a popcount, which keeps random playouts cheap.
 
 RULINGS (where the rules file is silent):
 - `parks=players` is accepted when the park count divides evenly among the
@@ -82,11 +83,11 @@ class _Board:
 
     __slots__ = (
         "cells",
+        "edge",
         "full",
         "index",
         "names",
         "near",
-        "next_to",
         "not_first",
         "not_last",
         "side",
@@ -101,22 +102,20 @@ class _Board:
         # (and back): these masks cut those wrapped bits off.
         self.not_first = self.full & ~first_file
         self.not_last = self.full & ~(first_file << (side - 1))
+        first_rank = (1 << side) - 1
+        self.edge = (
+            first_file | first_file << (side - 1) | first_rank | first_rank << (self.cells - side)
+        )
         near = []
-        next_to = []
         for cell in range(self.cells):
             row, col = divmod(cell, side)
-            mask = side_mask = 0
+            mask = 0
             for dr in (-1, 0, 1):
                 for dc in (-1, 0, 1):
                     if (dr or dc) and 0 <= row + dr < side and 0 <= col + dc < side:
                         mask |= 1 << ((row + dr) * side + col + dc)
-                        if not (dr and dc):
-                            side_mask |= 1 << ((row + dr) * side + col + dc)
             near.append(mask)
-            next_to.append(side_mask)
         self.near = tuple(near)
-        # The cells next to each cell by a side: what links a group.
-        self.next_to = tuple(next_to)
         self.names = tuple(
             f"{chr(97 + cell % side)}{cell // side + 1}" for cell in range(self.cells)
         )
@@ -139,24 +138,49 @@ class _Board:
             group = grown
 
     def groups(self, mask: int) -> int:
-        """How many groups the cells of `mask` make. Each is walked from its lowest
-        cell: one cell at a time while the walk's edge is a single cell (most
-        groups are a cell or two), then all of its edge at once by shifts."""
-        side, not_first, not_last, next_to = self.side, self.not_first, self.not_last, self.next_to
+        """How many groups the cells of `mask` make, by Euler's formula rather
+        than by walking each group: for cells linked by sides, the cells less
+        the links plus the 2x2 blocks is the groups less the holes. A hole is
+        a region of other cells (linked by sides and corners, as a ring of
+        cells linked by sides closes) that does not reach the board's edge."""
+        side = self.side
+        across = mask & mask >> 1 & self.not_last  # each cell linked to the next on its rank
+        links = across.bit_count() + (mask & mask >> side).bit_count()
+        blocks = (across & across >> side).bit_count()
+        return mask.bit_count() - links + blocks + self.holes(mask)
+
+    def holes(self, mask: int) -> int:
+        """How many regions of the cells not in `mask` do not reach the edge.
+
+        The others are flooded from the edge until they are all reached (as
+        they mostly are, in two or three steps) or the flood stops short."""
+        others = self.full ^ mask
+        reached = others & self.edge
+        while reached != others:
+            grown = self.spread(reached) & others
+            if grown == reached:
+                return self.regions(others ^ reached)
+            reached = grown
+        return 0
+
+    def spread(self, mask: int) -> int:
+        """`mask` and the cells near it (by a side or a corner), and bits past
+        the last cell: callers keep only the cells they look at."""
+        side = self.side
+        rank = mask | (mask << 1 & self.not_first) | (mask >> 1 & self.not_last)
+        return rank | rank << side | rank >> side
+
+    def regions(self, mask: int) -> int:
+        """How many regions the cells of `mask` make, linked by sides and corners."""
         count = 0
         while mask:
-            edge = mask & -mask
-            while edge:
-                mask ^= edge
-                if edge & (edge - 1):
-                    edge = (
-                        ((edge << 1) & not_first)
-                        | ((edge >> 1) & not_last)
-                        | (edge << side)
-                        | (edge >> side)
-                    ) & mask
-                else:
-                    edge = next_to[edge.bit_length() - 1] & mask
+            region = mask & -mask
+            while True:
+                grown = self.spread(region) & mask
+                if grown == region:
+                    break
+                region = grown
+            mask ^= region
             count += 1
         return count
 
