@@ -14,7 +14,7 @@ a finished game's record holds (`referee suggest` works it out again).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import islice
+from itertools import chain, islice
 from typing import Any
 
 from referee.engine import JSON, Played
@@ -47,6 +47,13 @@ def steps(
     and its move, so one deal can be played many ways.
     """
     played = game.random_playout(new_state(game, seed, players, options), chooser)
-    yield from islice(played, limit)
+    # Chained rather than yielded from here: a move then passes through no
+    # frame of this module on its way to the caller.
+    return chain(islice(played, limit), _ended_within(game, played, limit))
+
+
+def _ended_within(game: AnyGame, played: Iterator[Played[Any, Any]], limit: int) -> Iterator[Any]:
+    """No move, once `played` has given its `limit` moves; `PlayoutTooLong` if it has more."""
     if next(played, None) is not None:
         raise PlayoutTooLong(f"{game.name} did not end within {limit} moves")
+    yield from ()

@@ -14,7 +14,7 @@ import pytest
 from referee import games
 from referee.engine import BadOptions, Game, IllegalMove
 from referee.games import AnyGame
-from referee.playout import steps
+from referee.playout import PlayoutTooLong, steps
 from referee.rng import Rng
 
 CASES = [(game, players) for game in games.all_games() for players in game.players]
@@ -68,3 +68,12 @@ def test_random_playout_is_the_default_loop(
     ]
     assert game.result(played[-1].state) == game.result(expected[-1].state)
     assert drawn.word() == again.word()
+
+
+def test_a_playout_longer_than_its_limit_is_refused() -> None:
+    game = games.get("subdivision")
+    options = game.load_options({}, 2)
+    moves = len(list(steps(game, 2, options, "limit", Rng("chooser"))))
+    assert len(list(steps(game, 2, options, "limit", Rng("chooser"), limit=moves))) == moves
+    with pytest.raises(PlayoutTooLong):
+        list(steps(game, 2, options, "limit", Rng("chooser"), limit=moves - 1))
