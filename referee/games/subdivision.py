@@ -407,11 +407,9 @@ def _turn(
     """The first seat from `first` on (in turn order) that can place, and its
     `_placements`; OVER and none where no seat can."""
     if free:
-        for seat in _TURN_ORDER[players][first]:
-            if resigned >> seat & 1:
-                continue
-            # `_placements` written out: this runs after every move.
-            shift, has_small, has_medium, has_large = _SEAT_SHIFT_AND_SIZES[seat]
+        seats = _SEATS_IN_TURN[players][resigned][first]
+        # `_placements` written out: this runs after every move.
+        for seat, shift, has_small, has_medium, has_large in seats:
             small = free & near_other >> shift if stash & has_small else 0
             medium = free if stash & has_medium else 0
             # `free` less the cells near its larges, without a negative int
@@ -436,6 +434,23 @@ _TURN_ORDER = {
         tuple((first + step) % players for step in range(players)) for first in range(players + 1)
     )
     for players in {players for players, _ in SETUP}
+}
+
+
+# For each player count, set of seats resigned (a bit each) and seat `first`
+# (0 to the player count), the seats still playing from `first` on in turn
+# order, each with its `_SEAT_SHIFT_AND_SIZES`: the seats `_turn` asks in turn.
+_SEATS_IN_TURN = {
+    players: tuple(
+        tuple(
+            tuple(
+                (seat, *_SEAT_SHIFT_AND_SIZES[seat]) for seat in order if not resigned >> seat & 1
+            )
+            for order in orders
+        )
+        for resigned in range(1 << players)
+    )
+    for players, orders in _TURN_ORDER.items()
 }
 
 
@@ -836,7 +851,7 @@ class Subdivision(Game[State, Move]):
             _,
         ) = state
         near, places = _BOARDS[side].near, _PLACES[side]
-        other_lanes, turn_order = _OTHER_LANES[players], _TURN_ORDER[players]
+        other_lanes, seats_from = _OTHER_LANES[players], _SEATS_IN_TURN[players][resigned]
         small, medium, large = legal
         while True:
             n_small, n_medium = small.bit_count(), medium.bit_count()
@@ -859,10 +874,7 @@ class Subdivision(Game[State, Move]):
             pieces |= bit << k * _LANE
             to_move, legal = OVER, _NO_PLACES
             if free:
-                for after in turn_order[seat + 1]:
-                    if resigned >> after & 1:
-                        continue
-                    shift, has_small, has_medium, has_large = _SEAT_SHIFT_AND_SIZES[after]
+                for after, shift, has_small, has_medium, has_large in seats_from[seat + 1]:
                     small = free & near_other >> shift if stash & has_small else 0
                     medium = free if stash & has_medium else 0
                     large = free ^ free & near_own_large >> shift if stash & has_large else 0
