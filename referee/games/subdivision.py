@@ -30,6 +30,7 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
@@ -154,10 +155,13 @@ class _Board:
 
         The others are flooded from the edge until they are all reached (as
         they mostly are, in two or three steps) or the flood stops short."""
+        side, not_first, not_last = self.side, self.not_first, self.not_last
         others = self.full ^ mask
         reached = others & self.edge
         while reached != others:
-            grown = self.spread(reached) & others
+            # `spread(reached) & others` written out: every final score floods.
+            rank = reached | (reached << 1 & not_first) | (reached >> 1 & not_last)
+            grown = (rank | rank << side | rank >> side) & others
             if grown == reached:
                 return self.regions(others ^ reached)
             reached = grown
@@ -507,17 +511,18 @@ def _derived(side: int, players: int, parks: int, pieces: int) -> tuple[int, int
     return free, near_own_large, near_other
 
 
-def _kinds(state: State) -> list[int]:
-    """The pieces of each seat and size, by `seat * 3 + size - 1`."""
-    pieces = state.pieces
-    kinds = []
-    for _ in range(state.players * 3):
-        kinds.append(pieces & _LANE_MASK)
-        pieces >>= _LANE
-    return kinds
+def _kinds(state: State) -> tuple[int, ...]:
+    """The pieces of each seat and size, by `seat * 3 + size - 1`: the lanes
+    of `pieces` read as the 64-bit words of its bytes, in one unpacking."""
+    words = _LANE_WORDS[state.players]
+    return words.unpack(state.pieces.to_bytes(words.size, "little"))
 
 
-def _smalls(kinds: list[int]) -> int:
+# For each player count, `pieces`' lanes as 64-bit words (`_LANE` is 64).
+_LANE_WORDS = {players: struct.Struct(f"<{players * 3}Q") for players, _ in SETUP}
+
+
+def _smalls(kinds: Sequence[int]) -> int:
     """Every colour's smalls."""
     smalls = 0
     for small in kinds[::3]:
