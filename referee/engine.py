@@ -75,7 +75,14 @@ def rank(scores: Iterable[int], resigned: Iterable[int] = ()) -> Result:
     """
     scores = tuple(scores)
     out = frozenset(resigned)
-    best = max([score for seat, score in enumerate(scores) if seat not in out])
+    if not out:
+        best = max(scores)
+        # Most games end with one best score: its seat, without a walk (every
+        # playout ends here once).
+        if scores.count(best) == 1:
+            return Result(scores, (scores.index(best),))
+    else:
+        best = max([score for seat, score in enumerate(scores) if seat not in out])
     winners = [seat for seat, score in enumerate(scores) if score == best and seat not in out]
     return Result(scores, tuple(winners))
 
