@@ -834,8 +834,8 @@ class Subdivision(Game[State, Move]):
 
     def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
         """`play_random` move after move, with the state's fields kept in locals
-        from one move to the next (`_placed` and `_turn` written out): a state
-        is built a move, never read back."""
+        from one move to the next (`_nth_bit`, `_placed` and `_turn` written
+        out): a state is built a move, never read back."""
         if state.parks_left or state.to_move == OVER:
             yield from super().random_playout(state, rng)
             return
@@ -862,11 +862,19 @@ class Subdivision(Game[State, Move]):
             n_small, n_medium = small.bit_count(), medium.bit_count()
             pick = rng.below(n_small + n_medium + large.bit_count())
             if pick < n_small:
-                size, index = SMALL, _nth_bit(small, pick)
+                size, mask = SMALL, small
             elif pick < n_small + n_medium:
-                size, index = MEDIUM, _nth_bit(medium, pick - n_small)
+                size, mask, pick = MEDIUM, medium, pick - n_small
             else:
-                size, index = LARGE, _nth_bit(large, pick - n_small - n_medium)
+                size, mask, pick = LARGE, large, pick - n_small - n_medium
+            index = 0  # `_nth_bit(mask, pick)` written out
+            bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
+            while pick >= len(bits):
+                pick -= len(bits)
+                mask >>= _CHUNK
+                index += _CHUNK
+                bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
+            index += bits[pick]
             bit = 1 << index
             k = seat * 3 + size - 1
             if size != MEDIUM:
