@@ -328,6 +328,34 @@ def _nth_bit(mask: int, n: int) -> int:
         offset += _CHUNK
 
 
+# What placing a pyramid adds to a state's packed ints, worked out once: a
+# move then looks its bits up where it would shift (and multiply) ints some
+# hundreds of bits long. By kind (`seat * 3 + size - 1`): a pyramid of it in
+# `stash`, and by kind and cell, its bit in `pieces`.
+_ONE_OF_KIND = tuple(1 << k * _COUNT for k in range(4 * 3))
+_PIECE_BIT = tuple(tuple(1 << k * _LANE + cell for cell in range(_LANE)) for k in range(4 * 3))
+
+
+class _Marks(NamedTuple):
+    """By seat and cell, the cells near that cell in the seat's own lane of
+    `near_own_large` and in every other seat's lane of `near_other`."""
+
+    near_own_large: tuple[tuple[int, ...], ...]
+    near_other: tuple[tuple[int, ...], ...]
+
+
+def _marks(side: int, players: int) -> _Marks:
+    near, others = _BOARDS[side].near, _OTHER_LANES[players]
+    return _Marks(
+        tuple(tuple(around << seat * _LANE for around in near) for seat in range(players)),
+        tuple(tuple(around * others[seat] for around in near) for seat in range(players)),
+    )
+
+
+# Every board with every player count: `state_from_json` takes any.
+_MARKS = {(side, players): _marks(side, players) for side in _BOARDS for players in _OTHER_LANES}
+
+
 def _placed(state: State, seat: int, size: int, index: int) -> State:
     """The state after `seat` places a pyramid of `size` on cell `index`, which
     the rules allow (`_place` checks the moves it is given, and random
@@ -349,16 +377,15 @@ def _placed(state: State, seat: int, size: int, index: int) -> State:
         near_other,
         _,
     ) = state
-    bit = 1 << index
     k = seat * 3 + size - 1
     if size != MEDIUM:
-        around = _BOARDS[side].near[index]
+        marks = _MARKS[side, players]
         if size == LARGE:
-            near_own_large |= around << seat * _LANE
+            near_own_large |= marks.near_own_large[seat][index]
         # The other colours may now put a small around it.
-        near_other |= around * _OTHER_LANES[players][seat]
-    stash -= 1 << k * _COUNT
-    free ^= bit
+        near_other |= marks.near_other[seat][index]
+    stash -= _ONE_OF_KIND[k]
+    free ^= 1 << index
     to_move, legal = _turn(free, stash, near_own_large, near_other, resigned, players, seat + 1)
     after = _new_tuple(
         State,
@@ -369,7 +396,7 @@ def _placed(state: State, seat: int, size: int, index: int) -> State:
             parks_left,
             resigned,
             private_parks,
-            pieces | bit << k * _LANE,
+            pieces | _PIECE_BIT[k][index],
             stash,
             to_move,
             legal,
@@ -855,8 +882,8 @@ class Subdivision(Game[State, Move]):
             near_other,
             _,
         ) = state
-        near, places = _BOARDS[side].near, _PLACES[side]
-        other_lanes, seats_from = _OTHER_LANES[players], _SEATS_IN_TURN[players][resigned]
+        places, (near_own, near_others) = _PLACES[side], _MARKS[side, players]
+        seats_from = _SEATS_IN_TURN[players][resigned]
         small, medium, large = legal
         while True:
             n_small, n_medium = small.bit_count(), medium.bit_count()
@@ -875,16 +902,14 @@ class Subdivision(Game[State, Move]):
                 index += _CHUNK
                 bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
             index += bits[pick]
-            bit = 1 << index
             k = seat * 3 + size - 1
             if size != MEDIUM:
-                around = near[index]
                 if size == LARGE:
-                    near_own_large |= around << seat * _LANE
-                near_other |= around * other_lanes[seat]
-            stash -= 1 << k * _COUNT
-            free ^= bit
-            pieces |= bit << k * _LANE
+                    near_own_large |= near_own[seat][index]
+                near_other |= near_others[seat][index]
+            stash -= _ONE_OF_KIND[k]
+            free ^= 1 << index
+            pieces |= _PIECE_BIT[k][index]
             to_move, legal = OVER, _NO_PLACES
             if free:
                 for after, shift, has_small, has_medium, has_large in seats_from[seat + 1]:
