@@ -10,7 +10,7 @@ worker, the mail) talks to games only through `Game`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
@@ -75,7 +75,14 @@ def rank(scores: Iterable[int], resigned: Iterable[int] = ()) -> Result:
     """
     scores = tuple(scores)
     out = frozenset(resigned)
-    best = max([score for seat, score in enumerate(scores) if seat not in out])
+    if not out:
+        best = max(scores)
+        # Most games end with one best score: its seat, without a walk (every
+        # playout ends here once).
+        if scores.count(best) == 1:
+            return Result(scores, (scores.index(best),))
+    else:
+        best = max([score for seat, score in enumerate(scores) if seat not in out])
     winners = [seat for seat, score in enumerate(scores) if score == best and seat not in out]
     return Result(scores, tuple(winners))
 
@@ -113,6 +120,11 @@ class Played(NamedTuple, Generic[S, M]):
     seat: int
     move: M
     state: S
+
+
+# `Played(...)` runs the named tuple's Python `__new__`, which costs as much
+# again as building the tuple directly, and a playout builds one a move.
+_new_tuple = tuple.__new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +293,45 @@ class Game(ABC, Generic[S, M]):
         """
         move = self.random_move(state, seat, rng)
         return move, self.play(state, seat, move)
+
+    def random_playout(self, state: S, rng: Rng) -> Iterator[Played[S, M]]:
+        """Random legal moves from `state` until the game ends, each with its
+        seat and the state after it.
+
+        First come the moves the referee records by itself (`forced_move`),
+        then the seat to act (drawn from `rng` where more than one may) plays
+        its `play_random`, and so on. `referee.playout.steps` plays it; a game
+        may play its moves cheaper by keeping what it works out from one move
+        to the next, with the same draws, moves and states.
+        """
+        forces_moves = self.forces_moves
+        actors_of, play_random = self.actors, self.play_random
+        while True:
+            if forces_moves:
+                state = yield from self._forced_playout(state)
+            # No seat acts exactly when the game is over (the contract): asking
+            # `result` instead would score the final position once more.
+            actors = actors_of(state)
+            if not actors:
+                return
+            if len(actors) == 1:
+                (seat,) = actors
+            else:
+                seat = rng.choice(sorted(actors))
+            move, state = play_random(state, seat, rng)
+            yield _new_tuple(Played, (seat, move, state))
+
+    def _forced_playout(self, state: S) -> Generator[Played[S, M], None, S]:
+        """The moves the referee records by itself from `state` on; returns the
+        state after them (`referee.replay.forced_moves`, for playouts)."""
+        while self.result(state) is None:
+            forced = self.forced_move(state)
+            if forced is None:
+                break
+            seat, move = forced
+            state = self.play(state, seat, move)
+            yield Played(seat, move, state)
+        return state
 
     def play(self, state: S, seat: int, move: M) -> S:
         """The state after `seat` plays `move`; raises `IllegalMove`.

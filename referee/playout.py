@@ -14,11 +14,12 @@ a finished game's record holds (`referee suggest` works it out again).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain, islice
 from typing import Any
 
 from referee.engine import JSON, Played
 from referee.games import AnyGame
-from referee.replay import forced_moves, new_state
+from referee.replay import new_state
 from referee.rng import Rng
 
 
@@ -32,11 +33,6 @@ def timeout_rng(seed: str, version: int, seat: int) -> Rng:
     return Rng(f"{seed}:timeout:{version}:{seat}")
 
 
-# `Played(...)` runs the named tuple's Python `__new__`, which costs as much
-# again as building the tuple directly, and a playout builds one a move.
-_new_tuple = tuple.__new__
-
-
 class PlayoutTooLong(RuntimeError):
     """A playout that did not end within its move budget."""
 
@@ -44,28 +40,20 @@ class PlayoutTooLong(RuntimeError):
 def steps(
     game: AnyGame, players: int, options: JSON, seed: str, chooser: Rng, limit: int = 100_000
 ) -> Iterator[Played[Any, Any]]:
-    """Play random legal moves from the start until the game ends.
+    """Play random legal moves from the start until the game ends
+    (`Game.random_playout`), `PlayoutTooLong` after `limit` moves.
 
     `seed` fixes the game's own shuffle; `chooser` picks the acting seat
     and its move, so one deal can be played many ways.
     """
-    state = new_state(game, seed, players, options)
-    forces_moves = game.forces_moves
-    actors_of, play_random = game.actors, game.play_random
-    for _ in range(limit):
-        if forces_moves:
-            for forced_seat, forced, after in forced_moves(game, state):
-                state = after
-                yield Played(forced_seat, forced, state)
-        # No seat acts exactly when the game is over (the contract): asking
-        # `result` instead would score the final position once more.
-        actors = actors_of(state)
-        if not actors:
-            return
-        if len(actors) == 1:
-            (seat,) = actors
-        else:
-            seat = chooser.choice(sorted(actors))
-        move, state = play_random(state, seat, chooser)
-        yield _new_tuple(Played, (seat, move, state))
-    raise PlayoutTooLong(f"{game.name} did not end within {limit} moves")
+    played = game.random_playout(new_state(game, seed, players, options), chooser)
+    # Chained rather than yielded from here: a move then passes through no
+    # frame of this module on its way to the caller.
+    return chain(islice(played, limit), _ended_within(game, played, limit))
+
+
+def _ended_within(game: AnyGame, played: Iterator[Played[Any, Any]], limit: int) -> Iterator[Any]:
+    """No move, once `played` has given its `limit` moves; `PlayoutTooLong` if it has more."""
+    if next(played, None) is not None:
+        raise PlayoutTooLong(f"{game.name} did not end within {limit} moves")
+    yield from ()

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from api.game_schemas import inline_move_schema
 from referee import games
-from referee.engine import IllegalMove, Played, Resign
+from referee.engine import IllegalMove, Played, Resign, rank
 from referee.games import AnyGame
 from referee.playout import steps
 from referee.record import Header, Record, chain
@@ -319,3 +319,18 @@ def test_moves_built_on_the_board_are_the_legal_moves(
             if game.lists_every_move:
                 legal = {game.notate(m) for m in game.legal_moves(state, seat)}
                 assert _built_moves(game, state, seat, len(legal) + 1) == legal
+
+
+@given(
+    scores=st.lists(st.integers(min_value=-5, max_value=5), min_size=2, max_size=4),
+    resigned=st.sets(st.integers(min_value=0, max_value=3), max_size=2),
+)
+def test_rank_gives_the_win_to_the_best_seats_still_playing(
+    scores: list[int], resigned: set[int]
+) -> None:
+    resigned = {seat for seat in resigned if seat < len(scores) - 1}
+    playing = [seat for seat in range(len(scores)) if seat not in resigned]
+    best = max(scores[seat] for seat in playing)
+    result = rank(scores, resigned)
+    assert result.scores == tuple(scores)
+    assert result.winners == tuple(seat for seat in playing if scores[seat] == best)

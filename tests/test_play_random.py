@@ -2,7 +2,9 @@
 
 Playouts (`referee.playout.steps`, the bots' searches) call it, so a game
 that overrides it must draw the same numbers, make the same move, reach the
-same state and refuse the same seats as the two calls it stands for.
+same state and refuse the same seats as the two calls it stands for; and a
+game's own `random_playout` must play what the default loop of `play_random`
+plays.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from referee import games
-from referee.engine import IllegalMove
+from referee.engine import BadOptions, Game, IllegalMove
 from referee.games import AnyGame
-from referee.playout import steps
+from referee.playout import PlayoutTooLong, steps
 from referee.rng import Rng
 
 CASES = [(game, players) for game in games.all_games() for players in game.players]
@@ -44,3 +46,34 @@ def test_play_random_refuses_like_random_move(game: AnyGame, players: int) -> No
             with pytest.raises(IllegalMove) as expected:
                 game.random_move(state, seat, Rng("x"))
             assert refused.value.code == expected.value.code
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@pytest.mark.parametrize("options", [{}, {"parks": "players"}], ids=["default", "parks-players"])
+def test_random_playout_is_the_default_loop(
+    game: AnyGame, players: int, options: dict[str, str]
+) -> None:
+    """A game's own `random_playout` plays what `Game.random_playout` would, draw for draw."""
+    try:
+        loaded = game.load_options(options, players)
+    except BadOptions:
+        pytest.skip("an option this game or player count does not take")
+    start = game.start(players, loaded, Rng("start"))
+    drawn, again = Rng("chooser"), Rng("chooser")
+    played = list(game.random_playout(start, drawn))
+    expected = list(Game.random_playout(game, start, again))
+    assert [(p.seat, p.move) for p in played] == [(p.seat, p.move) for p in expected]
+    assert [game.state_to_json(p.state) for p in played] == [
+        game.state_to_json(p.state) for p in expected
+    ]
+    assert game.result(played[-1].state) == game.result(expected[-1].state)
+    assert drawn.word() == again.word()
+
+
+def test_a_playout_longer_than_its_limit_is_refused() -> None:
+    game = games.get("subdivision")
+    options = game.load_options({}, 2)
+    moves = len(list(steps(game, 2, options, "limit", Rng("chooser"))))
+    assert len(list(steps(game, 2, options, "limit", Rng("chooser"), limit=moves))) == moves
+    with pytest.raises(PlayoutTooLong):
+        list(steps(game, 2, options, "limit", Rng("chooser"), limit=moves - 1))

@@ -5,9 +5,10 @@ one cell (`a1` is bit 0). A state keeps one mask per seat and size, the mask
 of free cells (neither a park nor built on), and two masks per seat kept up
 to date move by move: the cells near that seat's own larges (where rule 1
 forbids another of its larges) and the cells near other colours' smalls and
-larges (the only cells rule 2 lets that seat put a small on). Legality is then a few `&`s, a random
-move is a random set bit, groups are counted by flooding bits and the
-small-near-large penalty is a popcount, which keeps random playouts cheap.
+larges (the only cells rule 2 lets that seat put a small on). Legality is
+then a few `&`s, a random move is a random set bit, groups are counted by
+popcounts (Euler's formula, then a flood for holes) and the small-near-large
+penalty is a popcount, which keeps random playouts cheap.
 
 RULINGS (where the rules file is silent):
 - `parks=players` is accepted when the park count divides evenly among the
@@ -29,7 +30,8 @@ RULINGS (where the rules file is silent):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import struct
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -82,11 +84,11 @@ class _Board:
 
     __slots__ = (
         "cells",
+        "edge",
         "full",
         "index",
         "names",
         "near",
-        "next_to",
         "not_first",
         "not_last",
         "side",
@@ -101,22 +103,20 @@ class _Board:
         # (and back): these masks cut those wrapped bits off.
         self.not_first = self.full & ~first_file
         self.not_last = self.full & ~(first_file << (side - 1))
+        first_rank = (1 << side) - 1
+        self.edge = (
+            first_file | first_file << (side - 1) | first_rank | first_rank << (self.cells - side)
+        )
         near = []
-        next_to = []
         for cell in range(self.cells):
             row, col = divmod(cell, side)
-            mask = side_mask = 0
+            mask = 0
             for dr in (-1, 0, 1):
                 for dc in (-1, 0, 1):
                     if (dr or dc) and 0 <= row + dr < side and 0 <= col + dc < side:
                         mask |= 1 << ((row + dr) * side + col + dc)
-                        if not (dr and dc):
-                            side_mask |= 1 << ((row + dr) * side + col + dc)
             near.append(mask)
-            next_to.append(side_mask)
         self.near = tuple(near)
-        # The cells next to each cell by a side: what links a group.
-        self.next_to = tuple(next_to)
         self.names = tuple(
             f"{chr(97 + cell % side)}{cell // side + 1}" for cell in range(self.cells)
         )
@@ -139,24 +139,52 @@ class _Board:
             group = grown
 
     def groups(self, mask: int) -> int:
-        """How many groups the cells of `mask` make. Each is walked from its lowest
-        cell: one cell at a time while the walk's edge is a single cell (most
-        groups are a cell or two), then all of its edge at once by shifts."""
-        side, not_first, not_last, next_to = self.side, self.not_first, self.not_last, self.next_to
+        """How many groups the cells of `mask` make, by Euler's formula rather
+        than by walking each group: for cells linked by sides, the cells less
+        the links plus the 2x2 blocks is the groups less the holes. A hole is
+        a region of other cells (linked by sides and corners, as a ring of
+        cells linked by sides closes) that does not reach the board's edge."""
+        side = self.side
+        across = mask & mask >> 1 & self.not_last  # each cell linked to the next on its rank
+        links = across.bit_count() + (mask & mask >> side).bit_count()
+        blocks = (across & across >> side).bit_count()
+        return mask.bit_count() - links + blocks + self.holes(mask)
+
+    def holes(self, mask: int) -> int:
+        """How many regions of the cells not in `mask` do not reach the edge.
+
+        The others are flooded from the edge until they are all reached (as
+        they mostly are, in two or three steps) or the flood stops short."""
+        side, not_first, not_last = self.side, self.not_first, self.not_last
+        others = self.full ^ mask
+        reached = others & self.edge
+        while reached != others:
+            # `spread(reached) & others` written out: every final score floods.
+            rank = reached | (reached << 1 & not_first) | (reached >> 1 & not_last)
+            grown = (rank | rank << side | rank >> side) & others
+            if grown == reached:
+                return self.regions(others ^ reached)
+            reached = grown
+        return 0
+
+    def spread(self, mask: int) -> int:
+        """`mask` and the cells near it (by a side or a corner), and bits past
+        the last cell: callers keep only the cells they look at."""
+        side = self.side
+        rank = mask | (mask << 1 & self.not_first) | (mask >> 1 & self.not_last)
+        return rank | rank << side | rank >> side
+
+    def regions(self, mask: int) -> int:
+        """How many regions the cells of `mask` make, linked by sides and corners."""
         count = 0
         while mask:
-            edge = mask & -mask
-            while edge:
-                mask ^= edge
-                if edge & (edge - 1):
-                    edge = (
-                        ((edge << 1) & not_first)
-                        | ((edge >> 1) & not_last)
-                        | (edge << side)
-                        | (edge >> side)
-                    ) & mask
-                else:
-                    edge = next_to[edge.bit_length() - 1] & mask
+            region = mask & -mask
+            while True:
+                grown = self.spread(region) & mask
+                if grown == region:
+                    break
+                region = grown
+            mask ^= region
             count += 1
         return count
 
@@ -300,6 +328,34 @@ def _nth_bit(mask: int, n: int) -> int:
         offset += _CHUNK
 
 
+# What placing a pyramid adds to a state's packed ints, worked out once: a
+# move then looks its bits up where it would shift (and multiply) ints some
+# hundreds of bits long. By kind (`seat * 3 + size - 1`): a pyramid of it in
+# `stash`, and by kind and cell, its bit in `pieces`.
+_ONE_OF_KIND = tuple(1 << k * _COUNT for k in range(4 * 3))
+_PIECE_BIT = tuple(tuple(1 << k * _LANE + cell for cell in range(_LANE)) for k in range(4 * 3))
+
+
+class _Marks(NamedTuple):
+    """By seat and cell, the cells near that cell in the seat's own lane of
+    `near_own_large` and in every other seat's lane of `near_other`."""
+
+    near_own_large: tuple[tuple[int, ...], ...]
+    near_other: tuple[tuple[int, ...], ...]
+
+
+def _marks(side: int, players: int) -> _Marks:
+    near, others = _BOARDS[side].near, _OTHER_LANES[players]
+    return _Marks(
+        tuple(tuple(around << seat * _LANE for around in near) for seat in range(players)),
+        tuple(tuple(around * others[seat] for around in near) for seat in range(players)),
+    )
+
+
+# Every board with every player count: `state_from_json` takes any.
+_MARKS = {(side, players): _marks(side, players) for side in _BOARDS for players in _OTHER_LANES}
+
+
 def _placed(state: State, seat: int, size: int, index: int) -> State:
     """The state after `seat` places a pyramid of `size` on cell `index`, which
     the rules allow (`_place` checks the moves it is given, and random
@@ -321,16 +377,15 @@ def _placed(state: State, seat: int, size: int, index: int) -> State:
         near_other,
         _,
     ) = state
-    bit = 1 << index
     k = seat * 3 + size - 1
     if size != MEDIUM:
-        around = _BOARDS[side].near[index]
+        marks = _MARKS[side, players]
         if size == LARGE:
-            near_own_large |= around << seat * _LANE
+            near_own_large |= marks.near_own_large[seat][index]
         # The other colours may now put a small around it.
-        near_other |= around * _OTHER_LANES[players][seat]
-    stash -= 1 << k * _COUNT
-    free ^= bit
+        near_other |= marks.near_other[seat][index]
+    stash -= _ONE_OF_KIND[k]
+    free ^= 1 << index
     to_move, legal = _turn(free, stash, near_own_large, near_other, resigned, players, seat + 1)
     after = _new_tuple(
         State,
@@ -341,7 +396,7 @@ def _placed(state: State, seat: int, size: int, index: int) -> State:
             parks_left,
             resigned,
             private_parks,
-            pieces | bit << k * _LANE,
+            pieces | _PIECE_BIT[k][index],
             stash,
             to_move,
             legal,
@@ -383,11 +438,9 @@ def _turn(
     """The first seat from `first` on (in turn order) that can place, and its
     `_placements`; OVER and none where no seat can."""
     if free:
-        for seat in _TURN_ORDER[players][first]:
-            if resigned >> seat & 1:
-                continue
-            # `_placements` written out: this runs after every move.
-            shift, has_small, has_medium, has_large = _SEAT_SHIFT_AND_SIZES[seat]
+        seats = _SEATS_IN_TURN[players][resigned][first]
+        # `_placements` written out: this runs after every move.
+        for seat, shift, has_small, has_medium, has_large in seats:
             small = free & near_other >> shift if stash & has_small else 0
             medium = free if stash & has_medium else 0
             # `free` less the cells near its larges, without a negative int
@@ -412,6 +465,23 @@ _TURN_ORDER = {
         tuple((first + step) % players for step in range(players)) for first in range(players + 1)
     )
     for players in {players for players, _ in SETUP}
+}
+
+
+# For each player count, set of seats resigned (a bit each) and seat `first`
+# (0 to the player count), the seats still playing from `first` on in turn
+# order, each with its `_SEAT_SHIFT_AND_SIZES`: the seats `_turn` asks in turn.
+_SEATS_IN_TURN = {
+    players: tuple(
+        tuple(
+            tuple(
+                (seat, *_SEAT_SHIFT_AND_SIZES[seat]) for seat in order if not resigned >> seat & 1
+            )
+            for order in orders
+        )
+        for resigned in range(1 << players)
+    )
+    for players, orders in _TURN_ORDER.items()
 }
 
 
@@ -468,17 +538,18 @@ def _derived(side: int, players: int, parks: int, pieces: int) -> tuple[int, int
     return free, near_own_large, near_other
 
 
-def _kinds(state: State) -> list[int]:
-    """The pieces of each seat and size, by `seat * 3 + size - 1`."""
-    pieces = state.pieces
-    kinds = []
-    for _ in range(state.players * 3):
-        kinds.append(pieces & _LANE_MASK)
-        pieces >>= _LANE
-    return kinds
+def _kinds(state: State) -> tuple[int, ...]:
+    """The pieces of each seat and size, by `seat * 3 + size - 1`: the lanes
+    of `pieces` read as the 64-bit words of its bytes, in one unpacking."""
+    words = _LANE_WORDS[state.players]
+    return words.unpack(state.pieces.to_bytes(words.size, "little"))
 
 
-def _smalls(kinds: list[int]) -> int:
+# For each player count, `pieces`' lanes as 64-bit words (`_LANE` is 64).
+_LANE_WORDS = {players: struct.Struct(f"<{players * 3}Q") for players, _ in SETUP}
+
+
+def _smalls(kinds: Sequence[int]) -> int:
     """Every colour's smalls."""
     smalls = 0
     for small in kinds[::3]:
@@ -787,6 +858,91 @@ class Subdivision(Game[State, Move]):
         else:
             size, index = LARGE, _nth_bit(large, pick - n_small - n_medium)
         return _PLACES[state.side][size - 1][index], _placed(state, seat, size, index)
+
+    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
+        """`play_random` move after move, with the state's fields kept in locals
+        from one move to the next (`_nth_bit`, `_placed` and `_turn` written
+        out): a state is built a move, never read back."""
+        if state.parks_left or state.to_move == OVER:
+            yield from super().random_playout(state, rng)
+            return
+        (
+            side,
+            players,
+            parks,
+            parks_left,
+            resigned,
+            private_parks,
+            pieces,
+            stash,
+            seat,
+            legal,
+            free,
+            near_own_large,
+            near_other,
+            _,
+        ) = state
+        places, (near_own, near_others) = _PLACES[side], _MARKS[side, players]
+        seats_from = _SEATS_IN_TURN[players][resigned]
+        small, medium, large = legal
+        while True:
+            n_small, n_medium = small.bit_count(), medium.bit_count()
+            pick = rng.below(n_small + n_medium + large.bit_count())
+            if pick < n_small:
+                size, mask = SMALL, small
+            elif pick < n_small + n_medium:
+                size, mask, pick = MEDIUM, medium, pick - n_small
+            else:
+                size, mask, pick = LARGE, large, pick - n_small - n_medium
+            index = 0  # `_nth_bit(mask, pick)` written out
+            bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
+            while pick >= len(bits):
+                pick -= len(bits)
+                mask >>= _CHUNK
+                index += _CHUNK
+                bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
+            index += bits[pick]
+            k = seat * 3 + size - 1
+            if size != MEDIUM:
+                if size == LARGE:
+                    near_own_large |= near_own[seat][index]
+                near_other |= near_others[seat][index]
+            stash -= _ONE_OF_KIND[k]
+            free ^= 1 << index
+            pieces |= _PIECE_BIT[k][index]
+            to_move, legal = OVER, _NO_PLACES
+            if free:
+                for after, shift, has_small, has_medium, has_large in seats_from[seat + 1]:
+                    small = free & near_other >> shift if stash & has_small else 0
+                    medium = free if stash & has_medium else 0
+                    large = free ^ free & near_own_large >> shift if stash & has_large else 0
+                    if small or medium or large:
+                        to_move, legal = after, (small, medium, large)
+                        break
+            state = _new_tuple(
+                State,
+                (
+                    side,
+                    players,
+                    parks,
+                    parks_left,
+                    resigned,
+                    private_parks,
+                    pieces,
+                    stash,
+                    to_move,
+                    legal,
+                    free,
+                    near_own_large,
+                    near_other,
+                    None,
+                ),
+            )
+            if to_move == OVER:
+                yield Played(seat, places[size - 1][index], _ended(state))
+                return
+            yield _new_tuple(Played, (seat, places[size - 1][index], state))
+            seat = to_move
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if type(move) is Place:

@@ -408,6 +408,28 @@ def test_groups_are_linked_next_to_not_diagonally() -> None:
     assert scores_of(position("R2b2 B2c2 R2d2", parks=())) == [4 - 2, 2 - 1]
 
 
+def test_groups_around_a_hole_count_once() -> None:
+    ring = "R2b2 R2c2 R2d2 R2b3 R2d3 R2b4 R2c4 R2d4"
+    assert scores_of(position(ring, parks=(), each=8)) == [16 - 1, 0]
+    # Filled, it is still one group.
+    assert scores_of(position(ring + " R1c3", parks=(), each=8)) == [17 - 1, 0]
+    # A group inside a wider ring is one of its own.
+    wide = "R2b2 R2c2 R2d2 R2e2 R2f2 R2b3 R2f3 R2b4 R2f4 R2b5 R2f5 R2b6 R2c6 R2d6 R2e6 R2f6"
+    assert scores_of(position(wide + " R1d4", parks=(), each=20)) == [33 - 2, 0]
+    # Cells meeting by a corner only: the ring is open, the hole reaches the edge.
+    assert scores_of(position("R2b2 R2c3 R2b4 R2a3", parks=(), each=8)) == [8 - 4, 0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(side=st.sampled_from([5, 6, 7, 8]), taken=st.lists(st.booleans(), min_size=64, max_size=64))
+def test_groups_count_like_the_reference(side: int, taken: list[bool]) -> None:
+    """Groups, holes in them included, on boards of every side."""
+    chosen = [cell for cell, chosen in zip(all_cells(side), taken, strict=False) if chosen]
+    layout = " ".join(f"R2{cell}" for cell in chosen)
+    state = position(layout, side=side, parks=(), each=64)
+    assert scores_of(state)[0] == 2 * len(chosen) - len(reference_groups(set(chosen)))
+
+
 # The full-game example of the rules, as a real game on the standard 2-player
 # board (## are parks):
 #
