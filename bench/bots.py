@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from bench.games import playouts_per_second
 from referee import bots, games
 from referee.pace import paced
-from referee.replay import forced_moves, new_state
+from referee.replay import new_state
 from referee.rng import Rng
 from referee.service.bot_pace import REFERENCE_SECONDS, measured_pace, workload_seconds
 
@@ -79,7 +79,7 @@ def play(match: Match) -> tuple[tuple[float, ...], list[float]]:
     thought: list[float] = []
     number = 0
     while True:
-        for _seat, _move, after in forced_moves(game, state):
+        for _seat, _move, after in game.forced_moves(state):
             state = after
         actors = sorted(game.actors(state))
         if not actors:

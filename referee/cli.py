@@ -22,7 +22,6 @@ from referee.replay import (
     Replayed,
     ReplayError,
     envelope,
-    forced_moves,
     new_state,
     replay,
 )
@@ -242,7 +241,7 @@ def new(
     seed = seed or new_seed()
     header = Header(game.name, players, options, commitment(seed), game.rules_version, seed)
     state = new_state(game, seed, len(players), options)
-    forced = [(s, game.notate(m), _now()) for s, m, _ in forced_moves(game, state)]
+    forced = [(s, game.notate(m), _now()) for s, m, _ in game.forced_moves(state)]
     file.write_text(Record(header, chain(header.seed_commitment, forced)).dumps(), encoding="utf-8")
     click.echo(f"{file}: new {game.title} game for {', '.join(players)}")
 
@@ -266,7 +265,7 @@ def move(file: Path, notation: str, seat: int) -> None:
         (e.seat, e.move, e.created_at) for e in record.entries
     ]
     played.append((seat, game.notate(chosen), _now()))
-    for forced_seat, forced, after in forced_moves(game, state):
+    for forced_seat, forced, after in game.forced_moves(state):
         played.append((forced_seat, game.notate(forced), _now()))
         state = after
     file.write_text(

@@ -308,7 +308,7 @@ class Game(ABC, Generic[S, M]):
         actors_of, play_random = self.actors, self.play_random
         while True:
             if forces_moves:
-                state = yield from self._forced_playout(state)
+                state = yield from self.forced_moves(state)
             # No seat acts exactly when the game is over (the contract): asking
             # `result` instead would score the final position once more.
             actors = actors_of(state)
@@ -321,9 +321,12 @@ class Game(ABC, Generic[S, M]):
             move, state = play_random(state, seat, rng)
             yield _new_tuple(Played, (seat, move, state))
 
-    def _forced_playout(self, state: S) -> Generator[Played[S, M], None, S]:
-        """The moves the referee records by itself from `state` on; returns the
-        state after them (`referee.replay.forced_moves`, for playouts)."""
+    def forced_moves(self, state: S) -> Generator[Played[S, M], None, S]:
+        """The moves the referee records by itself from `state` on (`forced_move`
+        after `forced_move`), each with its seat and the state after it; returns
+        the state after the last. A live driver (the worker, a playout) appends
+        them to the log right after every move; replay needs nothing special
+        because they are logged."""
         while self.result(state) is None:
             forced = self.forced_move(state)
             if forced is None:

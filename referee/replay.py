@@ -7,7 +7,6 @@ pure; reading and writing files is the command line's business.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,21 +32,6 @@ class ReplayError(Exception):
 def new_state(game: AnyGame, seed: str, players: int, options: JSON) -> Any:
     """The state before any move (forced moves, if any, come next in the log)."""
     return game.start(players, options, Rng(seed))
-
-
-def forced_moves(game: AnyGame, state: Any) -> Iterator[tuple[int, Any, Any]]:
-    """The moves the referee records by itself from `state` on, with the states after.
-
-    A live driver (the worker, a playout) appends these to the log right
-    after every move; replay needs nothing special because they are logged.
-    """
-    while game.result(state) is None:
-        forced = game.forced_move(state)
-        if forced is None:
-            return
-        seat, move = forced
-        state = game.play(state, seat, move)
-        yield seat, move, state
 
 
 def envelope(game: AnyGame, state: Any, version: int, seat: int | None) -> JSON:

@@ -48,16 +48,38 @@ def test_play_random_refuses_like_random_move(game: AnyGame, players: int) -> No
             assert refused.value.code == expected.value.code
 
 
-@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
-@pytest.mark.parametrize("options", [{}, {"parks": "players"}], ids=["default", "parks-players"])
+def _taken(game: AnyGame, players: int, options: dict[str, str]) -> bool:
+    try:
+        game.load_options(options, players)
+    except BadOptions:
+        return False
+    return True
+
+
+# Each game that plays its own `random_playout`, at each player count with its default
+# options, and with Subdivision's parks by player where that player count takes them.
+OPTION_CASES = [
+    (game, players, options)
+    for game, players in CASES
+    if type(game).random_playout is not Game.random_playout
+    for options in ({}, {"parks": "players"})
+    if _taken(game, players, options)
+]
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "options"),
+    OPTION_CASES,
+    ids=[
+        f"{game.name}-{players}p-{'-'.join(o.values()) or 'default'}"
+        for game, players, o in OPTION_CASES
+    ],
+)
 def test_random_playout_is_the_default_loop(
     game: AnyGame, players: int, options: dict[str, str]
 ) -> None:
     """A game's own `random_playout` plays what `Game.random_playout` would, draw for draw."""
-    try:
-        loaded = game.load_options(options, players)
-    except BadOptions:
-        pytest.skip("an option this game or player count does not take")
+    loaded = game.load_options(options, players)
     start = game.start(players, loaded, Rng("start"))
     drawn, again = Rng("chooser"), Rng("chooser")
     played = list(game.random_playout(start, drawn))

@@ -23,7 +23,6 @@ from sqlmodel import Session
 
 from referee.engine import IllegalMove, Resign
 from referee.games import AnyGame
-from referee.replay import forced_moves
 from referee.service import answers, news, refusals
 from referee.service.publishing import Published, publish
 from referee.store import deciding as rows
@@ -75,7 +74,7 @@ def check_seat(to_act: Sequence[int], seat: int, move: Any) -> None:
 
 def with_forced_moves(rules: AnyGame, state: Any, logged: list[Logged]) -> Any:
     """Log the moves the referee records by itself after `state`; returns the state after them."""
-    for seat, move, after in forced_moves(rules, state):
+    for seat, move, after in rules.forced_moves(state):
         logged.append((seat, move, None))
         state = after
     return state

@@ -32,7 +32,6 @@ from referee.games.ice_palace import (
     State,
 )
 from referee.playout import steps
-from referee.replay import forced_moves
 from referee.rng import Rng
 
 seeds = st.text(alphabet="0123456789abcdef", min_size=4, max_size=12)
@@ -76,7 +75,7 @@ def position(
 
 
 def run_forced(state: State) -> State:
-    for _, _, after in forced_moves(GAME, state):
+    for _, _, after in GAME.forced_moves(state):
         state = after
     return state
 
@@ -177,12 +176,12 @@ def test_a_black_large_led_ends_the_round_at_once() -> None:
     # every seat, the lead too, is asked in turn and can only pass.
     for seat in (1, 2, 0):
         assert GAME.actors(state) == {seat} and GAME.legal_moves(state, seat) == [Pass()]
-        assert list(forced_moves(GAME, state)) == []
+        assert list(GAME.forced_moves(state)) == []
         state = GAME.play(state, seat, Pass())
     # The round ends, the yard's black leaves the game, and with nothing to
     # build the referee builds by itself, so the next round starts with the
     # marker moved on.
-    forced = list(forced_moves(GAME, state))
+    forced = list(GAME.forced_moves(state))
     assert [(seat, move) for seat, move, _ in forced] == [(0, Build())]
     final = forced[-1][2]
     assert final.marker == 1 and final.turn == 1 and final.phase == YARD
