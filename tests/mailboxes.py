@@ -25,7 +25,15 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from tests.servers import free_port, redis_url
-from tests.stacks import REFEREE, TEST_API_KEY, Process, Service, base_env, start_server
+from tests.stacks import (
+    ALL_ROLES,
+    REFEREE,
+    TEST_API_KEY,
+    Process,
+    Service,
+    base_env,
+    start_server,
+)
 
 DOMAIN = "referee.test"
 
@@ -183,8 +191,10 @@ def mail_stack(
     env = mail_env(pg_database, mailbox.port, **extra)
     url, server = start_server(env, tmp)
     service = Service(url, pg_database, env, tmp, server)
+    # The worker starts while mail-in does: both take seconds on a loaded machine.
+    worker = service.start_worker(wait=False)
     port, inbound = start_mail_in(env, tmp / "mail-in.log")
-    service.start_worker()
+    worker.wait_ready(workers=ALL_ROLES)
     yield MailService(service, mailbox, port, inbound)
     service.stop(inbound)
     mailbox.stop()

@@ -28,6 +28,9 @@ REFEREE = str(Path(sys.executable).with_name("referee"))
 # never need: a worker of a test's stack only takes that stack's queues.
 QUIET_WORKER = ["--without-mingle", "--without-gossip"]
 
+# The workers a worker of role "all" is: it decides, its children deliver and play bots.
+ALL_ROLES = 3
+
 # Every test client sends this key; stacks that set it as REFEREE_API_KEY
 # treat the tests as a trusted client (their games mail seats at once).
 TEST_API_KEY = "referee-test-key"
@@ -97,15 +100,18 @@ class Service:
     server: Process
     workers: list[Process] = field(default_factory=list)
 
-    def start_worker(self) -> Process:
+    def start_worker(self, wait: bool = True) -> Process:
         """A worker of role "all", once it and its two children (delivery and
-        bots) are ready: a test's first mail or bot move waits on all three."""
+        bots) are ready: a test's first mail or bot move waits on all three.
+        With `wait` false, at once: the caller starts something else meanwhile
+        and then calls `wait_ready(workers=ALL_ROLES)` itself."""
         name = f"w{len(self.workers)}-{uuid.uuid4().hex[:6]}@%h"
         args = [REFEREE, "worker", "--pool", "solo", "--loglevel", "INFO", "-n", name]
         log = self.tmp / f"worker{len(self.workers)}.log"
         worker = Process([*args, *QUIET_WORKER], self.env, log).start()
         self.workers.append(worker)
-        worker.wait_ready(workers=3)
+        if wait:
+            worker.wait_ready(workers=ALL_ROLES)
         return worker
 
     def stop(self, *beside: Process) -> None:

@@ -25,7 +25,7 @@ from tests.mail.test_deadlines import sweep
 from tests.mailboxes import DOMAIN, Mailbox, MailService, Received, mail_env, start_mail_in
 from tests.servers import free_port
 from tests.service.test_games_http import solve
-from tests.stacks import Client, Service, start_server
+from tests.stacks import ALL_ROLES, Client, Service, start_server
 from tests.tiers import starts_servers
 
 pytestmark = pytest.mark.long
@@ -47,8 +47,9 @@ def mail_service(
     del env["REFEREE_API_KEY"]
     url, server = start_server(env, tmp)
     service = Service(url, pg_database, env, tmp, server)
-    service.start_worker()
+    worker = service.start_worker(wait=False)
     port, inbound = start_mail_in(env, tmp / "mail-in.log")
+    worker.wait_ready(workers=ALL_ROLES)
     SERVER[:] = [url]
     yield MailService(service, mailbox, port, inbound)
     service.stop(inbound)
