@@ -58,7 +58,7 @@ import functools
 import itertools
 import operator
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -195,6 +195,8 @@ _FIELD_VALUES = operator.attrgetter(*_FIELDS)
 
 _FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
 _new_object = object.__new__
+# `Played(...)` runs the named tuple's Python `__new__`; a playout builds one a move.
+_new_tuple = tuple.__new__
 
 
 def _replace(state: State, **changes: Any) -> State:
@@ -903,6 +905,42 @@ def _picked(
 ) -> State:
     """The state after a legal pick: `artist` moves to `circle` and collects the tops of
     the stacks `found` (bits), taken in the order `taken`, into the seat's tower `space`."""
+    stacks, artists, boards, showing = _picked_fields(
+        state, seat, artist, circle, found, taken, space
+    )
+    return _advance(
+        state,
+        stacks,
+        artists,
+        boards,
+        state.scores,
+        state.mandala,
+        state.set_aside,
+        state.end_triggered,
+        showing,
+        None,
+    )
+
+
+Picked = tuple[
+    tuple[tuple[int, ...], ...],
+    tuple[int, ...],
+    tuple[tuple[tuple[int, ...], ...], ...],
+    tuple[int, int],
+]
+
+
+def _picked_fields(
+    state: State,
+    seat: int,
+    artist: int,
+    circle: int,
+    found: int,
+    taken: tuple[int, ...],
+    space: int,
+) -> Picked:
+    """What changes in a legal pick (`_picked`): the stacks, the artists, the boards and
+    which tops show which pattern."""
     stacks = list(state.stacks)
     # The stones taken all show the artist's pattern; the stones under them show theirs.
     stars, circles = state.showing or _showing(state)
@@ -929,18 +967,7 @@ def _picked(
     new_towers[space - 1] = tuple(tower)
     boards = list(state.boards)
     boards[seat] = tuple(new_towers)
-    return _advance(
-        state,
-        tuple(stacks),
-        tuple(artists),
-        tuple(boards),
-        state.scores,
-        state.mandala,
-        state.set_aside,
-        state.end_triggered,
-        (stars, circles),
-        None,
-    )
+    return tuple(stacks), tuple(artists), tuple(boards), (stars, circles)
 
 
 def _scored(state: State, seat: int, spaces: Sequence[int], points: int) -> State:
@@ -1295,6 +1322,87 @@ class MandalaStones(Game[State, Move]):
             return _SCORE_COLOURS[colours[choice]], _scored(state, seat, spaces, points)
         spaces = tuple(rng.shuffled(built)[: 1 + rng.below(len(built))])
         return _TOPS_SCORINGS[spaces], _scored(state, seat, spaces, len(spaces))
+
+    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
+        """`play_random` move after move, without the turn checks of a move played
+        one at a time (`_picked`, `_scored` and `_advance` written out for a game
+        where no seat has resigned): the seat to move is kept from move to move."""
+        if state.objective_points is not None or state.resigned:
+            yield from super().random_playout(state, rng)
+            return
+        below, shuffled = rng.below, rng.shuffled
+        setup, objectives, first_player = state.setup, state.objectives, state.first_player
+        players = len(state.scores)
+        seat = state.current
+        showing: tuple[int, int] | None
+        reach: tuple[tuple[int, ...], int] | None
+        while True:
+            boards = state.boards
+            towers = boards[seat]
+            empty, built, colours, colour_spaces = _board_summary(towers)
+            # A full board can pick nothing.
+            takes, options = (state.reach or _reach(state)) if empty else _NO_PICKS
+            picks = options.bit_count()
+            choice = below(picks + len(colours) + (1 if built else 0))
+            if choice < picks:
+                artist, circle, around, firsts_by_found, moves = _nth_pick(options, choice)
+                found = takes[artist - 1] & around
+                firsts = firsts_by_found[found]
+                direction, taken = firsts[below(len(firsts))]
+                space = empty[below(len(empty))]
+                move: Move = moves[direction][space - 1]
+                stacks, artists, boards, showing = _picked_fields(
+                    state, seat, artist, circle, found, taken, space
+                )
+                scores, mandala, set_aside = state.scores, state.mandala, state.set_aside
+                triggered, reach = state.end_triggered, None
+            else:
+                choice -= picks
+                if choice < len(colours):
+                    spaces = colour_spaces[choice]
+                    points = _scoring_points(towers, spaces)
+                    move = _SCORE_COLOURS[colours[choice]]
+                else:
+                    spaces = tuple(shuffled(built)[: 1 + below(len(built))])
+                    points = len(spaces)
+                    move = _TOPS_SCORINGS[spaces]
+                boards, scores, mandala, set_aside, triggered = _tops_removed(
+                    state, seat, spaces, points
+                )
+                # A scoring leaves the stacks and the artists, so the picks, as they were.
+                stacks, artists, showing, reach = (
+                    state.stacks,
+                    state.artists,
+                    state.showing,
+                    state.reach,
+                )
+            played_by = seat
+            seat = (seat + 1) % players
+            state = _new_object(State)  # as `_advance` builds it
+            state.setup = setup
+            state.stacks = stacks
+            state.artists = artists
+            state.boards = boards
+            state.scores = scores
+            state.mandala = mandala
+            state.set_aside = set_aside
+            state.objectives = objectives
+            state.first_player = first_player
+            state.current = seat
+            state.end_triggered = triggered
+            state.resigned = ()
+            state.objective_points = None
+            state.showing = showing
+            state.reach = reach
+            if triggered and seat == first_player:
+                state.current = played_by
+                yield _new_tuple(Played, (played_by, move, _finish(state)))
+                return
+            # `_begin`: a seat that has a tower can always score.
+            if not (any(boards[seat]) or _reach(state)[1]):
+                yield _new_tuple(Played, (played_by, move, _finish(state)))
+                return
+            yield _new_tuple(Played, (played_by, move, state))
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pick):
