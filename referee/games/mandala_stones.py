@@ -632,26 +632,32 @@ def _reach(state: State) -> tuple[tuple[int, ...], int]:
     """
     reach = state.reach
     if reach is None:
-        stars, circles = state.showing or _showing(state)
-        free, open1, open2, open3, open4 = _LAYOUTS[state.artists]
-        # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
-        t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
-        (low1, high1), (low2, high2), (low3, high3), (low4, high4) = _TOUCHED_BY_HALF
-        reach = state.reach = (
-            (t1, t2, t3, t4),
-            (
-                low1[t1 & 4095]
-                | high1[t1 >> 12]
-                | low2[t2 & 4095]
-                | high2[t2 >> 12]
-                | low3[t3 & 4095]
-                | high3[t3 >> 12]
-                | low4[t4 & 4095]
-                | high4[t4 >> 12]
-            )
-            & free,
-        )
+        reach = state.reach = _reach_of(state.showing or _showing(state), state.artists)
     return reach
+
+
+def _reach_of(showing: tuple[int, int], artists: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    """`_reach` of a state whose tops show `showing` (`_showing`) and whose artists
+    are on the circles `artists`."""
+    stars, circles = showing
+    free, open1, open2, open3, open4 = _LAYOUTS[artists]
+    # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
+    t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
+    (low1, high1), (low2, high2), (low3, high3), (low4, high4) = _TOUCHED_BY_HALF
+    return (
+        (t1, t2, t3, t4),
+        (
+            low1[t1 & 4095]
+            | high1[t1 >> 12]
+            | low2[t2 & 4095]
+            | high2[t2 >> 12]
+            | low3[t3 & 4095]
+            | high3[t3 >> 12]
+            | low4[t4 & 4095]
+            | high4[t4 >> 12]
+        )
+        & free,
+    )
 
 
 def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -906,7 +912,16 @@ def _picked(
     """The state after a legal pick: `artist` moves to `circle` and collects the tops of
     the stacks `found` (bits), taken in the order `taken`, into the seat's tower `space`."""
     stacks, artists, boards, showing = _picked_fields(
-        state, seat, artist, circle, found, taken, space
+        state.stacks,
+        state.artists,
+        state.boards,
+        state.showing or _showing(state),
+        seat,
+        artist,
+        circle,
+        found,
+        taken,
+        space,
     )
     return _advance(
         state,
@@ -931,7 +946,10 @@ Picked = tuple[
 
 
 def _picked_fields(
-    state: State,
+    stacks_before: tuple[tuple[int, ...], ...],
+    artists_before: tuple[int, ...],
+    boards_before: tuple[tuple[tuple[int, ...], ...], ...],
+    showing: tuple[int, int],
     seat: int,
     artist: int,
     circle: int,
@@ -939,11 +957,11 @@ def _picked_fields(
     taken: tuple[int, ...],
     space: int,
 ) -> Picked:
-    """What changes in a legal pick (`_picked`): the stacks, the artists, the boards and
-    which tops show which pattern."""
-    stacks = list(state.stacks)
+    """What changes in a legal pick (`_picked`) of a state with those stacks, artists,
+    boards and tops showing (`_showing`): the same four after it."""
+    stacks = list(stacks_before)
     # The stones taken all show the artist's pattern; the stones under them show theirs.
-    stars, circles = state.showing or _showing(state)
+    stars, circles = showing
     # `found` holds only stacks showing the artist's pattern (A1 and A2 take stars): their
     # bits are cleared by flipping them.
     if artist > 2:
@@ -961,11 +979,11 @@ def _picked_fields(
             circles |= _STACK_BIT[index]
         else:
             stars |= _STACK_BIT[index]
-    artists = list(state.artists)
+    artists = list(artists_before)
     artists[artist - 1] = circle
-    new_towers = list(state.boards[seat])
+    new_towers = list(boards_before[seat])
     new_towers[space - 1] = tuple(tower)
-    boards = list(state.boards)
+    boards = list(boards_before)
     boards[seat] = tuple(new_towers)
     return tuple(stacks), tuple(artists), tuple(boards), (stars, circles)
 
@@ -1326,22 +1344,27 @@ class MandalaStones(Game[State, Move]):
     def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
         """`play_random` move after move, without the turn checks of a move played
         one at a time (`_picked`, `_scored` and `_advance` written out for a game
-        where no seat has resigned): the seat to move is kept from move to move."""
+        where no seat has resigned): the seat to move and the fields of the state
+        are kept in locals from one move to the next."""
         if state.objective_points is not None or state.resigned:
             yield from super().random_playout(state, rng)
             return
         below, shuffled = rng.below, rng.shuffled
         setup, objectives, first_player = state.setup, state.objectives, state.first_player
-        players = len(state.scores)
+        stacks, artists, boards = state.stacks, state.artists, state.boards
+        scores, mandala, set_aside = state.scores, state.mandala, state.set_aside
+        triggered, showing, reach = state.end_triggered, state.showing, state.reach
+        showing = showing or _showing(state)
+        players = len(scores)
         seat = state.current
-        showing: tuple[int, int] | None
-        reach: tuple[tuple[int, ...], int] | None
         while True:
-            boards = state.boards
             towers = boards[seat]
             empty, built, colours, colour_spaces = _board_summary(towers)
-            # A full board can pick nothing.
-            takes, options = (state.reach or _reach(state)) if empty else _NO_PICKS
+            if empty:
+                # A full board can pick nothing.
+                takes, options = reach = reach or _reach_of(showing, artists)
+            else:
+                takes, options = _NO_PICKS
             picks = options.bit_count()
             choice = below(picks + len(colours) + (1 if built else 0))
             if choice < picks:
@@ -1352,10 +1375,9 @@ class MandalaStones(Game[State, Move]):
                 space = empty[below(len(empty))]
                 move: Move = moves[direction][space - 1]
                 stacks, artists, boards, showing = _picked_fields(
-                    state, seat, artist, circle, found, taken, space
+                    stacks, artists, boards, showing, seat, artist, circle, found, taken, space
                 )
-                scores, mandala, set_aside = state.scores, state.mandala, state.set_aside
-                triggered, reach = state.end_triggered, None
+                reach = None
             else:
                 choice -= picks
                 if choice < len(colours):
@@ -1366,15 +1388,9 @@ class MandalaStones(Game[State, Move]):
                     spaces = tuple(shuffled(built)[: 1 + below(len(built))])
                     points = len(spaces)
                     move = _TOPS_SCORINGS[spaces]
+                # A scoring leaves the stacks and the artists, so the picks, as they were.
                 boards, scores, mandala, set_aside, triggered = _tops_removed(
                     state, seat, spaces, points
-                )
-                # A scoring leaves the stacks and the artists, so the picks, as they were.
-                stacks, artists, showing, reach = (
-                    state.stacks,
-                    state.artists,
-                    state.showing,
-                    state.reach,
                 )
             played_by = seat
             seat = (seat + 1) % players
@@ -1399,9 +1415,11 @@ class MandalaStones(Game[State, Move]):
                 yield _new_tuple(Played, (played_by, move, _finish(state)))
                 return
             # `_begin`: a seat that has a tower can always score.
-            if not (any(boards[seat]) or _reach(state)[1]):
-                yield _new_tuple(Played, (played_by, move, _finish(state)))
-                return
+            if not any(boards[seat]):
+                reach = state.reach = reach or _reach_of(showing, artists)
+                if not reach[1]:
+                    yield _new_tuple(Played, (played_by, move, _finish(state)))
+                    return
             yield _new_tuple(Played, (played_by, move, state))
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
