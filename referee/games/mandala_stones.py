@@ -734,6 +734,18 @@ _SUMMARIES = {
     for tops in itertools.product(range(5), repeat=SPACES)
 }
 Summary = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, ...], ...]]
+# The same summaries by the number whose base-5 digits are those colours, space 1 first
+# (`_tops_code`): a playout follows that number from move to move.
+_SUMMARY_AT = tuple(_SUMMARIES.values())
+_TOP_WEIGHTS = (625, 125, 25, 5, 1)
+
+
+def _tops_code(towers: tuple[tuple[int, ...], ...]) -> int:
+    """The index in `_SUMMARY_AT` of the board's summary."""
+    code = 0
+    for tower in towers:
+        code = code * 5 + (tower[-1] >> 1 if tower else 4)
+    return code
 
 
 def _board_summary(towers: tuple[tuple[int, ...], ...]) -> Summary:
@@ -1357,9 +1369,10 @@ class MandalaStones(Game[State, Move]):
         showing = showing or _showing(state)
         players = len(scores)
         seat = state.current
+        codes = [_tops_code(towers) for towers in boards]
         while True:
             towers = boards[seat]
-            empty, built, colours, colour_spaces = _board_summary(towers)
+            empty, built, colours, colour_spaces = _SUMMARY_AT[codes[seat]]
             if empty:
                 # A full board can pick nothing.
                 takes, options = reach = reach or _reach_of(showing, artists)
@@ -1377,6 +1390,9 @@ class MandalaStones(Game[State, Move]):
                 stacks, artists, boards, showing = _picked_fields(
                     stacks, artists, boards, showing, seat, artist, circle, found, taken, space
                 )
+                # The new tower's top (the last stone taken) on the empty `space`.
+                top = boards[seat][space - 1][-1]
+                codes[seat] -= (4 - (top >> 1)) * _TOP_WEIGHTS[space - 1]
                 reach = None
             else:
                 choice -= picks
@@ -1392,6 +1408,7 @@ class MandalaStones(Game[State, Move]):
                 boards, scores, mandala, set_aside, triggered = _tops_removed(
                     state, seat, spaces, points
                 )
+                codes[seat] = _tops_code(boards[seat])
             played_by = seat
             seat = (seat + 1) % players
             state = _new_object(State)  # as `_advance` builds it
