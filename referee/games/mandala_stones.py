@@ -550,6 +550,8 @@ _TOUCHED_BY_HALF = tuple(
     )
     for artist in range(ARTISTS)
 )
+# By name, for `_reach_of`: a global is read as cheaply as a local is unpacked.
+(_LOW1, _HIGH1), (_LOW2, _HIGH2), (_LOW3, _HIGH3), (_LOW4, _HIGH4) = _TOUCHED_BY_HALF
 _ALL_STACKS = sum(_STACK_BIT)
 # Per placing of the artists (the circles of A1-A4): the picks to circles free for
 # their artist to move to, and per artist the stacks it may take from (those touching
@@ -643,18 +645,17 @@ def _reach_of(showing: tuple[int, int], artists: tuple[int, ...]) -> tuple[tuple
     free, open1, open2, open3, open4 = _LAYOUTS[artists]
     # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
     t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
-    (low1, high1), (low2, high2), (low3, high3), (low4, high4) = _TOUCHED_BY_HALF
     return (
         (t1, t2, t3, t4),
         (
-            low1[t1 & 4095]
-            | high1[t1 >> 12]
-            | low2[t2 & 4095]
-            | high2[t2 >> 12]
-            | low3[t3 & 4095]
-            | high3[t3 >> 12]
-            | low4[t4 & 4095]
-            | high4[t4 >> 12]
+            _LOW1[t1 & 4095]
+            | _HIGH1[t1 >> 12]
+            | _LOW2[t2 & 4095]
+            | _HIGH2[t2 >> 12]
+            | _LOW3[t3 & 4095]
+            | _HIGH3[t3 >> 12]
+            | _LOW4[t4 & 4095]
+            | _HIGH4[t4 >> 12]
         )
         & free,
     )
@@ -742,10 +743,15 @@ _TOP_WEIGHTS = (625, 125, 25, 5, 1)
 
 def _tops_code(towers: tuple[tuple[int, ...], ...]) -> int:
     """The index in `_SUMMARY_AT` of the board's summary."""
-    code = 0
-    for tower in towers:
-        code = code * 5 + (tower[-1] >> 1 if tower else 4)
-    return code
+    # Written out for the 5 spaces, as in `_board_summary`.
+    t1, t2, t3, t4, t5 = towers
+    return (
+        (t1[-1] >> 1 if t1 else 4) * 625
+        + (t2[-1] >> 1 if t2 else 4) * 125
+        + (t3[-1] >> 1 if t3 else 4) * 25
+        + (t4[-1] >> 1 if t4 else 4) * 5
+        + (t5[-1] >> 1 if t5 else 4)
+    )
 
 
 def _board_summary(towers: tuple[tuple[int, ...], ...]) -> Summary:
