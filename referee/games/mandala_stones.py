@@ -736,9 +736,18 @@ _SUMMARIES = {
 }
 Summary = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, ...], ...]]
 # The same summaries by the number whose base-5 digits are those colours, space 1 first
-# (`_tops_code`): a playout follows that number from move to move.
-_SUMMARY_AT = tuple(_SUMMARIES.values())
-_TOP_WEIGHTS = (625, 125, 25, 5, 1)
+# (`_tops_code`), each with the number of scorings a random move draws among (a colour
+# each, and "some tops" if any tower is built): a playout follows that number from
+# move to move.
+_SUMMARY_AT = tuple(
+    (*summary, len(summary[2]) + (1 if summary[1] else 0)) for summary in _SUMMARIES.values()
+)
+# By space and stone: what building a tower topped by that stone on the empty space
+# adds to the board's number.
+_BUILT_ON = tuple(
+    tuple((stone >> 1) * weight - 4 * weight for stone in range(8))
+    for weight in (625, 125, 25, 5, 1)
+)
 
 
 def _tops_code(towers: tuple[tuple[int, ...], ...]) -> int:
@@ -1377,15 +1386,14 @@ class MandalaStones(Game[State, Move]):
         seat = state.current
         codes = [_tops_code(towers) for towers in boards]
         while True:
-            towers = boards[seat]
-            empty, built, colours, colour_spaces = _SUMMARY_AT[codes[seat]]
+            empty, built, colours, colour_spaces, scorings = _SUMMARY_AT[codes[seat]]
             if empty:
                 # A full board can pick nothing.
                 takes, options = reach = reach or _reach_of(showing, artists)
             else:
                 takes, options = _NO_PICKS
             picks = options.bit_count()
-            choice = below(picks + len(colours) + (1 if built else 0))
+            choice = below(picks + scorings)
             if choice < picks:
                 artist, circle, around, firsts_by_found, moves = _nth_pick(options, choice)
                 found = takes[artist - 1] & around
@@ -1396,15 +1404,13 @@ class MandalaStones(Game[State, Move]):
                 stacks, artists, boards, showing = _picked_fields(
                     stacks, artists, boards, showing, seat, artist, circle, found, taken, space
                 )
-                # The new tower's top (the last stone taken) on the empty `space`.
-                top = boards[seat][space - 1][-1]
-                codes[seat] -= (4 - (top >> 1)) * _TOP_WEIGHTS[space - 1]
+                codes[seat] += _BUILT_ON[space - 1][boards[seat][space - 1][-1]]
                 reach = None
             else:
                 choice -= picks
                 if choice < len(colours):
                     spaces = colour_spaces[choice]
-                    points = _scoring_points(towers, spaces)
+                    points = _scoring_points(boards[seat], spaces)
                     move = _SCORE_COLOURS[colours[choice]]
                 else:
                     spaces = tuple(shuffled(built)[: 1 + below(len(built))])
