@@ -550,7 +550,7 @@ _TOUCHED_BY_HALF = tuple(
     )
     for artist in range(ARTISTS)
 )
-# By name, for `_reach_of`: a global is read as cheaply as a local is unpacked.
+# By name, for `_reach_in`: a global is read as cheaply as a local is unpacked.
 (_LOW1, _HIGH1), (_LOW2, _HIGH2), (_LOW3, _HIGH3), (_LOW4, _HIGH4) = _TOUCHED_BY_HALF
 _ALL_STACKS = sum(_STACK_BIT)
 # Per placing of the artists (the circles of A1-A4): the picks to circles free for
@@ -570,6 +570,38 @@ _LAYOUTS = {
     )
     for artists in itertools.permutations(range(1, len(CIRCLE_STACKS) + 1), ARTISTS)
 }
+
+
+# An entry of `_LAYOUTS`: the free circles' picks, then per artist the stacks it may take from.
+Layout = tuple[int, ...]
+Placed = dict[tuple[int, ...], tuple[Layout, tuple[tuple[tuple[int, ...], ...], ...]]]
+
+
+def _placed() -> Placed:
+    """`_PLACED`."""
+    placings = {placing: placing for placing in _LAYOUTS}  # each placing built once, shared
+    return {
+        artists: (
+            layout,
+            tuple(
+                tuple(
+                    ()
+                    if circle in artists
+                    else placings[(*artists[:artist], circle, *artists[artist + 1 :])]
+                    for circle in range(1, _CIRCLES + 1)
+                )
+                for artist in range(ARTISTS)
+            ),
+        )
+        for artists, layout in _LAYOUTS.items()
+    }
+
+
+# Per placing of the artists: its `_LAYOUTS` entry, and by artist and circle the placing
+# once that artist has moved to that free circle (one of `_LAYOUTS`' keys; empty where
+# the circle holds an artist). A playout keeps a placing's entry while its artists stay,
+# and moves an artist by looking the new placing up rather than building it.
+_PLACED = _placed()
 # Every non-empty set of directions, each in order.
 _DIRECTION_SETS = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(1, 16))
 # Per circle: the directions (0-3, in order) of each set of the stacks around it.
@@ -634,15 +666,15 @@ def _reach(state: State) -> tuple[tuple[int, ...], int]:
     """
     reach = state.reach
     if reach is None:
-        reach = state.reach = _reach_of(state.showing or _showing(state), state.artists)
+        reach = state.reach = _reach_in(state.showing or _showing(state), _LAYOUTS[state.artists])
     return reach
 
 
-def _reach_of(showing: tuple[int, int], artists: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+def _reach_in(showing: tuple[int, int], layout: Layout) -> tuple[tuple[int, ...], int]:
     """`_reach` of a state whose tops show `showing` (`_showing`) and whose artists
-    are on the circles `artists`."""
+    are placed as `layout` (`_LAYOUTS`) says."""
     stars, circles = showing
-    free, open1, open2, open3, open4 = _LAYOUTS[artists]
+    free, open1, open2, open3, open4 = layout
     # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
     t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
     return (
@@ -938,9 +970,10 @@ def _picked(
 ) -> State:
     """The state after a legal pick: `artist` moves to `circle` and collects the tops of
     the stacks `found` (bits), taken in the order `taken`, into the seat's tower `space`."""
-    stacks, artists, boards, showing = _picked_fields(
+    artists = list(state.artists)
+    artists[artist - 1] = circle
+    stacks, boards, showing = _picked_fields(
         state.stacks,
-        state.artists,
         state.boards,
         state.showing or _showing(state),
         seat,
@@ -953,7 +986,7 @@ def _picked(
     return _advance(
         state,
         stacks,
-        artists,
+        tuple(artists),
         boards,
         state.scores,
         state.mandala,
@@ -966,7 +999,6 @@ def _picked(
 
 Picked = tuple[
     tuple[tuple[int, ...], ...],
-    tuple[int, ...],
     tuple[tuple[tuple[int, ...], ...], ...],
     tuple[int, int],
 ]
@@ -974,7 +1006,6 @@ Picked = tuple[
 
 def _picked_fields(
     stacks_before: tuple[tuple[int, ...], ...],
-    artists_before: tuple[int, ...],
     boards_before: tuple[tuple[tuple[int, ...], ...], ...],
     showing: tuple[int, int],
     seat: int,
@@ -984,8 +1015,8 @@ def _picked_fields(
     taken: tuple[int, ...],
     space: int,
 ) -> Picked:
-    """What changes in a legal pick (`_picked`) of a state with those stacks, artists,
-    boards and tops showing (`_showing`): the same four after it."""
+    """What changes in a legal pick (`_picked`) of a state with those stacks, boards
+    and tops showing (`_showing`), but the artists: the same three after it."""
     stacks = list(stacks_before)
     # The stones taken all show the artist's pattern; the stones under them show theirs.
     stars, circles = showing
@@ -1006,13 +1037,11 @@ def _picked_fields(
             circles |= _STACK_BIT[index]
         else:
             stars |= _STACK_BIT[index]
-    artists = list(artists_before)
-    artists[artist - 1] = circle
     new_towers = list(boards_before[seat])
     new_towers[space - 1] = tuple(tower)
     boards = list(boards_before)
     boards[seat] = tuple(new_towers)
-    return tuple(stacks), tuple(artists), tuple(boards), (stars, circles)
+    return tuple(stacks), tuple(boards), (stars, circles)
 
 
 def _scored(state: State, seat: int, spaces: Sequence[int], points: int) -> State:
@@ -1385,11 +1414,12 @@ class MandalaStones(Game[State, Move]):
         players = len(scores)
         seat = state.current
         codes = [_tops_code(towers) for towers in boards]
+        layout, moved = _PLACED[artists]
         while True:
             empty, built, colours, colour_spaces, scorings = _SUMMARY_AT[codes[seat]]
             if empty:
                 # A full board can pick nothing.
-                takes, options = reach = reach or _reach_of(showing, artists)
+                takes, options = reach = reach or _reach_in(showing, layout)
             else:
                 takes, options = _NO_PICKS
             picks = options.bit_count()
@@ -1401,9 +1431,11 @@ class MandalaStones(Game[State, Move]):
                 direction, taken = firsts[below(len(firsts))]
                 space = empty[below(len(empty))]
                 move: Move = moves[direction][space - 1]
-                stacks, artists, boards, showing = _picked_fields(
-                    stacks, artists, boards, showing, seat, artist, circle, found, taken, space
+                stacks, boards, showing = _picked_fields(
+                    stacks, boards, showing, seat, artist, circle, found, taken, space
                 )
+                artists = moved[artist - 1][circle - 1]
+                layout, moved = _PLACED[artists]
                 codes[seat] += _BUILT_ON[space - 1][boards[seat][space - 1][-1]]
                 reach = None
             else:
@@ -1445,7 +1477,7 @@ class MandalaStones(Game[State, Move]):
                 return
             # `_begin`: a seat that has a tower can always score.
             if not any(boards[seat]):
-                reach = state.reach = reach or _reach_of(showing, artists)
+                reach = state.reach = reach or _reach_in(showing, layout)
                 if not reach[1]:
                     yield _new_tuple(Played, (played_by, move, _finish(state)))
                     return
