@@ -1399,9 +1399,11 @@ class MandalaStones(Game[State, Move]):
 
     def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
         """`play_random` move after move, without the turn checks of a move played
-        one at a time (`_picked`, `_scored` and `_advance` written out for a game
-        where no seat has resigned): the seat to move and the fields of the state
-        are kept in locals from one move to the next."""
+        one at a time. The fields of the state, the artists' placing (`_PLACED`)
+        and each board's number (`_tops_code`) are kept in locals from one move
+        to the next; written out here: `play_random`'s draws, `_picked` and
+        `_scored` (their fields come from `_picked_fields` and `_tops_removed`),
+        and `_advance` and `_begin` for a game where no seat has resigned."""
         if state.objective_points is not None or state.resigned:
             yield from super().random_playout(state, rng)
             return
