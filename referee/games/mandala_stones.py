@@ -58,7 +58,7 @@ import functools
 import itertools
 import operator
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -195,6 +195,8 @@ _FIELD_VALUES = operator.attrgetter(*_FIELDS)
 
 _FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
 _new_object = object.__new__
+# `Played(...)` runs the named tuple's Python `__new__`; a playout builds one a move.
+_new_tuple = tuple.__new__
 
 
 def _replace(state: State, **changes: Any) -> State:
@@ -548,6 +550,8 @@ _TOUCHED_BY_HALF = tuple(
     )
     for artist in range(ARTISTS)
 )
+# By name, for `_reach_in`: a global is read as cheaply as a local is unpacked.
+(_LOW1, _HIGH1), (_LOW2, _HIGH2), (_LOW3, _HIGH3), (_LOW4, _HIGH4) = _TOUCHED_BY_HALF
 _ALL_STACKS = sum(_STACK_BIT)
 # Per placing of the artists (the circles of A1-A4): the picks to circles free for
 # their artist to move to, and per artist the stacks it may take from (those touching
@@ -566,6 +570,38 @@ _LAYOUTS = {
     )
     for artists in itertools.permutations(range(1, len(CIRCLE_STACKS) + 1), ARTISTS)
 }
+
+
+# An entry of `_LAYOUTS`: the free circles' picks, then per artist the stacks it may take from.
+Layout = tuple[int, ...]
+Placed = dict[tuple[int, ...], tuple[Layout, tuple[tuple[tuple[int, ...], ...], ...]]]
+
+
+def _placed() -> Placed:
+    """`_PLACED`."""
+    placings = {placing: placing for placing in _LAYOUTS}  # each placing built once, shared
+    return {
+        artists: (
+            layout,
+            tuple(
+                tuple(
+                    ()
+                    if circle in artists
+                    else placings[(*artists[:artist], circle, *artists[artist + 1 :])]
+                    for circle in range(1, _CIRCLES + 1)
+                )
+                for artist in range(ARTISTS)
+            ),
+        )
+        for artists, layout in _LAYOUTS.items()
+    }
+
+
+# Per placing of the artists: its `_LAYOUTS` entry, and by artist and circle the placing
+# once that artist has moved to that free circle (one of `_LAYOUTS`' keys; empty where
+# the circle holds an artist). A playout keeps a placing's entry while its artists stay,
+# and moves an artist by looking the new placing up rather than building it.
+_PLACED = _placed()
 # Every non-empty set of directions, each in order.
 _DIRECTION_SETS = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(1, 16))
 # Per circle: the directions (0-3, in order) of each set of the stacks around it.
@@ -630,26 +666,31 @@ def _reach(state: State) -> tuple[tuple[int, ...], int]:
     """
     reach = state.reach
     if reach is None:
-        stars, circles = state.showing or _showing(state)
-        free, open1, open2, open3, open4 = _LAYOUTS[state.artists]
-        # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
-        t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
-        (low1, high1), (low2, high2), (low3, high3), (low4, high4) = _TOUCHED_BY_HALF
-        reach = state.reach = (
-            (t1, t2, t3, t4),
-            (
-                low1[t1 & 4095]
-                | high1[t1 >> 12]
-                | low2[t2 & 4095]
-                | high2[t2 >> 12]
-                | low3[t3 & 4095]
-                | high3[t3 >> 12]
-                | low4[t4 & 4095]
-                | high4[t4 >> 12]
-            )
-            & free,
-        )
+        reach = state.reach = _reach_in(state.showing or _showing(state), _LAYOUTS[state.artists])
     return reach
+
+
+def _reach_in(showing: tuple[int, int], layout: Layout) -> tuple[tuple[int, ...], int]:
+    """`_reach` of a state whose tops show `showing` (`_showing`) and whose artists
+    are placed as `layout` (`_LAYOUTS`) says."""
+    stars, circles = showing
+    free, open1, open2, open3, open4 = layout
+    # A1 and A2 take stars, A3 and A4 circles (`_ARTIST_PATTERN`).
+    t1, t2, t3, t4 = stars & open1, stars & open2, circles & open3, circles & open4
+    return (
+        (t1, t2, t3, t4),
+        (
+            _LOW1[t1 & 4095]
+            | _HIGH1[t1 >> 12]
+            | _LOW2[t2 & 4095]
+            | _HIGH2[t2 >> 12]
+            | _LOW3[t3 & 4095]
+            | _HIGH3[t3 >> 12]
+            | _LOW4[t4 & 4095]
+            | _HIGH4[t4 >> 12]
+        )
+        & free,
+    )
 
 
 def _pick_options(state: State) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -726,6 +767,32 @@ _SUMMARIES = {
     for tops in itertools.product(range(5), repeat=SPACES)
 }
 Summary = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, ...], ...]]
+# The same summaries by the number whose base-5 digits are those colours, space 1 first
+# (`_tops_code`), each with the number of scorings a random move draws among (a colour
+# each, and "some tops" if any tower is built): a playout follows that number from
+# move to move.
+_SUMMARY_AT = tuple(
+    (*summary, len(summary[2]) + (1 if summary[1] else 0)) for summary in _SUMMARIES.values()
+)
+# By space and stone: what building a tower topped by that stone on the empty space
+# adds to the board's number.
+_BUILT_ON = tuple(
+    tuple((stone >> 1) * weight - 4 * weight for stone in range(8))
+    for weight in (625, 125, 25, 5, 1)
+)
+
+
+def _tops_code(towers: tuple[tuple[int, ...], ...]) -> int:
+    """The index in `_SUMMARY_AT` of the board's summary."""
+    # Written out for the 5 spaces, as in `_board_summary`.
+    t1, t2, t3, t4, t5 = towers
+    return (
+        (t1[-1] >> 1 if t1 else 4) * 625
+        + (t2[-1] >> 1 if t2 else 4) * 125
+        + (t3[-1] >> 1 if t3 else 4) * 25
+        + (t4[-1] >> 1 if t4 else 4) * 5
+        + (t5[-1] >> 1 if t5 else 4)
+    )
 
 
 def _board_summary(towers: tuple[tuple[int, ...], ...]) -> Summary:
@@ -903,9 +970,56 @@ def _picked(
 ) -> State:
     """The state after a legal pick: `artist` moves to `circle` and collects the tops of
     the stacks `found` (bits), taken in the order `taken`, into the seat's tower `space`."""
-    stacks = list(state.stacks)
+    artists = list(state.artists)
+    artists[artist - 1] = circle
+    stacks, boards, showing = _picked_fields(
+        state.stacks,
+        state.boards,
+        state.showing or _showing(state),
+        seat,
+        artist,
+        circle,
+        found,
+        taken,
+        space,
+    )
+    return _advance(
+        state,
+        stacks,
+        tuple(artists),
+        boards,
+        state.scores,
+        state.mandala,
+        state.set_aside,
+        state.end_triggered,
+        showing,
+        None,
+    )
+
+
+Picked = tuple[
+    tuple[tuple[int, ...], ...],
+    tuple[tuple[tuple[int, ...], ...], ...],
+    tuple[int, int],
+]
+
+
+def _picked_fields(
+    stacks_before: tuple[tuple[int, ...], ...],
+    boards_before: tuple[tuple[tuple[int, ...], ...], ...],
+    showing: tuple[int, int],
+    seat: int,
+    artist: int,
+    circle: int,
+    found: int,
+    taken: tuple[int, ...],
+    space: int,
+) -> Picked:
+    """What changes in a legal pick (`_picked`) of a state with those stacks, boards
+    and tops showing (`_showing`), but the artists: the same three after it."""
+    stacks = list(stacks_before)
     # The stones taken all show the artist's pattern; the stones under them show theirs.
-    stars, circles = state.showing or _showing(state)
+    stars, circles = showing
     # `found` holds only stacks showing the artist's pattern (A1 and A2 take stars): their
     # bits are cleared by flipping them.
     if artist > 2:
@@ -923,24 +1037,11 @@ def _picked(
             circles |= _STACK_BIT[index]
         else:
             stars |= _STACK_BIT[index]
-    artists = list(state.artists)
-    artists[artist - 1] = circle
-    new_towers = list(state.boards[seat])
+    new_towers = list(boards_before[seat])
     new_towers[space - 1] = tuple(tower)
-    boards = list(state.boards)
+    boards = list(boards_before)
     boards[seat] = tuple(new_towers)
-    return _advance(
-        state,
-        tuple(stacks),
-        tuple(artists),
-        tuple(boards),
-        state.scores,
-        state.mandala,
-        state.set_aside,
-        state.end_triggered,
-        (stars, circles),
-        None,
-    )
+    return tuple(stacks), tuple(boards), (stars, circles)
 
 
 def _scored(state: State, seat: int, spaces: Sequence[int], points: int) -> State:
@@ -1295,6 +1396,94 @@ class MandalaStones(Game[State, Move]):
             return _SCORE_COLOURS[colours[choice]], _scored(state, seat, spaces, points)
         spaces = tuple(rng.shuffled(built)[: 1 + rng.below(len(built))])
         return _TOPS_SCORINGS[spaces], _scored(state, seat, spaces, len(spaces))
+
+    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
+        """`play_random` move after move, without the turn checks of a move played
+        one at a time. The fields of the state, the artists' placing (`_PLACED`)
+        and each board's number (`_tops_code`) are kept in locals from one move
+        to the next; written out here: `play_random`'s draws, `_picked` and
+        `_scored` (their fields come from `_picked_fields` and `_tops_removed`),
+        and `_advance` and `_begin` for a game where no seat has resigned."""
+        if state.objective_points is not None or state.resigned:
+            yield from super().random_playout(state, rng)
+            return
+        below, shuffled = rng.below, rng.shuffled
+        setup, objectives, first_player = state.setup, state.objectives, state.first_player
+        stacks, artists, boards = state.stacks, state.artists, state.boards
+        scores, mandala, set_aside = state.scores, state.mandala, state.set_aside
+        triggered, showing, reach = state.end_triggered, state.showing, state.reach
+        showing = showing or _showing(state)
+        players = len(scores)
+        seat = state.current
+        codes = [_tops_code(towers) for towers in boards]
+        layout, moved = _PLACED[artists]
+        while True:
+            empty, built, colours, colour_spaces, scorings = _SUMMARY_AT[codes[seat]]
+            if empty:
+                # A full board can pick nothing.
+                takes, options = reach = reach or _reach_in(showing, layout)
+            else:
+                takes, options = _NO_PICKS
+            picks = options.bit_count()
+            choice = below(picks + scorings)
+            if choice < picks:
+                artist, circle, around, firsts_by_found, moves = _nth_pick(options, choice)
+                found = takes[artist - 1] & around
+                firsts = firsts_by_found[found]
+                direction, taken = firsts[below(len(firsts))]
+                space = empty[below(len(empty))]
+                move: Move = moves[direction][space - 1]
+                stacks, boards, showing = _picked_fields(
+                    stacks, boards, showing, seat, artist, circle, found, taken, space
+                )
+                artists = moved[artist - 1][circle - 1]
+                layout, moved = _PLACED[artists]
+                codes[seat] += _BUILT_ON[space - 1][boards[seat][space - 1][-1]]
+                reach = None
+            else:
+                choice -= picks
+                if choice < len(colours):
+                    spaces = colour_spaces[choice]
+                    points = _scoring_points(boards[seat], spaces)
+                    move = _SCORE_COLOURS[colours[choice]]
+                else:
+                    spaces = tuple(shuffled(built)[: 1 + below(len(built))])
+                    points = len(spaces)
+                    move = _TOPS_SCORINGS[spaces]
+                # A scoring leaves the stacks and the artists, so the picks, as they were.
+                boards, scores, mandala, set_aside, triggered = _tops_removed(
+                    state, seat, spaces, points
+                )
+                codes[seat] = _tops_code(boards[seat])
+            played_by = seat
+            seat = (seat + 1) % players
+            state = _new_object(State)  # as `_advance` builds it
+            state.setup = setup
+            state.stacks = stacks
+            state.artists = artists
+            state.boards = boards
+            state.scores = scores
+            state.mandala = mandala
+            state.set_aside = set_aside
+            state.objectives = objectives
+            state.first_player = first_player
+            state.current = seat
+            state.end_triggered = triggered
+            state.resigned = ()
+            state.objective_points = None
+            state.showing = showing
+            state.reach = reach
+            if triggered and seat == first_player:
+                state.current = played_by
+                yield _new_tuple(Played, (played_by, move, _finish(state)))
+                return
+            # `_begin`: a seat that has a tower can always score.
+            if not any(boards[seat]):
+                reach = state.reach = reach or _reach_in(showing, layout)
+                if not reach[1]:
+                    yield _new_tuple(Played, (played_by, move, _finish(state)))
+                    return
+            yield _new_tuple(Played, (played_by, move, state))
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pick):
