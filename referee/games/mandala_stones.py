@@ -199,6 +199,48 @@ _new_object = object.__new__
 _new_tuple = tuple.__new__
 
 
+def _moved(
+    setup: Setup,
+    stacks: tuple[tuple[int, ...], ...],
+    artists: tuple[int, ...],
+    boards: tuple[tuple[tuple[int, ...], ...], ...],
+    scores: tuple[int, ...],
+    mandala: tuple[int, ...],
+    set_aside: int,
+    objectives: tuple[tuple[Card, ...], ...],
+    first_player: int,
+    current: int,
+    end_triggered: bool,
+    resigned: tuple[int, ...],
+    showing: tuple[int, int] | None,
+    reach: tuple[tuple[int, ...], int] | None,
+) -> State:
+    """The state after a move of a game going on, with its derived fields where
+    the move knows them (else None).
+
+    Built field by field, not by `State(...)`: calling the class runs its
+    generated `__init__` in an interpreter frame of its own, which made a
+    move's new state half as dear again.
+    """
+    after = _new_object(State)
+    after.setup = setup
+    after.stacks = stacks
+    after.artists = artists
+    after.boards = boards
+    after.scores = scores
+    after.mandala = mandala
+    after.set_aside = set_aside
+    after.objectives = objectives
+    after.first_player = first_player
+    after.current = current
+    after.end_triggered = end_triggered
+    after.resigned = resigned
+    after.objective_points = None
+    after.showing = showing
+    after.reach = reach
+    return after
+
+
 def _replace(state: State, **changes: Any) -> State:
     """`dataclasses.replace`, without its checks (the derived fields start afresh)."""
     values = list(_FIELD_VALUES(state))
@@ -934,25 +976,22 @@ def _advance(
         seat = (state.current + 1) % len(scores)
         if triggered and seat == state.first_player:
             seat = None
-    # Built field by field, not by `State(...)`: calling the class runs its generated
-    # `__init__` in an interpreter frame of its own, which made a move's new state half
-    # as dear again.
-    after = _new_object(State)
-    after.setup = state.setup
-    after.stacks = stacks
-    after.artists = artists
-    after.boards = boards
-    after.scores = scores
-    after.mandala = mandala
-    after.set_aside = set_aside
-    after.objectives = state.objectives
-    after.first_player = state.first_player
-    after.current = state.current if seat is None else seat
-    after.end_triggered = triggered
-    after.resigned = state.resigned
-    after.objective_points = None
-    after.showing = showing
-    after.reach = reach
+    after = _moved(
+        state.setup,
+        stacks,
+        artists,
+        boards,
+        scores,
+        mandala,
+        set_aside,
+        state.objectives,
+        state.first_player,
+        state.current if seat is None else seat,
+        triggered,
+        state.resigned,
+        showing,
+        reach,
+    )
     if seat is None:
         return _finish(after)
     # `_begin`, written out: a seat that has a tower can always score.
@@ -1457,22 +1496,22 @@ class MandalaStones(Game[State, Move]):
                 codes[seat] = _tops_code(boards[seat])
             played_by = seat
             seat = (seat + 1) % players
-            state = _new_object(State)  # as `_advance` builds it
-            state.setup = setup
-            state.stacks = stacks
-            state.artists = artists
-            state.boards = boards
-            state.scores = scores
-            state.mandala = mandala
-            state.set_aside = set_aside
-            state.objectives = objectives
-            state.first_player = first_player
-            state.current = seat
-            state.end_triggered = triggered
-            state.resigned = ()
-            state.objective_points = None
-            state.showing = showing
-            state.reach = reach
+            state = _moved(
+                setup,
+                stacks,
+                artists,
+                boards,
+                scores,
+                mandala,
+                set_aside,
+                objectives,
+                first_player,
+                seat,
+                triggered,
+                (),
+                showing,
+                reach,
+            )
             if triggered and seat == first_player:
                 state.current = played_by
                 yield _new_tuple(Played, (played_by, move, _finish(state)))
