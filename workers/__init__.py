@@ -45,8 +45,10 @@ def run(referee: Referee, argv: list[str], role: str = "all") -> None:
     for seconds over a move. A Celery worker has one pool for all its
     queues, so role "all" is three workers: this process decides, and two
     child processes (`--role deliver` and `--role bots`, same arguments),
-    started once this one is ready, deliver and play the bots' seats; the
-    children go when this process does, even when it is killed.
+    started once this one is ready, deliver and play the bots' seats. The
+    children stop when this process stops, and die when it is killed: a
+    child that outlived a killed worker would finish its mail after the
+    lease had handed the row to another worker, and the mail would go twice.
     """
     app = tasks.register(referee)
     pool = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
@@ -85,15 +87,22 @@ def _start_child(argv: list[str], role: str) -> None:
     if not named:
         renamed += ["--hostname", f"{prefix}@%h"]
     command = [sys.executable, "-m", "referee", "worker", "--role", role, *renamed]
-    child = subprocess.Popen(command, preexec_fn=_end_with_parent)
-    atexit.register(child.terminate)
+    child = subprocess.Popen(command, preexec_fn=_die_with_parent)
+    atexit.register(_stop_child, child)
 
 
-def _end_with_parent() -> None:
-    """In the child, before exec: ask Linux for SIGTERM when the parent dies (even by SIGKILL)."""
+def _stop_child(child: subprocess.Popen[bytes]) -> None:
+    """At the parent's normal exit: let the child finish its task and stop, and wait
+    for it, since the parent's death would kill it."""
+    child.terminate()
+    child.wait()
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux for SIGKILL when the parent dies."""
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass  # not Linux: the child ends at the parent's normal exit (atexit)
 
