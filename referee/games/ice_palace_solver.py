@@ -81,6 +81,7 @@ version.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -1019,6 +1020,7 @@ class _Search:
         count, steps = self.greedy()
         if count >= upper:
             return count, steps, True
+        self.unwind()
         # Two budgeted phases. Everything in them counts: positions, and the
         # bounds (the hole-aware one at the root too).
         meter = self.meter
@@ -1055,6 +1057,7 @@ class _Search:
         count, steps = self.greedy()
         if count >= need:
             return steps
+        self.unwind()
         meter = self.meter
         meter.limit = meter.work + self.budget
         try:
@@ -1072,7 +1075,8 @@ class _Search:
             self.take_back()
 
     def greedy(self) -> tuple[int, list[tuple[int, int]]]:
-        """A real plan following the relaxation's choices; restores the position after."""
+        """A real plan following the relaxation's choices. Its placements stay on the
+        palace, as most callers need only the plan: `unwind` takes them back."""
         depth = len(self.trail)
         if not self.remaining():
             return 0, []
@@ -1083,9 +1087,7 @@ class _Search:
             self.found_all()
             if not self.best_unlock():
                 break
-        steps = list(self.trail[depth:]) + self.final_steps()
-        while len(self.trail) > depth:
-            self.take_back()
+        steps = self.trail[depth:] + self.final_steps()
         return len(steps), steps
 
     def best_first(self) -> int:
@@ -1109,25 +1111,16 @@ class _Search:
 
     def found_colour(self, colour: int) -> bool:
         """Found what `found_all` can of `colour`, in one chain; whether any was."""
+        if self.rng is not None:
+            return self.found_at_random(colour, self.rng)
         counts = self.counts
         head: int | None = None
-        # The random builder's cells for this colour, found once and then
-        # kept up to date (only this colour is placed meanwhile).
-        spots: set[int] | None = None
         for size in (SMALL, MEDIUM, LARGE):
             code = (size << _SHIFT) | colour
             while counts[code]:
-                if self.rng is not None:
-                    if spots is None:
-                        spots = self.spots(colour)
-                    cell = self.rng.choice(sorted(spots)) if spots else None
-                    if cell is not None:
-                        spots.discard(cell)
-                        spots.update(cell + step for step in _NEAR if cell + step not in self.tops)
-                else:
-                    cell = None if head is None else self.extend(head)
-                    if cell is None:
-                        cell = self.best_cell(colour)
+                cell = None if head is None else self.extend(head)
+                if cell is None:
+                    cell = self.best_cell(colour)
                 if cell is None:
                     # No empty cell is next to a top of this colour, nor will
                     # be for its larger sizes: nothing is placed meanwhile.
@@ -1135,6 +1128,32 @@ class _Search:
                 self.place(code, cell)
                 head = cell
         return head is not None
+
+    def found_at_random(self, colour: int, rng: Rng) -> bool:
+        """`found_colour` for the random builder: each pyramid on a cell drawn from the
+        empty cells next to the colour's tops, in cell order."""
+        counts = self.counts
+        tops = self.tops
+        # Found once and then kept sorted and up to date (only this colour is
+        # placed meanwhile).
+        spots: list[int] | None = None
+        placed = False
+        for size in (SMALL, MEDIUM, LARGE):
+            code = (size << _SHIFT) | colour
+            while counts[code]:
+                if spots is None:
+                    spots = sorted(self.spots(colour))
+                if not spots:
+                    # Nor will there be a cell for its larger sizes.
+                    return placed
+                cell = spots.pop(rng.below(len(spots)))
+                for step in _NEAR:
+                    near = cell + step
+                    if near not in tops and near not in spots:
+                        insort(spots, near)
+                self.place(code, cell)
+                placed = True
+        return placed
 
     def spot_key(self, spot: int) -> tuple[int, int, int, int]:
         """How good an empty cell is to found on: closes no stack, is open to the
@@ -1208,10 +1227,17 @@ class _Search:
 
     def best_unlock(self) -> bool:
         """Take the recolouring the relaxation values most, if it is worth as much as stopping."""
+        moves = self.recolourings(greedy=True)
+        # The random builder's work is never budgeted, so with no move to weigh
+        # it spares the bound. The solver's greedy plan asks it all the same:
+        # what the bounds' memos keep from it changes what the budgeted search
+        # after it counts.
+        if not moves and self.rng is not None:
+            return False
         stop = self.bound()
         best_value = -1
         best_move: tuple[tuple[int, int], ...] = ()
-        for move in self.recolourings(greedy=True):
+        for move in moves:
             for code, cell in move:
                 self.place(code, cell)
             value = len(move) + self.bound()

@@ -189,6 +189,7 @@ def test_bounds_greedy_and_exact_search_each_hold_alone(generate: Generator, cas
         assert search.bound() >= truth
         assert search.hole_bound() >= truth
         count, codes = search.greedy()
+        search.unwind()
         assert count <= truth
         check_plan(tops, pieces, ice_palace_solver._plan(count, codes, letters, True).steps)
         target = search.bound()
