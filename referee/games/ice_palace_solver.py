@@ -101,8 +101,8 @@ Step = tuple[int, str, int, int]
 _BITS = 16
 _WIDE = 1 << _BITS
 _HALF = _WIDE >> 1
-# `_xy` as two operations, for the loops that ask it of every stack: with the
-# cell moved up by half a width, x is what is above the low bits, y the rest.
+# With the cell moved up by half a width, x is what is above the low bits, y
+# the rest (`_xy`, and written out in the loops that ask it of every stack).
 _LOW = _WIDE - 1
 _NEAR = (1, -1, _WIDE, -_WIDE)
 # Each step of `_NEAR` with a step across it.
@@ -227,8 +227,8 @@ def _cell(x: int, y: int) -> int:
 
 
 def _xy(cell: int) -> tuple[int, int]:
-    y = (cell + _HALF) % _WIDE - _HALF
-    return (cell - y) // _WIDE, y
+    here = cell + _HALF
+    return here >> _BITS, (here & _LOW) - _HALF
 
 
 def final_covers(smalls: int, mediums: int, large_tops: int, medium_tops: int) -> int:
@@ -559,6 +559,25 @@ def _hole_slots(
     return slot, room, links
 
 
+_Tally = tuple[int, int, int, int, int, int]
+"""The palace as the relaxation sees it: its open large and medium tops, its closed
+large and medium tops, the colours of its open tops and those of two open tops
+or more (a bit each)."""
+
+
+def _recoloured(tally: _Tally, old: int, new: int) -> _Tally:
+    """`tally` once an open stack's top `old` is covered by `new` (it stays open),
+    for `bound_of`: which colours have two open tops is no longer kept exact."""
+    open_l, open_m, closed_l, closed_m, colours, twice = tally
+    open_l += (new >> _SHIFT == LARGE) - (old >> _SHIFT == LARGE)
+    open_m += (new >> _SHIFT == MEDIUM) - (old >> _SHIFT == MEDIUM)
+    old_bit = 1 << (old & _COLOUR_MASK)
+    if not twice & old_bit:
+        colours &= ~old_bit
+    new_bit = 1 << (new & _COLOUR_MASK)
+    return open_l, open_m, closed_l, closed_m, colours | new_bit, twice
+
+
 @dataclass(frozen=True, slots=True)
 class _Outside:
     """The empty cells of a box of cells around the palace (low x to high x, low y
@@ -632,11 +651,15 @@ class _Search:
 
     def bound(self) -> int:
         """The relaxation's count from the current position (an upper bound)."""
-        tops = self.tops
-        if not tops:
+        if not self.tops:
             return self.empty_bound()
+        return self.bound_of(self.tally())
+
+    def tally(self) -> _Tally:
+        """The palace as the relaxation sees it (see `_Tally`)."""
+        tops = self.tops
         open_l = open_m = closed_l = closed_m = 0
-        open_colours = 0
+        open_colours = twice = 0
         for cell, code in tops.items():
             size = code >> _SHIFT
             is_open = (
@@ -646,7 +669,9 @@ class _Search:
                 or cell - _WIDE not in tops
             )
             if is_open:
-                open_colours |= 1 << (code & _COLOUR_MASK)
+                bit = 1 << (code & _COLOUR_MASK)
+                twice |= open_colours & bit
+                open_colours |= bit
                 if size == LARGE:
                     open_l += 1
                 elif size == MEDIUM:
@@ -655,6 +680,11 @@ class _Search:
                 closed_l += 1
             elif size == MEDIUM:
                 closed_m += 1
+        return open_l, open_m, closed_l, closed_m, open_colours, twice
+
+    def bound_of(self, tally: _Tally) -> int:
+        """`bound` from the tally of the current palace."""
+        open_l, open_m, closed_l, closed_m, open_colours, _ = tally
         best = -1
         for founders in self.founder_sets(open_colours):
             best = max(best, self.relaxed(founders, open_l, open_m, closed_l, closed_m))
@@ -1234,13 +1264,17 @@ class _Search:
         # after it counts.
         if not moves and self.rng is not None:
             return False
-        stop = self.bound()
+        # Every move only covers one open stack: the palace is tallied once.
+        tally = self.tally()
+        stop = self.bound_of(tally)
         best_value = -1
         best_move: tuple[tuple[int, int], ...] = ()
         for move in moves:
+            cover, target = move[-1]
+            after = _recoloured(tally, self.tops[target], cover)
             for code, cell in move:
                 self.place(code, cell)
-            value = len(move) + self.bound()
+            value = len(move) + self.bound_of(after)
             for _ in move:
                 self.take_back()
             if value > best_value:
