@@ -1019,10 +1019,7 @@ class _Search:
 
     def final_steps(self) -> list[tuple[int, int]]:
         """Covers placing `final_block()` pyramids: mediums on larges, then smalls."""
-        counts = list(self.counts)
-        large = sorted(cell for cell, code in self.tops.items() if code >> _SHIFT == LARGE)
-        medium = sorted(cell for cell, code in self.tops.items() if code >> _SHIFT == MEDIUM)
-        steps: list[tuple[int, int]] = []
+        counts = self.counts
         mediums = [
             (MEDIUM << _SHIFT) | c
             for c in self.colours
@@ -1033,10 +1030,13 @@ class _Search:
             for c in self.colours
             for _ in range(counts[(SMALL << _SHIFT) | c])
         ]
-        covered = large[: len(mediums)]
-        steps.extend(zip(mediums, covered, strict=False))
-        targets = large + medium
-        steps.extend(zip(smalls, sorted(targets), strict=False))
+        if not (mediums or smalls):
+            # Often so at the end of a greedy plan: the tops need no sorting.
+            return []
+        large = sorted(cell for cell, code in self.tops.items() if code >> _SHIFT == LARGE)
+        medium = sorted(cell for cell, code in self.tops.items() if code >> _SHIFT == MEDIUM)
+        steps = list(zip(mediums, large, strict=False))
+        steps.extend(zip(smalls, sorted(large + medium), strict=False))
         return steps
 
     # -- the greedy plan ---------------------------------------------------
@@ -1131,18 +1131,18 @@ class _Search:
         Each colour grows a chain from its best cell on, smalls first, so
         that its larges end up at the open end, where a later recolouring
         wants them. Extending the chain from its last stack keeps this
-        linear in the number of pyramids.
+        linear in the number of pyramids. One pass over the colours does it:
+        a colour stops only when no empty cell is next to its tops, and
+        foundings of other colours never make one.
         """
-        progress = True
-        while progress:
-            progress = False
-            for colour in self.colours:
-                progress = self.found_colour(colour) or progress
+        for colour in self.colours:
+            self.found_colour(colour)
 
-    def found_colour(self, colour: int) -> bool:
-        """Found what `found_all` can of `colour`, in one chain; whether any was."""
+    def found_colour(self, colour: int) -> None:
+        """Found what `found_all` can of `colour`, in one chain."""
         if self.rng is not None:
-            return self.found_at_random(colour, self.rng)
+            self.found_at_random(colour, self.rng)
+            return
         counts = self.counts
         head: int | None = None
         for size in (SMALL, MEDIUM, LARGE):
@@ -1154,12 +1154,11 @@ class _Search:
                 if cell is None:
                     # No empty cell is next to a top of this colour, nor will
                     # be for its larger sizes: nothing is placed meanwhile.
-                    return head is not None
+                    return
                 self.place(code, cell)
                 head = cell
-        return head is not None
 
-    def found_at_random(self, colour: int, rng: Rng) -> bool:
+    def found_at_random(self, colour: int, rng: Rng) -> None:
         """`found_colour` for the random builder: each pyramid on a cell drawn from the
         empty cells next to the colour's tops, in cell order."""
         counts = self.counts
@@ -1167,7 +1166,6 @@ class _Search:
         # Found once and then kept sorted and up to date (only this colour is
         # placed meanwhile).
         spots: list[int] | None = None
-        placed = False
         for size in (SMALL, MEDIUM, LARGE):
             code = (size << _SHIFT) | colour
             while counts[code]:
@@ -1175,15 +1173,13 @@ class _Search:
                     spots = sorted(self.spots(colour))
                 if not spots:
                     # Nor will there be a cell for its larger sizes.
-                    return placed
+                    return
                 cell = spots.pop(rng.below(len(spots)))
                 for step in _NEAR:
                     near = cell + step
                     if near not in tops and near not in spots:
                         insort(spots, near)
                 self.place(code, cell)
-                placed = True
-        return placed
 
     def spot_key(self, spot: int) -> tuple[int, int, int, int]:
         """How good an empty cell is to found on: closes no stack, is open to the
