@@ -82,6 +82,7 @@ version.
 from __future__ import annotations
 
 from bisect import insort
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -101,8 +102,8 @@ Step = tuple[int, str, int, int]
 _BITS = 16
 _WIDE = 1 << _BITS
 _HALF = _WIDE >> 1
-# With the cell moved up by half a width, x is what is above the low bits, y
-# the rest (`_xy`, and written out in the loops that ask it of every stack).
+# A cell back to x, y: with it moved up by half a width, x is what is above
+# the low bits, y the rest.
 _LOW = _WIDE - 1
 _NEAR = (1, -1, _WIDE, -_WIDE)
 # Each step of `_NEAR` with a step across it.
@@ -198,8 +199,9 @@ def _prepare(
     rng: Rng | None,
     budget: int = SEARCH_BUDGET,
 ) -> tuple[_Search, list[str]]:
-    pieces = list(pieces)
-    letters = sorted({colour for _, colour in pieces} | {colour for _, colour in tops.values()})
+    # By kind: a yard holds many pyramids of few kinds.
+    kinds = Counter(pieces)
+    letters = sorted({colour for _, colour in kinds} | {colour for _, colour in tops.values()})
     if len(letters) > _COLOUR_MASK + 1:
         raise ValueError("the solver handles at most 8 colours")
     index = {letter: i for i, letter in enumerate(letters)}
@@ -209,26 +211,25 @@ def _prepare(
         if not (-_HALF < x < _HALF and -_HALF < y < _HALF):
             _cell(x, y)  # refuses it
     cells = {x * _WIDE + y: (size << _SHIFT) | index[colour] for (x, y), (size, colour) in placed}
-    codes = [(size << _SHIFT) | index[colour] for size, colour in pieces]
-    return _Search(cells, codes, rng, budget), letters
+    counts = [0] * (4 << _SHIFT)
+    for (size, colour), n in kinds.items():
+        counts[(size << _SHIFT) | index[colour]] = n
+    return _Search(cells, counts, rng, budget), letters
 
 
 def _plan(count: int, codes: list[tuple[int, int]], letters: list[str], exact: bool) -> Plan:
-    steps = tuple(
-        (code >> _SHIFT, letters[code & _COLOUR_MASK], *_xy(cell)) for code, cell in codes
-    )
-    return Plan(count, steps, exact)
+    steps: list[Step] = []
+    for code, cell in codes:
+        here = cell + _HALF
+        x, y = here >> _BITS, (here & _LOW) - _HALF
+        steps.append((code >> _SHIFT, letters[code & _COLOUR_MASK], x, y))
+    return Plan(count, tuple(steps), exact)
 
 
 def _cell(x: int, y: int) -> int:
     if not (-_HALF < x < _HALF and -_HALF < y < _HALF):
         raise ValueError(f"cell {x},{y} is too far out")
     return x * _WIDE + y
-
-
-def _xy(cell: int) -> tuple[int, int]:
-    here = cell + _HALF
-    return here >> _BITS, (here & _LOW) - _HALF
 
 
 def final_covers(smalls: int, mediums: int, large_tops: int, medium_tops: int) -> int:
@@ -604,17 +605,15 @@ class _Search:
     """One solve: the palace as mutable dicts with undo, the yard as counts by top code."""
 
     def __init__(
-        self, tops: dict[int, int], pieces: list[int], rng: Rng | None, budget: int
+        self, tops: dict[int, int], counts: list[int], rng: Rng | None, budget: int
     ) -> None:
         self.tops = tops
         self.rng = rng
         # The work of this solve, and how much each budgeted phase may do.
         self.meter = _Meter()
         self.budget = budget
-        self.counts = [0] * (4 << _SHIFT)
-        for code in pieces:
-            self.counts[code] += 1
-        self.colours = sorted({code & _COLOUR_MASK for code in pieces})
+        self.counts = counts
+        self.colours = sorted({code & _COLOUR_MASK for code, n in enumerate(counts) if n})
         # Placed so far in the search, in order: (code, cell), and the tops
         # each placement replaced (None: it founded a new stack).
         self.trail: list[tuple[int, int]] = []
