@@ -78,7 +78,7 @@ import functools
 import operator
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
@@ -271,9 +271,9 @@ class YardBits(NamedTuple):
     foundings: dict[str, int]
 
 
-# `YardBits(...)` runs the named tuple's Python `__new__`, which costs as much
-# again as building the tuple directly, and every placement makes one.
-_new_yard_bits = tuple.__new__
+# `YardBits(...)` (or `Played(...)`) runs the named tuple's Python `__new__`, which
+# costs as much again as building the tuple directly, and every placement makes one.
+_new_tuple = tuple.__new__
 
 _EMPTY_YARD = YardBits(_FIRST_REACH, 2 * _FIRST_REACH + 1, 0, 0, 0, {}, {})
 
@@ -304,7 +304,7 @@ def _bits_with(bits: YardBits, bit: int, pyramid: str, covered: str | None) -> Y
         smalls |= bit
     elif pyramid[0] == "M":
         mediums |= bit
-    return _new_yard_bits(
+    return _new_tuple(
         YardBits, (bits.reach, bits.span, bits.taken | bit, smalls, mediums, colours, {})
     )
 
@@ -389,14 +389,12 @@ def _yard_cells(hand: Iterable[str], bits: YardBits) -> dict[str, list[tuple[int
     return {pyramid: _mask_cells(bits, mask) for pyramid, mask in options.items()}
 
 
-def _random_yard_move(
-    state: State, seat: int, bits: YardBits, rng: Rng
-) -> tuple[Place | Pass, int]:
-    """The move `rng.choice(legal_moves(state, seat))` would draw in the yard, and
-    its cell's bit (0 for a pass), found by counting: most of the placements
-    listed would be thrown away. (`_yard_option_bits` written out: a playout
-    draws this at nearly every move.)"""
-    pyramids = sorted(set(state.hands[seat]))
+def _random_yard_move(hand: tuple[str, ...], bits: YardBits, rng: Rng) -> tuple[Place | Pass, int]:
+    """The move `rng.choice(legal_moves(state, seat))` would draw in the yard from
+    `hand`, and its cell's bit (0 for a pass), found by counting: most of the
+    placements listed would be thrown away. (`_yard_option_bits` written out: a
+    playout draws this at nearly every move.)"""
+    pyramids = sorted(set(hand))
     if not bits.taken:
         pyramid = pyramids[rng.below(len(pyramids))]
         return _place(pyramid, 0, 0), _yard_bit(bits, 0, 0)
@@ -426,6 +424,32 @@ def _random_yard_move(
             return _place(pyramid, *_bit_cell(bits, bit)), bit
         pick -= count
     return _PASS, 0
+
+
+def _yard_placed(yard: Board, bits: YardBits, move: Place, bit: int) -> tuple[Board, YardBits]:
+    """The yard and its bits once the legal `move` is made, `bit` its cell's in `bits`."""
+    pyramid, x, y = move.pyramid, move.x, move.y
+    index = bisect.bisect_left(yard, (x, y), key=_CELL_OF)
+    covered = None
+    if bits.taken & bit:
+        stack = yard[index][2]
+        covered = stack[-1]
+        yard = (*yard[:index], (x, y, (*stack, pyramid)), *yard[index + 1 :])
+    else:
+        yard = (*yard[:index], (x, y, (pyramid,)), *yard[index:])
+    reach = bits.reach
+    if -reach < x < reach and -reach < y < reach:
+        return yard, _bits_with(bits, bit, pyramid, covered)
+    return yard, _bits_of(yard)
+
+
+def _taken_from(
+    hands: tuple[tuple[str, ...], ...], seat: int, pyramid: str
+) -> tuple[tuple[str, ...], ...]:
+    """`hands` once `seat` has placed one `pyramid` of its hand."""
+    hand = hands[seat]
+    at = hand.index(pyramid)
+    return (*hands[:seat], hand[:at] + hand[at + 1 :], *hands[seat + 1 :])
 
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
@@ -692,7 +716,7 @@ class IcePalace(Game[State, Move]):
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         if state.phase == BUILD:
             return self._random_build(state, rng)
-        return _random_yard_move(state, seat, _yard_bits(state), rng)[0]
+        return _random_yard_move(state.hands[seat], _yard_bits(state), rng)[0]
 
     def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
         """`random_move` then `play`, the yard's bit sets worked out once: the drawn
@@ -710,10 +734,64 @@ class IcePalace(Game[State, Move]):
             out = state.out_of_game + coloured - len(steps)
             return build, self._after_build(state, _as_board(palace), out)
         bits = _yard_bits(state)
-        move, bit = _random_yard_move(state, seat, bits, rng)
+        move, bit = _random_yard_move(state.hands[seat], bits, rng)
         if isinstance(move, Pass):
             return move, self._next_turn(state, seat, state.passes + 1)
         return move, self._placed(state, seat, move, bits, bit)
+
+    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
+        """`Game.random_playout`, each round's yard played by `_random_yard_round`; the
+        builds, forced or drawn, as the default loop plays them. A random move never
+        resigns, so only a playout from a position with a resigned seat meets one: it
+        is left to the default loop."""
+        if state.resigned:
+            yield from super().random_playout(state, rng)
+            return
+        while True:
+            if state.phase == BUILD:
+                state = yield from self.forced_moves(state)
+            seat = state.turn
+            if seat == NOBODY:
+                return
+            if state.phase == YARD:
+                state = yield from self._random_yard_round(state, rng)
+            else:
+                move, state = self.play_random(state, seat, rng)
+                yield _new_tuple(Played, (seat, move, state))
+
+    def _random_yard_round(
+        self, state: State, rng: Rng
+    ) -> Generator[Played[State, Move], None, State]:
+        """`play_random` of the seat to place, move after move, until the round's yard
+        ends (at `_end_round`); returns the state after the last move. For a game
+        with no resigned seat: `_handed_on` is written out for it, with the hands,
+        the yard, its bits, the turn and the passes kept in locals."""
+        players = len(state.colours)
+        hands, yard, bits = state.hands, state.yard, _yard_bits(state)
+        seat, passes = state.turn, state.passes
+        while True:
+            move, bit = _random_yard_move(hands[seat], bits, rng)
+            fields = state.__dict__.copy()
+            if isinstance(move, Place):
+                yard, bits = _yard_placed(yard, bits, move, bit)
+                hands = _taken_from(hands, seat, move.pyramid)
+                fields["hands"] = hands
+                fields["yard"] = yard
+                fields["yard_bits"] = bits
+                fields["last_placer"] = seat
+                passes = 0
+            else:
+                passes += 1
+                if passes == players:
+                    fields["passes"] = passes
+                    state = self._end_round(_state_of(fields))
+                    yield _new_tuple(Played, (seat, move, state))
+                    return state
+            played_by, seat = seat, (seat + 1) % players
+            fields["turn"] = seat
+            fields["passes"] = passes
+            state = _state_of(fields)
+            yield _new_tuple(Played, (played_by, move, state))
 
     def _random_build(self, state: State, rng: Rng) -> Build:
         if rng.below(4) == 0:
@@ -767,26 +845,9 @@ class IcePalace(Game[State, Move]):
     def _placed(self, state: State, seat: int, move: Place, bits: YardBits, bit: int) -> State:
         """`_place` of a legal placement, `bit` its cell's in the yard's `bits`: the new
         state's fields set one by one (a playout places at most of its moves)."""
-        pyramid, x, y = move.pyramid, move.x, move.y
-        yard = state.yard
-        index = bisect.bisect_left(yard, (x, y), key=_CELL_OF)
-        covered = None
-        if bits.taken & bit:
-            stack = yard[index][2]
-            covered = stack[-1]
-            yard = (*yard[:index], (x, y, (*stack, pyramid)), *yard[index + 1 :])
-        else:
-            yard = (*yard[:index], (x, y, (pyramid,)), *yard[index:])
-        reach = bits.reach
-        if -reach < x < reach and -reach < y < reach:
-            bits = _bits_with(bits, bit, pyramid, covered)
-        else:
-            bits = _bits_of(yard)
-        hands = state.hands
-        hand = hands[seat]
-        at = hand.index(pyramid)
+        yard, bits = _yard_placed(state.yard, bits, move, bit)
         fields = state.__dict__.copy()
-        fields["hands"] = (*hands[:seat], hand[:at] + hand[at + 1 :], *hands[seat + 1 :])
+        fields["hands"] = _taken_from(state.hands, seat, move.pyramid)
         fields["yard"] = yard
         fields["yard_bits"] = bits
         fields["last_placer"] = seat

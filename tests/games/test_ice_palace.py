@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee import games, render
-from referee.engine import BadOptions, Breakdown, IllegalMove, Resign, ScoreLine
+from referee.engine import BadOptions, Breakdown, Game, IllegalMove, Resign, ScoreLine
 from referee.games import ice_palace, ice_palace_solver
 from referee.games.ice_palace import (
     BUILD,
@@ -628,6 +628,30 @@ def test_playouts_with_a_resignation_end_without_the_resigned_seat(
     held = sum(len(h) for h in state.hands) + sum(len(p) for p in state.pool)
     built = sum(len(s) for _, _, s in state.palace)
     assert held + built + state.out_of_game == total
+
+
+@playouts
+@given(seed=seeds, chooser=seeds, cut=st.integers(0, 200), players=st.sampled_from([3, 4, 5, 6]))
+def test_a_playout_from_any_position_is_the_default_loop(
+    seed: str, chooser: str, cut: int, players: int
+) -> None:
+    """Ice Palace's own `random_playout` (its yard written out) from a position read
+    back from JSON, so without its yard's bits: in a yard mid-round, in a build,
+    or with a resigned seat, it plays what `Game.random_playout` plays."""
+    played = list(steps(GAME, players, {}, seed, Rng(chooser)))
+    state = played[min(cut, len(played) - 1)].state
+    starts = [state]
+    if GAME.actors(state):
+        starts.append(run_forced(GAME.play(state, min(GAME.actors(state)), Resign())))
+    for start in starts:
+        fresh = GAME.state_from_json(GAME.state_to_json(start))
+        drawn, again = Rng(chooser + "on"), Rng(chooser + "on")
+        own = list(GAME.random_playout(fresh, drawn))
+        default = list(Game.random_playout(GAME, start, again))
+        assert [(p.seat, p.move, p.state) for p in own] == [
+            (p.seat, p.move, p.state) for p in default
+        ]
+        assert drawn.word() == again.word()
 
 
 # -- the rounds decided -------------------------------------------------------------
