@@ -837,6 +837,10 @@ def _tops_code(towers: tuple[tuple[int, ...], ...]) -> int:
     )
 
 
+# `_tops_code` of a board with no tower.
+_BARE = _tops_code(((),) * SPACES)
+
+
 def _board_summary(towers: tuple[tuple[int, ...], ...]) -> Summary:
     """The board's empty spaces, its built ones, the colours (0-3) it may score and the
     spaces each of those colours tops."""
@@ -1516,8 +1520,9 @@ class MandalaStones(Game[State, Move]):
                 state.current = played_by
                 yield _new_tuple(Played, (played_by, move, _finish(state)))
                 return
-            # `_begin`: a seat that has a tower can always score.
-            if not any(boards[seat]):
+            # `_begin`: a seat that has a tower can always score (its board's number, at
+            # hand, says whether it has one).
+            if codes[seat] == _BARE:
                 reach = state.reach = reach or _reach_in(showing, layout)
                 if not reach[1]:
                     yield _new_tuple(Played, (played_by, move, _finish(state)))
