@@ -55,8 +55,10 @@ def with_seed(referee: Referee, game_id: str, seed: str) -> None:
 def played_game(
     referee: Referee, moves: int, emails: tuple[str | None, str | None] = (None, None)
 ) -> str:
-    """A game with `moves` random moves decided through the service's `decide`."""
+    """A game with `moves` random moves decided through the service's `decide`, from a
+    deal and moves fixed in advance: some random games end before 28 moves."""
     game_id = new_game(referee, "subdivision", list(emails))
+    with_seed(referee, game_id, "store")
     play_on(referee, game_id, moves)
     return game_id
 
@@ -76,8 +78,9 @@ def play_on(referee: Referee, game_id: str, moves: int) -> None:
         state = new_state(RULES, game.seed, 2, game.options)
         for row in reads.log(session, game_id):
             state = RULES.play(state, row.seat, RULES.move_from_json(row.move))
-    chooser = Rng(f"store-{game_id}")
-    for _ in range(moves):
+        chooser = Rng(f"store-{game.seed}-{game.version}")
+    for made in range(moves):
+        assert RULES.actors(state), f"the game ended after {made} of the {moves} moves"
         seat = min(RULES.actors(state))
         move = RULES.random_move(state, seat, chooser)
         accept(referee, game_id, seat, RULES.move_to_json(move))
