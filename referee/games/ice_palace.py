@@ -449,7 +449,7 @@ def _taken_from(
     """`hands` once `seat` has placed one `pyramid` of its hand."""
     hand = hands[seat]
     at = hand.index(pyramid)
-    return (*hands[:seat], hand[:at] + hand[at + 1 :], *hands[seat + 1 :])
+    return _with(hands, seat, hand[:at] + hand[at + 1 :])
 
 
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
