@@ -24,7 +24,7 @@ from typing import Any
 from flask import request
 
 from api.http.errors import Problem
-from api.http.limits import MAX_DEPTH, MAX_DIGITS
+from api.schemas.limits import MAX_DEPTH, MAX_DIGITS
 
 # NUL is no text either: PostgreSQL refuses it in text columns.
 _NOT_TEXT = re.compile(r"[\x00\ud800-\udfff]")

@@ -16,8 +16,8 @@ from api.http.context import referee, session
 from api.http.errors import Problem
 from api.pages.in_words import ON_TIMEOUT, shown_names
 from api.pages.kit import JSONish, check_csrf
-from api.rest.rules import describe
 from api.schemas.games import PlayerIn
+from api.schemas.rules import describe
 from referee import games
 from referee.games import AnyGame
 from referee.names import shown as shown_name

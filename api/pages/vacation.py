@@ -18,7 +18,7 @@ from api.http.context import referee
 from api.http.errors import Problem, status_of
 from api.http.player_auth import signed_in
 from api.pages import kit
-from api.rest.vacation import shown
+from api.schemas.vacation import shown
 from referee.service import refusals
 from referee.service.players import MANAGE, Player
 from referee.service.vacations import end_vacation, set_vacation, standing

@@ -13,10 +13,9 @@ from flask_smorest import Blueprint
 from api.http.context import referee
 from api.http.errors import BAD_QUERY, NOT_JSON, declared
 from api.http.player_auth import current_player
-from api.schemas.vacation import VacationIn, VacationOut
+from api.schemas.vacation import VacationIn, VacationOut, shown
 from referee.service.players import MANAGE, READ
-from referee.service.vacations import Standing, end_vacation, set_vacation, standing
-from referee.store.clock import stamp
+from referee.service.vacations import end_vacation, set_vacation, standing
 
 blp = Blueprint(
     "vacation", __name__, url_prefix="/v1/me/vacation", description="A player's vacation"
@@ -30,24 +29,6 @@ REFUSED = (
     "vacation_refused: it would begin less than 24 hours before one of your deadlines, "
     "take more days than are left of a year's allowance, or change the start of one under way"
 )
-
-
-def shown(found: Standing) -> dict[str, Any]:
-    """A player's vacation and allowance as the API and the page give them."""
-    away = found.vacation
-    return {
-        "vacation": None
-        if away is None
-        else {
-            "starts_at": stamp(away.starts_at),
-            "ends_at": stamp(away.ends_at),
-            "ongoing": away.ongoing,
-            "days": away.days,
-        },
-        "year": found.year,
-        "allowance": found.allowance,
-        "days_left": found.days_left,
-    }
 
 
 @blp.route("", methods=["GET"])

@@ -1,5 +1,5 @@
 """Each game's moves, options and new-game body as JSON Schema, for `/openapi.json` and
-`GET /v1/rules`.
+`GET /v1/rules`; and each game's rules as `GET /v1/rules` and the lobby describe them.
 
 A game's move is one object schema per `type` (from `Game.move_fields`),
 joined by a `oneOf` with a discriminator on `type`; `resign` is shared by
@@ -17,10 +17,11 @@ from apispec import APISpec
 from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from marshmallow import Schema, fields
 
-from api.http.limits import MAX_DIGITS
+from api.schemas.limits import MAX_DIGITS
 from referee import bots, games
-from referee.engine import JSON
+from referee.engine import JSON, Resign
 from referee.games import AnyGame
+from referee.replay import new_state
 
 RESIGN = "ResignMove"
 # Where a `$ref` finds a component of the OpenAPI document.
@@ -242,6 +243,33 @@ def new_game_components(body: type[Schema]) -> dict[str, JSON]:
         "discriminator": {"propertyName": "game", "mapping": mapping},
     }
     return components
+
+
+# A public seed, only to start an example game whose first moves show the move JSON.
+_EXAMPLE_SEED = "rules-example"
+
+
+def _move_examples(game: AnyGame) -> list[dict[str, Any]]:
+    players = game.players[0]
+    state = new_state(game, _EXAMPLE_SEED, players, game.load_options({}, players))
+    seat = min(game.actors(state))
+    moves = [*game.legal_moves(state, seat)[:3], Resign()]
+    return [{"move": game.move_to_json(m), "notation": game.notate(m)} for m in moves]
+
+
+def describe(game: AnyGame) -> dict[str, Any]:
+    options = option_schemas(game)
+    return {
+        "name": game.name,
+        "title": game.title,
+        "rules_version": game.rules_version,
+        "players": list(game.players),
+        "options": options,
+        "defaults": {name: spec["default"] for name, spec in options.items()},
+        "move_schema": {**inline_move_schema(game), "examples": _move_examples(game)},
+        "notation_help": game.notation_help,
+        "bots": list(bots.levels(game.name)),
+    }
 
 
 class RuleOut(Schema):

@@ -1,4 +1,5 @@
-"""The schemas of a player's vacation (`/v1/me/vacation`)."""
+"""The schemas of a player's vacation (`/v1/me/vacation`), and the answer the API and the
+page give of it (`shown`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields
 
 from api.schemas.shared import Strict
+from referee.service.vacations import Standing
+from referee.store.clock import stamp
 
 _TIME = "an ISO 8601 time with its offset, such as 2026-12-20T08:00:00Z"
 
@@ -63,3 +66,21 @@ class VacationOut(Schema):
     days_left = fields.Integer(
         required=True, metadata={"description": "the days of this year's allowance not taken"}
     )
+
+
+def shown(found: Standing) -> dict[str, Any]:
+    """A player's vacation and allowance as the API and the page give them."""
+    away = found.vacation
+    return {
+        "vacation": None
+        if away is None
+        else {
+            "starts_at": stamp(away.starts_at),
+            "ends_at": stamp(away.ends_at),
+            "ongoing": away.ongoing,
+            "days": away.days,
+        },
+        "year": found.year,
+        "allowance": found.allowance,
+        "days_left": found.days_left,
+    }

@@ -35,7 +35,6 @@ from api.http import seat_auth, throttle
 from api.http.context import find, referee, session
 from api.http.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, SCOPE, Problem, declared, problem
 from api.http.player_auth import still_signed_in
-from api.rest.games import SEAT
 from api.schemas.events import GAME_EVENT
 from api.schemas.rules import COMPONENTS
 from api.streams.hub import Follower, Hub, NoRoom, PerProcess, Watch
@@ -249,7 +248,7 @@ def busy(full: NoRoom) -> Response:
 
 
 _STREAM_DOC = {
-    "security": SEAT,
+    "security": seat_auth.AS_SEAT_OR_SPECTATOR,
     "parameters": [
         {
             "in": "header",
