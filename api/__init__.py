@@ -1,4 +1,6 @@
-"""The REST API of docs/api.md: a Flask app factory with one blueprint per resource.
+"""The referee's web app: the REST API of docs/api.md (`api/rest/`, its schemas in
+`api/schemas/`, its event streams in `api/streams/`) and the pages (`api/pages/`), on the
+HTTP kit they share (`api/http/`). `create_app` makes it.
 
 The API checks the shape of each request, authenticates the seat, records a
 submission and enqueues it; it never decides a move (the worker does).
@@ -16,10 +18,12 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
-from api import bodies, errors, headers, undeclared
-from api.context import EXTENSION
-from api.game_schemas import move_components, new_game_components
-from api.schemas import GameEventOut, NewGameIn, ProblemSchema
+from api.http import bodies, errors, headers, undeclared
+from api.http.context import EXTENSION
+from api.schemas.events import GAME_EVENT, PLAYER_EVENT, GameEventOut, PlayerEventOut
+from api.schemas.games import NewGameIn
+from api.schemas.problems import ProblemSchema
+from api.schemas.rules import move_components, new_game_components
 from referee.service import Referee
 from referee.service.refusals import Refusal
 from referee.settings import Settings
@@ -46,26 +50,14 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     """The referee's Flask app, on the settings `chosen` (or the `referee` given, built on them)."""
-    from api import (
-        boards,
-        consent,
-        events,
-        floor,
-        games,
-        me,
-        me_page,
-        my_events,
-        rematch,
-        rules,
-        sign_in_pages,
-        signing_in,
-        submissions,
-        turn_mail,
-        turn_mail_page,
-        web,
-    )
-    from api.vacation import blp as vacation_api
-    from api.vacation_page import bp as vacation_page
+    from api.pages import consent, game, kit, lobby, me, seat_links, sign_in, turn_mail, vacation
+    from api.rest import boards, floor, games, rematch, rules, submissions
+    from api.rest import me as me_api
+    from api.rest import sign_in as sign_in_api
+    from api.rest import turn_mail as turn_mail_api
+    from api.rest import vacation as vacation_api
+    from api.streams import games as game_stream
+    from api.streams import players as player_stream
 
     app = Flask("referee")
     app.extensions[EXTENSION] = referee or Referee(chosen)
@@ -96,26 +88,24 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api = ProblemApi(app)
     for name, schema in (move_components() | new_game_components(NewGameIn)).items():
         api.spec.components.schema(name, component=schema)
-    api.spec.components.schema(events.GAME_EVENT, schema=GameEventOut)
-    api.spec.components.schema(my_events.PLAYER_EVENT, schema=my_events.PlayerEventOut)
+    api.spec.components.schema(GAME_EVENT, schema=GameEventOut)
+    api.spec.components.schema(PLAYER_EVENT, schema=PlayerEventOut)
+    # In this order: it is the order of the document's tags.
     api.register_blueprint(rules.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(submissions.blp)
     api.register_blueprint(boards.blp)
-    api.register_blueprint(events.blp)
-    api.register_blueprint(my_events.blp)
+    api.register_blueprint(game_stream.blp)
+    api.register_blueprint(player_stream.blp)
     api.register_blueprint(rematch.blp)
-    api.register_blueprint(signing_in.blp)
-    api.register_blueprint(vacation_api)
-    api.register_blueprint(me.blp)
-    api.register_blueprint(turn_mail.blp)
-    app.register_blueprint(web.bp)
+    api.register_blueprint(sign_in_api.blp)
+    api.register_blueprint(vacation_api.blp)
+    api.register_blueprint(me_api.blp)
+    api.register_blueprint(turn_mail_api.blp)
+    pages = (lobby.bp, seat_links.bp, game.bp, sign_in.bp, vacation.bp, me.bp, turn_mail.bp)
+    app.register_blueprint(kit.pages(*pages))
     app.register_blueprint(consent.bp)
-    app.register_blueprint(sign_in_pages.bp)
-    app.register_blueprint(vacation_page)
-    app.register_blueprint(me_page.bp)
-    app.register_blueprint(turn_mail_page.bp)
-    web.install_log_redaction()
+    kit.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)
     undeclared.install(app, api.spec.to_dict())

@@ -30,7 +30,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer, MultiSocketServer, TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher
 
-from api import throttle
+from api.http import throttle
 from referee.settings import Settings
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def create(
         # select() cannot watch descriptors numbered past 1023; poll() can.
         asyncore_use_poll=True,
         # X-Forwarded-For reaches the app, which believes it only from
-        # REFEREE_TRUSTED_PROXY (api/throttle.py); waitress would otherwise drop it.
+        # REFEREE_TRUSTED_PROXY (api/http/throttle.py); waitress would otherwise drop it.
         clear_untrusted_proxy_headers=False,
     )
     dispatcher = ThreadedTaskDispatcher()

@@ -30,7 +30,7 @@ import psycopg
 from flask.testing import FlaskClient
 
 from api import create_app
-from api.me_auth import PLAYER_COOKIE
+from api.http.player_auth import PLAYER_COOKIE
 from bench.service import pg_admin, pg_database
 from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game

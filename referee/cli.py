@@ -329,8 +329,8 @@ class AccessLog:
 
 def _logging(access_log: str | None) -> logging.Logger:
     """Waitress's own lines to stderr; the access log to stdout, a file or nowhere;
-    seat tokens cut out of both (api/web.py's filter)."""
-    from api.web import RedactSeatLinks
+    seat tokens cut out of both (api/pages/kit.py's filter)."""
+    from api.pages.kit import RedactSeatLinks
 
     server = logging.getLogger("waitress")
     server.setLevel(logging.INFO)

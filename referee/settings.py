@@ -83,7 +83,7 @@ class Settings:
     client_connections: int = 32
     idle_timeout: int = 10
     # Expensive reads (pages, pictures, records, verify) one process computes at
-    # once, and the seconds one may wait for its turn before a 503 (api/expensive.py).
+    # once, and the seconds one may wait for its turn before a 503 (api/http/expensive.py).
     expensive_reads: int = 1
     expensive_wait: float = 30.0
     # Seconds one webhook delivery may take in all, lookup to last byte.

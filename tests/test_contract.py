@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.game_schemas import inline_move_schema
+from api.schemas.rules import inline_move_schema
 from referee import games
 from referee.engine import IllegalMove, Played, Resign, rank
 from referee.games import AnyGame

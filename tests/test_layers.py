@@ -57,6 +57,19 @@ FORBIDDEN = {
     "workers": ENTRY_POINTS - {"workers"},
     "mailin": ENTRY_POINTS - {"mailin"},
 }
+# Inside the web app (api/, layer 5) its kinds point downwards too: the schemas are
+# shapes (no Flask, nothing of the app above them); the HTTP kit serves REST, the
+# streams and the pages, which never import each other.
+API_KINDS = {
+    "api/schemas": {"flask", "flask_smorest", "api.http", "api.rest", "api.streams", "api.pages"},
+    "api/http": {"api.rest", "api.streams", "api.pages"},
+    "api/rest": {"api.streams", "api.pages"},
+    "api/streams": {"api.rest", "api.pages"},
+    "api/pages": {"api.rest", "api.streams"},
+}
+# Where the web app's modules live: the app factory and its servers at the top, every
+# other module in one of the kinds.
+API_TOP = {"__init__.py", "server.py", "wsgi.py"}
 # The store's modules that write: only the service may use them, so that each
 # use case is written once and no entry point changes the store by itself.
 STORE_WRITING = {
@@ -69,6 +82,7 @@ STORE_WRITING = {
         "deciding",
         "delivery",
         "digests",
+        "keys",
         "notices",
         "submissions",
         "vacations",
@@ -126,6 +140,53 @@ def test_pure_layers_import_no_io_and_nothing_above_them(entry: str) -> None:
 def test_upper_layers_do_not_import_each_other(entry: str) -> None:
     for path in python_files(entry):
         assert not offending(imported(path), FORBIDDEN[entry]), path
+
+
+@pytest.mark.parametrize("kind", sorted(API_KINDS))
+def test_the_web_apps_kinds_do_not_import_upwards_or_sideways(kind: str) -> None:
+    assert python_files(kind), kind
+    for path in python_files(kind):
+        assert not offending(imported(path), API_KINDS[kind]), path
+
+
+def test_the_web_app_holds_its_factory_and_servers_on_top_and_the_rest_in_its_kinds() -> None:
+    kinds = {Path(kind).name for kind in API_KINDS}
+    for path in python_files("api"):
+        where = path.relative_to(ROOT / "api").parts
+        assert (where[0] in API_TOP) if len(where) == 1 else (where[0] in kinds), path
+
+
+def reads_the_environment(path: Path) -> bool:
+    """Whether a file touches the process's environment (`os.environ`, `os.getenv`, ...)."""
+    names = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            return True
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(alias.name in names for alias in node.names)
+        ):
+            return True
+    return False
+
+
+def test_the_web_app_reads_no_environment() -> None:
+    # Only referee/settings.py reads it; the app is handed its Settings.
+    for path in python_files("api"):
+        assert not reads_the_environment(path), path
+
+
+def test_the_checker_sees_the_environment_read(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    for source, found in [
+        ("import os\nos.environ.get('X')\n", True),
+        ("import os\nos.getenv('X')\n", True),
+        ("from os import environ\n", True),
+        ("import os\nos.getpid()\n", False),
+    ]:
+        bad.write_text(source)
+        assert reads_the_environment(bad) is found, source
 
 
 @pytest.mark.parametrize("entry", ["api", "workers", "mailin", "referee/cli.py"])

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis.strategies import from_regex
 
-from api.schemas import PlayerIn
+from api.schemas.games import PlayerIn
 from referee.delivery.compose import mail_names
 from referee.names import NAME_FORM, PLAIN_LENGTH, plain, refusal, shown
 from referee.store.tables import Game

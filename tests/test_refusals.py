@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from api.errors import REFUSALS
+from api.http.errors import REFUSALS
 from referee.engine import IllegalMove
 from referee.service import refusals
 from referee.service.webhooks import WebhookRefused

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from api.throttle import is_trusted_proxy
+from api.http.throttle import is_trusted_proxy
 from referee.settings import ENVIRONMENT, BadSetting, Settings
 
 ROOT = Path(__file__).resolve().parent.parent

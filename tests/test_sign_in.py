@@ -21,8 +21,8 @@ from flask.testing import FlaskClient
 from sqlmodel import col, select
 
 from api import create_app
-from api.me_auth import PLAYER_COOKIE
-from api.web import redact
+from api.http.player_auth import PLAYER_COOKIE
+from api.pages.kit import redact
 from referee import games
 from referee.queue import SIGN_IN, Queue
 from referee.service import Referee, players, refusals, signing_in

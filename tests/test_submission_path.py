@@ -37,8 +37,8 @@ def test_rest_pages_mail_and_timeouts_all_record_through_one_function() -> None:
         "referee/service/timing.py",
     ]
     assert _calls_and_builds("submit_move") == [
-        "api/games.py",
-        "api/web.py",
+        "api/pages/game.py",
+        "api/rest/games.py",
         "referee/service/bots.py",
     ]
 

@@ -14,7 +14,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from api.me_auth import PLAYER_COOKIE
+from api.http.player_auth import PLAYER_COOKIE
 from referee.service import Referee
 from referee.service.creating import NewGame, create_game
 from referee.service.creating import Player as Seated

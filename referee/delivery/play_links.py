@@ -3,7 +3,7 @@
 Its token is `keys.play_token`, an HMAC of game and seat: derived, never
 stored, the same in every mail of the seat, and never the seat's API token
 (the link's page hands the browser that token in an HttpOnly cookie,
-`api/web.py`). The link works while the game runs and for `AFTER_THE_END`
+`api/pages/seat_links.py`). The link works while the game runs and for `AFTER_THE_END`
 after it ends, so that a game-over mail still opens the seat's page where
 the rematch is offered; then it is refused (`referee.service.play_now`).
 """

@@ -426,7 +426,7 @@ def condition_schema(kind: str) -> JSON:
     wanted = _CONDITIONS[kind]
     return {
         "type": "object",
-        # Names the kind's component in the OpenAPI document (api/game_schemas.py).
+        # Names the kind's component in the OpenAPI document (api/schemas/rules.py).
         "title": "".join(part.capitalize() for part in kind.split("_")) + "Condition",
         "properties": {
             "kind": {"type": "string", "enum": [kind]},

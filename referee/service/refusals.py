@@ -3,7 +3,7 @@
 Whichever path meets a refusal (a REST request, a game page, a mail reply,
 the worker deciding a move recorded earlier), it is raised as the same
 class with the same words, so a player reads one sentence for one cause.
-The entry points translate a refusal into their own output: `api/errors.py`
+The entry points translate a refusal into their own output: `api/http/errors.py`
 keeps the one table of HTTP statuses and problem titles, mail answers quote
 `reason`. Refusals never mention hidden information.
 """

@@ -118,6 +118,12 @@ def seat_of(session: Session, game_id: str, seat: SeatRef, scope: str = PLAY) ->
     return found_seat
 
 
+def seat_holding(session: Session, game_id: str, token: str) -> int | None:
+    """The seat of `game_id` whose token is `token`, or None: a page shows a browser
+    holding no seat as a spectator, where a command would be refused."""
+    return keys.seat_of_token(session, game_id, token)
+
+
 def record_move(session: Session, command: SubmitMove) -> tuple[Submission, bool]:
     """Record the command's move as pending in `session`; `(earlier, False)` for a retry.
 

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from api.schemas import PlayerIn
+from api.schemas.games import PlayerIn
 
 NASTY = [
     '"a\x0bb"@example.org',

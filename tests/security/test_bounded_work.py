@@ -18,8 +18,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import delete, update
 from sqlmodel import col, select
 
-from api import create_app, web
-from api.expensive import taking_turns
+from api import create_app
+from api.http.expensive import taking_turns
+from api.pages import game as game_page
 from referee.service import Referee
 from referee.settings import Settings
 from referee.store.tables import Game, Setting, Verification
@@ -91,19 +92,19 @@ def listed(page: str) -> list[int]:
 
 def test_the_game_page_lists_a_window_of_the_log(app: Flask) -> None:
     client = app.test_client()
-    moves = web.LOG_PAGE + 40
+    moves = game_page.LOG_PAGE + 40
     game = passing_game(client, 4, moves)  # 4 seats pass 96 times before the game ends
     latest = client.get(f"/g/{game['id']}").get_data(as_text=True)
-    assert listed(latest) == list(range(moves - web.LOG_PAGE + 1, moves + 1))
+    assert listed(latest) == list(range(moves - game_page.LOG_PAGE + 1, moves + 1))
     assert 'id="log-earlier"' in latest and 'id="log-later"' not in latest
     start = client.get(f"/g/{game['id']}?at=0").get_data(as_text=True)
-    assert listed(start) == list(range(web.LOG_PAGE + 1))
+    assert listed(start) == list(range(game_page.LOG_PAGE + 1))
     assert 'id="log-later"' in start and 'id="log-earlier"' not in start
     # Paging on from a window reaches the next one with no move left out.
     later = re.search(r'href="([^"]+)" id="log-later"', start)
     assert later is not None
     following = client.get(later.group(1).replace("&amp;", "&")).get_data(as_text=True)
-    assert listed(following)[0] <= web.LOG_PAGE + 1 < listed(following)[-1]
+    assert listed(following)[0] <= game_page.LOG_PAGE + 1 < listed(following)[-1]
 
 
 def test_only_the_latest_verification_of_each_game_is_kept(referee: Referee) -> None:

@@ -29,9 +29,9 @@ from schemathesis.specs.openapi.checks import (
 from sqlalchemy import text
 
 from api import create_app
-from api import games as games_api
-from api.errors import status_of
-from api.schemas import DEADLINE_FORM, MAIL_ADDRESS_FORM, PlayerIn
+from api.http.errors import status_of
+from api.rest import games as games_api
+from api.schemas.games import DEADLINE_FORM, MAIL_ADDRESS_FORM, PlayerIn
 from referee import games
 from referee.engine import Game
 from referee.service import Referee

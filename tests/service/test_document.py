@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 
 from api import create_app
-from api.errors import PROBLEM
+from api.http.errors import PROBLEM
 from referee.settings import Settings
 
 DOCUMENT: dict[str, Any] = (

@@ -17,8 +17,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from api.in_words import deadline_words, result_words
-from api.me_auth import PLAYER_COOKIE
+from api.http.player_auth import PLAYER_COOKIE
+from api.pages.in_words import deadline_words, result_words
 from referee import games
 from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game

@@ -22,7 +22,7 @@ from flask.testing import FlaskClient
 from sqlmodel import Session
 from werkzeug.test import TestResponse
 
-from api import web
+from api.pages import kit
 from referee import games
 from referee.games import AnyGame
 from referee.service import Referee
@@ -579,7 +579,7 @@ def test_access_logs_show_personal_links_without_their_token() -> None:
         ("GET /g/abc/seat/s3cr3t HTTP/1.1", 200),
         None,
     )
-    web.RedactSeatLinks().filter(record)
+    kit.RedactSeatLinks().filter(record)
     assert record.getMessage() == '"GET /g/abc/seat/<token> HTTP/1.1" 200'
     atoms = {
         "r": "GET /g/abc/seat/s3cr3t?x=1 HTTP/1.1",
@@ -590,7 +590,7 @@ def test_access_logs_show_personal_links_without_their_token() -> None:
         "gunicorn.access", logging.INFO, __file__, 1, "%(r)s %(f)s", (), None
     )
     record.args = atoms
-    web.RedactSeatLinks().filter(record)
+    kit.RedactSeatLinks().filter(record)
     assert "s3cr3t" not in record.getMessage()
     assert logging.getLogger("werkzeug").filters and logging.getLogger("gunicorn.access").filters
 

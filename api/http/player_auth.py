@@ -1,0 +1,57 @@
+"""Who the player asking is: a signed-in browser (its session cookie) or a player token."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flask import request
+
+from api.http.context import referee
+from api.http.seat_auth import bearer
+from referee.service import refusals
+from referee.service.players import Player, is_player_token, player_of_session, player_of_token
+
+# The cookie of a signed-in browser: HttpOnly, SameSite=Lax, Secure behind https.
+PLAYER_COOKIE = "player"
+
+
+def current_player(scope: str) -> Player:
+    """The player this request comes from, allowed `scope`; 401 or 403 otherwise."""
+    token = bearer()
+    if token is not None:
+        if not is_player_token(token):
+            raise refusals.Unauthorized("this needs a player token (rp_...) or a signed-in browser")
+        player = player_of_token(referee(), token)
+    else:
+        player = player_of_session(referee(), request.cookies.get(PLAYER_COOKIE))
+    player.require(scope)
+    return player
+
+
+def signed_in() -> Player | None:
+    """The player a browser's session cookie signs in, if any (pages that work either way)."""
+    try:
+        return player_of_session(referee(), request.cookies.get(PLAYER_COOKIE))
+    except refusals.Unauthorized:
+        return None
+
+
+def still_signed_in() -> Callable[[], bool]:
+    """For an answer that outlasts its request (a stream): whether the player credential
+    the request came with (its player token, else its session cookie) still holds, asked
+    anew at each call, so that a token revoked or a browser signed out ends the stream."""
+    chosen = referee()
+    token = bearer()
+    cookie = request.cookies.get(PLAYER_COOKIE)
+
+    def holds() -> bool:
+        try:
+            if token is not None:
+                player_of_token(chosen, token)
+            else:
+                player_of_session(chosen, cookie)
+        except refusals.Unauthorized:
+            return False
+        return True
+
+    return holds

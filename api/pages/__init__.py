@@ -1,0 +1,1 @@
+"""The pages for people: server-rendered HTML, one module per page or set of forms."""

@@ -1,0 +1,281 @@
+"""The lobby (`/`: the games, the latest played) and the new-game form (`/new/<name>`)."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Blueprint, Response, current_app, make_response, render_template, request, url_for
+from marshmallow import ValidationError
+
+from api.http import bodies, throttle
+from api.http.context import referee, session
+from api.http.errors import Problem
+from api.pages.in_words import ON_TIMEOUT, shown_names
+from api.pages.kit import JSONish, check_csrf
+from api.schemas.games import PlayerIn
+from api.schemas.rules import describe
+from referee import games
+from referee.games import AnyGame
+from referee.names import shown as shown_name
+from referee.service import creating, refusals
+from referee.store import reads
+
+bp = Blueprint("lobby", __name__)
+
+LOBBY_GAMES = 50
+
+_INTEGER = re.compile(r"-?[0-9]{1,9}")
+
+
+@bp.get("/")
+def lobby() -> str:
+    with session() as db:
+        found = reads.list_games(db, None, None, None, LOBBY_GAMES)
+        rows = [
+            {
+                "game": game,
+                "title": _title(game.name),
+                "names": shown_names(reads.seats(db, game.id)),
+            }
+            for game in found
+        ]
+    return render_template(
+        "web/lobby.html", rules=[describe(r) for r in games.all_games()], rows=rows
+    )
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    """Browsers ask for /favicon.ico whatever a page links: send them to the SVG icon."""
+    response = make_response("", 301)
+    # Relative, so that it still points right when a proxy serves the site under a prefix.
+    response.headers["Location"] = "assets/favicon.svg"
+    return response
+
+
+def _title(name: str) -> str:
+    try:
+        return games.get(name).title
+    except KeyError:
+        return name
+
+
+def _rules(name: str) -> AnyGame:
+    try:
+        return games.get(name)
+    except KeyError:
+        raise Problem(404, "not_found", f"There is no game called {name!r} here.") from None
+
+
+@bp.get("/new/<name>")
+def new_game(name: str) -> str:
+    rules = _rules(name)
+    return render_template("web/new.html", **_form_context(rules, {}, {}))
+
+
+def _widget(spec: JSONish) -> str:
+    """How an option is asked for: a box, a choice, a number, JSON, or text."""
+    if spec.get("type") == "boolean":
+        return "checkbox"
+    if spec.get("enum"):
+        return "select"
+    if spec.get("type") == "integer":
+        return "number"
+    if isinstance(spec["default"], dict | list) or spec.get("type") in ("array", "object"):
+        return "json"
+    return "text"
+
+
+def _shown(spec: JSONish) -> str:
+    """An option's default as its field shows it."""
+    default = spec["default"]
+    if _widget(spec) == "json":
+        return json.dumps(default, indent=1, sort_keys=True)
+    return "" if default is None else str(default)
+
+
+def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, str]) -> JSONish:
+    described = describe(rules)
+    options = [
+        {
+            "name": name,
+            "key": f"opt-{name}",
+            "label": name.replace("_", " ").capitalize(),
+            "widget": _widget(spec),
+            "default": _shown(spec),
+            "checked": (f"opt-{name}" in values) if values else bool(spec["default"]),
+            "spec": spec,
+        }
+        for name, spec in described["options"].items()
+    ]
+    return {
+        "rules": described,
+        "options": options,
+        "seats": max(rules.players),
+        "values": values,
+        "errors": errors,
+        "needs_key": bool(_api_key()),
+        "on_timeout": ON_TIMEOUT,
+        "bots": described["bots"],
+    }
+
+
+def _api_key() -> str | None:
+    key = current_app.config.get("REFEREE_API_KEY")
+    return str(key) if key else None
+
+
+def _read_players(form: Mapping[str, str], seats: int, errors: dict[str, str]) -> list[JSONish]:
+    players: list[JSONish] = []
+    for n in range(seats):
+        name = form.get(f"name-{n}", "").strip()
+        email = form.get(f"email-{n}", "").strip()
+        # "person", or a bot's level; a bot's seat may go unnamed.
+        bot = form.get(f"bot-{n}", "person").strip() or "person"
+        if bot != "person" and not name:
+            name = f"Bot {n + 1}"
+        if not name:
+            if email:
+                errors[f"name-{n}"] = "Give this player a name (or clear the mail address)."
+            continue
+        if bot != "person" and email:
+            errors[f"email-{n}"] = "A bot has no mail address: clear it, or choose a person."
+            continue
+        try:
+            loaded = {"name": name, "email": email or None, "bot": None if bot == "person" else bot}
+            players.append(PlayerIn().load(loaded))
+        except ValidationError as error:
+            found = error.messages if isinstance(error.messages, dict) else {"name": error.messages}
+            for field, messages in found.items():
+                errors[f"{field}-{n}"] = " ".join(map(str, messages))
+    return players
+
+
+def _read_options(form: Mapping[str, str], described: JSONish, errors: dict[str, str]) -> JSONish:
+    options: JSONish = {}
+    for name, spec in described["options"].items():
+        key = f"opt-{name}"
+        if spec.get("type") == "boolean":
+            options[name] = key in form
+            continue
+        if key not in form:
+            continue  # the option's default applies
+        raw = form.get(key, "").strip()
+        widget = _widget(spec)
+        if widget == "number":
+            if _INTEGER.fullmatch(raw):
+                options[name] = int(raw)
+            else:
+                errors[key] = f"{name}: give a whole number."
+        elif widget == "json":
+            try:
+                options[name] = bodies.loads(raw)
+            except bodies.BadJSON as error:
+                errors[key] = f"{name}: {error}"
+        else:
+            options[name] = raw
+    return options
+
+
+def _said(field: str, messages: Any) -> str:
+    """Marshmallow's messages (nested for lists and objects) as one sentence."""
+    if isinstance(messages, dict):
+        return " ".join(_said(f"{field}[{key}]", inner) for key, inner in messages.items())
+    if isinstance(messages, list | tuple):
+        text = " ".join(str(m) for m in messages)
+    else:
+        text = str(messages)
+    return text if field.startswith("_") else f"{field}: {text}"
+
+
+def _form_errors(refused: refusals.Refusal) -> dict[str, str]:
+    """The new-game form's messages for a refusal of the service, by field."""
+    if isinstance(refused, refusals.BadRequest):
+        return {"deadline": f"Time per turn: {refused.reason}"}
+    if isinstance(refused, refusals.Unauthorized):
+        # Bots alone, without the server's key.
+        return {"players": refused.reason[:1].upper() + refused.reason[1:] + "."}
+    said = {}
+    for field, messages in refused.extra.get("errors", {}).items():
+        seat = _SEAT_FIELD.fullmatch(field)
+        if seat is not None:
+            # A seat's field (`players.1.bot`): said beside that seat's row.
+            said[f"{seat[2]}-{seat[1]}"] = " ".join(map(str, messages))
+            continue
+        target = "players" if field in ("_players", "players") else f"opt-{field}"
+        said[target] = _said(field, messages) if target != "players" else " ".join(messages)
+    return said
+
+
+_SEAT_FIELD = re.compile(r"players\.([0-9]+)\.(bot|email|name)")
+
+
+def _form_game(rules: AnyGame, form: Mapping[str, str], errors: dict[str, str]) -> JSONish:
+    """The new game the form asks for, as the service's command fields; notes what is wrong."""
+    key = _api_key()
+    given = form.get("api_key", "")
+    if key and not hmac.compare_digest(given.encode(), key.encode()):
+        errors["api_key"] = "This server needs its API key to create games."
+    players = _read_players(form, max(rules.players), errors)
+    options = _read_options(form, describe(rules), errors)
+    counts = ", ".join(map(str, rules.players))
+    if len(players) not in rules.players and "players" not in errors:
+        errors["players"] = (
+            f"{rules.title} is played by {counts} players; you named {len(players)}."
+        )
+    on_timeout = form.get("on_timeout", "random")
+    if on_timeout not in ON_TIMEOUT:
+        errors["on_timeout"] = "Choose what happens when time runs out."
+    return {
+        "game": rules.name,
+        "players": [creating.Player(p["name"], p["email"], p["bot"]) for p in players],
+        "options": options,
+        "deadline": form.get("deadline", "").strip() or None,
+        "on_timeout": on_timeout,
+        # With the server's key this is a trusted client, as for the API.
+        "trusted": key is not None,
+    }
+
+
+@bp.post("/new/<name>")
+def create_game(name: str) -> tuple[str, int]:
+    check_csrf()
+    rules = _rules(name)
+    form = request.form
+    errors: dict[str, str] = {}
+    command = creating.NewGame(**_form_game(rules, form, errors))
+    if not errors and not command.trusted:
+        throttle.check("create")
+    created = None
+    try:
+        if not errors:
+            created = creating.create_game(referee(), command)
+    except (
+        refusals.BadPlayers,
+        refusals.BadOptions,
+        refusals.BadRequest,
+        refusals.Unauthorized,
+    ) as refused:
+        errors |= _form_errors(refused)
+    if created is None:
+        values = {k: v for k, v in form.items() if k not in ("csrf", "api_key")}
+        return render_template("web/new.html", **_form_context(rules, values, errors)), 422
+    game_id = created.game.id
+    # A seat with a mail address gets its link there, not on this page.
+    links = [
+        {
+            "seat": n,
+            "name": shown_name(player.name) or f"Seat {n}",
+            "link": None
+            if (player.email and not command.trusted) or player.bot
+            else url_for("pages.seat_links.seat", game_id=game_id, token=token, _external=True),
+            "bot": player.bot,
+        }
+        for n, (player, token) in enumerate(zip(command.players, created.tokens, strict=True))
+    ]
+    page = render_template("web/created.html", rules=describe(rules), game_id=game_id, links=links)
+    return page, 201

@@ -1,0 +1,355 @@
+"""Following a game without polling: `GET /v1/games/{id}/events`, a stream of Server-Sent Events.
+
+One event per change of the game (its version), with the version as the
+event's `id`, so that a client that reconnects with `Last-Event-ID` gets
+the current state again only if it is behind. Versions in between may be
+skipped: an event always carries the whole view at its version, never a
+difference. The stream ends after the event of a finished game.
+
+Each open stream holds one thread of its API process (gunicorn's gthread
+workers, `referee serve`), while it waits and while it writes, and no
+database connection; `REFEREE_EVENTS_MAX` bounds them per process, beyond
+which the answer is 503 with `Retry-After`, and `REFEREE_EVENTS_PER_CLIENT`
+those of one client (its address, as for rate limits), beyond which it is 429.
+
+The streams of a process are told by its `GameHub` (`api/streams/hub.py`):
+it reads each announced game once, and as the net compares the followed
+games' versions in one query. Each version of a game is read once into a
+`Change`, which encodes an event once per viewer (each seat, and
+spectators) however many follow it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from flask import Response, request
+from flask_smorest import Blueprint
+from sqlmodel import Session, col, select
+
+from api.http import seat_auth, throttle
+from api.http.context import find, referee, session
+from api.http.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, SCOPE, Problem, declared, problem
+from api.http.player_auth import still_signed_in
+from api.schemas.events import GAME_EVENT
+from api.schemas.rules import COMPONENTS
+from api.streams.hub import Follower, Hub, NoRoom, PerProcess, Watch
+from referee.games import AnyGame
+from referee.replay import envelope
+from referee.service import Referee
+from referee.service.players import is_player_token
+from referee.store import reads
+from referee.store.tables import Game, GameStatus
+
+_log = logging.getLogger(__name__)
+
+blp = Blueprint(
+    "events", __name__, url_prefix="/v1/games", description="Following a game as it changes"
+)
+
+# Seconds a client turned away for want of room should wait before trying again.
+RETRY_AFTER = 5
+KEEPALIVE = b": keepalive\n\n"
+
+
+class Change:
+    """A game as one version left it, and its event as each viewer may see it: each
+    version is read once, and its event encoded once per viewer (each seat, and
+    spectators) however many follow it."""
+
+    def __init__(self, game: Game, rules: AnyGame, state: Any) -> None:
+        self.game_id = game.id
+        self.version = game.version
+        self.status = game.status
+        self.to_act = list(game.to_act)
+        self.result = game.result
+        self.rules = rules
+        self.state = state
+        self._events: dict[int | None, bytes] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def over(self) -> bool:
+        return self.status == GameStatus.OVER
+
+    def event(self, seat: int | None) -> bytes:
+        """The Server-Sent Event for `seat` (None: a spectator), encoded once per viewer."""
+        with self._lock:
+            found = self._events.get(seat)
+            if found is None:
+                data = {
+                    "game_id": self.game_id,
+                    "version": self.version,
+                    "status": self.status,
+                    "to_act": self.to_act,
+                    "result": self.result,
+                    # Exactly what `GET .../state` shows this viewer: a
+                    # spectator's view holds no hand, sealed move or seed.
+                    "view": envelope(self.rules, self.state, self.version, seat),
+                }
+                text = json.dumps(data, separators=(",", ":"), sort_keys=True)
+                found = f"id: {self.version}\ndata: {text}\n\n".encode()
+                self._events[seat] = found
+            return found
+
+
+def read_change(db: Session, game: Game) -> Change:
+    rules = reads.rules_of(game)
+    return Change(game, rules, reads.state_at(db, game, game.version))
+
+
+class _GameWatch(Watch):
+    """One followed game: its latest change."""
+
+    def __init__(self, latest: Change) -> None:
+        super().__init__()
+        self.latest = latest
+
+    def offer(self, change: Change) -> None:
+        with self.changed:
+            if change.version > self.latest.version:
+                self.latest = change
+                self.changed.notify_all()
+
+
+class GameFollower(Follower[_GameWatch]):
+    def next(self, after: int, seconds: float) -> Change | None:
+        """The game's latest change if newer than version `after`, waiting up to `seconds`."""
+        watch = self.watch
+        with watch.changed:
+            watch.changed.wait_for(lambda: watch.latest.version > after, seconds)
+            latest = watch.latest
+        return latest if latest.version > after else None
+
+
+class GameHub(Hub[_GameWatch]):
+    """Every follower of this process, by game. It reads the games announced, and as the
+    net compares the followed games' versions in one query."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.hinted: set[str] = set()
+        super().__init__(referee, "referee-followers")
+
+    def follow(self, now: Change, client: str) -> GameFollower:
+        """A place for one more follower of `now`'s game, for `client` (its address);
+        NoRoom when the process or that client holds as many streams as it may."""
+        watch = self.admit(now.game_id, lambda: _GameWatch(now), client)
+        watch.offer(now)
+        return GameFollower(self, now.game_id, watch, client)
+
+    def hear(self, game_id: str | None) -> None:
+        with self.lock:
+            if game_id is None:
+                self.resync = True
+            elif game_id in self.watches:
+                self.hinted.add(game_id)
+            else:
+                return
+        self.wake.set()
+
+    def look(self, woken: bool) -> None:
+        with self.lock:
+            hinted, self.hinted = self.hinted, set()
+            resync, self.resync = self.resync, False
+            followed = {name: watch.latest.version for name, watch in self.watches.items()}
+        if not followed:
+            return
+        if resync or not woken:
+            hinted |= self.moved(followed)
+        self.refresh(hinted & followed.keys())
+
+    def missed(self, error: Exception) -> None:
+        _log.warning("could not read the followed games (%s)", error)
+
+    def moved(self, followed: dict[str, int]) -> set[str]:
+        """The followed games whose version is past the one their followers have: one query."""
+        with self.referee.db.reading() as db:
+            rows = db.exec(
+                select(Game.id, Game.version).where(col(Game.id).in_(list(followed)))
+            ).all()
+        return {game_id for game_id, version in rows if version > followed[game_id]}
+
+    def refresh(self, game_ids: Iterable[str]) -> None:
+        wanted = sorted(game_ids)
+        if not wanted:
+            return
+        with self.referee.db.reading() as db:
+            found = db.exec(select(Game).where(col(Game.id).in_(wanted))).all()
+            changes = [read_change(db, game) for game in found]
+        for change in changes:
+            with self.lock:
+                watch = self.watches.get(change.game_id)
+            if watch is not None:
+                watch.offer(change)
+
+
+game_hub = PerProcess(GameHub)
+
+
+def _last_event_id() -> int | None:
+    """The version the client last had (`Last-Event-ID`), or None; 400 for anything but a number."""
+    given = request.headers.get("Last-Event-ID")
+    if given is None or given.strip() == "":
+        return None
+    text = given.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise Problem(400, "bad_request", "Last-Event-ID must be the version of an earlier event")
+    return int(text)
+
+
+def _stream(
+    follower: GameFollower,
+    seat: int | None,
+    now: Change,
+    after: int | None,
+    keepalive: float,
+    holds: Callable[[], bool] | None = None,
+) -> Iterator[bytes]:
+    # Runs after the request's context has gone: it is handed what it needs.
+    # A client that has the current version gets only what comes next; one
+    # that is behind (or names a version that never was) gets it at once.
+    sent = now.version if after == now.version else -1
+    while True:
+        change = follower.next(sent, keepalive)
+        # Followed with a player token, revoked meanwhile: the seat's view is told no more.
+        if holds is not None and not holds():
+            return
+        if change is None:
+            # Also how a client that went away is noticed: this write fails.
+            yield KEEPALIVE
+            continue
+        yield change.event(seat)
+        sent = change.version
+        if change.over:
+            return
+
+
+def busy(full: NoRoom) -> Response:
+    """The answer to a stream turned away for want of room (a player's stream too)."""
+    answer = (
+        problem(
+            429,
+            "too_many_streams",
+            "this address follows as many games as it may at once; close a stream first",
+        )
+        if full.for_client
+        else problem(
+            503,
+            "too_many_followers",
+            "this server follows as many games as it may; try again soon",
+        )
+    )
+    answer.headers["Retry-After"] = str(RETRY_AFTER)
+    return answer
+
+
+_STREAM_DOC = {
+    "security": seat_auth.AS_SEAT_OR_SPECTATOR,
+    "parameters": [
+        {
+            "in": "header",
+            "name": "Last-Event-ID",
+            "required": False,
+            "schema": {"type": "string", "pattern": "^[0-9]{0,12}$"},
+            "description": "the version of the last event the client has (empty: none)",
+        },
+        *seat_auth.SEAT_PARAMETERS,
+    ],
+    "responses": {
+        "200": {
+            "description": (
+                "Server-Sent Events: one per change of the game, `id:` its version, "
+                "`data:` {game_id, version, status, to_act, result, view}; "
+                "`: keepalive` comments between them; the stream ends after the event "
+                "of a finished game"
+            ),
+            "content": {
+                "text/event-stream": {
+                    # Each event: its fields as Server-Sent Events name them.
+                    "schema": {
+                        "type": "object",
+                        "required": ["id", "data"],
+                        "properties": {
+                            "id": {
+                                "type": "string",
+                                "pattern": "^[0-9]+$",
+                                "description": "the game's version",
+                            },
+                            "event": {"type": "string", "enum": ["message"]},
+                            "data": {
+                                "type": "string",
+                                "contentMediaType": "application/json",
+                                "contentSchema": {"$ref": COMPONENTS + GAME_EVENT},
+                            },
+                        },
+                    }
+                }
+            },
+        },
+        "204": {"description": "the game is over and the client has its last version"},
+    },
+}
+
+
+def stream_errors(described: dict[int, str]) -> dict[Any, Any]:
+    """The documented errors of an event stream: `described`, and the 429 and 503 of a
+    server without room (a player's stream too), with `Retry-After`."""
+    errors: dict[Any, Any] = declared(
+        {
+            **described,
+            429: "too_many_streams: this client holds as many event streams as it may; "
+            "close one, or retry after `Retry-After` seconds",
+            503: "too_many_followers: this server follows as many games as it may; "
+            "retry after `Retry-After` seconds",
+        }
+    )["responses"]
+    retry = {"Retry-After": {"description": "seconds", "schema": {"type": "integer"}}}
+    errors[429]["headers"] = errors[503]["headers"] = retry
+    return errors
+
+
+_ERRORS = stream_errors(
+    {
+        400: "bad_request: a Last-Event-ID that is not a version",
+        401: BAD_TOKEN,
+        403: SCOPE,
+        404: NO_GAME,
+        422: BAD_QUERY,
+    }
+)
+
+
+@blp.route("/<game_id>/events", methods=["GET"])
+@blp.doc(operationId="followGame", **_STREAM_DOC)
+@blp.doc(responses=_ERRORS)
+def events(game_id: str) -> Response:
+    """Follow the game: an event at each change, as the caller may see it (stream)."""
+    after = _last_event_id()
+    with session() as db:
+        game = find(db, game_id)
+        seat = seat_auth.viewer(db, game.id)
+        now = read_change(db, game)
+    token = seat_auth.bearer()
+    holds = still_signed_in() if token is not None and is_player_token(token) else None
+    if now.over and after is not None and after >= now.version:
+        # Nothing will follow; 204 also tells an EventSource not to reconnect.
+        return Response(status=204)
+    try:
+        follower = game_hub(referee()).follow(now, throttle.client())
+    except NoRoom as full:
+        return busy(full)
+    response = Response(
+        _stream(follower, seat, now, after, referee().settings.events_keepalive, holds),
+        mimetype="text/event-stream",
+        headers={
+            "Cache-Control": "no-cache",
+            # A buffering proxy (nginx) must pass each event on at once.
+            "X-Accel-Buffering": "no",
+        },
+    )
+    response.call_on_close(follower.leave)
+    return response
