@@ -64,17 +64,17 @@ STORE_WRITING = {
     for name in (
         "addresses",
         "appending",
-        "bounces",
+        "bounce_reports",
         "creation",
-        "deciding",
+        "decision_rows",
         "delivery",
-        "digests",
+        "digest_rows",
         "notices",
         "submissions",
-        "vacations",
-        "turn_mail",
+        "vacation_rows",
+        "mail_settings",
         "verification",
-        "webhooks",
+        "seat_hooks",
     )
 }
 

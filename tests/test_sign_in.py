@@ -29,7 +29,7 @@ from referee.service import Referee, players, refusals, signing_in
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.delivering import deliver_due
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
-from referee.store import addresses, keys, reads, webhooks
+from referee.store import addresses, keys, reads, seat_hooks
 from referee.store.clock import stamp
 from referee.store.tables import (
     Address,
@@ -128,7 +128,7 @@ def test_no_webhook_gets_a_sign_in_link(referee: Referee) -> None:
     game_id = _game(referee, ANN, BOB)
     with referee.db.transaction() as session:
         for seat in (0, 1):
-            webhooks.set_url(session, game_id, seat, f"https://hooks.example/{seat}")
+            seat_hooks.set_url(session, game_id, seat, f"https://hooks.example/{seat}")
     assert signing_in.request_sign_in(referee, ANN)
     deliver_due(referee, "webhook")
     with referee.db.reading() as session:

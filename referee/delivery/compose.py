@@ -38,7 +38,7 @@ from referee.record import canonical_json
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
 from referee.settings import Settings
-from referee.store import deadlines, keys, reachability, reads, vacations
+from referee.store import deadlines, keys, reachability, reads, vacation_rows
 from referee.store.tables import (
     Game,
     GameStatus,
@@ -379,7 +379,7 @@ def _deadline_context(
     """When the reminded turn runs out, and the game's deadline rule (its clock standing
     still while a seat to act is on vacation); the other seats away when it was written."""
     sent = datetime.fromisoformat(row.created_at)
-    away = vacations.seats_away(session, [game], sent).get(game.id, {})
+    away = vacation_rows.seats_away(session, [game], sent).get(game.id, {})
     back = deadlines.seats_away_at(away, sent) if game.status == GameStatus.ACTIVE else {}
     found: dict[str, Any] = {
         "away": [

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from referee.service import refusals
 from referee.service.publishing import Published, publish
-from referee.store import addresses, bounces
+from referee.store import addresses, bounce_reports
 from referee.store.appending import outbox_row, write
 from referee.store.clock import now
 from referee.store.tables import Address, OutboxKind
@@ -45,7 +45,7 @@ def accept(session: Session, known: Address) -> bool:
     invited again, now with it. Accepting is a sign of life: whatever bounced
     before is forgotten.
     """
-    bounces.alive(session.connection(), known.address)
+    bounce_reports.alive(session.connection(), known.address)
     if not addresses.accept(session, known):
         return False
     stamp = now()

@@ -29,8 +29,7 @@ from referee.service import news, refusals
 from referee.service.bot_pace import current_pace
 from referee.service.deciding import with_forced_moves
 from referee.service.publishing import Published, publish
-from referee.store import addresses
-from referee.store import deciding as rows
+from referee.store import addresses, decision_rows
 from referee.store.appending import Appended, Logged, log_entries, outbox_row, write
 from referee.store.clock import now
 from referee.store.creation import insert_game, new_id
@@ -171,7 +170,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             state,
             appended,
             rounds_before=rounds_before,
-            reach=rows.reach(session, game.id),
+            reach=decision_rows.reach(session, game.id),
             stamp=game.created_at,
         )
         write(session.connection(), None, notices)

@@ -13,7 +13,7 @@ from typing import Any
 
 from referee.games import AnyGame
 from referee.store.appending import Appended, outbox_row
-from referee.store.deciding import Reach
+from referee.store.decision_rows import Reach
 from referee.store.tables import OutboxKind, Source
 
 

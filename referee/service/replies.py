@@ -23,7 +23,7 @@ from referee.service import answers, consent, refusals, rematching
 from referee.service.publishing import Published, publish
 from referee.service.reply_reading import Command, Unread, read_reply
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee.store import addresses, bounces, keys, reads, rematches
+from referee.store import addresses, bounce_reports, keys, reads, rematches
 from referee.store.appending import outbox_row, write
 from referee.store.clock import now
 from referee.store.tables import Game, Inbound, OutboxKind, Source
@@ -85,7 +85,7 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
         game, address = _seat_address(referee, session, reply, named)
         if addresses.same_address(reply.sender, address):
             # The seat's own address wrote: it is alive, whatever bounced before.
-            bounces.alive(session.connection(), address)
+            bounce_reports.alive(session.connection(), address)
         inbound = Inbound(
             message_key=reply.message_key,
             game_id=game_id,

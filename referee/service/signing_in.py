@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING
 from referee.queue import SIGN_IN
 from referee.service import players, refusals
 from referee.service.publishing import Published, publish
-from referee.store import addresses, appending, keys, sessions
-from referee.store import players as player_seats
+from referee.store import addresses, appending, keys, player_seats, sessions
 from referee.store.clock import stamp
 from referee.store.tables import OutboxKind
 

@@ -80,7 +80,7 @@ def ensure(session: Session, secret: bytes, address: str) -> None:
 
 def bounced_out(email: sa.ColumnElement[str | None]) -> sa.ColumnElement[bool]:
     """Whether the address in `email` (a column) bounced too often to be mailed
-    (`referee.store.bounces`)."""
+    (`referee.store.bounce_reports`)."""
     return (
         sa.select(_ADDRESS.c.address)
         .where(_ADDRESS.c.address == func.lower(email), _ADDRESS.c.bounced_at.is_not(None))

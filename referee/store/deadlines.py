@@ -4,7 +4,7 @@ Deadlines live on the game row and are applied by the service's sweep
 (`referee.service.timing`), which is handed the time, so tests move the
 clock instead of sleeping. A turn's clock stands still while a seat to act
 is on vacation (`frozen_due`); the vacations come from
-`referee.store.vacations`, as each seat's spans of time away.
+`referee.store.vacation_rows`, as each seat's spans of time away.
 """
 
 from __future__ import annotations

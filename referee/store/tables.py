@@ -228,7 +228,7 @@ class Address(SQLModel, table=True):
     # come back: an HMAC of the address, `keys.address_token`); None until first mailed.
     bounce_token: str | None = Field(default=None, max_length=64, unique=True)
     # Hard bounces since its last sign of life, and when they reached
-    # `REFEREE_MAIL_BOUNCES`: from then on it is not mailed (`referee.store.bounces`).
+    # `REFEREE_MAIL_BOUNCES`: from then on it is not mailed (`referee.store.bounce_reports`).
     bounces: int = 0
     bounced_at: str | None = Field(default=None, max_length=40)
     # How its player is told of turns (`TurnMail`), at which UTC hours a digest
