@@ -32,10 +32,10 @@ from referee.service import bots as service_bots
 from referee.service.bot_pace import measured_pace
 from referee.service.bots import play_bots, sweep_bots
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.deadlines import sweep_deadlines
 from referee.service.my_games import my_games
 from referee.service.players import Player as PlayerOf
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
-from referee.service.timing import sweep_deadlines
 from referee.settings import Settings
 from referee.store import reads
 from referee.store.records import public_record

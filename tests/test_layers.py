@@ -24,6 +24,7 @@ PURE = [
     "referee/render",
     "referee/names.py",
     "referee/bots",
+    "referee/reply_text.py",
 ]
 # What pure code may not import: the upper layers, frameworks, I/O, clocks, global random.
 FORBIDDEN_IN_PURE = {

@@ -19,10 +19,10 @@ from referee import games
 from referee.engine import Resign
 from referee.service import Referee, refusals
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.deadlines import sweep_deadlines
 from referee.service.deciding import decide
 from referee.service.replies import DUPLICATE, SCREENED, Reply, screen_reply, take_reply
 from referee.service.submitting import KnownSeat, SeatToken, SubmitMove, record_move, submit_move
-from referee.service.timing import sweep_deadlines
 from referee.service.webhooks import WebhookRefused, set_webhook
 from referee.store import keys, reads
 from referee.store.tables import Game, Outbox, OutboxKind, Source, Submission

@@ -37,8 +37,9 @@ from referee.names import with_bot
 from referee.record import canonical_json
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
+from referee.service import turn_clock
 from referee.settings import Settings
-from referee.store import deadlines, keys, reachability, reads, vacation_rows
+from referee.store import keys, reachability, reads, vacation_rows
 from referee.store.tables import (
     Game,
     GameStatus,
@@ -357,7 +358,7 @@ def _play_until(game: Game) -> str | None:
 
 
 def _quiet_until(row: Outbox) -> str | None:
-    """On the last answer before the cap on answers (`referee.service.answers`), when
+    """On the last answer before the cap on answers (`referee.service.reply_cap`), when
     answers resume: the date, and how far from the mail's own."""
     until = row.payload.get("quiet_until")
     if not until:
@@ -380,7 +381,7 @@ def _deadline_context(
     still while a seat to act is on vacation); the other seats away when it was written."""
     sent = datetime.fromisoformat(row.created_at)
     away = vacation_rows.seats_away(session, [game], sent).get(game.id, {})
-    back = deadlines.seats_away_at(away, sent) if game.status == GameStatus.ACTIVE else {}
+    back = turn_clock.seats_away_at(away, sent) if game.status == GameStatus.ACTIVE else {}
     found: dict[str, Any] = {
         "away": [
             f"{names[seat]} is on vacation until {wording.moment(until, sent)}."
@@ -391,7 +392,7 @@ def _deadline_context(
     if row.payload.get("due_at"):
         found["due_at"] = wording.moment(datetime.fromisoformat(row.payload["due_at"]), sent)
     if game.deadline_seconds is not None:
-        due = deadlines.due_at(game, away) if version == game.version else None
+        due = turn_clock.due_at(game, away) if version == game.version else None
         found["deadline"] = {
             "length": wording.duration(game.deadline_seconds),
             "policy": game.on_timeout or "random",

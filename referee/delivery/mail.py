@@ -38,6 +38,7 @@ import sqlalchemy as sa
 
 from referee.delivery import wishes
 from referee.delivery.channel import Build, Consent, Outcome, Sent, Skipped, backoff
+from referee.service import mail_consent
 from referee.settings import Settings
 from referee.store import addresses, bounce_reports, delivery, keys, mail_settings, reads
 from referee.store.db import Database
@@ -164,12 +165,12 @@ class MailSender:
         email = known.address
         if known.bounced_at is not None:
             return f"mail to the address bounced {known.bounces} times"
-        mode = addresses.mail_mode(known, recipient.trusted, job.kind)
-        if mode == addresses.NONE:
+        mode = mail_consent.mail_mode(known, recipient.trusted, job.kind)
+        if mode == mail_consent.NONE:
             if known.state == AddressState.STOPPED:
                 return "the address stopped the referee's mail"
             return "the address has not accepted the referee's mail"
-        if mode == addresses.ASK:
+        if mode == mail_consent.ASK:
             moment = datetime.now(UTC)
             every = self.settings.invite_every
             if not addresses.claim_invitation(self.db, email, job.notice_id, moment, every):

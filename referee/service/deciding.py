@@ -23,7 +23,7 @@ from sqlmodel import Session
 
 from referee.engine import IllegalMove, Resign
 from referee.games import AnyGame
-from referee.service import answers, news, refusals
+from referee.service import notifying, refusals, reply_cap
 from referee.service.publishing import Published, publish
 from referee.store import decision_rows, submissions
 from referee.store.appending import Logged, log_entries, write
@@ -156,10 +156,10 @@ def _judge_one(judging: _Judging, submission: dict[str, Any]) -> None:
             judging.status = GameStatus.OVER
     submission = {**submission, **fields, "decided_at": judging.stamp}
     decision_rows.set_submission(judging.session.connection(), submission)
-    answer = news.answer(judging.game.id, submission, judging.reach, judging.stamp)
+    answer = notifying.answer(judging.game.id, submission, judging.reach, judging.stamp)
     if answer is not None and submission["source"] == Source.MAIL:
         played = fields["status"] == SubmissionStatus.ACCEPTED
-        answer = answers.mail_answer(judging.session, answer, played)
+        answer = reply_cap.mail_answer(judging.session, answer, played)
     if answer is not None:
         judging.answers.append(answer)
     judging.decided.append(decision_rows.decided(submission))
@@ -209,7 +209,7 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
         decision_rows.set_game(connection, game.id, changes)
         return Judged(judging.decided, bool(judging.answers))
     appended = log_entries(game, judging.rules, judging.state, judging.logged, judging.stamp)
-    notices = news.after_moves(
+    notices = notifying.after_moves(
         game.id,
         game.seed,
         judging.rules,

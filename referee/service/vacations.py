@@ -29,9 +29,9 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from referee.service import refusals
+from referee.service.turn_clock import Timed, due_at, seats_away_at
 from referee.store import bot_seats, player_seats, vacation_rows
 from referee.store.clock import parse_stamp, stamp
-from referee.store.deadlines import Timed, due_at, seats_away_at
 from referee.store.tables import Game, GameStatus, Vacation
 
 if TYPE_CHECKING:

@@ -408,7 +408,7 @@ class Inbound(SQLModel, table=True):
     # The reply's own Message-ID, which the answer to it refers to (threading).
     message_id: str | None = Field(default=None, max_length=250)
     submission_id: str | None = Field(default=None, max_length=32, index=True)
-    # Whether the referee answers it (False past the cap on answers, `referee.service.answers`),
+    # Whether the referee answers it (False past the cap on answers, `referee.service.reply_cap`),
     # and on the last answer before the cap, when answers resume.
     answered: bool = False
     quiet_until: str | None = Field(default=None, max_length=40)

@@ -4,7 +4,7 @@ The sweep is handed the time, so tests move the clock instead of sleeping.
 A timed-out seat's move is recorded and judged like any other submission
 (source `timeout`), inside the one transaction that also marks the turn
 as timed out; then the change is published. A turn's clock stands still
-while a seat to act is on vacation (`deadlines.frozen_due`), and a game
+while a seat to act is on vacation (`turn_clock.frozen_due`), and a game
 one of whose seats to act is away is not reminded until that seat is
 back, nor timed out but for a turn that ran out before the vacation began.
 
@@ -29,10 +29,11 @@ from referee.playout import timeout_rng
 from referee.service.deciding import Judged, judge, with_forced_moves
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
+from referee.service.turn_clock import SeatsAway, due_at, held, reminder_due
 from referee.store import bot_seats, decision_rows, vacation_rows
 from referee.store.appending import outbox_row, write
 from referee.store.clock import now, stamp
-from referee.store.deadlines import SeatsAway, due_at, held, locked, reminder_due, with_deadlines
+from referee.store.due_games import locked, with_deadlines
 from referee.store.reads import rules_of, state_at
 from referee.store.tables import (
     BOT_AFTER_TIMEOUTS,
