@@ -52,9 +52,9 @@ from referee.rng import commitment
 from referee.service import webhooks as hooks
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import PLAY, READ
-from referee.service.records import verify_game
 from referee.service.submitting import SubmitMove, refusal_of, submit_move
 from referee.service.vacations import game_clock
+from referee.service.verification import verify_game
 from referee.store import clock, reachability, reads, records
 from referee.store.tables import Game, GameStatus, Submission, SubmissionStatus
 

@@ -74,7 +74,7 @@ STORE_WRITING = {
         "submissions",
         "vacation_rows",
         "mail_settings",
-        "verification",
+        "verdicts",
         "seat_hooks",
     )
 }
