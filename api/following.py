@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from referee.games import AnyGame
 from referee.replay import envelope
-from referee.service import Referee
+from referee.service import Referee, game_states
 from referee.store import reads
 from referee.store.tables import Game, GameStatus
 
@@ -81,7 +81,7 @@ class Change:
 
 def read_change(db: Session, game: Game) -> Change:
     rules = reads.rules_of(game)
-    return Change(game, rules, reads.state_at(db, game, game.version))
+    return Change(game, rules, game_states.state_at(db, game, game.version))
 
 
 class _Watch:

@@ -49,6 +49,7 @@ from api.schemas import (
 )
 from referee.replay import SEALED_NOTATION, envelope
 from referee.rng import commitment
+from referee.service import game_states
 from referee.service import webhooks as hooks
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import PLAY, READ
@@ -278,7 +279,7 @@ def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
         if at > game.version:
             raise Problem(404, "not_found", f"the log holds {game.version} moves, not {at}")
         rules = reads.rules_of(game)
-        return envelope(rules, reads.state_at(db, game, at), at, seat)
+        return envelope(rules, game_states.state_at(db, game, at), at, seat)
 
 
 @blp.route("/games/<game_id>/legal-moves", methods=["GET"])
@@ -295,7 +296,7 @@ def legal_moves(game_id: str) -> dict[str, Any]:
         game = find(db, game_id)
         seat = auth.seat(db, game.id)
         rules = reads.rules_of(game)
-        now = reads.state_at(db, game, game.version)
+        now = game_states.state_at(db, game, game.version)
     return {
         "seat": seat,
         "version": game.version,
@@ -517,7 +518,7 @@ def moves(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The log after move `after`; moves of an undecided sealed round show as `sealed`."""
     with session() as db:
         game = find(db, game_id)
-        head = reads.state_at(db, game, game.version)
+        head = game_states.state_at(db, game, game.version)
         first_sealed = records.sealed_from(game, head)
         rows = reads.log(db, game.id, args["after"], args["limit"])
     entries = [
@@ -546,7 +547,7 @@ def log_jsonl(game_id: str) -> Response:
     """The game record for `referee verify`: the seed only once the game is over."""
     with session() as db:
         game = find(db, game_id)
-        head = reads.state_at(db, game, game.version)
+        head = game_states.state_at(db, game, game.version)
         text = records.public_record(db, game, head).dumps()
     return Response(text, mimetype=negotiated(NDJSON))
 

@@ -37,7 +37,7 @@ from referee.names import with_bot
 from referee.record import canonical_json
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
-from referee.service import turn_clock
+from referee.service import game_states, turn_clock
 from referee.settings import Settings
 from referee.store import keys, reachability, reads, vacation_rows
 from referee.store.tables import (
@@ -284,7 +284,7 @@ class _Position:
 def _position(session: Session, game: Game, rules: AnyGame, row: Outbox) -> _Position:
     assert row.seat is not None
     version = _shown_version(game, row)
-    state = reads.state_at(session, game, version)
+    state = game_states.state_at(session, game, version)
     first_sealed = version - rules.hidden_tail(state) + 1
     head_seq, head_hash = _head(session, game, first_sealed - 1)
     view = envelope(rules, state, version, row.seat)
@@ -413,8 +413,8 @@ def _answer_context(
         "move": rules.notate(rules.move_from_json(submission.move)),
     }
     if submission.status == SubmissionStatus.ACCEPTED and submission.seq is not None:
-        before = reads.state_at(session, game, submission.seq - 1)
-        after = reads.state_at(session, game, submission.seq)
+        before = game_states.state_at(session, game, submission.seq - 1)
+        after = game_states.state_at(session, game, submission.seq)
         found["note"] = rules.answer_note(before, after, seat)
     return found
 

@@ -36,6 +36,7 @@ from referee.delivery.compose import (
 )
 from referee.delivery.play_links import play_url
 from referee.names import with_bot
+from referee.service import game_states
 from referee.store import digest_rows, reads
 from referee.store.clock import parse_stamp
 from referee.store.tables import Outbox, OutboxKind
@@ -74,7 +75,7 @@ def _listed(
     typed = mail_names(game, found.names)
     names = [with_bot(name, level) for name, level in zip(typed, found.bots, strict=True)]
     rules = reads.rules_of(game)
-    state = reads.state_at(session, game, version)
+    state = game_states.state_at(session, game, version)
     due = entry.get("due_at")
     sent = parse_stamp(row.created_at)
     others = [name for other, name in enumerate(names) if other != seat]

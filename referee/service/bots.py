@@ -31,12 +31,13 @@ from referee.games import AnyGame
 from referee.pace import paced
 from referee.playout import bot_rng
 from referee.rng import Rng
+from referee.service.game_states import state_at
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.store import bot_seats, decision_rows
 from referee.store.bot_seats import waiting_for_bots
 from referee.store.clock import stamp
-from referee.store.reads import rules_of, state_at
+from referee.store.reads import rules_of
 from referee.store.tables import Game, GameStatus, Source
 
 if TYPE_CHECKING:

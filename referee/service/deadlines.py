@@ -27,6 +27,7 @@ from referee.engine import Resign
 from referee.games import AnyGame
 from referee.playout import timeout_rng
 from referee.service.deciding import Judged, judge, with_forced_moves
+from referee.service.game_states import state_at
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
 from referee.service.turn_clock import SeatsAway, due_at, held, reminder_due
@@ -34,7 +35,7 @@ from referee.store import bot_seats, decision_rows, vacation_rows
 from referee.store.appending import outbox_row, write
 from referee.store.clock import now, stamp
 from referee.store.due_games import locked, with_deadlines
-from referee.store.reads import rules_of, state_at
+from referee.store.reads import rules_of
 from referee.store.tables import (
     BOT_AFTER_TIMEOUTS,
     TIMEOUT_BOT,

@@ -24,12 +24,13 @@ from sqlmodel import Session
 from referee.engine import IllegalMove, Resign
 from referee.games import AnyGame
 from referee.service import notifying, refusals, reply_cap
+from referee.service.game_states import state_at
 from referee.service.publishing import Published, publish
 from referee.store import decision_rows, submissions
 from referee.store.appending import Logged, log_entries, write
 from referee.store.clock import now, stamp
 from referee.store.decision_rows import Decided, Reach
-from referee.store.reads import GameRow, rules_of, state_at
+from referee.store.reads import GameRow, rules_of
 from referee.store.tables import GameStatus, Source, SubmissionStatus
 
 if TYPE_CHECKING:

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from referee.record import Record, chain_problems
 from referee.replay import ReplayError, replay
+from referee.service.game_states import state_at
 from referee.store import verdicts
-from referee.store.reads import rules_of, state_at
+from referee.store.reads import rules_of
 from referee.store.records import full_record
 from referee.store.tables import Game
 
