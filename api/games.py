@@ -49,14 +49,14 @@ from api.schemas import (
 )
 from referee.replay import SEALED_NOTATION, envelope
 from referee.rng import commitment
-from referee.service import game_states
+from referee.service import game_states, reachability
 from referee.service import webhooks as hooks
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import PLAY, READ
 from referee.service.submitting import SubmitMove, refusal_of, submit_move
 from referee.service.vacations import game_clock
 from referee.service.verification import verify_game
-from referee.store import clock, reachability, reads, records
+from referee.store import clock, reads, records
 from referee.store.tables import Game, GameStatus, Submission, SubmissionStatus
 
 blp = Blueprint("games", __name__, url_prefix="/v1", description="Games, their moves and logs")

@@ -67,13 +67,13 @@ from referee.games import AnyGame
 from referee.names import shown as shown_name
 from referee.names import with_bot
 from referee.replay import SEALED_NOTATION, envelope
-from referee.service import creating, game_states, refusals
+from referee.service import creating, game_states, reachability, refusals
 from referee.service.building import build_move
 from referee.service.play_now import open_seat
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
 from referee.service.vacations import GameClock, game_clock
-from referee.store import clock, keys, reachability, reads, records
+from referee.store import clock, keys, reads, records
 from referee.store.tables import Game, Submission, TimeoutPolicy
 
 bp = Blueprint(

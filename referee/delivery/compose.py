@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 from sqlmodel import Session, col, select
 
-from referee.delivery import wording
+from referee.delivery import reachable, wording
 from referee.delivery.channel import Consent
 from referee.delivery.mail import message_id as notice_message_id
 from referee.delivery.play_links import play_url, works_until
@@ -39,7 +39,7 @@ from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import game_states, turn_clock
 from referee.settings import Settings
-from referee.store import keys, reachability, reads, vacation_rows
+from referee.store import keys, reads, unreached_seats, vacation_rows
 from referee.store.tables import (
     Game,
     GameStatus,
@@ -369,7 +369,7 @@ def _quiet_until(row: Outbox) -> str | None:
 
 def _to_act(session: Session, game: Game, seats: list[int], names: list[str]) -> list[str]:
     """The seats to act, each marked when the referee's mail no longer reaches it."""
-    unreachable = reachability.unreachable_seats(session, game.id)
+    unreachable = unreached_seats.unreachable_seats(session, game.id, reachable)
     marked = " (unreachable: mail to this player bounces)"
     return [f"seat {s} ({names[s]})" + (marked if s in unreachable else "") for s in seats]
 

@@ -36,9 +36,8 @@ from urllib.parse import unquote, urlsplit
 
 import sqlalchemy as sa
 
-from referee.delivery import wishes
+from referee.delivery import mail_consent, wishes
 from referee.delivery.channel import Build, Consent, Outcome, Sent, Skipped, backoff
-from referee.service import mail_consent
 from referee.settings import Settings
 from referee.store import addresses, bounce_reports, delivery, keys, mail_settings, reads
 from referee.store.db import Database

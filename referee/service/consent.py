@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session
 
 from referee.service import refusals
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.store import addresses, bounce_reports
-from referee.store.appending import outbox_row, write
+from referee.store.appending import outbox_row
 from referee.store.clock import now
 from referee.store.tables import Address, OutboxKind
 

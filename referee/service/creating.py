@@ -25,13 +25,14 @@ from referee.engine import JSON, BadOptions
 from referee.games import AnyGame
 from referee.replay import new_state
 from referee.rng import commitment, new_seed
-from referee.service import notifying, refusals
+from referee.service import notifying, reachability, refusals
 from referee.service.bot_pace import current_pace
 from referee.service.deciding import with_forced_moves
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.turn_clock import parse_deadline
-from referee.store import addresses, decision_rows
-from referee.store.appending import Appended, Logged, log_entries, outbox_row, write
+from referee.store import addresses
+from referee.store.appending import Appended, Logged, log_entries, outbox_row
 from referee.store.clock import now
 from referee.store.creation import insert_game, new_id
 from referee.store.keys import hash_token, new_token, seat_link_token
@@ -170,7 +171,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             state,
             appended,
             rounds_before=rounds_before,
-            reach=decision_rows.reach(session, game.id),
+            reach=reachability.reach(session, game.id),
             stamp=game.created_at,
         )
         write(session.connection(), None, notices)

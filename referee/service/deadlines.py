@@ -26,13 +26,15 @@ from referee.bots import decide as bot_decision
 from referee.engine import Resign
 from referee.games import AnyGame
 from referee.playout import timeout_rng
+from referee.service import reachability
 from referee.service.deciding import Judged, judge, with_forced_moves
 from referee.service.game_states import state_at
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
 from referee.service.turn_clock import SeatsAway, due_at, held, reminder_due
 from referee.store import bot_seats, decision_rows, vacation_rows
-from referee.store.appending import outbox_row, write
+from referee.store.appending import outbox_row
 from referee.store.clock import now, stamp
 from referee.store.due_games import locked, with_deadlines
 from referee.store.reads import rules_of
@@ -175,7 +177,7 @@ def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) ->
             session,
             game,
             recorded,
-            decision_rows.reach(session, game.id),
+            reachability.reach(session, game.id),
             {"timed_out_version": version},
             at=stamp(moment),
         )
@@ -190,7 +192,7 @@ def _timeout_moves(referee: Referee, game_id: str, version: int) -> list[tuple[i
             return []
         state = state_at(session, game, version)
         robots = bot_seats.levels(session, [game.id]).get(game.id, {})
-        players = decision_rows.reach(session, game.id).seat_count
+        players = reachability.reach(session, game.id).seat_count
     rules = rules_of(game)
     policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
     planned = []
@@ -220,7 +222,7 @@ def _record_timeouts(session: Any, game: Game, planned: list[tuple[int, Any]]) -
     rules = rules_of(game)
     version = game.version
     policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
-    players = decision_rows.reach(session, game.id).seat_count
+    players = reachability.reach(session, game.id).seat_count
     recorded = []
     for seat, move in planned:
         submission, _fresh = record_move(

@@ -21,13 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
+from referee.delivery import reachable
 from referee.engine import IllegalMove, Resign
 from referee.games import AnyGame
 from referee.service import notifying, refusals, reply_cap
 from referee.service.game_states import state_at
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.store import decision_rows, submissions
-from referee.store.appending import Logged, log_entries, write
+from referee.store.appending import Logged, log_entries
 from referee.store.clock import now, stamp
 from referee.store.decision_rows import Decided, Reach
 from referee.store.reads import GameRow, rules_of
@@ -42,7 +44,7 @@ _log = logging.getLogger(__name__)
 def decide(referee: Referee, submission_id: str) -> Decided | None:
     """Decide one submission, exactly once, and publish; None when there is no such submission."""
     with referee.db.transaction() as session:
-        locked = decision_rows.lock_for_decision(session, submission_id)
+        locked = decision_rows.lock_for_decision(session, submission_id, reachable)
         if locked is None:
             return None
         game, submission = locked.game, locked.submission

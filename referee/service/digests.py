@@ -23,10 +23,11 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.vacations import due_times
 from referee.store import digest_rows
-from referee.store.appending import outbox_row, write
+from referee.store.appending import outbox_row
 from referee.store.clock import stamp
 from referee.store.digest_rows import HeldSeat
 from referee.store.tables import OutboxKind

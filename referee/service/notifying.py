@@ -9,12 +9,28 @@ written at all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import sqlalchemy as sa
+
+from referee.delivery import CHANNELS
 from referee.games import AnyGame
+from referee.store import appending
 from referee.store.appending import Appended, outbox_row
 from referee.store.decision_rows import Reach
 from referee.store.tables import OutboxKind, Source
+
+# Every registered channel: a notice gets a delivery on each that reaches its seat.
+_ROUTES = tuple(CHANNELS.values())
+
+
+def write(
+    connection: sa.Connection, appended: Appended | None, notices: Sequence[dict[str, Any]] = ()
+) -> None:
+    """Write the rows of `appended` (not the game's own row) and the notices, each with a
+    delivery on every registered channel that reaches its seat now."""
+    appending.write(connection, appended, notices, _ROUTES)
 
 
 def after_moves(

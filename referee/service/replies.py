@@ -21,10 +21,11 @@ from sqlmodel import Session
 
 from referee.reply_text import Command, Unread, read_reply, same_address
 from referee.service import consent, refusals, rematching, reply_cap
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
 from referee.store import addresses, bounce_reports, keys, reads, rematches
-from referee.store.appending import outbox_row, write
+from referee.store.appending import outbox_row
 from referee.store.clock import now
 from referee.store.tables import Game, Inbound, OutboxKind, Source
 

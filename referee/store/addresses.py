@@ -3,7 +3,7 @@
 An address the referee has never heard from is `invited`; it becomes
 `accepted` by the link in its invitation or a reply saying `accept`, and
 `stopped` by the unsubscribe link of any mail. What may be mailed to it
-follows from that state, asked at send time (`referee.service.mail_consent`).
+follows from that state, asked at send time (`referee.delivery.mail_consent`).
 """
 
 from __future__ import annotations
