@@ -50,9 +50,18 @@ FORBIDDEN_IN_PURE = {
 }
 ENTRY_POINTS = {"api", "workers", "mailin", "referee.cli"}
 # The store (layer 3) and the service (layer 4) may not reach above themselves,
-# and the entry points (layer 5) never import each other.
+# and the entry points (layer 5) never import each other. The store keeps data:
+# it replays nothing and decides no policy (whom the channels reach, what a bot
+# plays), so it imports neither the service's channels nor the replaying tools.
 FORBIDDEN = {
-    "referee/store": {"referee.service", *ENTRY_POINTS},
+    "referee/store": {
+        "referee.service",
+        "referee.delivery",
+        "referee.replay",
+        "referee.playout",
+        "referee.bots",
+        *ENTRY_POINTS,
+    },
     "referee/service": ENTRY_POINTS,
     "api": ENTRY_POINTS - {"api"},
     "workers": ENTRY_POINTS - {"workers"},
@@ -70,14 +79,21 @@ STORE_WRITING = {
         "decision_rows",
         "delivery",
         "digest_rows",
+        "keys",
+        "mail_settings",
         "notices",
+        "seat_hooks",
         "submissions",
         "vacation_rows",
-        "mail_settings",
         "verdicts",
-        "seat_hooks",
     )
 }
+
+
+# Where the code is: every file the checks on names and the environment read.
+SOURCES = ["referee", "api", "workers", "mailin", "tests", "bench"]
+# The one module that reads the environment (the rest are handed a `Settings`).
+SETTINGS = "referee/settings.py"
 
 
 def python_files(entry: str) -> list[Path]:
@@ -134,6 +150,78 @@ def test_entry_points_do_not_import_the_stores_writing_modules(entry: str) -> No
     assert python_files(entry), entry
     for path in python_files(entry):
         assert not offending(imported(path), STORE_WRITING), path
+
+
+def test_no_service_module_shares_a_store_modules_name() -> None:
+    # The service's modules are named for their use cases, the store's for the rows they hold.
+    service = {path.stem for path in python_files("referee/service")} - {"__init__"}
+    store = {path.stem for path in python_files("referee/store")} - {"__init__"}
+    assert not service & store
+
+
+def renamed_store_imports(path: Path) -> list[str]:
+    """Each store module the file imports under another name (`from referee.store import
+    x as y`, `import referee.store.x as y`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [
+                f"{a.name} as {a.asname}"
+                for a in node.names
+                if a.name.startswith("referee.store.") and a.asname is not None
+            ]
+        elif isinstance(node, ast.ImportFrom) and node.module == "referee.store":
+            found += [
+                f"{a.name} as {a.asname}" for a in node.names if a.asname not in (None, a.name)
+            ]
+    return found
+
+
+@pytest.mark.parametrize("entry", SOURCES)
+def test_store_modules_are_imported_under_their_own_names(entry: str) -> None:
+    for path in python_files(entry):
+        assert not renamed_store_imports(path), path
+
+
+def reads_the_environment(path: Path) -> bool:
+    """Whether the file reads the environment: `os.environ`, `os.getenv` (or imports them)."""
+    names = {"environ", "environb", "getenv", "getenvb"}
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            used = {node.attr} if node.value.id == "os" else set()
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            used = {a.name for a in node.names}
+        else:
+            continue
+        if used & names:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("entry", ["referee", "api", "workers", "mailin"])
+def test_only_the_settings_read_the_environment(entry: str) -> None:
+    for path in python_files(entry):
+        if path != ROOT / SETTINGS:
+            assert not reads_the_environment(path), path
+    assert reads_the_environment(ROOT / SETTINGS)
+
+
+def test_the_checkers_see_a_renamed_store_module_and_the_environment(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import referee.store.reads as rows\nfrom referee.store import keys as k, clock\n"
+        "from referee.store import reads as reads\n"
+    )
+    assert renamed_store_imports(bad) == ["referee.store.reads as rows", "keys as k"]
+    for source in [
+        "import os\nos.environ['X']\n",
+        "from os import getenv\n",
+        "import os\nos.getenv('X')\n",
+    ]:
+        bad.write_text(source)
+        assert reads_the_environment(bad), source
+    bad.write_text("def app(environ):\n    return environ.get('PATH_INFO')\n")
+    assert not reads_the_environment(bad)
 
 
 def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
