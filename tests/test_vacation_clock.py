@@ -1,4 +1,4 @@
-"""A turn's clock stands still while a seat to act is away (`deadlines.frozen_due`): its
+"""A turn's clock stands still while a seat to act is away (`turn_clock.frozen_due`): its
 properties, drawn by hypothesis, and how a game's seats to act hold it."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A player's vacation: set one, end it early, read it with the days left; and what others see.
 
 While a player is away, the clock of every turn it is to act in stands
-still (`deadlines.frozen_due`) and resumes with the time it had left. The
+still (`turn_clock.frozen_due`) and resumes with the time it had left. The
 rules kept here:
 
 - One vacation at a time. Setting one while another is planned replaces

@@ -352,7 +352,7 @@ class Snapshot(SQLModel, table=True):
 
 
 class Verification(SQLModel, table=True):
-    """What checking the log gave at one version (a cache: `referee.store.verification`)."""
+    """What checking the log gave at one version (a cache: `referee.store.verdicts`)."""
 
     game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=32)
     version: int = Field(primary_key=True)
