@@ -1,10 +1,11 @@
-"""Who is told what after a change: the referee's notices, as outbox rows to write.
+"""Who is told what after a change: the referee's notices, as outbox rows, and writing them.
 
 Every seat that must act after a change hears of it, each seat hears of a
 round's end and of the game's end, a move that came by mail is answered by
 mail, and a seat whose move the referee played for it hears of it at once.
 A notice for a seat no channel can reach would go nowhere: it is not
-written at all.
+written at all. Each notice is written with a delivery on every registered
+channel that reaches its seat (`write`).
 """
 
 from __future__ import annotations
