@@ -28,7 +28,6 @@ from referee.rng import commitment, new_seed
 from referee.service import notifying, reachability, refusals
 from referee.service.bot_pace import current_pace
 from referee.service.deciding import with_forced_moves
-from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.turn_clock import parse_deadline
 from referee.store import addresses
@@ -174,7 +173,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             reach=reachability.reach(session, game.id),
             stamp=game.created_at,
         )
-        write(session.connection(), None, notices)
+        notifying.write(session.connection(), None, notices)
     # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it;
     # and a bot's turn, when a bot plays first.
     publish(referee, Published(changed=[game.id], news=True, bots=_bots_first(game, command)))

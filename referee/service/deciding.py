@@ -26,7 +26,6 @@ from referee.engine import IllegalMove, Resign
 from referee.games import AnyGame
 from referee.service import notifying, refusals, reply_cap
 from referee.service.game_states import state_at
-from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.store import decision_rows, submissions
 from referee.store.appending import Logged, log_entries
@@ -208,7 +207,7 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
     connection = judging.session.connection()
     game = judging.game
     if not judging.logged:
-        write(connection, None, judging.answers)
+        notifying.write(connection, None, judging.answers)
         decision_rows.set_game(connection, game.id, changes)
         return Judged(judging.decided, bool(judging.answers))
     appended = log_entries(game, judging.rules, judging.state, judging.logged, judging.stamp)
@@ -223,7 +222,7 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
         stamp=judging.stamp,
     )
     decision_rows.set_game(connection, game.id, {**appended.game, **changes})
-    write(connection, appended, [*judging.answers, *notices])
+    notifying.write(connection, appended, [*judging.answers, *notices])
     bot_turn = appended.game["version"] if bots_to_act(appended.game, judging.reach) else None
     return Judged(judging.decided, bool(judging.answers or notices), bot_turn)
 
