@@ -33,11 +33,10 @@ from referee.delivery import compose
 from referee.delivery.channel import Consent
 from referee.delivery.mail import SmtpTransport
 from referee.rng import Rng
-from referee.service import Referee
+from referee.service import Referee, game_states
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.settings import Settings
-from referee.store import reads
 from referee.store.tables import Game, Outbox
 
 GOAL_MS = 15.0
@@ -64,7 +63,7 @@ def play(referee: Referee, name: str, players: int, moves: int, seed: str) -> st
         with referee.db.reading() as session:
             game = session.get(Game, game_id)
             assert game is not None
-            state = reads.state_at(session, game, game.version)
+            state = game_states.state_at(session, game, game.version)
         if not rules.actors(state):
             break
         seat = min(rules.actors(state))

@@ -5,7 +5,7 @@
 Each figure is what `mailin.server.take` spends on a message apart from the
 database: its header fields, the bounds (`mailin/bounds.py`), the parse and
 the reading of the player's text (`mailin/reading.py`,
-`referee/service/reply_reading.py`). Best of three runs, in seconds.
+`referee/reply_text.py`). Best of three runs, in seconds.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from email.parser import BytesParser
 
 from mailin import bounds, reading
 from referee import games
-from referee.service.reply_reading import read_reply
+from referee.reply_text import read_reply
 
 HEAD = (
     b"From: ann@players.test\r\nTo: play+x@referee.test\r\nSubject: Re: x\r\nMIME-Version: 1.0\r\n"

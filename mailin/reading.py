@@ -11,7 +11,7 @@ block), any line or two ending in `:` just above a quote, and everything
 from a signature (`-- `) or a forwarded message on are not the player's.
 What is left is handed on as paragraphs of lines (`own_paragraphs`): which
 line is the move is for the game's notation to say
-(`referee.service.reply_reading`). In plain text that is not flowed, a
+(`referee.reply_text`). In plain text that is not flowed, a
 line broken where a mail program wraps (at 64 columns or more) is joined
 with the next, so a long move the program wrapped is one line again;
 short lines are the player's own and stay apart.

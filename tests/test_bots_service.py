@@ -27,17 +27,16 @@ from referee.games.mandala import Take
 from referee.playout import bot_rng, timeout_rng
 from referee.queue import BOT as referee_bot
 from referee.record import loads
-from referee.service import Referee, refusals
+from referee.service import Referee, game_states, refusals
 from referee.service import bots as service_bots
 from referee.service.bot_pace import measured_pace
 from referee.service.bots import play_bots, sweep_bots
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.deadlines import sweep_deadlines
 from referee.service.my_games import my_games
 from referee.service.players import Player as PlayerOf
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
-from referee.service.timing import sweep_deadlines
 from referee.settings import Settings
-from referee.store import reads
 from referee.store.records import public_record
 from referee.store.tables import Game, Move, Outbox, OutboxKind, Seat, Source, Submission
 
@@ -119,7 +118,7 @@ def test_a_game_of_bots_ends_with_their_moves_logged_as_the_bots_decide_them(
     with referee.db.reading() as session:
         for move, _submission in played:
             version = move.seq - 1
-            state = reads.state_at(session, game, version)
+            state = game_states.state_at(session, game, version)
             again = bots.decide(
                 rules,
                 levels[move.seat],
@@ -168,7 +167,7 @@ def test_a_move_the_rules_refuse_is_replaced_by_a_random_one_and_the_game_goes_o
     game_id = _bot_first(referee, [Player("Ann"), Player("Bot", bot="strong")])
     game = _game(referee, game_id)
     with referee.db.reading() as session:
-        state = reads.state_at(session, game, game.version)
+        state = game_states.state_at(session, game, game.version)
     legal = [rules.notate(move) for move in rules.legal_moves(state, 1)]
     # A step off the path's end: what only a bot's bug would choose.
     wrong = Take(999)
@@ -280,7 +279,7 @@ def test_on_timeout_bot_plays_the_greedy_move_and_hands_the_seat_over_after_thre
     assert all(s.source == Source.TIMEOUT for _, s in logged[:6])
     game = _game(referee, game_id)
     with referee.db.reading() as session:
-        first_state = reads.state_at(session, game, 0)
+        first_state = game_states.state_at(session, game, 0)
         seats = session.exec(
             select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))
         ).all()
@@ -324,7 +323,7 @@ def test_suggest_prints_each_move_the_bots_played_from_the_finished_games_record
     game_id = _bots_alone(referee, "strong", "random")
     game = _settle(referee, game_id)
     with referee.db.reading() as session:
-        record = public_record(session, game, reads.state_at(session, game, game.version))
+        record = public_record(session, game, game_states.state_at(session, game, game.version))
     assert record.header.bots == ("strong", "random") and record.header.bot_seconds == 0.05
     assert record.header.bot_pace == game.bot_pace
     assert loads(record.dumps()) == record
@@ -353,7 +352,7 @@ def test_suggest_says_a_running_games_record_cannot_be_asked(
     game_id = _bot_first(referee, [Player("Ann"), Player("Bot", bot="greedy")])
     game = _game(referee, game_id)
     with referee.db.reading() as session:
-        record = public_record(session, game, reads.state_at(session, game, game.version))
+        record = public_record(session, game, game_states.state_at(session, game, game.version))
     assert record.header.seed is None and record.header.bots == (None, "greedy")
     path = tmp_path / "running.jsonl"
     path.write_text(record.dumps(), encoding="utf-8")

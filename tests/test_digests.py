@@ -26,10 +26,11 @@ from referee.service.creating import Player as Seated
 from referee.service.delivering import content
 from referee.service.digests import digest_notices, sweep_digests
 from referee.service.players import MANAGE, PLAY, READ, Player
+from referee.service.turn_clock import due_at
 from referee.service.turn_mail import change_settings, mute_game, settings_of
 from referee.store import delivery, keys
-from referee.store.deadlines import due_at
-from referee.store.digests import HeldSeat
+from referee.store.digest_rows import HeldSeat
+from referee.store.mail_settings import DEFAULTS, TurnMailSettings
 from referee.store.tables import (
     Delivery,
     DeliveryStatus,
@@ -39,7 +40,6 @@ from referee.store.tables import (
     Seat,
     TurnMail,
 )
-from referee.store.turn_mail import DEFAULTS, TurnMailSettings
 
 ANN = "ann@players.test"
 SIGNED_IN = Player(ANN, frozenset({READ, PLAY, MANAGE}))

@@ -24,6 +24,7 @@ PURE = [
     "referee/render",
     "referee/names.py",
     "referee/bots",
+    "referee/reply_text.py",
 ]
 # What pure code may not import: the upper layers, frameworks, I/O, clocks, global random.
 FORBIDDEN_IN_PURE = {
@@ -49,27 +50,23 @@ FORBIDDEN_IN_PURE = {
 }
 ENTRY_POINTS = {"api", "workers", "mailin", "referee.cli"}
 # The store (layer 3) and the service (layer 4) may not reach above themselves,
-# and the entry points (layer 5) never import each other.
+# and the entry points (layer 5) never import each other. The store keeps data:
+# it replays nothing and decides no policy (whom the channels reach, what a bot
+# plays), so it imports neither the service's channels nor the replaying tools.
 FORBIDDEN = {
-    "referee/store": {"referee.service", *ENTRY_POINTS},
+    "referee/store": {
+        "referee.service",
+        "referee.delivery",
+        "referee.replay",
+        "referee.playout",
+        "referee.bots",
+        *ENTRY_POINTS,
+    },
     "referee/service": ENTRY_POINTS,
     "api": ENTRY_POINTS - {"api"},
     "workers": ENTRY_POINTS - {"workers"},
     "mailin": ENTRY_POINTS - {"mailin"},
 }
-# Inside the web app (api/, layer 5) its kinds point downwards too: the schemas are
-# shapes (no Flask, nothing of the app above them); the HTTP kit serves REST, the
-# streams and the pages, which never import each other.
-API_KINDS = {
-    "api/schemas": {"flask", "flask_smorest", "api.http", "api.rest", "api.streams", "api.pages"},
-    "api/http": {"api.rest", "api.streams", "api.pages"},
-    "api/rest": {"api.streams", "api.pages"},
-    "api/streams": {"api.rest", "api.pages"},
-    "api/pages": {"api.rest", "api.streams"},
-}
-# Where the web app's modules live: the app factory and its servers at the top, every
-# other module in one of the kinds.
-API_TOP = {"__init__.py", "server.py", "wsgi.py"}
 # The store's modules that write: only the service may use them, so that each
 # use case is written once and no entry point changes the store by itself.
 STORE_WRITING = {
@@ -77,20 +74,26 @@ STORE_WRITING = {
     for name in (
         "addresses",
         "appending",
-        "bounces",
+        "bounce_reports",
         "creation",
-        "deciding",
+        "decision_rows",
         "delivery",
-        "digests",
+        "digest_rows",
         "keys",
+        "mail_settings",
         "notices",
+        "seat_hooks",
         "submissions",
-        "vacations",
-        "turn_mail",
-        "verification",
-        "webhooks",
+        "vacation_rows",
+        "verdicts",
     )
 }
+
+
+# Where the code is: every file the checks on names and the environment read.
+SOURCES = ["referee", "api", "workers", "mailin", "tests", "bench"]
+# The one module that reads the environment (the rest are handed a `Settings`).
+SETTINGS = "referee/settings.py"
 
 
 def python_files(entry: str) -> list[Path]:
@@ -142,58 +145,83 @@ def test_upper_layers_do_not_import_each_other(entry: str) -> None:
         assert not offending(imported(path), FORBIDDEN[entry]), path
 
 
-@pytest.mark.parametrize("kind", sorted(API_KINDS))
-def test_the_web_apps_kinds_do_not_import_upwards_or_sideways(kind: str) -> None:
-    assert python_files(kind), kind
-    for path in python_files(kind):
-        assert not offending(imported(path), API_KINDS[kind]), path
-
-
-def test_the_web_app_holds_its_factory_and_servers_on_top_and_the_rest_in_its_kinds() -> None:
-    kinds = {Path(kind).name for kind in API_KINDS}
-    for path in python_files("api"):
-        where = path.relative_to(ROOT / "api").parts
-        assert (where[0] in API_TOP) if len(where) == 1 else (where[0] in kinds), path
-
-
-def reads_the_environment(path: Path) -> bool:
-    """Whether a file touches the process's environment (`os.environ`, `os.getenv`, ...)."""
-    names = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Attribute) and node.attr in names:
-            return True
-        if (
-            isinstance(node, ast.ImportFrom)
-            and node.module == "os"
-            and any(alias.name in names for alias in node.names)
-        ):
-            return True
-    return False
-
-
-def test_the_web_app_reads_no_environment() -> None:
-    # Only referee/settings.py reads it; the app is handed its Settings.
-    for path in python_files("api"):
-        assert not reads_the_environment(path), path
-
-
-def test_the_checker_sees_the_environment_read(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.py"
-    for source, found in [
-        ("import os\nos.environ.get('X')\n", True),
-        ("import os\nos.getenv('X')\n", True),
-        ("from os import environ\n", True),
-        ("import os\nos.getpid()\n", False),
-    ]:
-        bad.write_text(source)
-        assert reads_the_environment(bad) is found, source
-
-
 @pytest.mark.parametrize("entry", ["api", "workers", "mailin", "referee/cli.py"])
 def test_entry_points_do_not_import_the_stores_writing_modules(entry: str) -> None:
     assert python_files(entry), entry
     for path in python_files(entry):
         assert not offending(imported(path), STORE_WRITING), path
+
+
+def test_no_service_module_shares_a_store_modules_name() -> None:
+    # The service's modules are named for their use cases, the store's for the rows they hold.
+    service = {path.stem for path in python_files("referee/service")} - {"__init__"}
+    store = {path.stem for path in python_files("referee/store")} - {"__init__"}
+    assert not service & store
+
+
+def renamed_store_imports(path: Path) -> list[str]:
+    """Each store module the file imports under another name (`from referee.store import
+    x as y`, `import referee.store.x as y`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [
+                f"{a.name} as {a.asname}"
+                for a in node.names
+                if a.name.startswith("referee.store.") and a.asname is not None
+            ]
+        elif isinstance(node, ast.ImportFrom) and node.module == "referee.store":
+            found += [
+                f"{a.name} as {a.asname}" for a in node.names if a.asname not in (None, a.name)
+            ]
+    return found
+
+
+@pytest.mark.parametrize("entry", SOURCES)
+def test_store_modules_are_imported_under_their_own_names(entry: str) -> None:
+    for path in python_files(entry):
+        assert not renamed_store_imports(path), path
+
+
+def reads_the_environment(path: Path) -> bool:
+    """Whether the file reads the environment: `os.environ`, `os.getenv` (or imports them)."""
+    names = {"environ", "environb", "getenv", "getenvb"}
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            used = {node.attr} if node.value.id == "os" else set()
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            used = {a.name for a in node.names}
+        else:
+            continue
+        if used & names:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("entry", ["referee", "api", "workers", "mailin"])
+def test_only_the_settings_read_the_environment(entry: str) -> None:
+    for path in python_files(entry):
+        if path != ROOT / SETTINGS:
+            assert not reads_the_environment(path), path
+    assert reads_the_environment(ROOT / SETTINGS)
+
+
+def test_the_checkers_see_a_renamed_store_module_and_the_environment(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import referee.store.reads as rows\nfrom referee.store import keys as k, clock\n"
+        "from referee.store import reads as reads\n"
+    )
+    assert renamed_store_imports(bad) == ["referee.store.reads as rows", "keys as k"]
+    for source in [
+        "import os\nos.environ['X']\n",
+        "from os import getenv\n",
+        "import os\nos.getenv('X')\n",
+    ]:
+        bad.write_text(source)
+        assert reads_the_environment(bad), source
+    bad.write_text("def app(environ):\n    return environ.get('PATH_INFO')\n")
+    assert not reads_the_environment(bad)
 
 
 def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:

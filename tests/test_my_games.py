@@ -7,14 +7,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from referee import games
-from referee.service import Referee, refusals
+from referee.service import Referee, game_states, refusals
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.my_games import first_pages, my_games
 from referee.service.players import MANAGE, READ
 from referee.service.players import Player as Signed
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.service.vacations import due_times, set_vacation
-from referee.store import reads
 from referee.store.tables import Game
 
 RULES = games.get("subdivision")
@@ -38,7 +37,9 @@ def _play(referee: Referee, game_id: str) -> None:
         game = session.get(Game, game_id)
         assert game is not None
         seat = game.to_act[0]
-        move = RULES.notate(RULES.legal_moves(reads.state_at(session, game, game.version), seat)[0])
+        move = RULES.notate(
+            RULES.legal_moves(game_states.state_at(session, game, game.version), seat)[0]
+        )
     submit_move(referee, SubmitMove(game_id, KnownSeat(seat), move), wait=5)
 
 

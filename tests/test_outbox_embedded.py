@@ -15,11 +15,11 @@ from sqlmodel import col, select
 
 from referee.delivery.mail import MAIL
 from referee.delivery.webhook import WEBHOOK
-from referee.service import Referee
+from referee.service import Referee, reachability
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.delivering import deliver_due
-from referee.store import deciding, delivery, webhooks
-from referee.store.notices import insert_notices
+from referee.service.notifying import write
+from referee.store import delivery, seat_hooks
 from referee.store.tables import Delivery, Outbox, OutboxKind
 
 
@@ -42,9 +42,9 @@ def test_seats_no_channel_reaches_get_notices_without_deliveries(referee: Refere
 def test_each_notice_gets_a_delivery_per_channel_reaching_its_seat(referee: Referee) -> None:
     game_id = _create(referee, [("Ann", "ann@players.test"), ("Bob", None), ("Cy", None)])
     with referee.db.transaction() as session:
-        webhooks.set_url(session, game_id, 1, "https://hooks.example/bob")
-        webhooks.set_url(session, game_id, 0, "https://hooks.example/ann")
-        reached = deciding.reach(session, game_id).reachable
+        seat_hooks.set_url(session, game_id, 1, "https://hooks.example/bob")
+        seat_hooks.set_url(session, game_id, 0, "https://hooks.example/ann")
+        reached = reachability.reach(session, game_id).reachable
         news = [
             {
                 "game_id": game_id,
@@ -55,7 +55,7 @@ def test_each_notice_gets_a_delivery_per_channel_reaching_its_seat(referee: Refe
             }
             for seat in range(3)
         ]
-        insert_notices(session.connection(), news)
+        write(session.connection(), None, news)
     _notices, deliveries = _rows(referee, game_id, OutboxKind.BOARD)
     assert reached == {0, 1}
     assert sorted(deliveries) == [(0, "mail"), (0, "webhook"), (1, "webhook")]
@@ -106,7 +106,7 @@ def _board(referee: Referee, game_id: str, seat: int) -> int:
         "created_at": "2026-01-01T00:00:00.000000+00:00",
     }
     with referee.db.transaction() as session:
-        insert_notices(session.connection(), [row])
+        write(session.connection(), None, [row])
         found = session.exec(
             select(Outbox.id).where(col(Outbox.game_id) == game_id).order_by(col(Outbox.id).desc())
         ).first()
@@ -119,7 +119,7 @@ def test_each_channel_is_claimed_retried_and_settled_on_its_own(referee: Referee
     db = referee.db
     game_id = _create(referee, [("Ann", "ann@players.test"), ("Bob", None)])
     with db.transaction() as session:
-        webhooks.set_url(session, game_id, 0, "https://hooks.example/ann")
+        seat_hooks.set_url(session, game_id, 0, "https://hooks.example/ann")
     first, second = _board(referee, game_id, 0), _board(referee, game_id, 0)
     mails = delivery.claim(db, "mail", MAIL.ready, moment, 60)
     posts = delivery.claim(db, "webhook", WEBHOOK.ready, moment, 60, in_order=True, limit=1)
@@ -132,7 +132,7 @@ def test_each_channel_is_claimed_retried_and_settled_on_its_own(referee: Referee
     then = delivery.claim(db, "webhook", WEBHOOK.ready, moment, 60, in_order=True)
     after_first = _statuses(referee, game_id)
     with db.transaction() as session:
-        webhooks.set_url(session, game_id, 0, None)
+        seat_hooks.set_url(session, game_id, 0, None)
     after_removal = _statuses(referee, game_id)
     assert {first, second} <= set(mail_of) and set(hook_of) == {first}
     assert waiting.rows == [] and [row.notice_id for row in then.rows] == [second]

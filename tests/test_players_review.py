@@ -13,9 +13,9 @@ from flask.testing import FlaskClient
 
 from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.deadlines import sweep_deadlines
 from referee.service.players import MANAGE, open_session
 from referee.service.players import Player as Signed
-from referee.service.timing import sweep_deadlines
 from referee.service.vacations import set_vacation
 from referee.store import keys
 from referee.store.clock import parse_stamp

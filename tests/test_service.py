@@ -17,14 +17,14 @@ from sqlmodel import select
 
 from referee import games
 from referee.engine import Resign
-from referee.service import Referee, refusals
+from referee.service import Referee, game_states, refusals
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.deadlines import sweep_deadlines
 from referee.service.deciding import decide
 from referee.service.replies import DUPLICATE, SCREENED, Reply, screen_reply, take_reply
 from referee.service.submitting import KnownSeat, SeatToken, SubmitMove, record_move, submit_move
-from referee.service.timing import sweep_deadlines
 from referee.service.webhooks import WebhookRefused, set_webhook
-from referee.store import keys, reads
+from referee.store import keys
 from referee.store.tables import Game, Outbox, OutboxKind, Source, Submission
 
 RULES = games.get("subdivision")
@@ -54,7 +54,7 @@ def _a_move(referee: Referee, game_id: str, seat: int) -> str:
     """The notation of a legal move of `seat` now."""
     with referee.db.reading() as session:
         game = _game(referee, game_id)
-        state = reads.state_at(session, game, game.version)
+        state = game_states.state_at(session, game, game.version)
     return RULES.notate(RULES.legal_moves(state, seat)[0])
 
 

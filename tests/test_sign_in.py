@@ -25,11 +25,11 @@ from api.http.player_auth import PLAYER_COOKIE
 from api.pages.kit import redact
 from referee import games
 from referee.queue import SIGN_IN, Queue
-from referee.service import Referee, players, refusals, signing_in
+from referee.service import Referee, game_states, players, refusals, signing_in
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.delivering import deliver_due
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
-from referee.store import addresses, keys, reads, webhooks
+from referee.store import addresses, keys, seat_hooks
 from referee.store.clock import stamp
 from referee.store.tables import (
     Address,
@@ -128,7 +128,7 @@ def test_no_webhook_gets_a_sign_in_link(referee: Referee) -> None:
     game_id = _game(referee, ANN, BOB)
     with referee.db.transaction() as session:
         for seat in (0, 1):
-            webhooks.set_url(session, game_id, seat, f"https://hooks.example/{seat}")
+            seat_hooks.set_url(session, game_id, seat, f"https://hooks.example/{seat}")
     assert signing_in.request_sign_in(referee, ANN)
     deliver_due(referee, "webhook")
     with referee.db.reading() as session:
@@ -241,7 +241,7 @@ def _legal_move(referee: Referee, game_id: str, seat: int) -> str:
     with referee.db.reading() as session:
         game = session.get(Game, game_id)
         assert game is not None
-        state = reads.state_at(session, game, game.version)
+        state = game_states.state_at(session, game, game.version)
     return rules.notate(rules.legal_moves(state, seat)[0])
 
 

@@ -32,9 +32,9 @@ def test_rest_pages_mail_and_timeouts_all_record_through_one_function() -> None:
     # REST, the pages and the bots (through `submit_move`), mail replies and timeouts call.
     assert _calls_and_builds("record") == ["referee/service/submitting.py"]
     assert _calls_and_builds("record_move") == [
+        "referee/service/deadlines.py",
         "referee/service/replies.py",
         "referee/service/submitting.py",
-        "referee/service/timing.py",
     ]
     assert _calls_and_builds("submit_move") == [
         "api/pages/game.py",
@@ -49,8 +49,8 @@ def test_moves_are_appended_only_by_judging_and_creating_a_game() -> None:
         "referee/service/deciding.py",
     ]
     assert _calls_and_builds("judge") == [
+        "referee/service/deadlines.py",
         "referee/service/deciding.py",
-        "referee/service/timing.py",
     ]
 
 

@@ -1,4 +1,4 @@
-"""A turn's clock stands still while a seat to act is away (`deadlines.frozen_due`): its
+"""A turn's clock stands still while a seat to act is away (`turn_clock.frozen_due`): its
 properties, drawn by hypothesis, and how a game's seats to act hold it."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.store.deadlines import Span, due_at, frozen_due, held, reminder_due
+from referee.service.turn_clock import due_at, frozen_due, held, reminder_due
 from referee.store.tables import Game, GameStatus
+from referee.store.vacation_rows import Span
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)

@@ -11,13 +11,12 @@ from sqlmodel import col, select
 
 from referee import games
 from referee.delivery.compose import Site, build
-from referee.service import Referee
+from referee.service import Referee, game_states
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import MANAGE
 from referee.service.players import Player as Proved
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
 from referee.service.vacations import set_vacation
-from referee.store import reads
 from referee.store.tables import Outbox, OutboxKind
 
 DAY = timedelta(days=1)
@@ -52,7 +51,7 @@ def test_the_other_seats_see_a_vacation_and_the_frozen_deadline(
     # The seat away plays from the beach: the other is told of its turn, and of the vacation.
     rules = games.get("subdivision")
     with referee.db.reading() as session:
-        state = reads.state_at(session, created.game, 0)
+        state = game_states.state_at(session, created.game, 0)
     move = rules.notate(rules.legal_moves(state, mover)[0])
     played = submit_move(
         referee, SubmitMove(game_id, SeatToken(created.tokens[mover]), move), wait=5

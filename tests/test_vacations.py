@@ -12,8 +12,8 @@ from sqlmodel import select
 from referee.service import Referee, refusals
 from referee.service.creating import NewGame, create_game
 from referee.service.creating import Player as Seated
+from referee.service.deadlines import sweep_deadlines
 from referee.service.players import MANAGE, Player
-from referee.service.timing import sweep_deadlines
 from referee.service.vacations import (
     days_by_year,
     end_vacation,

@@ -29,12 +29,12 @@ from referee import render
 from referee.engine import Building, Played
 from referee.games import AnyGame
 from referee.replay import SEALED_NOTATION, envelope
-from referee.service import refusals
+from referee.service import game_states, reachability, refusals
 from referee.service.building import build_move
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
 from referee.service.vacations import GameClock, game_clock
-from referee.store import clock, reachability, reads, records
+from referee.store import clock, reads, records
 from referee.store.tables import Game, Submission
 
 bp = Blueprint("game", __name__)
@@ -109,13 +109,15 @@ def _page_reads(game_id: str) -> _PageReads:
         game = find(db, game_id)
         seat = cookie_seat(db, game.id)
         at = _at(game)
-        history = reads.history(db, game) if game.status == "over" and at == game.version else None
+        history = (
+            game_states.history(db, game) if game.status == "over" and at == game.version else None
+        )
         if history is None:
-            state, previous = reads.state_and_previous(db, game, at)
+            state, previous = game_states.state_and_previous(db, game, at)
         else:
             # The breakdown's one replay gives the last two states too.
             state, previous = _last_two(*history)
-        head = state if at == game.version else reads.state_at(db, game, game.version)
+        head = state if at == game.version else game_states.state_at(db, game, game.version)
         shown = log_window(at, game.version)
         rules = reads.rules_of(game)
         return _PageReads(
@@ -378,7 +380,7 @@ def build(game_id: str) -> Response:
             built = build_move(db, game, seat, steps)
             names = shown_names(reads.seats(db, game.id))
             # With no step taken, the board marks the last move, as the page does.
-            previous = None if steps else reads.state_and_previous(db, game, game.version)[1]
+            previous = None if steps else game_states.state_and_previous(db, game, game.version)[1]
     except refusals.Refusal as refused:
         return errors.from_refusal(refused)
     rules = reads.rules_of(game)

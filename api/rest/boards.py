@@ -17,6 +17,7 @@ from api.http.media import SVG, negotiated, text_response
 from api.rest.games import SEAT
 from api.schemas.games import StateArgs
 from referee import render
+from referee.service import game_states
 from referee.store import reads
 
 # The picture holds player names: opened on its own, it runs no script, loads
@@ -39,7 +40,7 @@ def board_svg(
         if at > game.version:
             raise Problem(404, "not_found", f"the log holds {game.version} moves, not {at}")
         rules = reads.rules_of(game)
-        state, previous = reads.state_and_previous(db, game, at)
+        state, previous = game_states.state_and_previous(db, game, at)
         names = [s.name for s in reads.seats(db, game.id)]
     # The last move is marked by comparing with the same seat's view a move earlier.
     before = None if previous is None else rules.view(previous, seat)

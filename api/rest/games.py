@@ -49,11 +49,12 @@ from api.schemas.submissions import (
 )
 from referee.replay import SEALED_NOTATION, envelope
 from referee.rng import commitment
+from referee.service import game_states, reachability
 from referee.service.creating import NewGame, Player, create_game
-from referee.service.records import verify_game
 from referee.service.submitting import SubmitMove, refusal_of, submit_move
 from referee.service.vacations import game_clock
-from referee.store import clock, reachability, reads, records
+from referee.service.verification import verify_game
+from referee.store import clock, reads, records
 from referee.store.tables import Game, GameStatus, Submission, SubmissionStatus
 
 blp = Blueprint(
@@ -278,7 +279,7 @@ def state(args: dict[str, Any], game_id: str) -> dict[str, Any]:
         if at > game.version:
             raise Problem(404, "not_found", f"the log holds {game.version} moves, not {at}")
         rules = reads.rules_of(game)
-        return envelope(rules, reads.state_at(db, game, at), at, seat)
+        return envelope(rules, game_states.state_at(db, game, at), at, seat)
 
 
 @blp.route("/<game_id>/legal-moves", methods=["GET"])
@@ -295,7 +296,7 @@ def legal_moves(game_id: str) -> dict[str, Any]:
         game = find(db, game_id)
         seat = seat_auth.seat(db, game.id)
         rules = reads.rules_of(game)
-        now = reads.state_at(db, game, game.version)
+        now = game_states.state_at(db, game, game.version)
     return {
         "seat": seat,
         "version": game.version,
@@ -427,7 +428,7 @@ def moves(args: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The log after move `after`; moves of an undecided sealed round show as `sealed`."""
     with session() as db:
         game = find(db, game_id)
-        head = reads.state_at(db, game, game.version)
+        head = game_states.state_at(db, game, game.version)
         first_sealed = records.sealed_from(game, head)
         rows = reads.log(db, game.id, args["after"], args["limit"])
     entries = [
@@ -456,7 +457,7 @@ def log_jsonl(game_id: str) -> Response:
     """The game record for `referee verify`: the seed only once the game is over."""
     with session() as db:
         game = find(db, game_id)
-        head = reads.state_at(db, game, game.version)
+        head = game_states.state_at(db, game, game.version)
         text = records.public_record(db, game, head).dumps()
     return Response(text, mimetype=negotiated(NDJSON))
 
@@ -468,7 +469,7 @@ def log_jsonl(game_id: str) -> Response:
 def verify(game_id: str) -> dict[str, Any]:
     """Does the chain hold, and does replaying the log give the stored state?
 
-    Worked out once per version of the game, then read (`referee.store.verification`).
+    Worked out once per version of the game, then kept.
     """
     with session() as db:
         game = find(db, game_id)

@@ -40,7 +40,7 @@ from api.schemas.rules import COMPONENTS
 from api.streams.hub import Follower, Hub, NoRoom, PerProcess, Watch
 from referee.games import AnyGame
 from referee.replay import envelope
-from referee.service import Referee
+from referee.service import Referee, game_states
 from referee.service.players import is_player_token
 from referee.store import reads
 from referee.store.tables import Game, GameStatus
@@ -99,7 +99,7 @@ class Change:
 
 def read_change(db: Session, game: Game) -> Change:
     rules = reads.rules_of(game)
-    return Change(game, rules, reads.state_at(db, game, game.version))
+    return Change(game, rules, game_states.state_at(db, game, game.version))
 
 
 class _GameWatch(Watch):

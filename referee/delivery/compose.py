@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 from sqlmodel import Session, col, select
 
-from referee.delivery import wording
+from referee.delivery import reachable, wording
 from referee.delivery.channel import Consent
 from referee.delivery.mail import message_id as notice_message_id
 from referee.delivery.play_links import play_url, works_until
@@ -37,8 +37,9 @@ from referee.names import with_bot
 from referee.record import canonical_json
 from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
+from referee.service import game_states, turn_clock
 from referee.settings import Settings
-from referee.store import deadlines, keys, reachability, reads, vacations
+from referee.store import keys, reads, unreached_seats, vacation_rows
 from referee.store.tables import (
     Game,
     GameStatus,
@@ -283,7 +284,7 @@ class _Position:
 def _position(session: Session, game: Game, rules: AnyGame, row: Outbox) -> _Position:
     assert row.seat is not None
     version = _shown_version(game, row)
-    state = reads.state_at(session, game, version)
+    state = game_states.state_at(session, game, version)
     first_sealed = version - rules.hidden_tail(state) + 1
     head_seq, head_hash = _head(session, game, first_sealed - 1)
     view = envelope(rules, state, version, row.seat)
@@ -357,7 +358,7 @@ def _play_until(game: Game) -> str | None:
 
 
 def _quiet_until(row: Outbox) -> str | None:
-    """On the last answer before the cap on answers (`referee.service.answers`), when
+    """On the last answer before the cap on answers (`referee.service.reply_cap`), when
     answers resume: the date, and how far from the mail's own."""
     until = row.payload.get("quiet_until")
     if not until:
@@ -368,7 +369,7 @@ def _quiet_until(row: Outbox) -> str | None:
 
 def _to_act(session: Session, game: Game, seats: list[int], names: list[str]) -> list[str]:
     """The seats to act, each marked when the referee's mail no longer reaches it."""
-    unreachable = reachability.unreachable_seats(session, game.id)
+    unreachable = unreached_seats.unreachable_seats(session, game.id, reachable)
     marked = " (unreachable: mail to this player bounces)"
     return [f"seat {s} ({names[s]})" + (marked if s in unreachable else "") for s in seats]
 
@@ -379,8 +380,8 @@ def _deadline_context(
     """When the reminded turn runs out, and the game's deadline rule (its clock standing
     still while a seat to act is on vacation); the other seats away when it was written."""
     sent = datetime.fromisoformat(row.created_at)
-    away = vacations.seats_away(session, [game], sent).get(game.id, {})
-    back = deadlines.seats_away_at(away, sent) if game.status == GameStatus.ACTIVE else {}
+    away = vacation_rows.seats_away(session, [game], sent).get(game.id, {})
+    back = turn_clock.seats_away_at(away, sent) if game.status == GameStatus.ACTIVE else {}
     found: dict[str, Any] = {
         "away": [
             f"{names[seat]} is on vacation until {wording.moment(until, sent)}."
@@ -391,7 +392,7 @@ def _deadline_context(
     if row.payload.get("due_at"):
         found["due_at"] = wording.moment(datetime.fromisoformat(row.payload["due_at"]), sent)
     if game.deadline_seconds is not None:
-        due = deadlines.due_at(game, away) if version == game.version else None
+        due = turn_clock.due_at(game, away) if version == game.version else None
         found["deadline"] = {
             "length": wording.duration(game.deadline_seconds),
             "policy": game.on_timeout or "random",
@@ -412,8 +413,8 @@ def _answer_context(
         "move": rules.notate(rules.move_from_json(submission.move)),
     }
     if submission.status == SubmissionStatus.ACCEPTED and submission.seq is not None:
-        before = reads.state_at(session, game, submission.seq - 1)
-        after = reads.state_at(session, game, submission.seq)
+        before = game_states.state_at(session, game, submission.seq - 1)
+        after = game_states.state_at(session, game, submission.seq)
         found["note"] = rules.answer_note(before, after, seat)
     return found
 

@@ -3,7 +3,7 @@
 The notice (`outbox` kind `digest`, written by `referee.service.digests`)
 holds the games as they stood when it was written: each game, the seat the
 player holds in it, the version and when its time runs out. Building it
-reads all its games in two queries (`referee.store.digests.listed_games`),
+reads all its games in two queries (`referee.store.digest_rows.listed_games`),
 and shows of each only what any seat may see (the title, the players, who
 is to act, the scores, the time left) with the seat's play-now link:
 nothing of the board that the seat's own view would hide. It is mailed to
@@ -36,7 +36,8 @@ from referee.delivery.compose import (
 )
 from referee.delivery.play_links import play_url
 from referee.names import with_bot
-from referee.store import digests, reads
+from referee.service import game_states
+from referee.store import digest_rows, reads
 from referee.store.clock import parse_stamp
 from referee.store.tables import Outbox, OutboxKind
 
@@ -68,13 +69,13 @@ def _to_act(seats: list[int], mine: int, names: list[str]) -> str:
 
 
 def _listed(
-    session: Session, row: Outbox, entry: dict[str, Any], found: digests.Listed, link: str
+    session: Session, row: Outbox, entry: dict[str, Any], found: digest_rows.Listed, link: str
 ) -> Listed:
     game, seat, version = found.game, int(entry["seat"]), int(entry["version"])
     typed = mail_names(game, found.names)
     names = [with_bot(name, level) for name, level in zip(typed, found.bots, strict=True)]
     rules = reads.rules_of(game)
-    state = reads.state_at(session, game, version)
+    state = game_states.state_at(session, game, version)
     due = entry.get("due_at")
     sent = parse_stamp(row.created_at)
     others = [name for other, name in enumerate(names) if other != seat]
@@ -96,7 +97,7 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Digest:
     """The digest notice `row`, its games read at once and listed in the notice's order."""
     assert row.id is not None and row.kind == OutboxKind.DIGEST
     entries = row.payload["games"]
-    found = digests.listed_games(session, [entry["game"] for entry in entries])
+    found = digest_rows.listed_games(session, [entry["game"] for entry in entries])
     games = [
         _listed(
             session,

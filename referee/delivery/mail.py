@@ -9,7 +9,7 @@ message again replaces it instead of making a second one.
 Whether an address may be mailed is asked at send time
 (`referee.store.addresses`): an address that has not accepted gets its one
 invitation asking it to, and nothing else; a stopped address gets
-nothing, nor does one whose mail bounced too often (`referee.store.bounces`:
+nothing, nor does one whose mail bounced too often (`referee.store.bounce_reports`:
 such a seat is not reached at all). Nor is what the player's own settings
 withhold (`referee.delivery.wishes`: turn mail, reminders, muted games), asked
 at send time as well. The seat's personal link rides on its first full mail.
@@ -36,10 +36,10 @@ from urllib.parse import unquote, urlsplit
 
 import sqlalchemy as sa
 
-from referee.delivery import wishes
+from referee.delivery import mail_consent, wishes
 from referee.delivery.channel import Build, Consent, Outcome, Sent, Skipped, backoff
 from referee.settings import Settings
-from referee.store import addresses, bounces, delivery, keys, reads, turn_mail
+from referee.store import addresses, bounce_reports, delivery, keys, mail_settings, reads
 from referee.store.db import Database
 from referee.store.delivery import Claimed
 from referee.store.tables import TOLD_TO_PLAYER, Address, AddressState, Game
@@ -164,12 +164,12 @@ class MailSender:
         email = known.address
         if known.bounced_at is not None:
             return f"mail to the address bounced {known.bounces} times"
-        mode = addresses.mail_mode(known, recipient.trusted, job.kind)
-        if mode == addresses.NONE:
+        mode = mail_consent.mail_mode(known, recipient.trusted, job.kind)
+        if mode == mail_consent.NONE:
             if known.state == AddressState.STOPPED:
                 return "the address stopped the referee's mail"
             return "the address has not accepted the referee's mail"
-        if mode == addresses.ASK:
+        if mode == mail_consent.ASK:
             moment = datetime.now(UTC)
             every = self.settings.invite_every
             if not addresses.claim_invitation(self.db, email, job.notice_id, moment, every):
@@ -185,8 +185,8 @@ class MailSender:
     def withheld(self, job: Claimed, known: Address) -> str | None:
         """Why the player's own settings (`referee.delivery.wishes`) keep this notice back."""
         with self.db.reading() as session:
-            muted = turn_mail.muted(session, known.address, job.game_id)
-        return wishes.withheld(job.kind, turn_mail.settings_of(known), muted)
+            muted = mail_settings.muted(session, known.address, job.game_id)
+        return wishes.withheld(job.kind, mail_settings.settings_of(known), muted)
 
     def send(self, job: Claimed, build: Build) -> Outcome:
         recipient = _recipient(self.db, job)
@@ -206,7 +206,7 @@ class MailSender:
             if first is not None:
                 root = message_id(self.settings.mail_domain, first, job.game_id)
         # Reports of this mail's delivery come back to an address naming its recipient (VERP).
-        token = bounces.token_of(self.db, self.secret, known)
+        token = bounce_reports.token_of(self.db, self.secret, known)
         bounce_to = f"bounce+{token}@{self.settings.mail_domain}"
         self.transport.send(build().mail(recipient.email, consent, root), bounce_to)
         if consent.link is None:

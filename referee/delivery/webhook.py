@@ -5,7 +5,7 @@ Posts go from a few threads, one seat's in order, each bounded by
 holds one thread for at most that long. A failure puts the seat into
 backoff (its due deliveries are not claimed before `webhook_retry_at`) and
 after `REFEREE_WEBHOOK_MAX_FAILURES` in a row switches the webhook off,
-which skips the seat's waiting deliveries (`referee.store.webhooks`).
+which skips the seat's waiting deliveries (`referee.store.seat_hooks`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 from referee.delivery.channel import Build, Outcome, Sent, Skipped, backoff
 from referee.settings import Settings
-from referee.store import keys, webhooks
+from referee.store import keys, seat_hooks
 from referee.store.db import Database
 from referee.store.delivery import Claimed
 from referee.store.tables import TOLD_TO_PLAYER
@@ -69,7 +69,7 @@ class WebhookSender:
 
     def send(self, job: Claimed, build: Build) -> Outcome:
         with self.db.reading() as session:
-            health = webhooks.health(session, job.game_id, job.seat)
+            health = seat_hooks.health(session, job.game_id, job.seat)
         if not health.active or health.url is None:
             # Dropped or switched off since the notice was written.
             return Skipped("the webhook was removed or switched off")
@@ -80,15 +80,15 @@ class WebhookSender:
 
     def healthy(self, job: Claimed) -> None:
         with self.db.transaction() as session:
-            webhooks.succeeded(session.connection(), job.game_id, job.seat)
+            seat_hooks.succeeded(session.connection(), job.game_id, job.seat)
 
     def failed(self, job: Claimed, error: str, moment: datetime) -> float | None:
         """Count the failure against the seat; its backoff is the delivery's too."""
         chosen = self.settings
         with self.db.transaction() as session:
-            failures = webhooks.health(session, job.game_id, job.seat).failures
+            failures = seat_hooks.health(session, job.game_id, job.seat).failures
             wait = backoff(chosen, failures + 1)
-            off = webhooks.failed(
+            off = seat_hooks.failed(
                 session, job.game_id, job.seat, error, moment, wait, chosen.webhook_max_failures
             )
         _log.warning(
@@ -107,7 +107,7 @@ class WebhookSender:
 class Webhook:
     """Seats with a webhook that is switched on, one seat's notices in order."""
 
-    name = webhooks.CHANNEL
+    name = seat_hooks.CHANNEL
     threads = 8
 
     def reaches(self, seat: sa.Table) -> sa.ColumnElement[bool]:

@@ -21,8 +21,8 @@ that seat, and hears everything as before.
 
 from __future__ import annotations
 
+from referee.store.mail_settings import TurnMailSettings
 from referee.store.tables import OutboxKind, TurnMail
-from referee.store.turn_mail import TurnMailSettings
 
 MUTED = "the player muted this game"
 _TURN_MAIL = {

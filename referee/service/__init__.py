@@ -4,7 +4,7 @@ Every entry point (the REST API and the game pages, mail-in, the Celery
 tasks and sweeps, the CLI) builds one `Referee` from its process's settings
 and calls the use cases with it: create a game (`creating`), submit a move
 from any source (`submitting`), decide it (`deciding`), time out and remind
-(`timing`), take a mail reply (`replies`), deliver the notices
+(`deadlines`), take a mail reply (`replies`), deliver the notices
 (`delivering`), publish what was decided (`publishing`). A use case checks,
 then saves in one transaction, then publishes after the commit, in that
 order; what it refuses it raises as a `refusals.Refusal`. Entry points only

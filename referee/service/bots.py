@@ -31,13 +31,14 @@ from referee.games import AnyGame
 from referee.pace import paced
 from referee.playout import bot_rng
 from referee.rng import Rng
+from referee.service import reachability
+from referee.service.game_states import state_at
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
-from referee.store import bots as bot_seats
-from referee.store import deciding as rows
-from referee.store.bots import waiting_for_bots
+from referee.store import bot_seats
+from referee.store.bot_seats import waiting_for_bots
 from referee.store.clock import stamp
-from referee.store.reads import rules_of, state_at
+from referee.store.reads import rules_of
 from referee.store.tables import Game, GameStatus, Source
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def play_bots(referee: Referee, game_id: str, version: int) -> int:
         if not acting:
             return 0
         state = state_at(session, game, version)
-        players = rows.reach(session, game_id).seat_count
+        players = reachability.reach(session, game_id).seat_count
         session.expunge(game)
     # No transaction is open while the bots think.
     rules = rules_of(game)

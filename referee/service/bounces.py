@@ -1,7 +1,7 @@
 """Delivery reports (bounces): counting an address's hard bounces, and its signs of life.
 
 `referee mail-in` takes reports sent to the envelope sender of the
-referee's mail (`bounce+<token>@<domain>`, `referee.store.bounces`) and
+referee's mail (`bounce+<token>@<domain>`, `referee.store.bounce_reports`) and
 hands over what it read. A hard bounce (a report of `Action: failed` with a
 `5.x.x` status) counts against the address; a delay or a `4.x.x` status is
 a passing fault and does not. At `REFEREE_MAIL_BOUNCES` hard bounces the
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.exc import IntegrityError
 
 from referee.service import refusals
-from referee.store import bounces
+from referee.store import bounce_reports
 from referee.store.clock import now
 from referee.store.tables import Inbound
 
@@ -47,7 +47,7 @@ class Report:
 def check_token(referee: Referee, token: str) -> None:
     """Refuse a bounce address whose token names no address (forged, or unknown)."""
     with referee.db.reading() as session:
-        if bounces.by_token(session, token) is None:
+        if bounce_reports.by_token(session, token) is None:
             raise refusals.NotFound("this bounce address is not valid")
 
 
@@ -55,7 +55,7 @@ def take_report(referee: Referee, report: Report) -> str:
     """Count one delivery report against the address its token names; returns the outcome."""
     threshold = referee.settings.mail_bounces
     with referee.db.transaction() as session:
-        known = bounces.by_token(session, report.token)
+        known = bounce_reports.by_token(session, report.token)
         if known is None:
             raise refusals.NotFound("this bounce address is not valid")
         inbound = Inbound(message_key=report.message_key, received_at=now(), outcome="")
@@ -67,7 +67,7 @@ def take_report(referee: Referee, report: Report) -> str:
             return "duplicate"
         if not report.hard:
             outcome = f"report not counted ({report.status})"
-        elif bounces.hard_bounce(session, known, threshold):
+        elif bounce_reports.hard_bounce(session, known, threshold):
             outcome = f"bounced out ({report.status}): no more mail"
         else:
             outcome = f"hard bounce {known.bounces}/{threshold} ({report.status})"

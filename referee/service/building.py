@@ -14,7 +14,7 @@ from typing import Any
 from sqlmodel import Session
 
 from referee.engine import Building, IllegalMove
-from referee.service import refusals
+from referee.service import game_states, refusals
 from referee.store import reads
 from referee.store.tables import Game
 
@@ -39,6 +39,6 @@ def build_move(db: Session, game: Game, seat: int | None, steps: Sequence[str]) 
         raise refusals.GameOver("the game is over")
     rules = reads.rules_of(game)
     try:
-        return rules.build(reads.state_at(db, game, game.version), seat, steps)
+        return rules.build(game_states.state_at(db, game, game.version), seat, steps)
     except IllegalMove as refused:
         raise refusals.from_rules(refused) from None

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session
 
 from referee.service import refusals
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
-from referee.store import addresses, bounces
-from referee.store.appending import outbox_row, write
+from referee.store import addresses, bounce_reports
+from referee.store.appending import outbox_row
 from referee.store.clock import now
 from referee.store.tables import Address, OutboxKind
 
@@ -45,7 +46,7 @@ def accept(session: Session, known: Address) -> bool:
     invited again, now with it. Accepting is a sign of life: whatever bounced
     before is forgotten.
     """
-    bounces.alive(session.connection(), known.address)
+    bounce_reports.alive(session.connection(), known.address)
     if not addresses.accept(session, known):
         return False
     stamp = now()

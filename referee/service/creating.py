@@ -25,16 +25,15 @@ from referee.engine import JSON, BadOptions
 from referee.games import AnyGame
 from referee.replay import new_state
 from referee.rng import commitment, new_seed
-from referee.service import news, refusals
+from referee.service import notifying, reachability, refusals
 from referee.service.bot_pace import current_pace
 from referee.service.deciding import with_forced_moves
 from referee.service.publishing import Published, publish
+from referee.service.turn_clock import parse_deadline
 from referee.store import addresses
-from referee.store import deciding as rows
-from referee.store.appending import Appended, Logged, log_entries, outbox_row, write
+from referee.store.appending import Appended, Logged, log_entries, outbox_row
 from referee.store.clock import now
 from referee.store.creation import insert_game, new_id
-from referee.store.deadlines import parse_deadline
 from referee.store.keys import hash_token, new_token, seat_link_token
 from referee.store.tables import Game, GameStatus, OutboxKind, Seat, TimeoutPolicy
 
@@ -164,17 +163,17 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             for number, p in enumerate(command.players)
             if not p.bot
         ]
-        notices += news.after_moves(
+        notices += notifying.after_moves(
             game.id,
             game.seed,
             rules,
             state,
             appended,
             rounds_before=rounds_before,
-            reach=rows.reach(session, game.id),
+            reach=reachability.reach(session, game.id),
             stamp=game.created_at,
         )
-        write(session.connection(), None, notices)
+        notifying.write(session.connection(), None, notices)
     # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it;
     # and a bot's turn, when a bot plays first.
     publish(referee, Published(changed=[game.id], news=True, bots=_bots_first(game, command)))

@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
+from referee.delivery import reachable
 from referee.engine import IllegalMove, Resign
 from referee.games import AnyGame
-from referee.service import answers, news, refusals
+from referee.service import notifying, refusals, reply_cap
+from referee.service.game_states import state_at
 from referee.service.publishing import Published, publish
-from referee.store import deciding as rows
-from referee.store import submissions
-from referee.store.appending import Logged, log_entries, write
+from referee.store import decision_rows, submissions
+from referee.store.appending import Logged, log_entries
 from referee.store.clock import now, stamp
-from referee.store.deciding import Decided, Reach
-from referee.store.reads import GameRow, rules_of, state_at
+from referee.store.decision_rows import Decided, Reach
+from referee.store.reads import GameRow, rules_of
 from referee.store.tables import GameStatus, Source, SubmissionStatus
 
 if TYPE_CHECKING:
@@ -42,13 +43,13 @@ _log = logging.getLogger(__name__)
 def decide(referee: Referee, submission_id: str) -> Decided | None:
     """Decide one submission, exactly once, and publish; None when there is no such submission."""
     with referee.db.transaction() as session:
-        locked = rows.lock_for_decision(session, submission_id)
+        locked = decision_rows.lock_for_decision(session, submission_id, reachable)
         if locked is None:
             return None
         game, submission = locked.game, locked.submission
         published = Published()
         if submission["status"] != SubmissionStatus.PENDING:
-            decided = rows.decided(submission)
+            decided = decision_rows.decided(submission)
         else:
             judged = judge(session, game, [submission], locked.reach)
             decided, published.news = judged.decided[0], judged.news
@@ -156,14 +157,14 @@ def _judge_one(judging: _Judging, submission: dict[str, Any]) -> None:
         if judging.rules.result(judging.state) is not None:
             judging.status = GameStatus.OVER
     submission = {**submission, **fields, "decided_at": judging.stamp}
-    rows.set_submission(judging.session.connection(), submission)
-    answer = news.answer(judging.game.id, submission, judging.reach, judging.stamp)
+    decision_rows.set_submission(judging.session.connection(), submission)
+    answer = notifying.answer(judging.game.id, submission, judging.reach, judging.stamp)
     if answer is not None and submission["source"] == Source.MAIL:
         played = fields["status"] == SubmissionStatus.ACCEPTED
-        answer = answers.mail_answer(judging.session, answer, played)
+        answer = reply_cap.mail_answer(judging.session, answer, played)
     if answer is not None:
         judging.answers.append(answer)
-    judging.decided.append(rows.decided(submission))
+    judging.decided.append(decision_rows.decided(submission))
 
 
 def _played(judging: _Judging, submission: dict[str, Any]) -> tuple[Any, Any]:
@@ -206,11 +207,11 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
     connection = judging.session.connection()
     game = judging.game
     if not judging.logged:
-        write(connection, None, judging.answers)
-        rows.set_game(connection, game.id, changes)
+        notifying.write(connection, None, judging.answers)
+        decision_rows.set_game(connection, game.id, changes)
         return Judged(judging.decided, bool(judging.answers))
     appended = log_entries(game, judging.rules, judging.state, judging.logged, judging.stamp)
-    notices = news.after_moves(
+    notices = notifying.after_moves(
         game.id,
         game.seed,
         judging.rules,
@@ -220,8 +221,8 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
         reach=judging.reach,
         stamp=judging.stamp,
     )
-    rows.set_game(connection, game.id, {**appended.game, **changes})
-    write(connection, appended, [*judging.answers, *notices])
+    decision_rows.set_game(connection, game.id, {**appended.game, **changes})
+    notifying.write(connection, appended, [*judging.answers, *notices])
     bot_turn = appended.game["version"] if bots_to_act(appended.game, judging.reach) else None
     return Judged(judging.decided, bool(judging.answers or notices), bot_turn)
 

@@ -23,12 +23,13 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.vacations import due_times
-from referee.store import digests
-from referee.store.appending import outbox_row, write
+from referee.store import digest_rows
+from referee.store.appending import outbox_row
 from referee.store.clock import stamp
-from referee.store.digests import HeldSeat
+from referee.store.digest_rows import HeldSeat
 from referee.store.tables import OutboxKind
 
 if TYPE_CHECKING:
@@ -49,13 +50,13 @@ def sweep_digests(referee: Referee, moment: datetime) -> int:
     hour = hour_of(moment)
     hour_stamp = stamp(hour)
     with referee.db.reading() as session:
-        due = digests.due(session, hour.hour, hour_stamp)
+        due = digest_rows.due(session, hour.hour, hour_stamp)
     written = 0
     for start in range(0, len(due), BATCH):
         with referee.db.transaction() as session:
             connection = session.connection()
-            claimed = digests.claim(connection, due[start : start + BATCH], hour_stamp)
-            held = digests.running_seats(connection, claimed)
+            claimed = digest_rows.claim(connection, due[start : start + BATCH], hour_stamp)
+            held = digest_rows.running_seats(connection, claimed)
             # Deadlines as they stand, vacations counted, as every page shows them.
             dues = due_times(session, held, moment)
             notices = digest_notices(held, dues, hour_stamp, stamp(moment))

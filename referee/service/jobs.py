@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from referee.queue import BOT, BOT_SWEEP, DEADLINES, DECIDE, DELIVER, DIGESTS, NOOP, SIGN_IN, SWEEP
 from referee.service.bots import play_bots, sweep_bots
+from referee.service.deadlines import sweep_deadlines
 from referee.service.deciding import decide, sweep_pending
 from referee.service.delivering import deliver
 from referee.service.digests import sweep_digests
 from referee.service.signing_in import request_sign_in
-from referee.service.timing import sweep_deadlines
 
 if TYPE_CHECKING:
     from referee.service import Referee

@@ -3,10 +3,10 @@
 The list puts the games where it is the player's turn first, soonest
 deadline first; then the others by deadline; then the newest. It is read
 from three statements whatever the number of games: every game held, with
-what orders it (`players.games_held`); the vacations that hold their clocks,
+what orders it (`player_seats.games_held`); the vacations that hold their clocks,
 found by the player's address (none when no clock runs); sorted here (a
 player holds hundreds of games, not millions); then the names and results
-of the page's games alone (`players.shown`), for the two lists of `/me` at once.
+of the page's games alone (`player_seats.shown`), for the two lists of `/me` at once.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from referee.service import refusals
 from referee.service.players import Player
 from referee.service.vacations import held_due_times
-from referee.store import players
+from referee.store import player_seats
 from referee.store.tables import GameStatus
 
 if TYPE_CHECKING:
@@ -64,7 +64,9 @@ class MyGames:
     next_cursor: str | None
 
 
-def _row(held: players.HeldGame, shown: players.GameShown, due: datetime | None) -> MyGame:
+def _row(
+    held: player_seats.HeldGame, shown: player_seats.GameShown, due: datetime | None
+) -> MyGame:
     mine = set(held.mine)
     return MyGame(
         id=held.id,
@@ -82,8 +84,8 @@ def _row(held: players.HeldGame, shown: players.GameShown, due: datetime | None)
 
 
 def _in_order(
-    held: list[players.HeldGame], dues: dict[str, datetime | None]
-) -> list[players.HeldGame]:
+    held: list[player_seats.HeldGame], dues: dict[str, datetime | None]
+) -> list[player_seats.HeldGame]:
     """My turn first; then the soonest deadline (none last); then the newest.
 
     Sorted on the rows as read, in stable passes from the last key to the
@@ -93,7 +95,7 @@ def _in_order(
     ordered = sorted(held, key=lambda game: game.id)
     ordered.sort(key=lambda game: game.created_at, reverse=True)
 
-    def turn_and_deadline(game: players.HeldGame) -> tuple[bool, float]:
+    def turn_and_deadline(game: player_seats.HeldGame) -> tuple[bool, float]:
         due = dues[game.id]
         waiting = set(game.mine).isdisjoint(game.to_act)
         return (waiting, math.inf if due is None else due.timestamp())
@@ -123,7 +125,7 @@ def my_games(
         if my_turn:
             ordered = [row for row in ordered if not set(row[0].mine).isdisjoint(row[0].to_act)]
         page = ordered[start : start + limit]
-        shown = players.shown(session, [game.id for game, _due in page])
+        shown = player_seats.shown(session, [game.id for game, _due in page])
     more = start + limit < len(ordered)
     return MyGames(_rows(page, shown), str(start + limit) if more else None)
 
@@ -136,7 +138,9 @@ def first_pages(referee: Referee, player: Player, limits: dict[str, int]) -> dic
         # The order is total: a status's games keep in it the order they have alone.
         games = {status: [row for row in ordered if row[0].status == status] for status in limits}
         pages = {status: games[status][:limit] for status, limit in limits.items()}
-        shown = players.shown(session, [game.id for page in pages.values() for game, _due in page])
+        shown = player_seats.shown(
+            session, [game.id for page in pages.values() for game, _due in page]
+        )
     return {
         status: MyGames(
             _rows(page, shown), str(limits[status]) if len(games[status]) > len(page) else None
@@ -145,12 +149,12 @@ def first_pages(referee: Referee, player: Player, limits: dict[str, int]) -> dic
     }
 
 
-_Ordered = list[tuple[players.HeldGame, datetime | None]]
+_Ordered = list[tuple[player_seats.HeldGame, datetime | None]]
 
 
 def _ordered(session: Session, player: Player, status: str | None) -> _Ordered:
     """Every game the player holds (of `status`) in the list's order, with its deadline."""
-    held = players.games_held(session, player.address, status)
+    held = player_seats.games_held(session, player.address, status)
     dues: dict[str, datetime | None] = dict.fromkeys((game.id for game in held), None)
     # Deadlines as they stand, vacations counted: they order the list. A list of
     # finished games (or games without deadlines) has no clock to look up.
@@ -159,7 +163,7 @@ def _ordered(session: Session, player: Player, status: str | None) -> _Ordered:
     return [(game, dues[game.id]) for game in _in_order(held, dues)]
 
 
-def _rows(page: _Ordered, shown: dict[str, players.GameShown]) -> list[MyGame]:
+def _rows(page: _Ordered, shown: dict[str, player_seats.GameShown]) -> list[MyGame]:
     return [_row(game, shown[game.id], due) for game, due in page]
 
 

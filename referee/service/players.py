@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from referee.service import refusals
-from referee.store import addresses, keys, player_tokens, players, sessions
+from referee.store import addresses, keys, player_seats, player_tokens, sessions
 from referee.store.clock import stamp
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def sign_out(referee: Referee, cookie: str | None) -> None:
 
 def seat_in(session: Session, player: Player, game_id: str, seat: int | None = None) -> int:
     """The player's seat in a game: the only one it holds, or `seat` among several."""
-    held = players.seat_numbers(session, player.address, game_id)
+    held = player_seats.seat_numbers(session, player.address, game_id)
     if not held:
         raise refusals.Unauthorized("you hold no seat in this game")
     if seat is not None:

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from referee.queue import BOT, DECIDE
-from referee.store.deciding import Decided
+from referee.store.decision_rows import Decided
 from referee.store.tables import Game
 
 if TYPE_CHECKING:

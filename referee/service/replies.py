@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from referee.service import answers, consent, refusals, rematching
+from referee.reply_text import Command, Unread, read_reply, same_address
+from referee.service import consent, refusals, rematching, reply_cap
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
-from referee.service.reply_reading import Command, Unread, read_reply
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee.store import addresses, bounces, keys, reads, rematches
-from referee.store.appending import outbox_row, write
+from referee.store import addresses, bounce_reports, keys, reads, rematches
+from referee.store.appending import outbox_row
 from referee.store.clock import now
 from referee.store.tables import Game, Inbound, OutboxKind, Source
 
@@ -83,9 +84,9 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
     published = Published()
     with referee.db.transaction() as session:
         game, address = _seat_address(referee, session, reply, named)
-        if addresses.same_address(reply.sender, address):
+        if same_address(reply.sender, address):
             # The seat's own address wrote: it is alive, whatever bounced before.
-            bounces.alive(session.connection(), address)
+            bounce_reports.alive(session.connection(), address)
         inbound = Inbound(
             message_key=reply.message_key,
             game_id=game_id,
@@ -100,7 +101,7 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
         except IntegrityError:
             session.rollback()
             return Taken(DUPLICATE, game_id, seat)
-        allowed = answers.allowance(session, referee.settings, game_id, seat, datetime.now(UTC))
+        allowed = reply_cap.allowance(session, referee.settings, game_id, seat, datetime.now(UTC))
         outcome, inbound.submission_id = _act(
             session, game, seat, address, reply, named.version, published, allowed
         )
@@ -137,7 +138,7 @@ def _seat_address(
         raise refusals.NotFound("this reply address is not valid")
     address = seats[named.seat].email or ""
     checks = referee.settings.mail_check_sender
-    if checks and not addresses.same_address(reply.sender, address):
+    if checks and not same_address(reply.sender, address):
         raise refusals.Unauthorized(
             "this address takes replies only from the seat's own mail address",
             game_id=named.game_id,
@@ -173,7 +174,7 @@ def _act(
     reply: Reply,
     seen: int | None,
     published: Published,
-    allowed: answers.Allowance,
+    allowed: reply_cap.Allowance,
 ) -> tuple[str, str | None]:
     """Do what the reply says; returns the outcome and the submission it made, if any.
     Fills `published` with what to publish; answers only as `allowed`."""

@@ -21,10 +21,9 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from referee.queue import SIGN_IN
-from referee.service import players, refusals
+from referee.service import notifying, players, refusals
 from referee.service.publishing import Published, publish
-from referee.store import addresses, appending, keys, sessions
-from referee.store import players as player_seats
+from referee.store import addresses, appending, keys, player_seats, sessions
 from referee.store.clock import stamp
 from referee.store.tables import OutboxKind
 
@@ -65,7 +64,7 @@ def request_sign_in(referee: Referee, email: str, moment: datetime | None = None
         # nothing of that game (`referee.delivery.sign_in`).
         payload = {"nonce": nonce, "expires_at": expires}
         notice = appending.outbox_row(game_id, OutboxKind.SIGN_IN, number, payload, at)
-        appending.write(session.connection(), None, [notice])
+        notifying.write(session.connection(), None, [notice])
     publish(referee, Published(news=True))
     return True
 

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 from referee.service import refusals
 from referee.service.players import MANAGE, READ, Player
 from referee.service.submitting import well_formed
-from referee.store import digests, players, reads, turn_mail
+from referee.store import digest_rows, mail_settings, player_seats, reads
 from referee.store.clock import now
+from referee.store.mail_settings import TurnMailSettings
 from referee.store.tables import TurnMail
-from referee.store.turn_mail import TurnMailSettings
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -40,8 +40,8 @@ def settings_of(referee: Referee, player: Player) -> Told:
     player.require(READ)
     with referee.db.reading() as session:
         return Told(
-            turn_mail.read(session, player.address),
-            turn_mail.muted_games(session, player.address),
+            mail_settings.read(session, player.address),
+            mail_settings.muted_games(session, player.address),
         )
 
 
@@ -82,8 +82,8 @@ def change_settings(referee: Referee, player: Player, changes: Mapping[str, Any]
     """Change some of the player's settings; the others keep their values."""
     player.require(MANAGE)
     with referee.db.transaction() as session:
-        chosen = checked(turn_mail.read(session, player.address), changes)
-        if not turn_mail.change(session, player.address, chosen):
+        chosen = checked(mail_settings.read(session, player.address), changes)
+        if not mail_settings.change(session, player.address, chosen):
             raise refusals.NotFound("the referee has never mailed this address")
     return settings_of(referee, player)
 
@@ -92,12 +92,14 @@ def mute_game(referee: Referee, player: Player, game_id: str, muted: bool) -> To
     """Mute (or unmute) a game the player holds a seat in, for this player alone."""
     player.require(MANAGE)
     with referee.db.transaction() as session:
-        if not well_formed(game_id) or not players.seat_numbers(session, player.address, game_id):
+        if not well_formed(game_id) or not player_seats.seat_numbers(
+            session, player.address, game_id
+        ):
             raise refusals.NotFound("you hold no seat in a game with this id")
         if muted:
-            turn_mail.mute(session, player.address, game_id, now())
+            mail_settings.mute(session, player.address, game_id, now())
         else:
-            turn_mail.unmute(session, player.address, game_id)
+            mail_settings.unmute(session, player.address, game_id)
     return settings_of(referee, player)
 
 
@@ -116,9 +118,9 @@ def running_games(referee: Referee, player: Player) -> list[RunningGame]:
     """The player's running games (one line per game), oldest first, each muted or not."""
     player.require(READ)
     with referee.db.reading() as session:
-        held = turn_mail.running_seats(session, player.address)
-        muted = set(turn_mail.muted_games(session, player.address))
-        listed = digests.listed_games(session, [game.id for game, _seat in held])
+        held = mail_settings.running_seats(session, player.address)
+        muted = set(mail_settings.muted_games(session, player.address))
+        listed = digest_rows.listed_games(session, [game.id for game, _seat in held])
     found: dict[str, RunningGame] = {}
     for game, seat in held:
         mine = seat.seat in game.to_act

@@ -1,7 +1,7 @@
 """A player's vacation: set one, end it early, read it with the days left; and what others see.
 
 While a player is away, the clock of every turn it is to act in stands
-still (`deadlines.frozen_due`) and resumes with the time it had left. The
+still (`turn_clock.frozen_due`) and resumes with the time it had left. The
 rules kept here:
 
 - One vacation at a time. Setting one while another is planned replaces
@@ -29,9 +29,9 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from referee.service import refusals
-from referee.store import bots, players, vacations
+from referee.service.turn_clock import Timed, due_at, seats_away_at
+from referee.store import bot_seats, player_seats, vacation_rows
 from referee.store.clock import parse_stamp, stamp
-from referee.store.deadlines import Timed, due_at, seats_away_at
 from referee.store.tables import Game, GameStatus, Vacation
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def standing(referee: Referee, player: Player, moment: datetime | None = None) -
     """The player's vacation under way or planned, and the days left this year."""
     moment = moment or datetime.now(UTC)
     with referee.db.reading() as session:
-        rows = vacations.of_address(session, player.address)
+        rows = vacation_rows.of_address(session, player.address)
     return _standing(referee, rows, moment)
 
 
@@ -140,8 +140,8 @@ def set_vacation(
     one; or, while one is under way, move its end to `ends_at`."""
     moment = moment or datetime.now(UTC)
     with referee.db.transaction() as session:
-        vacations.lock_address(session, player.address)
-        rows = vacations.of_address(session, player.address)
+        vacation_rows.lock_address(session, player.address)
+        rows = vacation_rows.of_address(session, player.address)
         current = _not_over(rows, moment)
         ongoing = current is not None and parse_stamp(current.starts_at) <= moment
         if current is not None and ongoing:
@@ -152,13 +152,13 @@ def set_vacation(
         _check_end(begins, ends_at, moment)
         _check_allowance(referee, [row for row in rows if row is not current], begins, ends_at)
         if current is not None and ongoing:
-            vacations.end(session, current, stamp(ends_at))
+            vacation_rows.end(session, current, stamp(ends_at))
         else:
             if current is not None:
-                vacations.drop(session, current)
-            vacations.add(session, player.address, stamp(begins), stamp(ends_at), stamp(moment))
+                vacation_rows.drop(session, current)
+            vacation_rows.add(session, player.address, stamp(begins), stamp(ends_at), stamp(moment))
         session.flush()
-        rows = vacations.of_address(session, player.address)
+        rows = vacation_rows.of_address(session, player.address)
     return _standing(referee, rows, moment)
 
 
@@ -166,14 +166,14 @@ def end_vacation(referee: Referee, player: Player, moment: datetime | None = Non
     """End the vacation under way now, or drop the planned one (none: nothing changes)."""
     moment = moment or datetime.now(UTC)
     with referee.db.transaction() as session:
-        vacations.lock_address(session, player.address)
-        current = _not_over(vacations.of_address(session, player.address), moment)
+        vacation_rows.lock_address(session, player.address)
+        current = _not_over(vacation_rows.of_address(session, player.address), moment)
         if current is not None and parse_stamp(current.starts_at) <= moment:
-            vacations.end(session, current, stamp(moment))
+            vacation_rows.end(session, current, stamp(moment))
         elif current is not None:
-            vacations.drop(session, current)
+            vacation_rows.drop(session, current)
         session.flush()
-        rows = vacations.of_address(session, player.address)
+        rows = vacation_rows.of_address(session, player.address)
     return _standing(referee, rows, moment)
 
 
@@ -209,7 +209,7 @@ def _check_notice(session: Session, address: str, begins: datetime, moment: date
     """Refuse a start less than `NOTICE` before a deadline of the player's, as it stands."""
     mine = [
         game
-        for game, seat in players.seats_of(session, address)
+        for game, seat in player_seats.seats_of(session, address)
         if game.status == GameStatus.ACTIVE
         and game.deadline_seconds is not None
         and seat.seat in game.to_act
@@ -244,10 +244,10 @@ def game_clock(session: Session, game: Game, moment: datetime | None = None) -> 
     """The game's deadline as it stands at `moment` (now), with the vacations that hold it,
     and its seats on vacation then, each with when it is back."""
     moment = moment or datetime.now(UTC)
-    away = vacations.seats_away(session, [game], moment).get(game.id, {})
+    away = vacation_rows.seats_away(session, [game], moment).get(game.id, {})
     running = game.status == GameStatus.ACTIVE
     # Deadlines stand for people: a turn only bots play has none.
-    robots = bots.levels(session, [game.id]).get(game.id, {})
+    robots = bot_seats.levels(session, [game.id]).get(game.id, {})
     due = None if game.to_act and set(game.to_act) <= set(robots) else due_at(game, away)
     return GameClock(due, seats_away_at(away, moment) if running else {})
 
@@ -257,7 +257,7 @@ def due_times(
 ) -> dict[str, datetime | None]:
     """The deadline of each game as it stands at `moment` (now), vacations counted."""
     moment = moment or datetime.now(UTC)
-    away = vacations.seats_away(session, games, moment)
+    away = vacation_rows.seats_away(session, games, moment)
     return {game.id: due_at(game, away.get(game.id, {})) for game in games}
 
 
@@ -267,7 +267,7 @@ def held_due_times(
     """`due_times` of games that `address` holds a seat in, the vacations
     looked up by the address: a player's list passes hundreds of games."""
     moment = moment or datetime.now(UTC)
-    away = vacations.seats_away_held(session, address, moment)
+    away = vacation_rows.seats_away_held(session, address, moment)
     return {game.id: due_at(game, away.get(game.id, {})) for game in games}
 
 

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING
 from referee import webhooks
 from referee.service import refusals
 from referee.service.submitting import SeatRef, seat_of, well_formed
-from referee.store import keys, reads
-from referee.store import webhooks as seats_hooks
+from referee.store import keys, reads, seat_hooks
 
 # What a seat may know of its webhook, as the entry points answer it.
-from referee.store.webhooks import Health as Health
+from referee.store.seat_hooks import Health as Health
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -63,28 +62,28 @@ def set_webhook(referee: Referee, game_id: str, caller: SeatRef, url: str) -> We
     except webhooks.Refused as refused:
         raise WebhookRefused(refused) from None
     with referee.db.transaction() as session:
-        seats_hooks.set_url(session, game_id, seat, url)
-        health = seats_hooks.health(session, game_id, seat)
+        seat_hooks.set_url(session, game_id, seat, url)
+        health = seat_hooks.health(session, game_id, seat)
     return WebhookSet(health, signing_secret(referee, game_id, seat, health.generation))
 
 
 def webhook_health(referee: Referee, game_id: str, seat: int) -> Health:
     """The seat's webhook and its health: failures, the last error, backoff, switched off."""
     with referee.db.reading() as session:
-        return seats_hooks.health(session, game_id, seat)
+        return seat_hooks.health(session, game_id, seat)
 
 
 def drop_webhook(referee: Referee, game_id: str, seat: int) -> Health:
     """Stop POSTing the seat's notices."""
     with referee.db.transaction() as session:
-        seats_hooks.set_url(session, game_id, seat, None)
-        return seats_hooks.health(session, game_id, seat)
+        seat_hooks.set_url(session, game_id, seat, None)
+        return seat_hooks.health(session, game_id, seat)
 
 
 def rotate_secret(referee: Referee, game_id: str, seat: int) -> str:
     """A new signing secret for the seat's webhook; the old one signs nothing more."""
     with referee.db.transaction() as session:
-        generation = seats_hooks.rotate(session, game_id, seat)
+        generation = seat_hooks.rotate(session, game_id, seat)
     return signing_secret(referee, game_id, seat, generation)
 
 

@@ -1,13 +1,9 @@
-"""Mail addresses and whether the referee may write to them.
+"""Mail addresses: each one's consent to the referee's mail, its tokens, its invitation claims.
 
-Anyone may create a game naming any address, so an address the referee
-has never heard from gets one invitation asking it to accept, and nothing
-else until it does (by the link in that mail, or a reply saying `accept`).
-Accepting holds for every later game; the unsubscribe link of any mail
-stops everything until the address accepts again. Games created with the
-API key (`game.trusted`) mail accepted and invited addresses alike; no game
-mails a stopped one, nor one that bounced out (`bounced_out`). Delivery
-asks `mail_mode` at send time, so a stop takes effect for mail already queued.
+An address the referee has never heard from is `invited`; it becomes
+`accepted` by the link in its invitation or a reply saying `accept`, and
+`stopped` by the unsubscribe link of any mail. What may be mailed to it
+follows from that state, asked at send time (`referee.delivery.mail_consent`).
 """
 
 from __future__ import annotations
@@ -27,7 +23,6 @@ from referee.store.tables import (
     AddressState,
     Game,
     GameStatus,
-    OutboxKind,
     Seat,
     core_table,
 )
@@ -39,27 +34,10 @@ _INSERT = {
     "sqlite": sqlite.insert(_ADDRESS).on_conflict_do_nothing(),
 }
 
-# What a seat's mail may be: the whole mail, the invitation asking to accept, or nothing.
-FULL = "full"
-ASK = "ask"
-NONE = "none"
-
 
 def normal(address: str) -> str:
     """Addresses are compared without case (as the inbound sender check does)."""
     return address.strip().lower()
-
-
-def same_address(sender: str, seat_address: str) -> bool:
-    """Whether a From address is the seat's: case ignored, and a `+tag` ignored
-    where the seat's own address has none (`ann+games@x` is `ann@x`)."""
-    sender, seat_address = sender.strip().lower(), seat_address.strip().lower()
-    if not sender or "@" not in sender or not seat_address:
-        return False
-    local, _at, domain = sender.rpartition("@")
-    if "+" not in seat_address.rpartition("@")[0]:
-        local = local.split("+", 1)[0]
-    return f"{local}@{domain}" == seat_address
 
 
 def ensure(session: Session, secret: bytes, address: str) -> None:
@@ -80,7 +58,7 @@ def ensure(session: Session, secret: bytes, address: str) -> None:
 
 def bounced_out(email: sa.ColumnElement[str | None]) -> sa.ColumnElement[bool]:
     """Whether the address in `email` (a column) bounced too often to be mailed
-    (`referee.store.bounces`)."""
+    (`referee.store.bounce_reports`)."""
     return (
         sa.select(_ADDRESS.c.address)
         .where(_ADDRESS.c.address == func.lower(email), _ADDRESS.c.bounced_at.is_not(None))
@@ -98,16 +76,6 @@ def by_token(session: Session, purpose: str, token: str) -> Address | None:
         return None
     column = Address.accept_token if purpose == "accept" else Address.stop_token
     return session.exec(select(Address).where(column == token.lower())).first()
-
-
-def mail_mode(known: Address | None, trusted: bool, kind: str) -> str:
-    """What the seat at `known` may be sent for an outbox row of `kind`."""
-    state = AddressState.INVITED if known is None else known.state
-    if state == AddressState.STOPPED:
-        return NONE
-    if trusted or state == AddressState.ACCEPTED:
-        return FULL
-    return ASK if kind == OutboxKind.INVITATION else NONE
 
 
 def claim_invitation(

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from referee.games import AnyGame
 from referee.record import entry_hash
-from referee.store.notices import insert_notices
+from referee.store.notices import Routes, insert_notices
 from referee.store.reads import SNAPSHOT_EVERY, GameRow
 from referee.store.tables import GameStatus, Move, OutboxKind, Snapshot, core_table
 
@@ -92,13 +92,16 @@ def outbox_row(
 
 
 def write(
-    connection: sa.Connection, appended: Appended | None, notices: Sequence[dict[str, Any]] = ()
+    connection: sa.Connection,
+    appended: Appended | None,
+    notices: Sequence[dict[str, Any]] = (),
+    routes: Routes = (),
 ) -> None:
-    """Insert the rows of `appended` and the notices with their deliveries; not the game's
-    own row."""
+    """Insert the rows of `appended` and the notices with their deliveries on `routes`;
+    not the game's own row."""
     if appended is not None and appended.moves:
         connection.execute(_INSERT_MOVES, appended.moves)
     if appended is not None and appended.snapshot is not None:
         connection.execute(_INSERT_SNAPSHOT, appended.snapshot)
     if notices:
-        insert_notices(connection, notices)
+        insert_notices(connection, notices, routes)

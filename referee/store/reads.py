@@ -1,4 +1,8 @@
-"""Reading a game: its turn, its seats, its state at any version, its history and log; the games."""
+"""Reading a game's rows: its turn, its seats, its snapshots and log; the games.
+
+What the rows are replayed into (a state at any version) is the service's
+(`referee.service.game_states`).
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,8 @@ from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 from referee import games
-from referee.engine import JSON, Played
+from referee.engine import JSON
 from referee.games import AnyGame
-from referee.replay import new_state
 from referee.store.tables import Game, Move, Seat, Snapshot, core_table
 
 # A snapshot every this many moves bounds the replay of `state?at=N` to
@@ -78,71 +81,30 @@ def seats(session: Session, game_id: str) -> list[Seat]:
     return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
 
 
-def state_at(session: Session, game: GameRow, version: int) -> Any:
-    """The state after `version` moves.
-
-    At the head, the state kept on the game's row; elsewhere (or with that
-    dropped) the nearest snapshot and the log after it, or without any
-    snapshot a replay from the seed: both are caches that only save time.
-    """
-    rules = rules_of(game)
-    if version == game.version and game.state is not None:
-        return rules.state_from_json(game.state)
-    snap = session.exec(
+def nearest_snapshot(session: Session, game_id: str, version: int) -> Snapshot | None:
+    """The latest snapshot kept at or before `version`, if any."""
+    return session.exec(
         select(Snapshot)
-        .where(Snapshot.game_id == game.id, Snapshot.version <= version)
+        .where(Snapshot.game_id == game_id, Snapshot.version <= version)
         .order_by(col(Snapshot.version).desc())
         .limit(1)
     ).first()
-    if snap is None:
-        state = new_state(rules, game.seed, len(seats(session, game.id)), game.options)
-        start = 0
-    else:
-        state = rules.state_from_json(snap.state)
-        start = snap.version
-    if start < version:
-        tail = session.exec(
+
+
+def moves_through(session: Session, game_id: str, after: int, version: int) -> list[Move]:
+    """The logged moves after `after`, up to and with `version`, in order."""
+    return list(
+        session.exec(
             select(Move)
-            .where(Move.game_id == game.id, Move.seq > start, Move.seq <= version)
+            .where(Move.game_id == game_id, Move.seq > after, Move.seq <= version)
             .order_by(col(Move.seq))
         )
-        for row in tail:
-            state = rules.play(state, row.seat, rules.move_from_json(row.move))
-    return state
+    )
 
 
-def state_and_previous(session: Session, game: GameRow, version: int) -> tuple[Any, Any | None]:
-    """The state after `version` moves and the state a move earlier (None at 0).
-
-    Pictures mark the last move by comparing the two. One replay serves both:
-    to `version - 1`, then that one move more (at the head, the state kept
-    on the row saves even that step).
-    """
-    if version == 0:
-        return state_at(session, game, 0), None
-    previous = state_at(session, game, version - 1)
-    rules = rules_of(game)
-    if version == game.version and game.state is not None:
-        return rules.state_from_json(game.state), previous
-    last = session.exec(select(Move).where(Move.game_id == game.id, Move.seq == version)).one()
-    return rules.play(previous, last.seat, rules.move_from_json(last.move)), previous
-
-
-def history(session: Session, game: GameRow) -> tuple[Any, list[Played[Any, Any]]]:
-    """The state before the first move, and every logged move with the state after it.
-
-    A whole replay from the seed, for what needs each move's consequence (a
-    finished game's score breakdown), not only where the game stands.
-    """
-    rules = rules_of(game)
-    start = new_state(rules, game.seed, len(seats(session, game.id)), game.options)
-    played: list[Played[Any, Any]] = []
-    state = start
-    for row in log(session, game.id):
-        move = rules.move_from_json(row.move)
-        state = rules.play(state, row.seat, move)
-        played.append(Played(row.seat, move, state))
-    return start, played
+def move_at(session: Session, game_id: str, seq: int) -> Move:
+    """The logged move `seq`."""
+    return session.exec(select(Move).where(Move.game_id == game_id, Move.seq == seq)).one()
 
 
 def log(session: Session, game_id: str, after: int = 0, limit: int | None = None) -> list[Move]:

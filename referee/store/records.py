@@ -6,8 +6,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from referee.record import Entry, Header, Record, chain_problems
-from referee.replay import SEALED_NOTATION
+from referee.record import SEALED_NOTATION, Entry, Header, Record, chain_problems
 from referee.store.reads import log, rules_of, seats
 from referee.store.tables import Game, GameStatus, Seat
 

@@ -228,7 +228,7 @@ class Address(SQLModel, table=True):
     # come back: an HMAC of the address, `keys.address_token`); None until first mailed.
     bounce_token: str | None = Field(default=None, max_length=64, unique=True)
     # Hard bounces since its last sign of life, and when they reached
-    # `REFEREE_MAIL_BOUNCES`: from then on it is not mailed (`referee.store.bounces`).
+    # `REFEREE_MAIL_BOUNCES`: from then on it is not mailed (`referee.store.bounce_reports`).
     bounces: int = 0
     bounced_at: str | None = Field(default=None, max_length=40)
     # How its player is told of turns (`TurnMail`), at which UTC hours a digest
@@ -352,7 +352,7 @@ class Snapshot(SQLModel, table=True):
 
 
 class Verification(SQLModel, table=True):
-    """What checking the log gave at one version (a cache: `referee.store.verification`)."""
+    """What checking the log gave at one version (a cache: `referee.store.verdicts`)."""
 
     game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=32)
     version: int = Field(primary_key=True)
@@ -408,7 +408,7 @@ class Inbound(SQLModel, table=True):
     # The reply's own Message-ID, which the answer to it refers to (threading).
     message_id: str | None = Field(default=None, max_length=250)
     submission_id: str | None = Field(default=None, max_length=32, index=True)
-    # Whether the referee answers it (False past the cap on answers, `referee.service.answers`),
+    # Whether the referee answers it (False past the cap on answers, `referee.service.reply_cap`),
     # and on the last answer before the cap, when answers resume.
     answered: bool = False
     quiet_until: str | None = Field(default=None, max_length=40)

@@ -20,8 +20,7 @@ from mailin.reading import (
     unflow,
 )
 from referee import games
-from referee.service.reply_reading import Move, Unread, read_reply
-from referee.store.addresses import same_address
+from referee.reply_text import Move, Unread, read_reply, same_address
 
 ICE_PLAN = (
     "build Sg@0,0 Sg@0,1 Mg@-1,1 Mg@-2,1 Lg@-3,1 Lg@-4,1 Mr@-4,1 Sr@-4,2 Mr@-5,2 "

@@ -34,10 +34,9 @@ from api.rest import games as games_api
 from api.schemas.games import DEADLINE_FORM, MAIL_ADDRESS_FORM, PlayerIn
 from referee import games
 from referee.engine import Game
-from referee.service import Referee
+from referee.service import Referee, turn_clock
 from referee.service.refusals import Refusal
 from referee.settings import Settings
-from referee.store import deadlines
 from referee.store.tables import Source, SQLModel, Submission, SubmissionStatus
 
 TABLES = sorted(SQLModel.metadata.tables)
@@ -276,7 +275,7 @@ def test_what_the_document_shows_of_addresses_and_deadlines_is_taken(
 ) -> None:
     # The document shows a part of what is read: all of that part must be taken.
     assert PlayerIn().validate({"name": "A", "email": address}) == {}
-    assert 60 <= deadlines.parse_deadline(deadline) <= 366 * 86400
+    assert 60 <= turn_clock.parse_deadline(deadline) <= 366 * 86400
 
 
 def test_each_game_has_its_own_new_game_schema(client: FlaskClient) -> None:

@@ -20,12 +20,12 @@ from flask.testing import FlaskClient
 from api.http.player_auth import PLAYER_COOKIE
 from api.pages.in_words import deadline_words, result_words
 from referee import games
-from referee.service import Referee
+from referee.service import Referee, game_states
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import open_session
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.settings import Settings
-from referee.store import keys, reads
+from referee.store import keys
 from referee.store.tables import Game
 
 HOST = "http://localhost"
@@ -65,7 +65,7 @@ def play(referee: Referee, game_id: str) -> None:
         game = session.get(Game, game_id)
         assert game is not None
         seat = game.to_act[0]
-        state = reads.state_at(session, game, game.version)
+        state = game_states.state_at(session, game, game.version)
     move = RULES.notate(RULES.legal_moves(state, seat)[0])
     submit_move(referee, SubmitMove(game_id, KnownSeat(seat), move), wait=5)
 

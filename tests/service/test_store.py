@@ -14,7 +14,7 @@ from referee import games
 from referee.playout import steps
 from referee.replay import new_state, replay, verify
 from referee.rng import Rng, commitment
-from referee.service import Referee
+from referee.service import Referee, game_states
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.deciding import decide
 from referee.settings import Settings
@@ -108,7 +108,8 @@ def states(referee: Referee, game_id: str) -> list[Any]:
         game = session.get(Game, game_id)
         assert game is not None
         return [
-            RULES.state_to_json(reads.state_at(session, game, n)) for n in range(game.version + 1)
+            RULES.state_to_json(game_states.state_at(session, game, n))
+            for n in range(game.version + 1)
         ]
 
 
@@ -139,7 +140,7 @@ def test_deciding_after_the_caches_were_dropped_replays_from_the_seed(referee: R
         assert game is not None and game.version == 10
         assert records.chain_problems_of(session, game) == []
         replayed = RULES.state_to_json(replay(records.full_record(session, game)).final)
-        assert RULES.state_to_json(reads.state_at(session, game, 10)) == replayed
+        assert RULES.state_to_json(game_states.state_at(session, game, 10)) == replayed
 
 
 def test_news_is_written_only_for_seats_it_can_reach(referee: Referee) -> None:
@@ -171,7 +172,7 @@ def read_cost(referee: Referee, game_id: str, back: int = 0) -> tuple[int, int]:
             game = session.get(Game, game_id)
             assert game is not None
             statements[0] = rows[0] = 0
-            reads.state_at(session, game, game.version - back)
+            game_states.state_at(session, game, game.version - back)
     finally:
         event.remove(bind, "after_cursor_execute", count)
     return statements[0], rows[0]

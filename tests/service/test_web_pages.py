@@ -25,7 +25,7 @@ from werkzeug.test import TestResponse
 from api.pages import kit
 from referee import games
 from referee.games import AnyGame
-from referee.service import Referee
+from referee.service import Referee, game_states
 from referee.settings import Settings
 from referee.store import reads, rematches
 from referee.store.db import Database
@@ -108,7 +108,7 @@ def stored(app: Flask, game_id: str) -> tuple[Game, AnyGame, Any]:
     with Session(database(app).engine) as session:
         game = session.get(Game, game_id)
         assert game is not None
-        return game, reads.rules_of(game), reads.state_at(session, game, game.version)
+        return game, reads.rules_of(game), game_states.state_at(session, game, game.version)
 
 
 # -- the lobby and creating games --------------------------------------------------
@@ -444,7 +444,7 @@ def test_a_finished_game_shows_each_seats_score_as_the_rules_count_it(app: Flask
     result = rules.result(state)
     assert result is not None
     with Session(database(app).engine) as session:
-        lines = rules.breakdown(*reads.history(session, game))
+        lines = rules.breakdown(*game_states.history(session, game))
     for viewer in (host, *seats):
         shown = breakdown_of(page(viewer, game_id))
         assert list(shown) == ["Ann", "Bob"]

@@ -1,20 +1,37 @@
-"""Who is told what after a change: the referee's notices, as outbox rows to write.
+"""Who is told what after a change: the referee's notices, as outbox rows, and writing them.
 
 Every seat that must act after a change hears of it, each seat hears of a
 round's end and of the game's end, a move that came by mail is answered by
 mail, and a seat whose move the referee played for it hears of it at once.
 A notice for a seat no channel can reach would go nowhere: it is not
-written at all.
+written at all. Each notice is written with a delivery on every registered
+channel that reaches its seat (`write`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import sqlalchemy as sa
+
+from referee.delivery import CHANNELS
 from referee.games import AnyGame
+from referee.store import appending
 from referee.store.appending import Appended, outbox_row
-from referee.store.deciding import Reach
+from referee.store.decision_rows import Reach
 from referee.store.tables import OutboxKind, Source
+
+# Every registered channel: a notice gets a delivery on each that reaches its seat.
+_ROUTES = tuple(CHANNELS.values())
+
+
+def write(
+    connection: sa.Connection, appended: Appended | None, notices: Sequence[dict[str, Any]] = ()
+) -> None:
+    """Write the rows of `appended` (not the game's own row) and the notices, each with a
+    delivery on every registered channel that reaches its seat now."""
+    appending.write(connection, appended, notices, _ROUTES)
 
 
 def after_moves(

@@ -7,13 +7,14 @@ who is told) is the service's (`referee.service.deciding`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from referee.delivery import reachable
 from referee.store.tables import (
     DECISION_FIELDS,
     Game,
@@ -74,12 +75,12 @@ SUBMISSION_READ = (
     "source",
     *DECISION_FIELDS,
 )
-# A seat news can reach, by any channel: the one rule of who is told (a seat
-# nobody can reach gets no notices written at all).
-REACHABLE = reachable(_SEAT)
+# Whom news can reach: a condition on a row of the `seat` table. The rule is the
+# service's (`referee.delivery.reachable`: some channel reaches the seat).
+Reaches = Callable[[sa.Table], sa.ColumnElement[bool]]
 
 
-def _reach_columns(game_id: sa.ColumnElement[str]) -> list[sa.Label[Any]]:
+def _reach_columns(game_id: sa.ColumnElement[str], reaches: Reaches) -> list[sa.Label[Any]]:
     """The number of a game's seats, and the seats news can reach (comma-separated)."""
     seats_of_game = _SEAT.c.game_id == game_id
     return [
@@ -89,7 +90,7 @@ def _reach_columns(game_id: sa.ColumnElement[str]) -> list[sa.Label[Any]]:
         .scalar_subquery()
         .label("seat_count"),
         sa.select(sa.func.aggregate_strings(sa.cast(_SEAT.c.seat, sa.String), ","))
-        .where(seats_of_game, REACHABLE)
+        .where(seats_of_game, reaches(_SEAT))
         .scalar_subquery()
         .label("reachable_seats"),
         sa.select(sa.func.aggregate_strings(sa.cast(_SEAT.c.seat, sa.String), ","))
@@ -107,12 +108,15 @@ def _reach(row: sa.Row[Any]) -> Reach:
     return Reach(row.seat_count, _seats(row.reachable_seats), _seats(row.bot_seats))
 
 
-_REACH = sa.select(*_reach_columns(sa.bindparam("game_id")))
+@cache
+def _reach_of_game(reaches: Reaches) -> sa.Select[Any]:
+    return sa.select(*_reach_columns(sa.bindparam("game_id"), reaches))
 
 
-def reach(session: Session, game_id: str) -> Reach:
-    """How many seats the game has, and which of them news can reach."""
-    return _reach(session.connection().execute(_REACH, {"game_id": game_id}).one())
+def reach(session: Session, game_id: str, reaches: Reaches) -> Reach:
+    """How many seats the game has, and which of them news can reach (`reaches`)."""
+    query = _reach_of_game(reaches)
+    return _reach(session.connection().execute(query, {"game_id": game_id}).one())
 
 
 # Deciding runs for every move, so it reads in one statement what it needs:
@@ -121,16 +125,20 @@ def reach(session: Session, game_id: str) -> Reach:
 # Locking the submission too matters: when another worker decided it while
 # this one waited for the lock, PostgreSQL re-reads locked rows at their
 # newest version, so the status read here is the one that worker committed.
-_LOCK_FOR_DECISION = (
-    sa.select(
-        *(_GAME.c[name] for name in LockedGame.__dataclass_fields__),
-        *(_SUBMISSION.c[name].label(f"submission_{name}") for name in SUBMISSION_READ),
-        *_reach_columns(_GAME.c.id),
+@cache
+def _lock_for_decision(reaches: Reaches) -> sa.Select[Any]:
+    return (
+        sa.select(
+            *(_GAME.c[name] for name in LockedGame.__dataclass_fields__),
+            *(_SUBMISSION.c[name].label(f"submission_{name}") for name in SUBMISSION_READ),
+            *_reach_columns(_GAME.c.id, reaches),
+        )
+        .select_from(_SUBMISSION.join(_GAME, _GAME.c.id == _SUBMISSION.c.game_id))
+        .where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
+        .with_for_update(of=[_GAME, _SUBMISSION], key_share=True)
     )
-    .select_from(_SUBMISSION.join(_GAME, _GAME.c.id == _SUBMISSION.c.game_id))
-    .where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
-    .with_for_update(of=[_GAME, _SUBMISSION], key_share=True)
-)
+
+
 # Built once: the columns an UPDATE sets are the names of the parameters
 # it is given (besides the row's id).
 _SET_SUBMISSION = sa.update(_SUBMISSION).where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
@@ -146,13 +154,13 @@ class Locked:
     reach: Reach
 
 
-def lock_for_decision(session: Session, submission_id: str) -> Locked | None:
-    """Lock a submission and its game; None when there is no such submission."""
+def lock_for_decision(session: Session, submission_id: str, reaches: Reaches) -> Locked | None:
+    """Lock a submission and its game, with the seats news can reach (`reaches`); None when
+    there is no such submission."""
     # Core statements on the session's connection: the ORM's bookkeeping
     # cost more than the statements on this path, run for every move.
-    found = (
-        session.connection().execute(_LOCK_FOR_DECISION, {"submission_id": submission_id}).first()
-    )
+    query = _lock_for_decision(reaches)
+    found = session.connection().execute(query, {"submission_id": submission_id}).first()
     if found is None:
         return None
     return Locked(

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Session, col, select
 
+from referee.store.mail_settings import DEFAULT_DIGEST_HOURS
 from referee.store.tables import (
     Address,
     AddressState,
@@ -24,7 +25,6 @@ from referee.store.tables import (
     TurnMail,
     core_table,
 )
-from referee.store.turn_mail import DEFAULT_DIGEST_HOURS
 
 _ADDRESS = core_table(Address)
 _GAME = core_table(Game)

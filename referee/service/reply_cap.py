@@ -26,7 +26,7 @@ from typing import Any
 from sqlmodel import Session
 
 from referee.settings import Settings
-from referee.store import answers
+from referee.store import answered_replies
 from referee.store.clock import parse_stamp, stamp
 
 
@@ -44,7 +44,7 @@ def allowance(
 ) -> Allowance:
     """Whether the seat's reply taken at `moment` may be answered (locks the seat)."""
     window = timedelta(seconds=settings.mail_answers_window)
-    found = answers.answered_since(session, game_id, seat, stamp(moment - window))
+    found = answered_replies.answered_since(session, game_id, seat, stamp(moment - window))
     if found.count >= settings.mail_answers:
         return Allowance(False)
     if found.count + 1 < settings.mail_answers:
@@ -60,7 +60,7 @@ def mail_answer(session: Session, answer: dict[str, Any], played: bool) -> dict[
     for another to be played: no loop). Otherwise None when its reply is past
     the cap, and on the last answer, until when none follows.
     """
-    found = answers.of_submission(session, answer["payload"]["submission"])
+    found = answered_replies.of_submission(session, answer["payload"]["submission"])
     if played or found is None:
         return answer
     answered, quiet_until = found

@@ -11,21 +11,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Protocol
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from referee.store.addresses import normal
 from referee.store.clock import parse_stamp, stamp
-from referee.store.deadlines import Span, Timed
 from referee.store.tables import Address, Game, GameStatus, Seat, Vacation, core_table
+
+# A span of time away, [from, until): the clock runs again at `until`.
+Span = tuple[datetime, datetime]
+
+
+class TurnBegun(Protocol):
+    """A game as its seats' time away is looked up: its id, and when its turn began."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def updated_at(self) -> str: ...
+
 
 # Games whose seats one query looks up (the sweep passes every game with a deadline).
 _CHUNK = 500
 
 
 def seats_away(
-    session: Session, games: Sequence[Timed], moment: datetime
+    session: Session, games: Sequence[TurnBegun], moment: datetime
 ) -> dict[str, dict[int, list[Span]]]:
     """For each game, each seat's vacations that began by `moment` and end after the
     game's turn began: what holds its clock still now (a vacation still planned

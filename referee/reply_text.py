@@ -1,4 +1,5 @@
-"""What the words of a mail reply mean: one move, a command, or why neither.
+"""What the text of a mail reply means: one move, a command, or why neither; and whether
+its sender is the seat's address.
 
 The mail-in server hands over the player's own paragraphs (`mailin.reading`);
 the game's notation decides which line is a move. Each line is read alone,
@@ -178,3 +179,15 @@ def _quoted(text: str) -> str:
     """The player's text in quotes, as written; cut when long."""
     shown = text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "\u2026"
     return f'"{shown}"'
+
+
+def same_address(sender: str, seat_address: str) -> bool:
+    """Whether a From address is the seat's: case ignored, and a `+tag` ignored
+    where the seat's own address has none (`ann+games@x` is `ann@x`)."""
+    sender, seat_address = sender.strip().lower(), seat_address.strip().lower()
+    if not sender or "@" not in sender or not seat_address:
+        return False
+    local, _at, domain = sender.rpartition("@")
+    if "+" not in seat_address.rpartition("@")[0]:
+        local = local.split("+", 1)[0]
+    return f"{local}@{domain}" == seat_address

@@ -4,7 +4,7 @@ The sweep is handed the time, so tests move the clock instead of sleeping.
 A timed-out seat's move is recorded and judged like any other submission
 (source `timeout`), inside the one transaction that also marks the turn
 as timed out; then the change is published. A turn's clock stands still
-while a seat to act is on vacation (`deadlines.frozen_due`), and a game
+while a seat to act is on vacation (`turn_clock.frozen_due`), and a game
 one of whose seats to act is away is not reminded until that seat is
 back, nor timed out but for a turn that ran out before the vacation began.
 
@@ -26,15 +26,18 @@ from referee.bots import decide as bot_decision
 from referee.engine import Resign
 from referee.games import AnyGame
 from referee.playout import timeout_rng
+from referee.service import reachability
 from referee.service.deciding import Judged, judge, with_forced_moves
+from referee.service.game_states import state_at
+from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee.store import bots, vacations
-from referee.store import deciding as rows
-from referee.store.appending import outbox_row, write
+from referee.service.turn_clock import SeatsAway, due_at, held, reminder_due
+from referee.store import bot_seats, decision_rows, vacation_rows
+from referee.store.appending import outbox_row
 from referee.store.clock import now, stamp
-from referee.store.deadlines import SeatsAway, due_at, held, locked, reminder_due, with_deadlines
-from referee.store.reads import rules_of, state_at
+from referee.store.due_games import locked, with_deadlines
+from referee.store.reads import rules_of
 from referee.store.tables import (
     BOT_AFTER_TIMEOUTS,
     TIMEOUT_BOT,
@@ -58,10 +61,10 @@ def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
     """Send the reminders due at 80% of a turn's time and apply the timeouts due at `moment`."""
     with referee.db.reading() as session:
         games = with_deadlines(session)
-        levels = bots.levels(session, [game.id for game in games])
+        levels = bot_seats.levels(session, [game.id for game in games])
         # A turn where only bots act has no deadline.
         games = [game for game in games if not set(game.to_act) <= set(levels.get(game.id, {}))]
-        away = vacations.seats_away(session, games, moment)
+        away = vacation_rows.seats_away(session, games, moment)
     reminded, timed_out = [], []
     published = Published()
     for game in games:
@@ -89,7 +92,7 @@ def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
 
 def _away(session: Any, game: Game, moment: datetime) -> SeatsAway:
     """The game's seats away as they stand at `moment`, read again under the game's lock."""
-    return vacations.seats_away(session, [game], moment).get(game.id, {})
+    return vacation_rows.seats_away(session, [game], moment).get(game.id, {})
 
 
 def _remind(referee: Referee, game_id: str, version: int, moment: datetime) -> bool:
@@ -105,7 +108,7 @@ def _remind(referee: Referee, game_id: str, version: int, moment: datetime) -> b
         due = due_at(game, away)
         assert due is not None
         payload = {"version": version, "due_at": stamp(due)}
-        robots = bots.levels(session, [game.id]).get(game.id, {})
+        robots = bot_seats.levels(session, [game.id]).get(game.id, {})
         reminders = [
             outbox_row(game.id, OutboxKind.REMINDER, seat, payload, now())
             for seat in game.to_act
@@ -167,14 +170,14 @@ def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) ->
         if due is None or due > moment:
             return None
         recorded = [
-            submission.model_dump(include=set(rows.SUBMISSION_READ))
+            submission.model_dump(include=set(decision_rows.SUBMISSION_READ))
             for submission in _record_timeouts(session, game, planned)
         ]
         return judge(
             session,
             game,
             recorded,
-            rows.reach(session, game.id),
+            reachability.reach(session, game.id),
             {"timed_out_version": version},
             at=stamp(moment),
         )
@@ -188,8 +191,8 @@ def _timeout_moves(referee: Referee, game_id: str, version: int) -> list[tuple[i
         if game is None or game.version != version:
             return []
         state = state_at(session, game, version)
-        robots = bots.levels(session, [game.id]).get(game.id, {})
-        players = rows.reach(session, game.id).seat_count
+        robots = bot_seats.levels(session, [game.id]).get(game.id, {})
+        players = reachability.reach(session, game.id).seat_count
     rules = rules_of(game)
     policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
     planned = []
@@ -219,7 +222,7 @@ def _record_timeouts(session: Any, game: Game, planned: list[tuple[int, Any]]) -
     rules = rules_of(game)
     version = game.version
     policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
-    players = rows.reach(session, game.id).seat_count
+    players = reachability.reach(session, game.id).seat_count
     recorded = []
     for seat, move in planned:
         submission, _fresh = record_move(
@@ -243,10 +246,10 @@ def _record_timeouts(session: Any, game: Game, planned: list[tuple[int, Any]]) -
 def _hand_over_if_due(session: Any, game: Game, seat: int, players: int) -> None:
     """Hand the seat to the `greedy` bot when this timeout is its `BOT_AFTER_TIMEOUTS`th in
     a row, and tell every seat."""
-    before = bots.latest_sources(session, game.id, seat, BOT_AFTER_TIMEOUTS - 1)
+    before = bot_seats.latest_sources(session, game.id, seat, BOT_AFTER_TIMEOUTS - 1)
     if len(before) < BOT_AFTER_TIMEOUTS - 1 or any(s != Source.TIMEOUT for s in before):
         return
-    bots.hand_to_bot(session, game.id, seat, TIMEOUT_BOT, game.version)
+    bot_seats.hand_to_bot(session, game.id, seat, TIMEOUT_BOT, game.version)
     payload = {"seat": seat, "level": TIMEOUT_BOT, "timeouts": BOT_AFTER_TIMEOUTS}
     session.flush()
     notices = [

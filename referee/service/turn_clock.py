@@ -1,10 +1,11 @@
-"""Deadlines as the game row keeps them: reading a duration, when a turn runs out, the rows due.
+"""The clock of a game's turn: reading a deadline, when a turn runs out, when it is reminded.
 
-Deadlines live on the game row and are applied by the service's sweep
-(`referee.service.timing`), which is handed the time, so tests move the
-clock instead of sleeping. A turn's clock stands still while a seat to act
-is on vacation (`frozen_due`); the vacations come from
-`referee.store.vacations`, as each seat's spans of time away.
+A deadline is kept on the game's row (`deadline_seconds`, the turn starting
+at `updated_at`); these rules say what follows from it, and the sweep
+(`referee.service.deadlines`) applies them, handed the time, so tests move
+the clock instead of sleeping. A turn's clock stands still while a seat to
+act is on vacation (`frozen_due`); the vacations come from
+`referee.store.vacation_rows`, as each seat's spans of time away.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from sqlmodel import Session, col, select
-
 from referee.store.clock import parse_stamp
 from referee.store.tables import Game, GameStatus
+from referee.store.vacation_rows import Span
 
 _DURATION = re.compile(r"([0-9]{1,6}(?:\.[0-9]{1,6})?) ?([smhd]?)")
 
@@ -51,8 +51,6 @@ class Timed(Protocol):
     def to_act(self) -> list[int]: ...
 
 
-# A span of time away, [from, until): the clock runs again at `until`.
-Span = tuple[datetime, datetime]
 # Each seat's spans of time away (seats without any left out).
 SeatsAway = Mapping[int, Sequence[Span]]
 # The share of a turn's time after which the seats to act are reminded.
@@ -119,21 +117,3 @@ def seats_away_at(away: SeatsAway, moment: datetime) -> dict[int, datetime]:
 def turn_start(game: Timed) -> datetime:
     """When the turn's clock started: at the game's last change."""
     return parse_stamp(game.updated_at)
-
-
-def with_deadlines(session: Session) -> list[Game]:
-    """The running games that have a deadline."""
-    query = select(Game).where(
-        Game.status == GameStatus.ACTIVE, col(Game.deadline_seconds).is_not(None)
-    )
-    return list(session.exec(query))
-
-
-def locked(session: Session, game_id: str, version: int) -> Game | None:
-    """The game under its lock, if it is still at `version` and running."""
-    game = session.exec(
-        select(Game).where(Game.id == game_id).with_for_update(key_share=True)
-    ).first()
-    if game is None or game.version != version or game.status != GameStatus.ACTIVE:
-        return None
-    return game
