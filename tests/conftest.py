@@ -10,7 +10,7 @@ from __future__ import annotations
 from tests import servers
 
 # pytester: tests/test_tiers.py runs small suites of its own.
-pytest_plugins = ["tests.tiers", "tests.fixtures", "pytester"]
+pytest_plugins = ["tests.clock", "tests.tiers", "tests.fixtures", "pytester"]
 
 
 def pytest_sessionfinish() -> None:
