@@ -26,7 +26,8 @@ WHO = {
 }
 REFUSED = (
     "vacation_refused: it would begin less than 24 hours before one of your deadlines, "
-    "take more days than are left of a year's allowance, or change the start of one under way"
+    "put more vacation days than the allowance in some 365 days in a row, or change the "
+    "start of one under way"
 )
 
 
@@ -42,7 +43,6 @@ def shown(found: Standing) -> dict[str, Any]:
             "ongoing": away.ongoing,
             "days": away.days,
         },
-        "year": found.year,
         "allowance": found.allowance,
         "days_left": found.days_left,
     }
@@ -52,7 +52,8 @@ def shown(found: Standing) -> dict[str, Any]:
 @blp.response(200, VacationOut)
 @blp.doc(operationId="getVacation", **declared({**WHO, 422: BAD_QUERY}))
 def get_vacation() -> dict[str, Any]:
-    """My vacation under way or planned, and the vacation days left this year."""
+    """My vacation under way or planned, and the vacation days left: those that fit on any
+    dates from today on."""
     return shown(standing(referee(), current_player(READ)))
 
 
