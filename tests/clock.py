@@ -20,12 +20,17 @@ timeouts and waits measure what they say.
 
 Processes a test starts (`referee serve`, workers, SMTP, PostgreSQL) keep
 the real clock: a test that tells a server a time, or reads one it wrote,
-reckons from `server_now`, the real clock, not from `now`.
+reckons from `server_now`, the real clock, not from `now`; and what the
+test writes in-process for a server to read (a session opened with
+`open_session` on the server's database) is written `on_server_clock()`,
+so that it expires when the server thinks it does.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -85,7 +90,24 @@ def now() -> datetime:
 
 @pytest.fixture
 def server_now() -> datetime:
-    """The real instant, as the processes a test starts read it (they keep the real clock)."""
+    """The real instant at the test's start, as the servers a test starts read it."""
+    return real_now()
+
+
+def _real_time() -> float:
     if not time_machine.escape_hatch.is_travelling():
-        return datetime.now(UTC)
-    return datetime.fromtimestamp(time_machine.escape_hatch.time.time(), UTC)
+        return datetime.now(UTC).timestamp()
+    return time_machine.escape_hatch.time.time()
+
+
+def real_now() -> datetime:
+    """The real instant, as the processes a test starts read it (they keep the real clock)."""
+    return datetime.fromtimestamp(_real_time(), UTC)
+
+
+@contextmanager
+def on_server_clock() -> Iterator[None]:
+    """Within it, this process reads the real clock, as the servers a test starts do; the
+    moved clock goes on afterwards as if it had never stopped."""
+    with time_machine.travel(_real_time(), tick=True):
+        yield

@@ -205,11 +205,10 @@ def test_a_start_a_few_minutes_ago_is_now(referee: Referee) -> None:
 
 
 def test_a_vacation_may_not_begin_less_than_24_hours_before_a_deadline(
-    referee: Referee,
+    referee: Referee, now: datetime
 ) -> None:
     game = new_game(referee, "notice")
     mover = player(f"{('ann', 'bob')[game.to_act[0]]}-notice@players.test")
-    now = datetime.now(UTC)
     with referee.db.reading() as session:
         due = game_clock(session, game, now).due_at
     assert due is not None
