@@ -105,7 +105,7 @@ class Settings:
     # Both set: `referee mail-in` offers STARTTLS with this certificate chain and key (PEM).
     mail_tls_cert: str | None = None
     mail_tls_key: str | None = None
-    # Days of vacation each player may take a calendar year (`referee.service.vacations`).
+    # Days of vacation each player may take in any 365 days in a row (`referee.service.vacations`).
     vacation_days: int = 30
     # Seconds a bot thinks over each move; kept on each game at its creation.
     bot_seconds: float = 2.0

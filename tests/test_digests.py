@@ -43,9 +43,10 @@ from referee.store.tables import (
 
 ANN = "ann@players.test"
 SIGNED_IN = Player(ANN, frozenset({READ, PLAY, MANAGE}))
-# An hour Ann chooses, and one she does not.
-HOUR = datetime(2031, 5, 6, 9, 12, tzinfo=UTC)
-OTHER_HOUR = datetime(2031, 5, 6, 10, 3, tzinfo=UTC)
+# An hour Ann chooses, and one she does not, on a day years after the suite's today.
+YEAR = datetime.now(UTC).year + 5
+HOUR = datetime(YEAR, 5, 6, 9, 12, tzinfo=UTC)
+OTHER_HOUR = datetime(YEAR, 5, 6, 10, 3, tzinfo=UTC)
 
 
 @pytest.fixture

@@ -27,7 +27,8 @@ WHO = {
 }
 REFUSED = (
     "vacation_refused: it would begin less than 24 hours before one of your deadlines, "
-    "take more days than are left of a year's allowance, or change the start of one under way"
+    "put more vacation days than the allowance in some 365 days in a row, or change the "
+    "start of one under way"
 )
 
 
@@ -35,7 +36,8 @@ REFUSED = (
 @blp.response(200, VacationOut)
 @blp.doc(operationId="getVacation", **declared({**WHO, 422: BAD_QUERY}))
 def get_vacation() -> dict[str, Any]:
-    """My vacation under way or planned, and the vacation days left this year."""
+    """My vacation under way or planned, and the vacation days left: those that fit on any
+    dates from today on."""
     return shown(standing(referee(), current_player(READ)))
 
 

@@ -59,12 +59,20 @@ class VacationOut(Schema):
         allow_none=True,
         metadata={"description": "the vacation under way or planned; null: none"},
     )
-    year = fields.Integer(required=True, metadata={"description": "this calendar year (UTC)"})
     allowance = fields.Integer(
-        required=True, metadata={"description": "vacation days a year (REFEREE_VACATION_DAYS)"}
+        required=True,
+        metadata={
+            "description": "the most vacation days in any 365 days in a row "
+            "(REFEREE_VACATION_DAYS): each day (UTC) any part of which is on vacation counts"
+        },
     )
     days_left = fields.Integer(
-        required=True, metadata={"description": "the days of this year's allowance not taken"}
+        required=True,
+        metadata={
+            "description": "the vacation days that fit on any dates from today (UTC) on, "
+            "besides those taken and planned: `allowance` less the most days taken or planned "
+            "in any 365 days in a row that end today or later (more may fit on some dates)"
+        },
     )
 
 
@@ -80,7 +88,6 @@ def shown(found: Standing) -> dict[str, Any]:
             "ongoing": away.ongoing,
             "days": away.days,
         },
-        "year": found.year,
         "allowance": found.allowance,
         "days_left": found.days_left,
     }

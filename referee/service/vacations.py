@@ -11,10 +11,16 @@ rules kept here:
 - It may not begin less than 24 hours before one of the player's deadlines
   falls, as that deadline stands now (one that falls before it begins is
   no matter: that turn runs out first).
-- `REFEREE_VACATION_DAYS` days a calendar year (UTC): each day any part of
-  which is on vacation counts, in the year it falls in. Ending a vacation
-  early gives back the days it no longer covers; dropping a planned one
-  gives back all of them.
+- At most `REFEREE_VACATION_DAYS` days of vacation in any 365 days in a
+  row (`WINDOW`, not a calendar year: a stretch over New Year takes no
+  two years' days at once). Each day (UTC) any part of which is on
+  vacation counts, a day two vacations touch once. Ending a vacation early
+  gives back the days it no longer covers; dropping a planned one gives
+  back all of them. The days left (`Standing.days_left`) are the days that
+  still fit on any dates from today on: the allowance less the most days
+  taken or planned in any such window that ends today or later. More may
+  fit on some dates (as days taken fall out of the window); a refusal says
+  how long the refused vacation could last from its start.
 - Others see a vacation only once it has begun (with when it ends); a
   planned one is its player's own business, and holds no clock before it
   begins.
@@ -22,7 +28,7 @@ rules kept here:
 
 from __future__ import annotations
 
-from collections import Counter
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -47,6 +53,8 @@ NOTICE = timedelta(hours=24)
 # How far ahead a vacation may begin, and how long it may last.
 AHEAD = timedelta(days=366)
 LONGEST = timedelta(days=366)
+# The allowance holds in any this many days in a row.
+WINDOW = 365
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +64,16 @@ class Away:
     starts_at: datetime
     ends_at: datetime
     ongoing: bool
-    # The days of the allowance it takes (`days_by_year`, all years together).
+    # The days of the allowance it takes (`days_of`).
     days: int
 
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    """A player's vacation, if one is under way or planned, and its allowance this year."""
+    """A player's vacation, if one is under way or planned, and its allowance: the days
+    left are those that fit on any dates from today on, besides the days taken and planned."""
 
     vacation: Away | None
-    year: int
     allowance: int
     days_left: int
 
@@ -88,9 +96,33 @@ def days_of(starts_at: datetime, ends_at: datetime) -> set[date]:
     return {first + timedelta(days=n) for n in range((last - first).days + 1)}
 
 
-def days_by_year(starts_at: datetime, ends_at: datetime) -> Counter[int]:
-    """How many days a span takes of each calendar year's allowance."""
-    return Counter(day.year for day in days_of(starts_at, ends_at))
+@dataclass(frozen=True, slots=True)
+class Fullest:
+    """The window of `WINDOW` days that holds the most vacation days, and how many it
+    holds; of several, the latest (so a vacation too long alone is named from its first
+    day)."""
+
+    first: date
+    last: date
+    days: int
+
+
+def fullest(days: set[date], first_end: date, last_end: date) -> Fullest:
+    """Of the windows of `WINDOW` days that end from `first_end` to `last_end`, the one
+    that holds the most of `days`."""
+    taken = sorted(day.toordinal() for day in days)
+    best = Fullest(first_end - timedelta(days=WINDOW - 1), first_end, -1)
+    for end in range(first_end.toordinal(), last_end.toordinal() + 1):
+        held = bisect_right(taken, end) - bisect_left(taken, end - WINDOW + 1)
+        if held >= best.days:
+            last = date.fromordinal(end)
+            best = Fullest(last - timedelta(days=WINDOW - 1), last, held)
+    return best
+
+
+def _fullest_with(used: set[date], wanted: set[date]) -> Fullest:
+    """The fullest window that holds a day of `wanted`, `used` counted with it."""
+    return fullest(used | wanted, min(wanted), max(wanted) + timedelta(days=WINDOW - 1))
 
 
 def _used(rows: list[Vacation]) -> set[date]:
@@ -101,8 +133,12 @@ def _used(rows: list[Vacation]) -> set[date]:
     return used
 
 
-def _in_year(days: set[date], year: int) -> int:
-    return sum(day.year == year for day in days)
+def _days_left(allowance: int, used: set[date], moment: datetime) -> int:
+    """The days that fit on any dates from `moment`'s day on: a day from then on lies only
+    in windows that end then or later."""
+    today = moment.astimezone(UTC).date()
+    last = max(used, default=today)
+    return max(0, allowance - fullest(used, today, max(today, last)).days)
 
 
 def _not_over(rows: list[Vacation], moment: datetime) -> Vacation | None:
@@ -117,12 +153,11 @@ def _standing(referee: Referee, rows: list[Vacation], moment: datetime) -> Stand
     if current is not None:
         starts, ends = parse_stamp(current.starts_at), parse_stamp(current.ends_at)
         away = Away(starts, ends, starts <= moment, len(days_of(starts, ends)))
-    year = moment.astimezone(UTC).year
-    return Standing(away, year, allowance, max(0, allowance - _in_year(_used(rows), year)))
+    return Standing(away, allowance, _days_left(allowance, _used(rows), moment))
 
 
 def standing(referee: Referee, player: Player, moment: datetime | None = None) -> Standing:
-    """The player's vacation under way or planned, and the days left this year."""
+    """The player's vacation under way or planned, and the vacation days left."""
     moment = moment or datetime.now(UTC)
     with referee.db.reading() as session:
         rows = vacation_rows.of_address(session, player.address)
@@ -150,7 +185,8 @@ def set_vacation(
             begins = _planned_start(starts_at, moment)
             _check_notice(session, player.address, begins, moment)
         _check_end(begins, ends_at, moment)
-        _check_allowance(referee, [row for row in rows if row is not current], begins, ends_at)
+        others = [row for row in rows if row is not current]
+        _check_allowance(referee, others, begins, ends_at, moment)
         if current is not None and ongoing:
             vacation_rows.end(session, current, stamp(ends_at))
         else:
@@ -226,18 +262,46 @@ def _check_notice(session: Session, address: str, begins: datetime, moment: date
 
 
 def _check_allowance(
-    referee: Referee, others: list[Vacation], begins: datetime, ends_at: datetime
+    referee: Referee, others: list[Vacation], begins: datetime, ends_at: datetime, moment: datetime
 ) -> None:
+    """Refuse a vacation that would put more than the allowance in some window of `WINDOW`
+    days, saying which window, how long it could last from its start, and the days left."""
     allowance = referee.settings.vacation_days
     used = _used(others)
-    for year, days in sorted(days_by_year(begins, ends_at).items()):
-        if _in_year(used | days_of(begins, ends_at), year) > allowance:
-            left = max(0, allowance - _in_year(used, year))
-            raise refusals.VacationRefused(
-                f"this vacation takes {days} days of {year}, and {left} of your {allowance} "
-                f"vacation days of {year} are left (each day any part of which is on "
-                "vacation counts)"
-            )
+    wanted = days_of(begins, ends_at)
+    over = _fullest_with(used, wanted)
+    if over.days <= allowance:
+        return
+    first = min(wanted)
+    fits = _longest_fit(allowance, used, first, len(wanted) - 1)
+    back = first + timedelta(days=fits)
+    latest = datetime(back.year, back.month, back.day, tzinfo=UTC)
+    could = (
+        f"beginning at {_shown(begins)} it could last until {_shown(latest)} at the latest"
+        if fits
+        else f"no vacation can begin on {first}"
+    )
+    raise refusals.VacationRefused(
+        f"this vacation takes {len(wanted)} days, and the {WINDOW} days from {over.first} to "
+        f"{over.last} would hold {over.days} vacation days of yours: at most {allowance} fit "
+        f"in any {WINDOW} days in a row (each day any part of which is on vacation counts). "
+        f"So {could}; without it, {_days_left(allowance, used, moment)} of your {allowance} "
+        "vacation days are left to take on any dates from today on"
+    )
+
+
+def _longest_fit(allowance: int, used: set[date], first: date, most: int) -> int:
+    """The most days, up to `most`, that a vacation from `first` may take besides `used`
+    (a shorter one takes a subset of a longer one's days: the answer is searched by halves)."""
+    fits, shorter, longer = 0, 1, most
+    while shorter <= longer:
+        days = (shorter + longer) // 2
+        span = {first + timedelta(days=n) for n in range(days)}
+        if _fullest_with(used, span).days <= allowance:
+            fits, shorter = days, days + 1
+        else:
+            longer = days - 1
+    return fits
 
 
 def game_clock(session: Session, game: Game, moment: datetime | None = None) -> GameClock:

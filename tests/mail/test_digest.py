@@ -24,19 +24,22 @@ from referee.service import Referee
 from referee.service.players import open_session
 from referee.settings import Settings
 from referee.store import keys
+from tests.clock import on_server_clock, real_now
 from tests.mail.players import kind, text_of, wait_mail
 from tests.mailboxes import MailService
 from tests.servers import redis_url
 from tests.stacks import Client
 
 ANN, CY, EVE = (f"digest-{name}@players.test" for name in ("ann", "cy", "eve"))
-# Hours away from the real one, which the worker's own sweeps meet meanwhile.
-HOUR = (datetime.now(UTC).hour + 6) % 24
+# Hours away from the real one (the servers' clock, tests/clock.py), which the worker's own
+# sweeps meet meanwhile, on a day years after it.
+HOUR = (real_now().hour + 6) % 24
 LATER = (HOUR + 6) % 24
+YEAR = real_now().year + 5
 
 
 def at_hour(hour: int) -> datetime:
-    return datetime(2031, 5, 6, hour, 5, tzinfo=UTC)
+    return datetime(YEAR, 5, 6, hour, 5, tzinfo=UTC)
 
 
 def send(env: MailService, task: str, at: datetime, times: int = 1) -> None:
@@ -66,7 +69,8 @@ def first_with(address: str) -> list[dict[str, str]]:
 def signed_in(env: MailService, address: str, settings: dict[str, Any]) -> requests.Session:
     referee = Referee(Settings(database_url=env.service.database_url))
     try:
-        cookie = open_session(referee, address)
+        with on_server_clock():
+            cookie = open_session(referee, address)
     finally:
         referee.close()
     browser = requests.Session()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -22,6 +22,7 @@ from celery import Celery
 from referee.service import Referee
 from referee.service.players import open_session
 from referee.settings import Settings
+from tests.clock import on_server_clock
 from tests.mail.players import kind, text_of
 from tests.mailboxes import MailService
 from tests.servers import redis_url
@@ -65,7 +66,8 @@ def signed_in(env: MailService, address: str) -> requests.Session:
     """A browser signed in as `address` (its session opened as the sign-in link would)."""
     referee = Referee(Settings(database_url=env.service.database_url))
     try:
-        cookie = open_session(referee, address)
+        with on_server_clock():
+            cookie = open_session(referee, address)
     finally:
         referee.close()
     browser = requests.Session()
@@ -85,7 +87,9 @@ def create(env: MailService, tag: str) -> str:
     return game_id
 
 
-def test_a_vacation_freezes_a_deadline_across_a_sweep(mail_service: MailService) -> None:
+def test_a_vacation_freezes_a_deadline_across_a_sweep(
+    mail_service: MailService, server_now: datetime
+) -> None:
     env = mail_service
     # Beside the game, one whose players stay at home: what the sweeps do to it shows
     # that they ran, and what they leave undone in the other is left undone on purpose.
@@ -95,7 +99,7 @@ def test_a_vacation_freezes_a_deadline_across_a_sweep(mail_service: MailService)
     due_before = datetime.fromisoformat(before["deadlines"]["due_at"])
     away = f"vacation-{seat}@players.test"
 
-    until = datetime.now(UTC) + timedelta(days=5)
+    until = server_now + timedelta(days=5)
     answer = signed_in(env, away).put(
         f"{env.service.url}/v1/me/vacation", json={"until": until.isoformat()}, timeout=60
     )

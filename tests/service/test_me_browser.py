@@ -21,6 +21,7 @@ from playwright.sync_api import Browser, Page
 from referee.service import Referee
 from referee.service.players import open_session
 from referee.settings import Settings
+from tests.clock import on_server_clock
 from tests.service.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     artifacts,
     browser,
@@ -72,7 +73,8 @@ def _signed_in(
 ) -> Page:
     referee = Referee(Settings(database_url=service.database_url))
     try:
-        cookie = open_session(referee, address)
+        with on_server_clock():
+            cookie = open_session(referee, address)
     finally:
         referee.close()
     page = new_page(chromium, phone=phone, script=script)

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 import queue
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -217,7 +217,9 @@ def test_my_games_starting_changing_asking_and_ending_reach_me_and_others_do_not
     assert first > 0
 
 
-def test_last_event_id_resumes_with_what_changed_meanwhile(stack: Service) -> None:
+def test_last_event_id_resumes_with_what_changed_meanwhile(
+    stack: Service, server_now: datetime
+) -> None:
     client = Client(stack.url)
     ann = f"ann-{uuid.uuid4().hex[:6]}@example.org"
     token = player_token(stack, ann, [READ, PLAY])
@@ -243,7 +245,7 @@ def test_last_event_id_resumes_with_what_changed_meanwhile(stack: Service) -> No
         resumed.close()
 
     # A client whose mark is past every change gets none again, only what comes next.
-    ahead = str(int(time.time() * 10**6) + 3600 * 10**6)
+    ahead = str(int(server_now.timestamp() * 10**6) + 3600 * 10**6)
     later = MyStream.open(stack.url, token, last=ahead)
     try:
         assert later.mark() >= int(ahead)

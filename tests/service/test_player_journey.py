@@ -28,6 +28,7 @@ from celery import Celery
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
 from referee.queue import DIGESTS
+from tests.clock import real_now
 from tests.mail.players import text_of
 from tests.mailboxes import Mailbox, Received, mail_env, start_mail_in
 from tests.servers import chromium, free_port, redis_url
@@ -222,7 +223,8 @@ def _the_digest_lists_exactly_her_turns(
         stack.url + "/v1/me/settings", data={"turn_mail": "digest", "digest_hours": [7]}
     )
     assert answer.status == 200, answer.text()
-    moment = datetime(2031, 5, 6, 7, 5, tzinfo=UTC)
+    # A day years after the servers' today (tests/clock.py), at 07:05.
+    moment = datetime(real_now().year + 5, 5, 6, 7, 5, tzinfo=UTC)
     Celery(broker=redis_url()).send_task(
         DIGESTS, args=[moment.isoformat()], queue=stack.service.env["REFEREE_QUEUE"]
     )

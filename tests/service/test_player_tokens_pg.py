@@ -15,6 +15,7 @@ import pytest
 from referee.service import Referee
 from referee.service.players import open_session
 from referee.settings import Settings
+from tests.clock import on_server_clock
 from tests.stacks import Client, Process, Service, start_server
 from tests.tiers import starts_servers
 
@@ -36,7 +37,9 @@ def second(
 def cookie(pg_service: Service) -> Iterator[str]:
     """Ann's session, as signing in by mail would open it."""
     referee = Referee(Settings(database_url=pg_service.database_url, redis_url=None))
-    yield open_session(referee, ANN)
+    with on_server_clock():
+        opened = open_session(referee, ANN)
+    yield opened
     referee.close()
 
 
