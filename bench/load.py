@@ -13,7 +13,7 @@ moves of the games written into its script.
 
 `--engine python` sends the same requests from Python threads (one
 keep-alive connection each) instead, for machines without wrk: the tests
-(tests/load) use it, so they need nothing but the Python environment. It
+(tests/live/test_http_load.py) use it, so they need nothing but the Python environment. It
 costs the client more CPU than wrk, which on a small machine takes from
 the server: its throughput figures read lower than wrk's.
 

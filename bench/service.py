@@ -51,7 +51,7 @@ BIN = Path(sys.executable).parent
 
 
 def pg_admin() -> str:
-    """The PostgreSQL admin URL (REFEREE_BENCH_PG, read when used: tests/load sets it)."""
+    """The PostgreSQL admin URL (REFEREE_BENCH_PG, read when used: the load test sets it)."""
     return os.environ.get("REFEREE_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
 

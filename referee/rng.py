@@ -4,7 +4,7 @@
 `randrange` are implementation details that have changed between Python
 versions, and a change would silently rewrite the history of every game.
 
-Construction (fixed forever; `tests/test_rng.py` pins its first outputs):
+Construction (fixed forever; `tests/games/test_rng.py` pins its first outputs):
 block `i` of the stream is `SHA-256(seed_utf8 || ":" || i as 8 bytes
 big-endian)`, split into four 64-bit big-endian words used in order.
 `below(n)` rejects words at or above the largest multiple of `n` that fits

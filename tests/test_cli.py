@@ -14,7 +14,7 @@ from referee import games
 from referee.cli import main
 from referee.record import loads
 from referee.replay import envelope, replay
-from tests.test_record import finished_record, running_sealed_record
+from tests.games.test_record import finished_record, running_sealed_record
 
 
 def run(*args: str) -> tuple[int, str]:

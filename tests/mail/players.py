@@ -8,8 +8,8 @@ import time
 from email.message import EmailMessage
 from typing import Any
 
+from tests.live.test_games_http import solve
 from tests.mailboxes import MailService, Received
-from tests.service.test_games_http import solve
 
 
 def address(game: str, seat: int) -> str:

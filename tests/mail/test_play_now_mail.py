@@ -8,7 +8,7 @@ service in-process over SMTP to a mailbox of its own, has none. Then
 Chromium (Playwright, tests/servers.py) opens an Ice Palace turn mail's link
 as a click in a mail reader: the seat's own page, with its hand, no token
 in the page or its URL, and a move played on it. Every kind, the refusals and the links' end:
-tests/test_play_now.py.
+tests/http/test_play_now.py.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from referee.service.creating import NewGame, Player, create_game
 from referee.service.delivering import deliver
 from referee.settings import Settings
 from referee.store import keys
+from tests.live.test_web_browser import FLAGS, GAME_URL
 from tests.mail.players import html_of, kind, reply_to, state_of, text_of, wait_mail
 from tests.mailboxes import Mailbox, MailService, Received
 from tests.servers import chromium, free_port
-from tests.service.test_web_browser import FLAGS, GAME_URL
 from tests.stacks import Client
 from tests.tiers import starts_servers
 

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
+from tests.live.test_games_http import solve
 from tests.mail.players import listed_moves, state_of, text_of, version, wait_mail
 from tests.mail.test_reading import VACATION_SUBJECTS
 from tests.mail.test_reply_styles import create, log, send
 from tests.mailboxes import MailService, Received
-from tests.service.test_games_http import solve
 
 pytestmark = pytest.mark.long
 

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from referee.games.maniki import ARRANGEMENTS, _reach
+from tests.live.test_games_http import solve
 from tests.mail.players import listed_moves, state_of, text_of, version, wait_mail
 from tests.mail.test_reading import wrap
 from tests.mailboxes import MailService, Received, wait_port
 from tests.servers import free_port
-from tests.service.test_games_http import solve
 from tests.stacks import REFEREE, Client, Process
 
 pytestmark = pytest.mark.long

@@ -7,10 +7,10 @@ from typing import Any
 
 from referee.record import loads
 from referee.replay import replay
+from tests.live.test_games_http import solve
 from tests.mail.players import html_of, kind, state_of, text_of, version, wait_mail
 from tests.mail.test_games_by_mail import SEAT_PART, _check_one
 from tests.mailboxes import MailService, Received
-from tests.service.test_games_http import solve
 from tests.stacks import Client
 
 # Seat 2 plays by REST only: it has no address.

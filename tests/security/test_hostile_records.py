@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from referee.record import MAX_DEPTH, MAX_LINE_BYTES
+from tests.games.test_record import finished_record
 from tests.stacks import REFEREE
-from tests.test_record import finished_record
 
 # Each test starts the command in a process of its own.
 pytestmark = pytest.mark.service

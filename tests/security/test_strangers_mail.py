@@ -19,12 +19,12 @@ import requests
 
 from referee.delivery.compose import PICTURE_ZOOM
 from referee.render import render_png
+from tests.live.test_games_http import solve
 from tests.mail import players
 from tests.mail.players import answer, html_of, kind, reply_to, text_of, wait_mail
 from tests.mail.test_deadlines import sweep
 from tests.mailboxes import DOMAIN, Mailbox, MailService, Received, mail_env, start_mail_in
 from tests.servers import free_port
-from tests.service.test_games_http import solve
 from tests.stacks import ALL_ROLES, Client, Service, start_server
 from tests.tiers import starts_servers
 

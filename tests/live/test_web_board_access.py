@@ -24,7 +24,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from referee import games
 from referee.games.maniki import shortest_solution
-from tests.service import test_web_browser as pages
+from tests.live import test_web_browser as pages
 from tests.stacks import TEST_API_KEY, Service
 
 web_service = pages.web_service

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from referee.store.db import Database
-from tests.service.test_migrations import AT, migrate
+from tests.live.test_migrations import AT, migrate
 
 
 def write_rows(connection: sa.Connection) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import requests
 from playwright.sync_api import Browser, Page, expect
 
-from tests.service.test_web_browser import (  # noqa: F401 (fixtures, used by name)
+from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     artifacts,
     browser,
     create_in_lobby,

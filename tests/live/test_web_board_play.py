@@ -29,7 +29,7 @@ import requests
 from playwright.sync_api import Browser, Page, expect
 
 from referee.games.maniki import apply_orders, possible_orders, shortest_solution, shown_name
-from tests.service import test_web_browser as pages
+from tests.live import test_web_browser as pages
 from tests.stacks import TEST_API_KEY, Service
 
 pytestmark = pytest.mark.long

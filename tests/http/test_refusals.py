@@ -11,7 +11,7 @@ from referee.engine import IllegalMove
 from referee.service import refusals
 from referee.service.webhooks import WebhookRefused
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 API_DOC = (ROOT / "docs" / "api.md").read_text()
 
 

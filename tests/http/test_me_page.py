@@ -140,7 +140,7 @@ def test_three_lists_in_order_each_row_opening_its_seat(app: Flask, referee: Ref
 
     # Each row opens the seat's play-now link: a finished game's too, while its links
     # work (its page offers the rematch); one past that opens its page
-    # (tests/test_players_review.py).
+    # (tests/http/test_players_review.py).
     secret = referee.secret()
     for game_id, seat in ((sooner, 0), (later, 0), (waiting, 1), (won, 0), (lost, 1)):
         assert f'href="/g/{game_id}/play/{keys.play_token(secret, game_id, seat)}"' in page

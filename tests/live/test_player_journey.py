@@ -29,10 +29,10 @@ from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
 from referee.queue import DIGESTS
 from tests.clock import real_now
+from tests.live.test_web_browser import FLAGS
 from tests.mail.players import text_of
 from tests.mailboxes import Mailbox, Received, mail_env, start_mail_in
 from tests.servers import chromium, free_port, redis_url
-from tests.service.test_web_browser import FLAGS
 from tests.stacks import REFEREE, Client, Process, Service
 from tests.tiers import starts_servers
 

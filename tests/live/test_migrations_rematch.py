@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from referee.store.db import Database
-from tests.service.test_migrations import AT, migrate
+from tests.live.test_migrations import AT, migrate
 
 GAME = "a" * 32
 

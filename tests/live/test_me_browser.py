@@ -22,7 +22,7 @@ from referee.service import Referee
 from referee.service.players import open_session
 from referee.settings import Settings
 from tests.clock import on_server_clock
-from tests.service.test_web_browser import (  # noqa: F401 (fixtures, used by name)
+from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     artifacts,
     browser,
     new_page,

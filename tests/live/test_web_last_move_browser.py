@@ -18,7 +18,7 @@ import requests
 from playwright.sync_api import Browser
 
 from referee.games.maniki import shortest_solution
-from tests.service import test_web_browser as pages
+from tests.live import test_web_browser as pages
 from tests.stacks import TEST_API_KEY, Service
 
 # The Chromium, server and artifact folder of the browser tests, shared.

@@ -14,7 +14,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from referee.store.db import Database
-from tests.service.test_migrations import AT, migrate
+from tests.live.test_migrations import AT, migrate
 
 GAME = "d" * 32
 

@@ -28,8 +28,8 @@ from referee.service import Referee
 from referee.service.players import MANAGE, PLAY, READ, Player
 from referee.service.tokens import make_token
 from referee.settings import Settings
+from tests.live.test_events import Stream as GameStream
 from tests.servers import redis_url
-from tests.service.test_events import Stream as GameStream
 from tests.stacks import TEST_API_KEY, Client, Service, base_env, start_server
 from tests.tiers import starts_servers
 
