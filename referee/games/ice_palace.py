@@ -665,24 +665,16 @@ class IcePalace(Game[State, Move]):
             rng.shuffle(part)
         hands = tuple(tuple(size + c for size in SIZES) for c in colours)
         pool = ("".join(parts[0]), "".join(parts[1]), "".join(parts[2]))
-        state = State(
-            colours=colours,
-            hands=hands,
-            pool=pool,
-            yard=(),
-            palace=(),
-            marker=marker,
-            turn=marker,
-            phase=YARD,
-            passes=0,
-            last_placer=NOBODY,
-            build_max=0,
-            build_plan=(),
-            out_of_game=0,
-            resigned=(),
-        )
-        hands_after, pool_after = _deal(state, marker)
-        return _replace(state, hands=hands_after, pool=pool_after)
+        carried = {
+            "colours": colours,
+            "hands": hands,
+            "pool": pool,
+            "palace": (),
+            "out_of_game": 0,
+            "resigned": (),
+            "rounds": 0,
+        }
+        return _new_round(carried, marker)
 
     def actors(self, state: State) -> frozenset[int]:
         return _NOBODY if state.turn == NOBODY else _ONLY[state.turn]
@@ -924,32 +916,13 @@ class IcePalace(Game[State, Move]):
         return self._after_build(state, _as_board(palace), out)
 
     def _after_build(self, state: State, palace: Board, out_of_game: int) -> State:
-        """The marker moves on; refills, unless the pool cannot refill every hand."""
-        marker = _next_playing(state, state.marker)
-        cleared = _replace(
-            state,
-            yard=(),
-            yard_bits=_EMPTY_YARD,
-            palace=palace,
-            marker=marker,
-            turn=marker,
-            phase=YARD,
-            passes=0,
-            last_placer=NOBODY,
-            build_max=0,
-            build_plan=(),
-            out_of_game=out_of_game,
-            rounds=state.rounds + 1,
-        )
-        need = dict.fromkeys(SIZES, 0)
-        for seat, hand in enumerate(state.hands):
-            if seat not in state.resigned:
-                for size, count in _size_counts(hand).items():
-                    need[size] += HAND_PER_SIZE - count
-        if any(need[size] > len(part) for size, part in zip(SIZES, state.pool, strict=True)):
-            return _replace(cleared, turn=NOBODY)
-        hands, pool = _deal(cleared, marker)
-        return _replace(cleared, hands=hands, pool=pool)
+        """The marker moves on and a new round begins (`_new_round`)."""
+        carried = state.__dict__ | {
+            "palace": palace,
+            "out_of_game": out_of_game,
+            "rounds": state.rounds + 1,
+        }
+        return _new_round(carried, _next_playing(state, state.marker))
 
     def _resign(self, state: State, seat: int) -> State:
         players = len(state.colours)
@@ -1157,6 +1130,36 @@ def _state_of(fields: dict[str, Any]) -> State:
     new = object.__new__(State)
     object.__setattr__(new, "__dict__", fields)
     return new
+
+
+def _new_round(carried: dict[str, Any], marker: int) -> State:
+    """The state as a round begins, with the `carried` fields (any of a round's
+    own among them are replaced): the yard empty, `marker` leading, no build
+    pending, and every hand still playing refilled from the pool from `marker`
+    on; or the game over (nobody's turn) where the pool cannot refill them all."""
+    state = _state_of(
+        {
+            **carried,
+            "yard": (),
+            "yard_bits": _EMPTY_YARD,
+            "marker": marker,
+            "turn": marker,
+            "phase": YARD,
+            "passes": 0,
+            "last_placer": NOBODY,
+            "build_max": 0,
+            "build_plan": (),
+        }
+    )
+    need = dict.fromkeys(SIZES, 0)
+    for seat, hand in enumerate(state.hands):
+        if seat not in state.resigned:
+            for size, count in _size_counts(hand).items():
+                need[size] += HAND_PER_SIZE - count
+    if any(need[size] > len(part) for size, part in zip(SIZES, state.pool, strict=True)):
+        return _replace(state, turn=NOBODY)
+    hands, pool = _deal(state, marker)
+    return _replace(state, hands=hands, pool=pool)
 
 
 def _with(
