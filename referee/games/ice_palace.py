@@ -620,7 +620,10 @@ def _board_view(board: Board) -> dict[str, list[str]]:
     return {f"{x},{y}": list(stack) for x, y, stack in board}
 
 
-class IcePalace(Game[State, Move]):
+class _IcePalaceRules(Game[State, Move]):
+    """Ice Palace's rules; `IcePalace`, at the end of the module, adds the
+    written-out copies of a random move and of a whole random playout."""
+
     name: ClassVar[str] = "ice_palace"
     title: ClassVar[str] = "Ice Palace"
     rules_version: ClassVar[str] = "1"
@@ -709,81 +712,6 @@ class IcePalace(Game[State, Move]):
         if state.phase == BUILD:
             return self._random_build(state, rng)
         return _random_yard_move(state.hands[seat], _yard_bits(state), rng)[0]
-
-    def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
-        """`random_move` then `play`, the yard's bit sets worked out once: the drawn
-        move is legal, so it is made without `play`'s checks."""
-        if seat != state.turn or state.turn == NOBODY:
-            return super().play_random(state, seat, rng)
-        if state.phase == BUILD:
-            build = self._random_build(state, rng)
-            steps = state.build_plan if build.auto else build.steps
-            coloured = len(_buildable(state.yard))
-            palace = _as_dict(state.palace)
-            for step in steps:
-                cell = (step.x, step.y)
-                palace[cell] = (*palace.get(cell, ()), step.pyramid)
-            out = state.out_of_game + coloured - len(steps)
-            return build, self._after_build(state, _as_board(palace), out)
-        bits = _yard_bits(state)
-        move, bit = _random_yard_move(state.hands[seat], bits, rng)
-        if isinstance(move, Pass):
-            return move, self._next_turn(state, seat, state.passes + 1)
-        return move, self._placed(state, seat, move, bits, bit)
-
-    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
-        """`Game.random_playout`, each round's yard played by `_random_yard_round`; the
-        builds, forced or drawn, as the default loop plays them. A random move never
-        resigns, so only a playout from a position with a resigned seat meets one: it
-        is left to the default loop."""
-        if state.resigned:
-            yield from super().random_playout(state, rng)
-            return
-        while True:
-            if state.phase == BUILD:
-                state = yield from self.forced_moves(state)
-            seat = state.turn
-            if seat == NOBODY:
-                return
-            if state.phase == YARD:
-                state = yield from self._random_yard_round(state, rng)
-            else:
-                move, state = self.play_random(state, seat, rng)
-                yield _new_tuple(Played, (seat, move, state))
-
-    def _random_yard_round(
-        self, state: State, rng: Rng
-    ) -> Generator[Played[State, Move], None, State]:
-        """`play_random` of the seat to place, move after move, until the round's yard
-        ends (at `_end_round`); returns the state after the last move. For a game
-        with no resigned seat: `_handed_on` is written out for it, with the hands,
-        the yard, its bits, the turn and the passes kept in locals."""
-        players = len(state.colours)
-        hands, yard, bits = state.hands, state.yard, _yard_bits(state)
-        seat, passes = state.turn, state.passes
-        while True:
-            move, bit = _random_yard_move(hands[seat], bits, rng)
-            fields = state.__dict__.copy()
-            if isinstance(move, Place):
-                yard, bits = _yard_placed(yard, bits, move, bit)
-                hands = _taken_from(hands, seat, move.pyramid)
-                fields["hands"] = hands
-                fields["yard"] = yard
-                fields["yard_bits"] = bits
-                fields["last_placer"] = seat
-                passes = 0
-            else:
-                passes += 1
-                if passes == players:
-                    fields["passes"] = passes
-                    state = self._end_round(_state_of(fields))
-                    yield _new_tuple(Played, (seat, move, state))
-                    return state
-            played_by, seat = seat, (seat + 1) % players
-            fields["turn"] = seat
-            fields["passes"] = passes
-            state = _state_of(fields)
-            yield _new_tuple(Played, (played_by, move, state))
 
     def _random_build(self, state: State, rng: Rng) -> Build:
         if rng.below(4) == 0:
@@ -1482,6 +1410,91 @@ def _show_plan(view: JSON, placed: tuple[Place, ...]) -> None:
                     del view["yard"][cell]
                 break
     view["plan"] = [_notate_place(step) for step in placed]
+
+
+# -- playouts -------------------------------------------------------------------
+# The speed-only copies of the rules' `play_random` and default random playout,
+# after the rules: tests hold them to `random_move` then `play`, and to the
+# default loop, draw for draw.
+
+
+class IcePalace(_IcePalaceRules):
+    """The rules, with a random move and a whole random playout written out for speed."""
+
+    def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
+        """`random_move` then `play`, the yard's bit sets worked out once: the drawn
+        move is legal, so it is made without `play`'s checks."""
+        if seat != state.turn or state.turn == NOBODY:
+            return super().play_random(state, seat, rng)
+        if state.phase == BUILD:
+            build = self._random_build(state, rng)
+            steps = state.build_plan if build.auto else build.steps
+            coloured = len(_buildable(state.yard))
+            palace = _as_dict(state.palace)
+            for step in steps:
+                cell = (step.x, step.y)
+                palace[cell] = (*palace.get(cell, ()), step.pyramid)
+            out = state.out_of_game + coloured - len(steps)
+            return build, self._after_build(state, _as_board(palace), out)
+        bits = _yard_bits(state)
+        move, bit = _random_yard_move(state.hands[seat], bits, rng)
+        if isinstance(move, Pass):
+            return move, self._next_turn(state, seat, state.passes + 1)
+        return move, self._placed(state, seat, move, bits, bit)
+
+    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
+        """`Game.random_playout`, each round's yard played by `_random_yard_round`; the
+        builds, forced or drawn, as the default loop plays them. A random move never
+        resigns, so only a playout from a position with a resigned seat meets one: it
+        is left to the default loop."""
+        if state.resigned:
+            yield from super().random_playout(state, rng)
+            return
+        while True:
+            if state.phase == BUILD:
+                state = yield from self.forced_moves(state)
+            seat = state.turn
+            if seat == NOBODY:
+                return
+            if state.phase == YARD:
+                state = yield from self._random_yard_round(state, rng)
+            else:
+                move, state = self.play_random(state, seat, rng)
+                yield _new_tuple(Played, (seat, move, state))
+
+    def _random_yard_round(
+        self, state: State, rng: Rng
+    ) -> Generator[Played[State, Move], None, State]:
+        """`play_random` of the seat to place, move after move, until the round's yard
+        ends (at `_end_round`); returns the state after the last move. For a game
+        with no resigned seat: `_handed_on` is written out for it, with the hands,
+        the yard, its bits, the turn and the passes kept in locals."""
+        players = len(state.colours)
+        hands, yard, bits = state.hands, state.yard, _yard_bits(state)
+        seat, passes = state.turn, state.passes
+        while True:
+            move, bit = _random_yard_move(hands[seat], bits, rng)
+            fields = state.__dict__.copy()
+            if isinstance(move, Place):
+                yard, bits = _yard_placed(yard, bits, move, bit)
+                hands = _taken_from(hands, seat, move.pyramid)
+                fields["hands"] = hands
+                fields["yard"] = yard
+                fields["yard_bits"] = bits
+                fields["last_placer"] = seat
+                passes = 0
+            else:
+                passes += 1
+                if passes == players:
+                    fields["passes"] = passes
+                    state = self._end_round(_state_of(fields))
+                    yield _new_tuple(Played, (seat, move, state))
+                    return state
+            played_by, seat = seat, (seat + 1) % players
+            fields["turn"] = seat
+            fields["passes"] = passes
+            state = _state_of(fields)
+            yield _new_tuple(Played, (played_by, move, state))
 
 
 GAME = IcePalace()
