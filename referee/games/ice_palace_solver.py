@@ -86,6 +86,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
+from operator import attrgetter
+from typing import Any, TypeVar, cast
 
 from referee.rng import Rng
 
@@ -263,6 +265,29 @@ class _Meter:
             raise _OutOfWork
 
 
+_Bound = TypeVar("_Bound", bound=Callable[..., int])
+
+
+def _memoised(memo_of: Callable[[_Meter], dict[Any, int]]) -> Callable[[_Bound], _Bound]:
+    """A bound `bound(meter, *key)` answered from its memo in the solve's meter,
+    `memo_of(meter)`, by all its arguments but the meter. Every call, answered
+    from the memo or not, is one unit of the solve's work."""
+
+    def memoise(bound: _Bound) -> _Bound:
+        def memoised(meter: _Meter, *key: Any) -> int:
+            meter.charge(1)
+            memo = memo_of(meter)
+            known = memo.get(key)
+            if known is None:
+                known = memo[key] = bound(meter, *key)
+            return known
+
+        return cast(_Bound, memoised)
+
+    return memoise
+
+
+@_memoised(attrgetter("unlocks"))
 def _unlocks(
     meter: _Meter,
     open_l: int,
@@ -279,22 +304,6 @@ def _unlocks(
     medium when there is one: a large top is worth at least a medium one),
     then founds the rest of that colour; the covered top stays open.
     """
-    meter.charge(1)
-    key = (open_l, open_m, closed_l, closed_m, locked)
-    known = meter.unlocks.get(key)
-    if known is None:
-        known = meter.unlocks[key] = _unlocks_uncached(meter, *key)
-    return known
-
-
-def _unlocks_uncached(
-    meter: _Meter,
-    open_l: int,
-    open_m: int,
-    closed_l: int,
-    closed_m: int,
-    locked: tuple[tuple[int, int, int], ...],
-) -> int:
     smalls = mediums = larges = 0
     for s, m, la in locked:
         smalls += s
@@ -347,6 +356,7 @@ Hole = tuple[int, int, int]
 """A hole (walled-in empty cells): (cells left, large tops, medium tops open into it)."""
 
 
+@_memoised(attrgetter("holes"))
 def _unlocks_holes(
     meter: _Meter,
     open_l: int,
@@ -365,23 +375,6 @@ def _unlocks_holes(
     takes more covers), and recolouring a top counted in hole h opens a
     colour into the holes of `links[h]` (a bit mask per hole).
     """
-    meter.charge(1)
-    key = (open_l, open_m, closed, holes, groups, links)
-    known = meter.holes.get(key)
-    if known is None:
-        known = meter.holes[key] = _unlocks_holes_uncached(meter, *key)
-    return known
-
-
-def _unlocks_holes_uncached(
-    meter: _Meter,
-    open_l: int,
-    open_m: int,
-    closed: tuple[int, int],
-    holes: tuple[Hole, ...],
-    groups: tuple[Group, ...],
-    links: tuple[int, ...],
-) -> int:
     closed_l, closed_m = closed
     smalls = sum(group[1] for group in groups)
     mediums = sum(group[2] for group in groups)
