@@ -269,9 +269,9 @@ _Bound = TypeVar("_Bound", bound=Callable[..., int])
 
 
 def _memoised(memo_of: Callable[[_Meter], dict[Any, int]]) -> Callable[[_Bound], _Bound]:
-    """A bound `bound(meter, *key)` answered from its memo in the solve's meter,
-    `memo_of(meter)`, by all its arguments but the meter. Every call, answered
-    from the memo or not, is one unit of the solve's work."""
+    """The decorator of a bound `bound(meter, *key)` that answers it from a memo
+    the solve's meter keeps (`memo_of(meter)`), keyed by every argument but the
+    meter. Every call, answered from the memo or not, is one unit of work."""
 
     def memoise(bound: _Bound) -> _Bound:
         def memoised(meter: _Meter, *key: Any) -> int:
