@@ -82,11 +82,10 @@ version.
 from __future__ import annotations
 
 from bisect import insort
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
-from operator import attrgetter
 from typing import Any, TypeVar, cast
 
 from referee.rng import Rng
@@ -253,11 +252,8 @@ class _Meter:
         # Past this much work, `charge` raises `_OutOfWork`; no limit outside
         # the budgeted phases of `_Search.run`.
         self.limit = _NO_LIMIT
-        self.unlocks: dict[tuple[int, int, int, int, tuple[tuple[int, int, int], ...]], int] = {}
-        self.holes: dict[
-            tuple[int, int, tuple[int, int], tuple[Hole, ...], tuple[Group, ...], tuple[int, ...]],
-            int,
-        ] = {}
+        # Each memoised bound's memo (`_memoised`), made when first asked for.
+        self.memos: defaultdict[Callable[..., int], dict[Any, int]] = defaultdict(dict)
 
     def charge(self, work: int) -> None:
         self.work += work
@@ -268,26 +264,23 @@ class _Meter:
 _Bound = TypeVar("_Bound", bound=Callable[..., int])
 
 
-def _memoised(memo_of: Callable[[_Meter], dict[Any, int]]) -> Callable[[_Bound], _Bound]:
-    """The decorator of a bound `bound(meter, *key)` that answers it from a memo
-    the solve's meter keeps (`memo_of(meter)`), keyed by every argument but the
-    meter. Every call, answered from the memo or not, is one unit of work."""
+def _memoised(bound: _Bound) -> _Bound:
+    """`bound(meter, *key)` answered from its memo in the solve's meter, keyed by
+    every argument but the meter. Every call, answered from the memo or not, is
+    one unit of work."""
 
-    def memoise(bound: _Bound) -> _Bound:
-        def memoised(meter: _Meter, *key: Any) -> int:
-            meter.charge(1)
-            memo = memo_of(meter)
-            known = memo.get(key)
-            if known is None:
-                known = memo[key] = bound(meter, *key)
-            return known
+    def memoised(meter: _Meter, *key: Any) -> int:
+        meter.charge(1)
+        memo = meter.memos[bound]
+        known = memo.get(key)
+        if known is None:
+            known = memo[key] = bound(meter, *key)
+        return known
 
-        return cast(_Bound, memoised)
-
-    return memoise
+    return cast(_Bound, memoised)
 
 
-@_memoised(attrgetter("unlocks"))
+@_memoised
 def _unlocks(
     meter: _Meter,
     open_l: int,
@@ -356,7 +349,7 @@ Hole = tuple[int, int, int]
 """A hole (walled-in empty cells): (cells left, large tops, medium tops open into it)."""
 
 
-@_memoised(attrgetter("holes"))
+@_memoised
 def _unlocks_holes(
     meter: _Meter,
     open_l: int,
