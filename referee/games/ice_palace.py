@@ -620,7 +620,10 @@ def _board_view(board: Board) -> dict[str, list[str]]:
     return {f"{x},{y}": list(stack) for x, y, stack in board}
 
 
-class IcePalace(Game[State, Move]):
+class _IcePalaceRules(Game[State, Move]):
+    """Ice Palace's rules; `IcePalace`, at the end of the module, adds the
+    written-out copies of a random move and of a whole random playout."""
+
     name: ClassVar[str] = "ice_palace"
     title: ClassVar[str] = "Ice Palace"
     rules_version: ClassVar[str] = "1"
@@ -665,24 +668,16 @@ class IcePalace(Game[State, Move]):
             rng.shuffle(part)
         hands = tuple(tuple(size + c for size in SIZES) for c in colours)
         pool = ("".join(parts[0]), "".join(parts[1]), "".join(parts[2]))
-        state = State(
-            colours=colours,
-            hands=hands,
-            pool=pool,
-            yard=(),
-            palace=(),
-            marker=marker,
-            turn=marker,
-            phase=YARD,
-            passes=0,
-            last_placer=NOBODY,
-            build_max=0,
-            build_plan=(),
-            out_of_game=0,
-            resigned=(),
-        )
-        hands_after, pool_after = _deal(state, marker)
-        return _replace(state, hands=hands_after, pool=pool_after)
+        carried = {
+            "colours": colours,
+            "hands": hands,
+            "pool": pool,
+            "palace": (),
+            "out_of_game": 0,
+            "resigned": (),
+            "rounds": 0,
+        }
+        return _new_round(carried, marker)
 
     def actors(self, state: State) -> frozenset[int]:
         return _NOBODY if state.turn == NOBODY else _ONLY[state.turn]
@@ -717,81 +712,6 @@ class IcePalace(Game[State, Move]):
         if state.phase == BUILD:
             return self._random_build(state, rng)
         return _random_yard_move(state.hands[seat], _yard_bits(state), rng)[0]
-
-    def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
-        """`random_move` then `play`, the yard's bit sets worked out once: the drawn
-        move is legal, so it is made without `play`'s checks."""
-        if seat != state.turn or state.turn == NOBODY:
-            return super().play_random(state, seat, rng)
-        if state.phase == BUILD:
-            build = self._random_build(state, rng)
-            steps = state.build_plan if build.auto else build.steps
-            coloured = len(_buildable(state.yard))
-            palace = _as_dict(state.palace)
-            for step in steps:
-                cell = (step.x, step.y)
-                palace[cell] = (*palace.get(cell, ()), step.pyramid)
-            out = state.out_of_game + coloured - len(steps)
-            return build, self._after_build(state, _as_board(palace), out)
-        bits = _yard_bits(state)
-        move, bit = _random_yard_move(state.hands[seat], bits, rng)
-        if isinstance(move, Pass):
-            return move, self._next_turn(state, seat, state.passes + 1)
-        return move, self._placed(state, seat, move, bits, bit)
-
-    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
-        """`Game.random_playout`, each round's yard played by `_random_yard_round`; the
-        builds, forced or drawn, as the default loop plays them. A random move never
-        resigns, so only a playout from a position with a resigned seat meets one: it
-        is left to the default loop."""
-        if state.resigned:
-            yield from super().random_playout(state, rng)
-            return
-        while True:
-            if state.phase == BUILD:
-                state = yield from self.forced_moves(state)
-            seat = state.turn
-            if seat == NOBODY:
-                return
-            if state.phase == YARD:
-                state = yield from self._random_yard_round(state, rng)
-            else:
-                move, state = self.play_random(state, seat, rng)
-                yield _new_tuple(Played, (seat, move, state))
-
-    def _random_yard_round(
-        self, state: State, rng: Rng
-    ) -> Generator[Played[State, Move], None, State]:
-        """`play_random` of the seat to place, move after move, until the round's yard
-        ends (at `_end_round`); returns the state after the last move. For a game
-        with no resigned seat: `_handed_on` is written out for it, with the hands,
-        the yard, its bits, the turn and the passes kept in locals."""
-        players = len(state.colours)
-        hands, yard, bits = state.hands, state.yard, _yard_bits(state)
-        seat, passes = state.turn, state.passes
-        while True:
-            move, bit = _random_yard_move(hands[seat], bits, rng)
-            fields = state.__dict__.copy()
-            if isinstance(move, Place):
-                yard, bits = _yard_placed(yard, bits, move, bit)
-                hands = _taken_from(hands, seat, move.pyramid)
-                fields["hands"] = hands
-                fields["yard"] = yard
-                fields["yard_bits"] = bits
-                fields["last_placer"] = seat
-                passes = 0
-            else:
-                passes += 1
-                if passes == players:
-                    fields["passes"] = passes
-                    state = self._end_round(_state_of(fields))
-                    yield _new_tuple(Played, (seat, move, state))
-                    return state
-            played_by, seat = seat, (seat + 1) % players
-            fields["turn"] = seat
-            fields["passes"] = passes
-            state = _state_of(fields)
-            yield _new_tuple(Played, (played_by, move, state))
 
     def _random_build(self, state: State, rng: Rng) -> Build:
         if rng.below(4) == 0:
@@ -924,32 +844,13 @@ class IcePalace(Game[State, Move]):
         return self._after_build(state, _as_board(palace), out)
 
     def _after_build(self, state: State, palace: Board, out_of_game: int) -> State:
-        """The marker moves on; refills, unless the pool cannot refill every hand."""
-        marker = _next_playing(state, state.marker)
-        cleared = _replace(
-            state,
-            yard=(),
-            yard_bits=_EMPTY_YARD,
-            palace=palace,
-            marker=marker,
-            turn=marker,
-            phase=YARD,
-            passes=0,
-            last_placer=NOBODY,
-            build_max=0,
-            build_plan=(),
-            out_of_game=out_of_game,
-            rounds=state.rounds + 1,
-        )
-        need = dict.fromkeys(SIZES, 0)
-        for seat, hand in enumerate(state.hands):
-            if seat not in state.resigned:
-                for size, count in _size_counts(hand).items():
-                    need[size] += HAND_PER_SIZE - count
-        if any(need[size] > len(part) for size, part in zip(SIZES, state.pool, strict=True)):
-            return _replace(cleared, turn=NOBODY)
-        hands, pool = _deal(cleared, marker)
-        return _replace(cleared, hands=hands, pool=pool)
+        """The marker moves on and a new round begins (`_new_round`)."""
+        carried = state.__dict__ | {
+            "palace": palace,
+            "out_of_game": out_of_game,
+            "rounds": state.rounds + 1,
+        }
+        return _new_round(carried, _next_playing(state, state.marker))
 
     def _resign(self, state: State, seat: int) -> State:
         players = len(state.colours)
@@ -1157,6 +1058,36 @@ def _state_of(fields: dict[str, Any]) -> State:
     new = object.__new__(State)
     object.__setattr__(new, "__dict__", fields)
     return new
+
+
+def _new_round(carried: dict[str, Any], marker: int) -> State:
+    """The state as a round begins, with the `carried` fields (any of a round's
+    own among them are replaced): the yard empty, `marker` leading, no build
+    pending, and every hand still playing refilled from the pool from `marker`
+    on; or the game over (nobody's turn) where the pool cannot refill them all."""
+    state = _state_of(
+        {
+            **carried,
+            "yard": (),
+            "yard_bits": _EMPTY_YARD,
+            "marker": marker,
+            "turn": marker,
+            "phase": YARD,
+            "passes": 0,
+            "last_placer": NOBODY,
+            "build_max": 0,
+            "build_plan": (),
+        }
+    )
+    need = dict.fromkeys(SIZES, 0)
+    for seat, hand in enumerate(state.hands):
+        if seat not in state.resigned:
+            for size, count in _size_counts(hand).items():
+                need[size] += HAND_PER_SIZE - count
+    if any(need[size] > len(part) for size, part in zip(SIZES, state.pool, strict=True)):
+        return _replace(state, turn=NOBODY)
+    hands, pool = _deal(state, marker)
+    return _replace(state, hands=hands, pool=pool)
 
 
 def _with(
@@ -1479,6 +1410,91 @@ def _show_plan(view: JSON, placed: tuple[Place, ...]) -> None:
                     del view["yard"][cell]
                 break
     view["plan"] = [_notate_place(step) for step in placed]
+
+
+# -- playouts -------------------------------------------------------------------
+# The speed-only copies of the rules' `play_random` and default random playout,
+# after the rules: tests hold them to `random_move` then `play`, and to the
+# default loop, draw for draw.
+
+
+class IcePalace(_IcePalaceRules):
+    """The rules, with a random move and a whole random playout written out for speed."""
+
+    def play_random(self, state: State, seat: int, rng: Rng) -> tuple[Move, State]:
+        """`random_move` then `play`, the yard's bit sets worked out once: the drawn
+        move is legal, so it is made without `play`'s checks."""
+        if seat != state.turn or state.turn == NOBODY:
+            return super().play_random(state, seat, rng)
+        if state.phase == BUILD:
+            build = self._random_build(state, rng)
+            steps = state.build_plan if build.auto else build.steps
+            coloured = len(_buildable(state.yard))
+            palace = _as_dict(state.palace)
+            for step in steps:
+                cell = (step.x, step.y)
+                palace[cell] = (*palace.get(cell, ()), step.pyramid)
+            out = state.out_of_game + coloured - len(steps)
+            return build, self._after_build(state, _as_board(palace), out)
+        bits = _yard_bits(state)
+        move, bit = _random_yard_move(state.hands[seat], bits, rng)
+        if isinstance(move, Pass):
+            return move, self._next_turn(state, seat, state.passes + 1)
+        return move, self._placed(state, seat, move, bits, bit)
+
+    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
+        """`Game.random_playout`, each round's yard played by `_random_yard_round`; the
+        builds, forced or drawn, as the default loop plays them. A random move never
+        resigns, so only a playout from a position with a resigned seat meets one: it
+        is left to the default loop."""
+        if state.resigned:
+            yield from super().random_playout(state, rng)
+            return
+        while True:
+            if state.phase == BUILD:
+                state = yield from self.forced_moves(state)
+            seat = state.turn
+            if seat == NOBODY:
+                return
+            if state.phase == YARD:
+                state = yield from self._random_yard_round(state, rng)
+            else:
+                move, state = self.play_random(state, seat, rng)
+                yield _new_tuple(Played, (seat, move, state))
+
+    def _random_yard_round(
+        self, state: State, rng: Rng
+    ) -> Generator[Played[State, Move], None, State]:
+        """`play_random` of the seat to place, move after move, until the round's yard
+        ends (at `_end_round`); returns the state after the last move. For a game
+        with no resigned seat: `_handed_on` is written out for it, with the hands,
+        the yard, its bits, the turn and the passes kept in locals."""
+        players = len(state.colours)
+        hands, yard, bits = state.hands, state.yard, _yard_bits(state)
+        seat, passes = state.turn, state.passes
+        while True:
+            move, bit = _random_yard_move(hands[seat], bits, rng)
+            fields = state.__dict__.copy()
+            if isinstance(move, Place):
+                yard, bits = _yard_placed(yard, bits, move, bit)
+                hands = _taken_from(hands, seat, move.pyramid)
+                fields["hands"] = hands
+                fields["yard"] = yard
+                fields["yard_bits"] = bits
+                fields["last_placer"] = seat
+                passes = 0
+            else:
+                passes += 1
+                if passes == players:
+                    fields["passes"] = passes
+                    state = self._end_round(_state_of(fields))
+                    yield _new_tuple(Played, (seat, move, state))
+                    return state
+            played_by, seat = seat, (seat + 1) % players
+            fields["turn"] = seat
+            fields["passes"] = passes
+            state = _state_of(fields)
+            yield _new_tuple(Played, (played_by, move, state))
 
 
 GAME = IcePalace()

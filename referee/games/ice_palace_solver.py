@@ -82,10 +82,11 @@ version.
 from __future__ import annotations
 
 from bisect import insort
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any, TypeVar, cast
 
 from referee.rng import Rng
 
@@ -251,11 +252,8 @@ class _Meter:
         # Past this much work, `charge` raises `_OutOfWork`; no limit outside
         # the budgeted phases of `_Search.run`.
         self.limit = _NO_LIMIT
-        self.unlocks: dict[tuple[int, int, int, int, tuple[tuple[int, int, int], ...]], int] = {}
-        self.holes: dict[
-            tuple[int, int, tuple[int, int], tuple[Hole, ...], tuple[Group, ...], tuple[int, ...]],
-            int,
-        ] = {}
+        # Each memoised bound's memo (`_memoised`), made when first asked for.
+        self.memos: defaultdict[Callable[..., int], dict[Any, int]] = defaultdict(dict)
 
     def charge(self, work: int) -> None:
         self.work += work
@@ -263,6 +261,26 @@ class _Meter:
             raise _OutOfWork
 
 
+_Bound = TypeVar("_Bound", bound=Callable[..., int])
+
+
+def _memoised(bound: _Bound) -> _Bound:
+    """`bound(meter, *key)` answered from its memo in the solve's meter, keyed by
+    every argument but the meter. Every call, answered from the memo or not, is
+    one unit of work."""
+
+    def memoised(meter: _Meter, *key: Any) -> int:
+        meter.charge(1)
+        memo = meter.memos[bound]
+        known = memo.get(key)
+        if known is None:
+            known = memo[key] = bound(meter, *key)
+        return known
+
+    return cast(_Bound, memoised)
+
+
+@_memoised
 def _unlocks(
     meter: _Meter,
     open_l: int,
@@ -279,22 +297,6 @@ def _unlocks(
     medium when there is one: a large top is worth at least a medium one),
     then founds the rest of that colour; the covered top stays open.
     """
-    meter.charge(1)
-    key = (open_l, open_m, closed_l, closed_m, locked)
-    known = meter.unlocks.get(key)
-    if known is None:
-        known = meter.unlocks[key] = _unlocks_uncached(meter, *key)
-    return known
-
-
-def _unlocks_uncached(
-    meter: _Meter,
-    open_l: int,
-    open_m: int,
-    closed_l: int,
-    closed_m: int,
-    locked: tuple[tuple[int, int, int], ...],
-) -> int:
     smalls = mediums = larges = 0
     for s, m, la in locked:
         smalls += s
@@ -347,6 +349,7 @@ Hole = tuple[int, int, int]
 """A hole (walled-in empty cells): (cells left, large tops, medium tops open into it)."""
 
 
+@_memoised
 def _unlocks_holes(
     meter: _Meter,
     open_l: int,
@@ -365,23 +368,6 @@ def _unlocks_holes(
     takes more covers), and recolouring a top counted in hole h opens a
     colour into the holes of `links[h]` (a bit mask per hole).
     """
-    meter.charge(1)
-    key = (open_l, open_m, closed, holes, groups, links)
-    known = meter.holes.get(key)
-    if known is None:
-        known = meter.holes[key] = _unlocks_holes_uncached(meter, *key)
-    return known
-
-
-def _unlocks_holes_uncached(
-    meter: _Meter,
-    open_l: int,
-    open_m: int,
-    closed: tuple[int, int],
-    holes: tuple[Hole, ...],
-    groups: tuple[Group, ...],
-    links: tuple[int, ...],
-) -> int:
     closed_l, closed_m = closed
     smalls = sum(group[1] for group in groups)
     mediums = sum(group[2] for group in groups)

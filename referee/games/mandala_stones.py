@@ -195,8 +195,6 @@ _FIELD_VALUES = operator.attrgetter(*_FIELDS)
 
 _FIELD_INDEX = {name: index for index, name in enumerate(_FIELDS)}
 _new_object = object.__new__
-# `Played(...)` runs the named tuple's Python `__new__`; a playout builds one a move.
-_new_tuple = tuple.__new__
 
 
 def _moved(
@@ -616,34 +614,6 @@ _LAYOUTS = {
 
 # An entry of `_LAYOUTS`: the free circles' picks, then per artist the stacks it may take from.
 Layout = tuple[int, ...]
-Placed = dict[tuple[int, ...], tuple[Layout, tuple[tuple[tuple[int, ...], ...], ...]]]
-
-
-def _placed() -> Placed:
-    """`_PLACED`."""
-    placings = {placing: placing for placing in _LAYOUTS}  # each placing built once, shared
-    return {
-        artists: (
-            layout,
-            tuple(
-                tuple(
-                    ()
-                    if circle in artists
-                    else placings[(*artists[:artist], circle, *artists[artist + 1 :])]
-                    for circle in range(1, _CIRCLES + 1)
-                )
-                for artist in range(ARTISTS)
-            ),
-        )
-        for artists, layout in _LAYOUTS.items()
-    }
-
-
-# Per placing of the artists: its `_LAYOUTS` entry, and by artist and circle the placing
-# once that artist has moved to that free circle (one of `_LAYOUTS`' keys; empty where
-# the circle holds an artist). A playout keeps a placing's entry while its artists stay,
-# and moves an artist by looking the new placing up rather than building it.
-_PLACED = _placed()
 # Every non-empty set of directions, each in order.
 _DIRECTION_SETS = tuple(tuple(d for d in range(4) if mask >> d & 1) for mask in range(1, 16))
 # Per circle: the directions (0-3, in order) of each set of the stacks around it.
@@ -809,36 +779,6 @@ _SUMMARIES = {
     for tops in itertools.product(range(5), repeat=SPACES)
 }
 Summary = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[tuple[int, ...], ...]]
-# The same summaries by the number whose base-5 digits are those colours, space 1 first
-# (`_tops_code`), each with the number of scorings a random move draws among (a colour
-# each, and "some tops" if any tower is built): a playout follows that number from
-# move to move.
-_SUMMARY_AT = tuple(
-    (*summary, len(summary[2]) + (1 if summary[1] else 0)) for summary in _SUMMARIES.values()
-)
-# By space and stone: what building a tower topped by that stone on the empty space
-# adds to the board's number.
-_BUILT_ON = tuple(
-    tuple((stone >> 1) * weight - 4 * weight for stone in range(8))
-    for weight in (625, 125, 25, 5, 1)
-)
-
-
-def _tops_code(towers: tuple[tuple[int, ...], ...]) -> int:
-    """The index in `_SUMMARY_AT` of the board's summary."""
-    # Written out for the 5 spaces, as in `_board_summary`.
-    t1, t2, t3, t4, t5 = towers
-    return (
-        (t1[-1] >> 1 if t1 else 4) * 625
-        + (t2[-1] >> 1 if t2 else 4) * 125
-        + (t3[-1] >> 1 if t3 else 4) * 25
-        + (t4[-1] >> 1 if t4 else 4) * 5
-        + (t5[-1] >> 1 if t5 else 4)
-    )
-
-
-# `_tops_code` of a board with no tower.
-_BARE = _tops_code(((),) * SPACES)
 
 
 def _board_summary(towers: tuple[tuple[int, ...], ...]) -> Summary:
@@ -1297,7 +1237,10 @@ _NOBODY: frozenset[int] = frozenset()
 _ALONE = tuple(frozenset((seat,)) for seat in range(4))
 
 
-class MandalaStones(Game[State, Move]):
+class _MandalaStonesRules(Game[State, Move]):
+    """Mandala Stones' rules; `MandalaStones`, at the end of the module, adds the
+    written-out copy of a whole random playout."""
+
     name: ClassVar[str] = "mandala_stones"
     title: ClassVar[str] = "Mandala Stones"
     rules_version: ClassVar[str] = "1"
@@ -1439,95 +1382,6 @@ class MandalaStones(Game[State, Move]):
             return _SCORE_COLOURS[colours[choice]], _scored(state, seat, spaces, points)
         spaces = tuple(rng.shuffled(built)[: 1 + rng.below(len(built))])
         return _TOPS_SCORINGS[spaces], _scored(state, seat, spaces, len(spaces))
-
-    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
-        """`play_random` move after move, without the turn checks of a move played
-        one at a time. The fields of the state, the artists' placing (`_PLACED`)
-        and each board's number (`_tops_code`) are kept in locals from one move
-        to the next; written out here: `play_random`'s draws, `_picked` and
-        `_scored` (their fields come from `_picked_fields` and `_tops_removed`),
-        and `_advance` and `_begin` for a game where no seat has resigned."""
-        if state.objective_points is not None or state.resigned:
-            yield from super().random_playout(state, rng)
-            return
-        below, shuffled = rng.below, rng.shuffled
-        setup, objectives, first_player = state.setup, state.objectives, state.first_player
-        stacks, artists, boards = state.stacks, state.artists, state.boards
-        scores, mandala, set_aside = state.scores, state.mandala, state.set_aside
-        triggered, showing, reach = state.end_triggered, state.showing, state.reach
-        showing = showing or _showing(state)
-        players = len(scores)
-        seat = state.current
-        codes = [_tops_code(towers) for towers in boards]
-        layout, moved = _PLACED[artists]
-        while True:
-            empty, built, colours, colour_spaces, scorings = _SUMMARY_AT[codes[seat]]
-            if empty:
-                # A full board can pick nothing.
-                takes, options = reach = reach or _reach_in(showing, layout)
-            else:
-                takes, options = _NO_PICKS
-            picks = options.bit_count()
-            choice = below(picks + scorings)
-            if choice < picks:
-                artist, circle, around, firsts_by_found, moves = _nth_pick(options, choice)
-                found = takes[artist - 1] & around
-                firsts = firsts_by_found[found]
-                direction, taken = firsts[below(len(firsts))]
-                space = empty[below(len(empty))]
-                move: Move = moves[direction][space - 1]
-                stacks, boards, showing = _picked_fields(
-                    stacks, boards, showing, seat, artist, circle, found, taken, space
-                )
-                artists = moved[artist - 1][circle - 1]
-                layout, moved = _PLACED[artists]
-                codes[seat] += _BUILT_ON[space - 1][boards[seat][space - 1][-1]]
-                reach = None
-            else:
-                choice -= picks
-                if choice < len(colours):
-                    spaces = colour_spaces[choice]
-                    points = _scoring_points(boards[seat], spaces)
-                    move = _SCORE_COLOURS[colours[choice]]
-                else:
-                    spaces = tuple(shuffled(built)[: 1 + below(len(built))])
-                    points = len(spaces)
-                    move = _TOPS_SCORINGS[spaces]
-                # A scoring leaves the stacks and the artists, so the picks, as they were.
-                boards, scores, mandala, set_aside, triggered = _tops_removed(
-                    state, seat, spaces, points
-                )
-                codes[seat] = _tops_code(boards[seat])
-            played_by = seat
-            seat = (seat + 1) % players
-            state = _moved(
-                setup,
-                stacks,
-                artists,
-                boards,
-                scores,
-                mandala,
-                set_aside,
-                objectives,
-                first_player,
-                seat,
-                triggered,
-                (),
-                showing,
-                reach,
-            )
-            if triggered and seat == first_player:
-                state.current = played_by
-                yield _new_tuple(Played, (played_by, move, _finish(state)))
-                return
-            # `_begin`: a seat that has a tower can always score (its board's number, at
-            # hand, says whether it has one).
-            if codes[seat] == _BARE:
-                reach = state.reach = reach or _reach_in(showing, layout)
-                if not reach[1]:
-                    yield _new_tuple(Played, (played_by, move, _finish(state)))
-                    return
-            yield _new_tuple(Played, (played_by, move, state))
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pick):
@@ -1849,6 +1703,170 @@ class MandalaStones(Game[State, Move]):
             tuple(data["resigned"]),
             None if points is None else tuple(points),
         )
+
+
+# -- playouts -------------------------------------------------------------------
+# The speed-only copy of the rules' default random playout, after the rules, and
+# the tables only it reads: a test holds it to the default loop of `play_random`
+# draw for draw.
+
+# `Played(...)` runs the named tuple's Python `__new__`; a playout builds one a move.
+_new_tuple = tuple.__new__
+
+# A table of the placings of the artists, as `_PLACED` below.
+Placed = dict[tuple[int, ...], tuple[Layout, tuple[tuple[tuple[int, ...], ...], ...]]]
+
+
+def _placed() -> Placed:
+    """`_PLACED`."""
+    placings = {placing: placing for placing in _LAYOUTS}  # each placing built once, shared
+    return {
+        artists: (
+            layout,
+            tuple(
+                tuple(
+                    ()
+                    if circle in artists
+                    else placings[(*artists[:artist], circle, *artists[artist + 1 :])]
+                    for circle in range(1, _CIRCLES + 1)
+                )
+                for artist in range(ARTISTS)
+            ),
+        )
+        for artists, layout in _LAYOUTS.items()
+    }
+
+
+# Per placing of the artists: its `_LAYOUTS` entry, and by artist and circle the placing
+# once that artist has moved to that free circle (one of `_LAYOUTS`' keys; empty where
+# the circle holds an artist). A playout keeps a placing's entry while its artists stay,
+# and moves an artist by looking the new placing up rather than building it.
+_PLACED = _placed()
+
+
+# `_SUMMARIES`' summaries by the number whose base-5 digits are those colours, space 1 first
+# (`_tops_code`), each with the number of scorings a random move draws among (a colour
+# each, and "some tops" if any tower is built): a playout follows that number from
+# move to move.
+_SUMMARY_AT = tuple(
+    (*summary, len(summary[2]) + (1 if summary[1] else 0)) for summary in _SUMMARIES.values()
+)
+# By space and stone: what building a tower topped by that stone on the empty space
+# adds to the board's number.
+_BUILT_ON = tuple(
+    tuple((stone >> 1) * weight - 4 * weight for stone in range(8))
+    for weight in (625, 125, 25, 5, 1)
+)
+
+
+def _tops_code(towers: tuple[tuple[int, ...], ...]) -> int:
+    """The index in `_SUMMARY_AT` of the board's summary."""
+    # Written out for the 5 spaces, as in `_board_summary`.
+    t1, t2, t3, t4, t5 = towers
+    return (
+        (t1[-1] >> 1 if t1 else 4) * 625
+        + (t2[-1] >> 1 if t2 else 4) * 125
+        + (t3[-1] >> 1 if t3 else 4) * 25
+        + (t4[-1] >> 1 if t4 else 4) * 5
+        + (t5[-1] >> 1 if t5 else 4)
+    )
+
+
+# `_tops_code` of a board with no tower.
+_BARE = _tops_code(((),) * SPACES)
+
+
+class MandalaStones(_MandalaStonesRules):
+    """The rules, with a whole random playout written out for speed."""
+
+    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
+        """`play_random` move after move, without the turn checks of a move played
+        one at a time. The fields of the state, the artists' placing (`_PLACED`)
+        and each board's number (`_tops_code`) are kept in locals from one move
+        to the next; written out here: `play_random`'s draws, `_picked` and
+        `_scored` (their fields come from `_picked_fields` and `_tops_removed`),
+        and `_advance` and `_begin` for a game where no seat has resigned."""
+        if state.objective_points is not None or state.resigned:
+            yield from super().random_playout(state, rng)
+            return
+        below, shuffled = rng.below, rng.shuffled
+        setup, objectives, first_player = state.setup, state.objectives, state.first_player
+        stacks, artists, boards = state.stacks, state.artists, state.boards
+        scores, mandala, set_aside = state.scores, state.mandala, state.set_aside
+        triggered, showing, reach = state.end_triggered, state.showing, state.reach
+        showing = showing or _showing(state)
+        players = len(scores)
+        seat = state.current
+        codes = [_tops_code(towers) for towers in boards]
+        layout, moved = _PLACED[artists]
+        while True:
+            empty, built, colours, colour_spaces, scorings = _SUMMARY_AT[codes[seat]]
+            if empty:
+                # A full board can pick nothing.
+                takes, options = reach = reach or _reach_in(showing, layout)
+            else:
+                takes, options = _NO_PICKS
+            picks = options.bit_count()
+            choice = below(picks + scorings)
+            if choice < picks:
+                artist, circle, around, firsts_by_found, moves = _nth_pick(options, choice)
+                found = takes[artist - 1] & around
+                firsts = firsts_by_found[found]
+                direction, taken = firsts[below(len(firsts))]
+                space = empty[below(len(empty))]
+                move: Move = moves[direction][space - 1]
+                stacks, boards, showing = _picked_fields(
+                    stacks, boards, showing, seat, artist, circle, found, taken, space
+                )
+                artists = moved[artist - 1][circle - 1]
+                layout, moved = _PLACED[artists]
+                codes[seat] += _BUILT_ON[space - 1][boards[seat][space - 1][-1]]
+                reach = None
+            else:
+                choice -= picks
+                if choice < len(colours):
+                    spaces = colour_spaces[choice]
+                    points = _scoring_points(boards[seat], spaces)
+                    move = _SCORE_COLOURS[colours[choice]]
+                else:
+                    spaces = tuple(shuffled(built)[: 1 + below(len(built))])
+                    points = len(spaces)
+                    move = _TOPS_SCORINGS[spaces]
+                # A scoring leaves the stacks and the artists, so the picks, as they were.
+                boards, scores, mandala, set_aside, triggered = _tops_removed(
+                    state, seat, spaces, points
+                )
+                codes[seat] = _tops_code(boards[seat])
+            played_by = seat
+            seat = (seat + 1) % players
+            state = _moved(
+                setup,
+                stacks,
+                artists,
+                boards,
+                scores,
+                mandala,
+                set_aside,
+                objectives,
+                first_player,
+                seat,
+                triggered,
+                (),
+                showing,
+                reach,
+            )
+            if triggered and seat == first_player:
+                state.current = played_by
+                yield _new_tuple(Played, (played_by, move, _finish(state)))
+                return
+            # `_begin`: a seat that has a tower can always score (its board's number, at
+            # hand, says whether it has one).
+            if codes[seat] == _BARE:
+                reach = state.reach = reach or _reach_in(showing, layout)
+                if not reach[1]:
+                    yield _new_tuple(Played, (played_by, move, _finish(state)))
+                    return
+            yield _new_tuple(Played, (played_by, move, state))
 
 
 GAME = MandalaStones()

@@ -734,7 +734,10 @@ class OptionsSchema(marshmallow.Schema):
     private_parks = fields.Boolean(load_default=False)
 
 
-class Subdivision(Game[State, Move]):
+class _SubdivisionRules(Game[State, Move]):
+    """Subdivision's rules; `Subdivision`, at the end of the module, adds the
+    written-out copy of a whole random playout."""
+
     name: ClassVar[str] = "subdivision"
     title: ClassVar[str] = "Subdivision"
     rules_version: ClassVar[str] = "1"
@@ -858,91 +861,6 @@ class Subdivision(Game[State, Move]):
         else:
             size, index = LARGE, _nth_bit(large, pick - n_small - n_medium)
         return _PLACES[state.side][size - 1][index], _placed(state, seat, size, index)
-
-    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
-        """`play_random` move after move, with the state's fields kept in locals
-        from one move to the next (`_nth_bit`, `_placed` and `_turn` written
-        out): a state is built a move, never read back."""
-        if state.parks_left or state.to_move == OVER:
-            yield from super().random_playout(state, rng)
-            return
-        (
-            side,
-            players,
-            parks,
-            parks_left,
-            resigned,
-            private_parks,
-            pieces,
-            stash,
-            seat,
-            legal,
-            free,
-            near_own_large,
-            near_other,
-            _,
-        ) = state
-        places, (near_own, near_others) = _PLACES[side], _MARKS[side, players]
-        seats_from = _SEATS_IN_TURN[players][resigned]
-        small, medium, large = legal
-        while True:
-            n_small, n_medium = small.bit_count(), medium.bit_count()
-            pick = rng.below(n_small + n_medium + large.bit_count())
-            if pick < n_small:
-                size, mask = SMALL, small
-            elif pick < n_small + n_medium:
-                size, mask, pick = MEDIUM, medium, pick - n_small
-            else:
-                size, mask, pick = LARGE, large, pick - n_small - n_medium
-            index = 0  # `_nth_bit(mask, pick)` written out
-            bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
-            while pick >= len(bits):
-                pick -= len(bits)
-                mask >>= _CHUNK
-                index += _CHUNK
-                bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
-            index += bits[pick]
-            k = seat * 3 + size - 1
-            if size != MEDIUM:
-                if size == LARGE:
-                    near_own_large |= near_own[seat][index]
-                near_other |= near_others[seat][index]
-            stash -= _ONE_OF_KIND[k]
-            free ^= 1 << index
-            pieces |= _PIECE_BIT[k][index]
-            to_move, legal = OVER, _NO_PLACES
-            if free:
-                for after, shift, has_small, has_medium, has_large in seats_from[seat + 1]:
-                    small = free & near_other >> shift if stash & has_small else 0
-                    medium = free if stash & has_medium else 0
-                    large = free ^ free & near_own_large >> shift if stash & has_large else 0
-                    if small or medium or large:
-                        to_move, legal = after, (small, medium, large)
-                        break
-            state = _new_tuple(
-                State,
-                (
-                    side,
-                    players,
-                    parks,
-                    parks_left,
-                    resigned,
-                    private_parks,
-                    pieces,
-                    stash,
-                    to_move,
-                    legal,
-                    free,
-                    near_own_large,
-                    near_other,
-                    None,
-                ),
-            )
-            if to_move == OVER:
-                yield Played(seat, places[size - 1][index], _ended(state))
-                return
-            yield _new_tuple(Played, (seat, places[size - 1][index], state))
-            seat = to_move
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if type(move) is Place:
@@ -1235,6 +1153,100 @@ class Subdivision(Game[State, Move]):
             near_other=near_other,
         )
         return state if to_move is not None else _ended(state)
+
+
+# -- playouts -------------------------------------------------------------------
+# The speed-only copy of the rules' default random playout, after the rules: a
+# test holds it to the default loop of `play_random` draw for draw.
+
+
+class Subdivision(_SubdivisionRules):
+    """The rules, with a whole random playout written out for speed."""
+
+    def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
+        """`play_random` move after move, with the state's fields kept in locals
+        from one move to the next (`_nth_bit`, `_placed` and `_turn` written
+        out): a state is built a move, never read back."""
+        if state.parks_left or state.to_move == OVER:
+            yield from super().random_playout(state, rng)
+            return
+        (
+            side,
+            players,
+            parks,
+            parks_left,
+            resigned,
+            private_parks,
+            pieces,
+            stash,
+            seat,
+            legal,
+            free,
+            near_own_large,
+            near_other,
+            _,
+        ) = state
+        places, (near_own, near_others) = _PLACES[side], _MARKS[side, players]
+        seats_from = _SEATS_IN_TURN[players][resigned]
+        small, medium, large = legal
+        while True:
+            n_small, n_medium = small.bit_count(), medium.bit_count()
+            pick = rng.below(n_small + n_medium + large.bit_count())
+            if pick < n_small:
+                size, mask = SMALL, small
+            elif pick < n_small + n_medium:
+                size, mask, pick = MEDIUM, medium, pick - n_small
+            else:
+                size, mask, pick = LARGE, large, pick - n_small - n_medium
+            index = 0  # `_nth_bit(mask, pick)` written out
+            bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
+            while pick >= len(bits):
+                pick -= len(bits)
+                mask >>= _CHUNK
+                index += _CHUNK
+                bits = _BITS_OF_CHUNK[mask & _CHUNK_MASK]
+            index += bits[pick]
+            k = seat * 3 + size - 1
+            if size != MEDIUM:
+                if size == LARGE:
+                    near_own_large |= near_own[seat][index]
+                near_other |= near_others[seat][index]
+            stash -= _ONE_OF_KIND[k]
+            free ^= 1 << index
+            pieces |= _PIECE_BIT[k][index]
+            to_move, legal = OVER, _NO_PLACES
+            if free:
+                for after, shift, has_small, has_medium, has_large in seats_from[seat + 1]:
+                    small = free & near_other >> shift if stash & has_small else 0
+                    medium = free if stash & has_medium else 0
+                    large = free ^ free & near_own_large >> shift if stash & has_large else 0
+                    if small or medium or large:
+                        to_move, legal = after, (small, medium, large)
+                        break
+            state = _new_tuple(
+                State,
+                (
+                    side,
+                    players,
+                    parks,
+                    parks_left,
+                    resigned,
+                    private_parks,
+                    pieces,
+                    stash,
+                    to_move,
+                    legal,
+                    free,
+                    near_own_large,
+                    near_other,
+                    None,
+                ),
+            )
+            if to_move == OVER:
+                yield Played(seat, places[size - 1][index], _ended(state))
+                return
+            yield _new_tuple(Played, (seat, places[size - 1][index], state))
+            seat = to_move
 
 
 GAME = Subdivision()
