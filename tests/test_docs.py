@@ -1,12 +1,14 @@
 """The project documents itself: a rules page per game naming every field of its view,
-links that resolve, a README that stays a front door, and a settings table that
-names exactly the settings the code reads."""
+links that resolve, a README that stays a front door, a settings table that
+names exactly the settings the code reads, and a map of the code (docs/design.md)
+with a line for every module and no path that is not there."""
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SPEC = "../" + "shared"  # spelt apart so that this file does not point at it itself
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SETTINGS_HEADER = "| variable | setting | default | what it sets |"
+DESIGN = ROOT / "docs" / "design.md"
+# The code the map of docs/design.md covers; the Alembic versions are listed by their folder.
+CODE = ("referee", "api", "workers", "mailin")
+MIGRATION_VERSIONS = ROOT / "referee" / "store" / "migrations" / "versions"
+# A path into the code as the documents name it (`api/rest/games.py`, `referee/store/`):
+# not a part of a longer path or a URL.
+CODE_PATH = re.compile(r"(?<![\w./-])(?:referee|api|workers|mailin)/[\w./-]*")
+# A line of the map: a table row whose first cell is one path.
+MAP_LINE = re.compile(r"^\| `([^`]+)` \|", re.MULTILINE)
 
 
 @pytest.mark.parametrize("name", games.names())
@@ -101,3 +112,52 @@ def test_nothing_in_the_repository_points_at_the_spec_it_was_built_from() -> Non
                 pointing.append(str(path.relative_to(ROOT)))
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert pointing == [] and SPEC not in readme
+
+
+def _modules() -> set[str]:
+    """What the map must name: every module by its path, a package by its folder."""
+    modules = set()
+    for folder in CODE:
+        for path in (ROOT / folder).rglob("*.py"):
+            if MIGRATION_VERSIONS in path.parents:
+                continue
+            relative = path.relative_to(ROOT)
+            package = path.name == "__init__.py"
+            modules.add(f"{relative.parent.as_posix()}/" if package else relative.as_posix())
+    return modules
+
+
+def _unmapped(modules: set[str], design: str) -> list[str]:
+    """The modules without exactly one line of their own in the map of `design`."""
+    lines = Counter(MAP_LINE.findall(design))
+    return sorted(module for module in modules if lines[module] != 1)
+
+
+def _missing(text: str) -> list[str]:
+    """The paths into the code `text` names that do not exist."""
+    named = {path.rstrip(".") for path in CODE_PATH.findall(text)}
+    return sorted(path for path in named if not (ROOT / path).exists())
+
+
+def test_the_map_of_the_code_has_one_line_for_every_module() -> None:
+    modules = _modules()
+    assert "api/rest/games.py" in modules and "referee/service/" in modules
+    assert _unmapped(modules, DESIGN.read_text(encoding="utf-8")) == []
+
+
+def test_every_path_into_the_code_the_documents_name_exists() -> None:
+    missing = {
+        str(page.relative_to(ROOT)): found
+        for page in PAGES
+        if (found := _missing(page.read_text(encoding="utf-8")))
+    }
+    assert missing == {}
+
+
+def test_the_map_checks_see_a_module_without_its_line_and_a_path_that_is_gone() -> None:
+    design = "| `referee/store/` | rows |\n| `referee/store/reads.py` | reads |\n"
+    modules = {"referee/store/", "referee/store/reads.py", "referee/store/new.py"}
+    assert _unmapped(modules, design) == ["referee/store/new.py"]
+    assert _unmapped({"referee/store/"}, design + design) == ["referee/store/"]
+    prose = "as `referee/store/gone.py` does, at https://example.org/api/x, and api/http/."
+    assert _missing(prose) == ["referee/store/gone.py"]

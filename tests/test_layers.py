@@ -1,8 +1,9 @@
 """The layering of docs/design.md, checked on the source: imports only point downwards.
 
 The rules layer (engine, rng, games) and the pure layer above it (replay,
-record, playout, render) must stay free of I/O, clocks and global
-randomness, so that every state can be rebuilt exactly from its log.
+record, playout, pace, names, reply_text, render, bots) must stay free of
+I/O, clocks and global randomness, so that every state can be rebuilt
+exactly from its log.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ PURE = [
     "referee/playout.py",
     "referee/render",
     "referee/names.py",
+    "referee/pace.py",
     "referee/bots",
     "referee/reply_text.py",
 ]
@@ -63,10 +65,30 @@ FORBIDDEN = {
         *ENTRY_POINTS,
     },
     "referee/service": ENTRY_POINTS,
+    # Delivery (layer 4, beside the service) holds the channels the service's
+    # delivering job sends through; the queue announces what the service publishes.
+    "referee/delivery": ENTRY_POINTS,
+    "referee/queue.py": {"referee.service", *ENTRY_POINTS},
     "api": ENTRY_POINTS - {"api"},
     "workers": ENTRY_POINTS - {"workers"},
     "mailin": ENTRY_POINTS - {"mailin"},
 }
+# Of the service, the channels read only a game's state at a version and its clock:
+# the use cases call the channels, never the other way round.
+DELIVERY_READS_OF_THE_SERVICE = {"referee.service.game_states", "referee.service.turn_clock"}
+# Inside the web app (api/, layer 5) its kinds point downwards too: the schemas are
+# shapes (no Flask, nothing of the app above them); the HTTP kit serves REST, the
+# streams and the pages, which never import each other.
+API_KINDS = {
+    "api/schemas": {"flask", "flask_smorest", "api.http", "api.rest", "api.streams", "api.pages"},
+    "api/http": {"api.rest", "api.streams", "api.pages"},
+    "api/rest": {"api.streams", "api.pages"},
+    "api/streams": {"api.rest", "api.pages"},
+    "api/pages": {"api.rest", "api.streams"},
+}
+# Where the web app's modules live: the app factory and its servers at the top, every
+# other module in one of the kinds.
+API_TOP = {"__init__.py", "server.py", "wsgi.py"}
 # The store's modules that write: only the service may use them, so that each
 # use case is written once and no entry point changes the store by itself.
 STORE_WRITING = {
@@ -143,6 +165,28 @@ def test_pure_layers_import_no_io_and_nothing_above_them(entry: str) -> None:
 def test_upper_layers_do_not_import_each_other(entry: str) -> None:
     for path in python_files(entry):
         assert not offending(imported(path), FORBIDDEN[entry]), path
+
+
+def test_delivery_reads_of_the_service_only_a_games_state_and_its_clock() -> None:
+    assert python_files("referee/delivery")
+    for path in python_files("referee/delivery"):
+        # `from referee.service import x` names the package as well as x.
+        used = offending(imported(path), {"referee.service"}) - {"referee.service"}
+        assert not used - offending(used, DELIVERY_READS_OF_THE_SERVICE), path
+
+
+@pytest.mark.parametrize("kind", sorted(API_KINDS))
+def test_the_web_apps_kinds_do_not_import_upwards_or_sideways(kind: str) -> None:
+    assert python_files(kind), kind
+    for path in python_files(kind):
+        assert not offending(imported(path), API_KINDS[kind]), path
+
+
+def test_the_web_app_holds_its_factory_and_servers_on_top_and_the_rest_in_its_kinds() -> None:
+    kinds = {Path(kind).name for kind in API_KINDS}
+    for path in python_files("api"):
+        where = path.relative_to(ROOT / "api").parts
+        assert (where[0] in API_TOP) if len(where) == 1 else (where[0] in kinds), path
 
 
 @pytest.mark.parametrize("entry", ["api", "workers", "mailin", "referee/cli.py"])
