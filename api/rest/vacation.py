@@ -36,8 +36,10 @@ REFUSED = (
 @blp.response(200, VacationOut)
 @blp.doc(operationId="getVacation", **declared({**WHO, 422: BAD_QUERY}))
 def get_vacation() -> dict[str, Any]:
-    """My vacation under way or planned, and the vacation days left: those that fit on any
-    dates from today on."""
+    """My vacation under way or planned, and the vacation days left.
+
+    The days left are those that fit on any dates from today on.
+    """
     return shown(standing(referee(), current_player(READ)))
 
 
