@@ -53,6 +53,8 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     from api.pages import consent, game, kit, lobby, me, seat_links, sign_in, turn_mail, vacation
     from api.rest import boards, floor, games, rematch, rules, submissions
     from api.rest import me as me_api
+    from api.rest import profile as profile_api
+    from api.rest import seeks as seeks_api
     from api.rest import sign_in as sign_in_api
     from api.rest import turn_mail as turn_mail_api
     from api.rest import vacation as vacation_api
@@ -102,6 +104,8 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(vacation_api.blp)
     api.register_blueprint(me_api.blp)
     api.register_blueprint(turn_mail_api.blp)
+    api.register_blueprint(profile_api.blp)
+    api.register_blueprint(seeks_api.blp)
     pages = (lobby.bp, seat_links.bp, game.bp, sign_in.bp, vacation.bp, me.bp, turn_mail.bp)
     app.register_blueprint(kit.pages(*pages))
     app.register_blueprint(consent.bp)

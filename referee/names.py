@@ -150,3 +150,35 @@ NAME_FORM = (
 def with_bot(name: str, level: str | None) -> str:
     """A seat's name as pages and mails show it: `Name (bot, strong)` for a bot's seat."""
     return name if level is None else f"{name} (bot, {level})"
+
+
+# A player's public name (`PUT /v1/me/profile`): what strangers see of it.
+PUBLIC_SHORTEST = 3
+PUBLIC_LONGEST = 24
+
+
+def public_refusal(name: str) -> str | None:
+    """Why `name` may not be a player's public name, or None when it may: 3 to 24
+    characters, letters, digits and marks of any script, spaces and `- ' _`, at
+    least one letter or digit, one space at most between words and none around."""
+    if not PUBLIC_SHORTEST <= len(name) <= PUBLIC_LONGEST:
+        return f"a public name has {PUBLIC_SHORTEST} to {PUBLIC_LONGEST} characters"
+    for char in name:
+        if char in _FILLERS or not (
+            char in _PLAIN_PUNCTUATION or unicodedata.category(char)[0] in "LNM"
+        ):
+            return (
+                f"a public name may not hold {_described(char)}: only letters, digits, "
+                "spaces and - ' _"
+            )
+    if " ".join(name.split()) != name:
+        return "a public name has no space at its ends and one at most between words"
+    if not any(unicodedata.category(char)[0] in "LN" for char in name):
+        return "a public name holds one letter or digit at least"
+    return None
+
+
+def public_key(name: str) -> str:
+    """`name` as public names are compared: without case or width (NFKC, casefold),
+    so that `Zoé`, `ZOÉ` and `Ｚｏé` are one name."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())

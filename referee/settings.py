@@ -107,6 +107,11 @@ class Settings:
     mail_tls_key: str | None = None
     # Days of vacation each player may take in any 365 days in a row (`referee.service.vacations`).
     vacation_days: int = 30
+    # Days an open game waits for players before it expires, how many open games one
+    # player may hold, and how often one player may post, join or leave them.
+    seek_days: int = 14
+    seeks_per_player: int = 10
+    rate_seeks: str = "60/hour"
     # Seconds a bot thinks over each move; kept on each game at its creation.
     bot_seconds: float = 2.0
     # How fast this machine thinks against the one the bots' rates were measured
@@ -135,7 +140,7 @@ class Settings:
             raise BadSetting("REFEREE_WEBHOOK_MAX_FAILURES must be at least 1")
         if self.db_pool is not None and self.db_pool < 1:
             raise BadSetting(f"REFEREE_DB_POOL must be 1 or more, not {self.db_pool}")
-        for name in ("rate_create", "rate_moves"):
+        for name in ("rate_create", "rate_moves", "rate_seeks"):
             try:
                 parse(getattr(self, name))
             except ValueError:
@@ -147,6 +152,10 @@ class Settings:
             raise BadSetting("REFEREE_MAIL_TLS_CERT and REFEREE_MAIL_TLS_KEY go together")
         if not 0 <= self.vacation_days <= 366:
             raise BadSetting("REFEREE_VACATION_DAYS must be from 0 to 366")
+        if not 1 <= self.seek_days <= 365:
+            raise BadSetting("REFEREE_SEEK_DAYS must be from 1 to 365")
+        if self.seeks_per_player < 1:
+            raise BadSetting("REFEREE_SEEKS_PER_PLAYER must be 1 or more")
 
     def _check_connections(self) -> None:
         proxy_networks(self.trusted_proxies)
@@ -278,6 +287,9 @@ ENVIRONMENT = {
     "webhook_allow_private": "REFEREE_WEBHOOK_ALLOW_PRIVATE",
     "db_pool": "REFEREE_DB_POOL",
     "rate_create": "REFEREE_RATE_CREATE",
+    "rate_seeks": "REFEREE_RATE_SEEKS",
+    "seek_days": "REFEREE_SEEK_DAYS",
+    "seeks_per_player": "REFEREE_SEEKS_PER_PLAYER",
     "rate_moves": "REFEREE_RATE_MOVES",
     "trusted_proxies": "REFEREE_TRUSTED_PROXY",
     "invite_every": "REFEREE_INVITE_EVERY",

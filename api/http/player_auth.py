@@ -55,3 +55,15 @@ def still_signed_in() -> Callable[[], bool]:
         return True
 
     return holds
+
+
+def signed_in_or_token() -> Player | None:
+    """The player a valid player token or session names, if any (public reads that
+    show a player more, or less: its own private seeks, not those of whom it blocks)."""
+    token = bearer()
+    try:
+        if token is not None and is_player_token(token):
+            return player_of_token(referee(), token)
+    except refusals.Unauthorized:
+        return None
+    return signed_in()

@@ -79,13 +79,23 @@ def client() -> str:
     return peer
 
 
-def check(action: str) -> None:
-    """Count one `action` ("create" or "moves") for this client; 429 when over its limit."""
+# Each action's rate setting, and what the refusal calls what was counted.
+_ACTIONS = {
+    "create": ("rate_create", "games created from this address"),
+    "moves": ("rate_moves", "moves submitted from this address"),
+    "seeks": ("rate_seeks", "open games posted, joined or left by you"),
+}
+
+
+def check(action: str, player: str | None = None) -> None:
+    """Count one `action` for this client, or for `player` (an address) where the
+    action is a signed-in player's ("seeks"); 429 when over its limit."""
     chosen = settings()
-    rate = chosen.rate_create if action == "create" else chosen.rate_moves
+    setting, what = _ACTIONS[action]
+    rate = getattr(chosen, setting)
     item: RateLimitItem = parse(rate)
     limiter = _limiter(chosen)
-    who = client()
+    who = player or client()
     try:
         if limiter.hit(item, action, who):
             return
@@ -94,10 +104,9 @@ def check(action: str) -> None:
         _log.warning("rate limit not checked (%s): %s", action, error)
         return
     wait = max(1, math.ceil(reset - time.time()))
-    what = "games created" if action == "create" else "moves submitted"
     raise Problem(
         429,
         "too_many_requests",
-        f"too many {what} from this address ({rate}); try again in {wait} s",
+        f"too many {what} ({rate}); try again in {wait} s",
         headers={"Retry-After": str(wait)},
     )

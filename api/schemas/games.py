@@ -101,7 +101,9 @@ class PlayerIn(Strict):
     )
 
 
-class NewGameIn(Strict):
+class GameTermsIn(Strict):
+    """What a new game and an open game both say: which game, its options and clock."""
+
     # The enum is documented, not validated here, so that an unknown game keeps its own
     # code (`unknown_game`) rather than a schema error.
     game = fields.String(
@@ -111,9 +113,6 @@ class NewGameIn(Strict):
             "enum": sorted({game.name for game in games.all_games()}),
             "description": "a registered game (see GET /v1/rules)",
         },
-    )
-    players = fields.List(
-        fields.Nested(PlayerIn), required=True, validate=validate.Length(min=1, max=12)
     )
     options = fields.Dict(keys=fields.String(), load_default=dict)
     deadline = fields.String(
@@ -130,6 +129,12 @@ class NewGameIn(Strict):
         load_default=TimeoutPolicy.RANDOM.value,
         validate=validate.OneOf([policy.value for policy in TimeoutPolicy]),
         metadata={"description": "what the referee plays for a seat out of time"},
+    )
+
+
+class NewGameIn(GameTermsIn):
+    players = fields.List(
+        fields.Nested(PlayerIn), required=True, validate=validate.Length(min=1, max=12)
     )
 
 

@@ -70,6 +70,11 @@ class NewGame:
     # an address), so that the referee can hand it out later: a rematch gives
     # each seat of the old game its seat in the new one.
     derived_tokens: bool = False
+    # The seed, where the caller drew it beforehand (an open game orders its seats
+    # from it); None: a fresh one.
+    seed: str | None = None
+    # Whether its result counts for its players' ratings.
+    rated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +220,7 @@ def _bots_first(game: Game, command: NewGame) -> list[tuple[str, int]]:
 
 
 def _game_row(rules: AnyGame, options: JSON, seconds: int | None, command: NewGame) -> Game:
-    seed = new_seed()
+    seed = command.seed or new_seed()
     stamp = now()
     return Game(
         id=command.game_id or new_id(),
@@ -235,6 +240,7 @@ def _game_row(rules: AnyGame, options: JSON, seconds: int | None, command: NewGa
         deadline_seconds=seconds,
         on_timeout=None if seconds is None else TimeoutPolicy(command.on_timeout),
         trusted=command.trusted,
+        rated=command.rated,
     )
 
 

@@ -96,6 +96,86 @@ class VacationRefused(Refusal):
     code = "vacation_refused"
 
 
+class NameTaken(Refusal):
+    """A public name another player holds (compared without case or width)."""
+
+    code = "name_taken"
+
+
+class NeedsName(Refusal):
+    """What shows the player to strangers (posting or joining an open game) asked of
+    a player without a public name."""
+
+    code = "needs_name"
+
+
+class SeekRefusal(Refusal):
+    """An open game that cannot be joined, left, withdrawn or started as asked: each
+    kind has its own code, and the refusal changes nothing."""
+
+
+class SeekFull(SeekRefusal):
+    code = "seek_full"
+
+
+class SeekStarted(SeekRefusal):
+    code = "seek_started"
+
+
+class SeekWithdrawn(SeekRefusal):
+    code = "seek_withdrawn"
+
+
+class SeekExpired(SeekRefusal):
+    code = "seek_expired"
+
+
+class AlreadyJoined(SeekRefusal):
+    code = "already_joined"
+
+
+class NotJoined(SeekRefusal):
+    """Leaving an open game one does not sit at."""
+
+    code = "not_joined"
+
+
+class NotInvited(SeekRefusal):
+    """Joining a private open game one was not invited to."""
+
+    code = "not_invited"
+
+
+class Blocked(SeekRefusal):
+    """One of two players blocked the other: they do not meet."""
+
+    code = "blocked"
+
+
+class TooManySeeks(SeekRefusal):
+    """As many open games posted as a player may hold (`REFEREE_SEEKS_PER_PLAYER`)."""
+
+    code = "too_many_seeks"
+
+
+class NotYourSeek(SeekRefusal):
+    """Withdrawing or starting an open game someone else posted."""
+
+    code = "not_your_seek"
+
+
+class CreatorStays(SeekRefusal):
+    """The creator leaving its own open game: it withdraws it instead."""
+
+    code = "creator_stays"
+
+
+class TooFewSeated(SeekRefusal):
+    """Starting early with fewer players than the open game's least."""
+
+    code = "too_few_seated"
+
+
 class GameOver(MoveRefusal):
     """The game is over: nothing more can be played."""
 

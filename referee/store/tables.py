@@ -144,6 +144,9 @@ class Game(SQLModel, table=True):
     # How fast the machine that created it thinks (`service/bot_pace.py`), where a
     # seat is a bot's: a bot's budget is `bot_seconds` at this pace.
     bot_pace: float | None = None
+    # Whether its result counts for its players' ratings: an open game posted
+    # rated, started full, in which no bot plays.
+    rated: bool = False
 
 
 class RematchAcceptance(SQLModel, table=True):
@@ -197,6 +200,104 @@ class Seat(SQLModel, table=True):
     bot_since: int | None = None
 
 
+class SeatHandover(SQLModel, table=True):
+    """A bot's seat a person took over (`referee.service.seeks`): the bot played the
+    seat's moves before `from_seq`, the person plays it from there on."""
+
+    __tablename__ = "seat_handover"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seat: int = Field(primary_key=True)
+    # The bot's level and name, and the address that takes the seat.
+    bot: str = Field(max_length=20)
+    bot_name: str = Field(max_length=100)
+    address: str = Field(max_length=254)
+    # The game's version when the person joined; `from_seq` is set once the seat is
+    # theirs (the bot plays its turn under way first).
+    joined_version: int
+    from_seq: int | None = None
+    joined_at: str = Field(max_length=40)
+
+
+class SeekStatus(StrEnum):
+    """Where an open game stands: open for players, started (its game made),
+    withdrawn by its creator, or expired unstarted."""
+
+    OPEN = "open"
+    STARTED = "started"
+    WITHDRAWN = "withdrawn"
+    EXPIRED = "expired"
+
+
+class Seek(SQLModel, table=True):
+    """An open game a player posted for others to join (`referee.service.seeks`)."""
+
+    __table_args__ = (Index("ix_seek_status_created", "status", "created_at"),)
+
+    id: str = Field(primary_key=True, max_length=32)
+    game: str = Field(max_length=40)
+    min_players: int
+    max_players: int
+    options: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    deadline_seconds: int | None = None
+    on_timeout: str | None = Field(default=None, max_length=10)
+    rated: bool = True
+    # The level of the bots that hold empty seats when the creator starts early.
+    bots: str | None = Field(default=None, max_length=20)
+    by_address: str = Field(max_length=254, index=True)
+    # Only invited players may join (`SeekInvite`).
+    private: bool = False
+    status: str = Field(default=SeekStatus.OPEN, max_length=10)
+    created_at: str = Field(max_length=40)
+    expires_at: str = Field(max_length=40)
+    ended_at: str | None = Field(default=None, max_length=40)
+    game_id: str | None = Field(default=None, max_length=32, index=True)
+    # Seats of its game that bots hold and a player who joins may take over.
+    bot_seats_open: int = 0
+    # The standing seek that posted it, if one did.
+    standing_id: int | None = Field(default=None, index=True)
+
+
+class SeekPlayer(SQLModel, table=True):
+    """A player seated at an open game, in the order they joined."""
+
+    __tablename__ = "seek_player"
+    seek_id: str = Field(foreign_key="seek.id", max_length=32, primary_key=True)
+    address: str = Field(max_length=254, primary_key=True, index=True)
+    joined_at: str = Field(max_length=40)
+
+
+class SeekInvite(SQLModel, table=True):
+    """A player a private seek invites: only they may join it."""
+
+    __tablename__ = "seek_invite"
+    seek_id: str = Field(foreign_key="seek.id", max_length=32, primary_key=True)
+    address: str = Field(max_length=254, primary_key=True, index=True)
+
+
+class Block(SQLModel, table=True):
+    """A player who does not want to meet another: neither sees nor joins the other's seeks."""
+
+    address: str = Field(max_length=254, primary_key=True)
+    blocked: str = Field(max_length=254, primary_key=True, index=True)
+    created_at: str = Field(max_length=40)
+
+
+class StandingSeek(SQLModel, table=True):
+    """A kind of game a player wants to be in `count` of at all times: the referee
+    posts a seek whenever their running games and open seeks of it fall short."""
+
+    __tablename__ = "standing_seek"
+    id: int | None = Field(default=None, primary_key=True)
+    address: str = Field(max_length=254, index=True)
+    game: str = Field(max_length=40)
+    min_players: int
+    max_players: int
+    options: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    deadline_seconds: int | None = None
+    count: int
+    created_at: str = Field(max_length=40)
+
+
 class AddressState(StrEnum):
     """Whether the referee may mail an address: invited (only one invitation,
     asking it to accept), accepted, or stopped (nothing until it accepts again)."""
@@ -240,6 +341,17 @@ class Address(SQLModel, table=True):
     digest_hour: str | None = Field(default=None, max_length=40)
     # When its last sign-in link was mailed (at most one per few minutes).
     sign_in_at: str | None = Field(default=None, max_length=40)
+    # The player's public name (`referee.names.public_refusal`), and the same compared
+    # without case or width (`referee.names.public_key`), which no two players share.
+    public_name: str | None = Field(default=None, max_length=24)
+    name_key: str | None = Field(default=None, max_length=100, unique=True, index=True)
+    # When the player last signed in or used a token or a page (at most hourly):
+    # standing seeks of a player not seen for a while pause.
+    seen_at: str | None = Field(default=None, max_length=40)
+    # The games whose new public seeks the player hears of, and the last such
+    # news written for it (a mail at most daily when it gets no digest).
+    seek_news: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    seek_news_at: str | None = Field(default=None, max_length=40)
 
 
 class TurnMail(StrEnum):

@@ -1,0 +1,137 @@
+"""The shapes of open games (`/v1/seeks`), public names and blocks (`/v1/me/...`)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from api.schemas.games import GameTermsIn
+from api.schemas.shared import PRINTABLE, Strict
+from referee import games
+from referee.names import PUBLIC_LONGEST, PUBLIC_SHORTEST
+from referee.service.seeks import LIST_MOST, MOST_INVITED
+
+# A public name as a field (the rule itself is checked by the service: `bad_request`).
+NAME = fields.String(
+    required=True,
+    validate=[validate.Length(min=1, max=100), PRINTABLE],
+    metadata={
+        "description": f"{PUBLIC_SHORTEST} to {PUBLIC_LONGEST} letters, digits, marks, "
+        "spaces and - ' _, unique on the server without regard to case or width",
+    },
+)
+
+
+class ProfileIn(Strict):
+    name = NAME
+
+
+class ProfileOut(Schema):
+    name = fields.String(
+        required=True, allow_none=True, metadata={"description": "null until chosen"}
+    )
+
+
+class BlocksOut(Schema):
+    blocks = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the public names of the players I block"},
+    )
+
+
+class PlayerCountIn(Strict):
+    min = fields.Integer(validate=validate.Range(min=1, max=12))
+    max = fields.Integer(validate=validate.Range(min=1, max=12))
+
+
+class NewSeekIn(GameTermsIn):
+    players = fields.Nested(
+        PlayerCountIn,
+        load_default=dict,
+        metadata={
+            "description": "how many play: `min` to `max` (one given: both; none: the "
+            "game's smallest count)"
+        },
+    )
+    rated = fields.Boolean(load_default=True)
+    bots = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=20),
+        metadata={
+            "description": "a bot level (GET /v1/rules): the creator may start at once, "
+            "bots holding the empty seats until players join (the game is then not rated)"
+        },
+    )
+    invite = fields.List(
+        fields.String(validate=[validate.Length(min=1, max=100), PRINTABLE]),
+        load_default=list,
+        validate=validate.Length(max=MOST_INVITED),
+        metadata={"description": "public names: only these players may join (a private seek)"},
+    )
+
+
+class PlayersOut(Schema):
+    min = fields.Integer(required=True)
+    max = fields.Integer(required=True)
+
+
+class SeatedOut(Schema):
+    name = fields.String(required=True)
+
+
+class SeekOut(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    players = fields.Nested(PlayersOut, required=True)
+    options = fields.Dict(required=True)
+    deadline = fields.String(
+        required=True, allow_none=True, metadata={"description": "time per turn (`172800s`)"}
+    )
+    on_timeout = fields.String(required=True, allow_none=True)
+    rated = fields.Boolean(required=True)
+    bots = fields.String(required=True, allow_none=True)
+    by = fields.Nested(SeatedOut, required=True, metadata={"description": "who posted it"})
+    seated = fields.List(
+        fields.Nested(SeatedOut),
+        required=True,
+        metadata={"description": "in the order they joined"},
+    )
+    status = fields.String(
+        required=True, validate=validate.OneOf(("open", "started", "withdrawn", "expired"))
+    )
+    private = fields.Boolean(required=True)
+    invited = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "a private seek's invited players (shown to its creator)"},
+    )
+    open_seats = fields.Integer(
+        required=True,
+        metadata={"description": "seats a player may still join (bots hold them once started)"},
+    )
+    game_id = fields.String(
+        required=True, allow_none=True, metadata={"description": "once started"}
+    )
+    link = fields.String(required=True, metadata={"description": "the seek's page: share it"})
+    created_at = fields.String(required=True)
+    expires_at = fields.String(required=True)
+
+
+class SeekListArgs(Strict):
+    game = fields.String(
+        validate=validate.Length(min=1, max=40),
+        metadata={"enum": sorted({game.name for game in games.all_games()})},
+    )
+    cursor = fields.String(
+        validate=[validate.Length(min=1, max=40), PRINTABLE],
+        metadata={"description": "the `next_cursor` of the page before"},
+    )
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=LIST_MOST))
+
+
+class SeekListOut(Schema):
+    seeks = fields.List(fields.Nested(SeekOut), required=True)
+    next_cursor = fields.String(
+        required=True, allow_none=True, metadata={"description": "null on the last page"}
+    )

@@ -1,0 +1,92 @@
+"""What a player shows strangers: its public name; and whom it does not want to meet.
+
+A public name follows `referee.names.public_refusal` and is unique on the
+server compared without case or width (`referee.names.public_key`): the
+store's unique key on that form settles two players asking for one name
+at once. Seeks and, later, ratings and messages show a player by this
+name and never by its address.
+
+A block is one-way to make and two-way in effect: two players of whom one
+blocked the other see none of each other's open games and cannot join
+them (`referee.service.seeks`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from sqlmodel import Session
+
+from referee.names import public_key, public_refusal
+from referee.service import refusals
+from referee.service.players import Player
+from referee.store import profiles
+from referee.store.clock import stamp
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+# How stale a player's `seen_at` may be: it is written at most this often.
+SEEN_EVERY = timedelta(hours=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str | None
+
+
+def profile(referee: Referee, player: Player) -> Profile:
+    with referee.db.reading() as session:
+        return Profile(profiles.public_name(session, player.address))
+
+
+def set_public_name(referee: Referee, player: Player, name: str) -> Profile:
+    """Give the player the public name `name`, unless the rule or another player refuses it."""
+    why = public_refusal(name)
+    if why is not None:
+        raise refusals.BadRequest(why, errors={"name": [why]})
+    with referee.db.transaction() as session:
+        if not profiles.set_public_name(session, player.address, name, public_key(name)):
+            raise refusals.NameTaken(f"another player is called {name!r} already")
+    return Profile(name)
+
+
+def seen(referee: Referee, address: str, moment: datetime | None = None) -> None:
+    """Note that the player came by (a page, a token's request), at most hourly."""
+    moment = moment or datetime.now(UTC)
+    with referee.db.transaction() as session:
+        profiles.mark_seen(session, address, stamp(moment), stamp(moment - SEEN_EVERY))
+
+
+def blocks(referee: Referee, player: Player) -> list[str]:
+    """The public names of the players this player blocks, in the order it blocked them."""
+    with referee.db.reading() as session:
+        blocked = profiles.blocked_by(session, player.address)
+        names = profiles.names_of(session, blocked)
+    return [names[address] for address in blocked if address in names]
+
+
+def block(referee: Referee, player: Player, name: str) -> list[str]:
+    """Block the player called `name`; the blocks after."""
+    with referee.db.transaction() as session:
+        profiles.block(session, player.address, _address(session, player, name), _now())
+    return blocks(referee, player)
+
+
+def unblock(referee: Referee, player: Player, name: str) -> list[str]:
+    with referee.db.transaction() as session:
+        profiles.unblock(session, player.address, _address(session, player, name))
+    return blocks(referee, player)
+
+
+def _address(session: Session, player: Player, name: str) -> str:
+    address = profiles.address_named(session, public_key(name)) if len(name) <= 100 else None
+    if address is None or address == player.address:
+        raise refusals.NotFound(f"no other player is called {name!r}")
+    return address
+
+
+def _now() -> str:
+    return stamp(datetime.now(UTC))

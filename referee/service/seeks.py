@@ -1,0 +1,465 @@
+"""Open games (seeks): a player posts the game it wants, strangers join, it starts when full.
+
+A seek names a game, its player counts (`min` to `max`), its options and
+clock, whether it is rated, and optionally a bot level and invited
+players. Its creator takes the first seat. Each join is counted under the
+seek's row lock, so two players asking for the last seat at once get one
+seat between them: the one whose join fills it claims the new game's id
+and seed in the same transaction, and the game is made once that
+transaction is committed (a failure puts the seek back as it was).
+
+The new game's seats are in an order drawn from its own seed (`Rng` of
+`<seed>:seats`), so that anyone can check, once the seed is revealed, that
+the order was fixed with the game. Its players proved their addresses by
+signing in and asked to play, so the game mails them as one made with the
+API key would (`trusted`).
+
+With `bots: LEVEL` the creator may start before the game is full: bots of
+that level hold the empty seats, and the seek stays listed while one does
+(`bot_seats_open`); a player who joins then takes a bot's seat over
+(`referee.service.handovers`). A game started so is not rated.
+
+Strangers see one another by public name only: a seek shows names, never
+addresses, and a player needs a name to post or join. Two players of whom
+one blocked the other see none of each other's seeks and cannot join them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from sqlmodel import Session
+
+from referee.engine import JSON
+from referee.names import public_key
+from referee.rng import Rng, new_seed
+from referee.service import refusals
+from referee.service.creating import (
+    NewGame,
+    Player,
+    check_bots,
+    checked_options,
+    create_game,
+    deadline_seconds,
+    rules_named,
+)
+from referee.service.players import Player as SignedIn
+from referee.store import profiles, seek_rows
+from referee.store.clock import stamp
+from referee.store.creation import new_id
+from referee.store.tables import Seek, SeekStatus, TimeoutPolicy
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+# What a bot holding a seat is called: the pages show `Open seat 2 (bot, greedy)`.
+BOT_SEAT_NAME = "Open seat {number}"
+# The most players a private seek invites.
+MOST_INVITED = 5
+LIST_MOST = 100
+
+
+@dataclass(frozen=True, slots=True)
+class NewSeek:
+    """An open game to post: which game, how many players, its options and clock."""
+
+    game: str
+    min_players: int | None = None
+    max_players: int | None = None
+    options: JSON | None = None
+    deadline: str | None = None
+    on_timeout: str = TimeoutPolicy.RANDOM
+    rated: bool = True
+    bots: str | None = None
+    # Public names of the only players who may join (a private seek), or none.
+    invite: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SeekShown:
+    """An open game as anyone may see it: names, never addresses."""
+
+    id: str
+    game: str
+    min_players: int
+    max_players: int
+    options: JSON
+    deadline_seconds: int | None
+    on_timeout: str | None
+    rated: bool
+    bots: str | None
+    by: str
+    seated: tuple[str, ...]
+    status: str
+    private: bool
+    created_at: str
+    expires_at: str
+    game_id: str | None
+    # Seats of the started game that bots hold and a joining player may take.
+    bot_seats_open: int
+    # The invited players' names: shown to the creator only (empty for others).
+    invited: tuple[str, ...]
+    # Whether the player asking sits at it, and whether it posted it.
+    mine: bool
+    by_me: bool
+
+    @property
+    def open_seats(self) -> int:
+        """Seats a player may still join: empty ones, or once started those bots hold."""
+        if self.status == SeekStatus.OPEN:
+            return self.max_players - len(self.seated)
+        return self.bot_seats_open
+
+
+@dataclass(frozen=True, slots=True)
+class SeekPage:
+    seeks: tuple[SeekShown, ...]
+    next_cursor: str | None
+
+
+def post_seek(referee: Referee, player: SignedIn, new: NewSeek) -> SeekShown:
+    """Post an open game, its creator in the first seat."""
+    rules = rules_named(new.game)
+    low, high = _counts(rules.players, new.min_players, new.max_players)
+    options = {} if new.options is None else dict(new.options)
+    for count in range(low, high + 1):
+        checked_options(rules, options, count)
+    seconds = deadline_seconds(new.deadline)
+    if new.bots is not None:
+        check_bots(rules, [Player("bot", bot=new.bots)], trusted=True)
+    if len(new.invite) > MOST_INVITED:
+        reason = f"a private open game invites {MOST_INVITED} players at most"
+        raise refusals.BadRequest(reason, errors={"invite": [reason]})
+    moment = datetime.now(UTC)
+    with referee.db.transaction() as session:
+        _name_of(session, player.address)
+        invited = _invited(session, player.address, new.invite)
+        if seek_rows.open_by(session, player.address) >= referee.settings.seeks_per_player:
+            raise refusals.TooManySeeks(
+                f"you hold {referee.settings.seeks_per_player} open games already, as many "
+                "as one may: withdraw one, or wait until one starts"
+            )
+        seek = Seek(
+            id=new_id(),
+            game=rules.name,
+            min_players=low,
+            max_players=high,
+            options=options,
+            deadline_seconds=seconds,
+            on_timeout=None if seconds is None else TimeoutPolicy(new.on_timeout),
+            rated=new.rated,
+            bots=new.bots,
+            by_address=player.address,
+            private=bool(invited),
+            status=SeekStatus.OPEN,
+            created_at=stamp(moment),
+            expires_at=stamp(moment + timedelta(days=referee.settings.seek_days)),
+        )
+        seek_rows.insert(session, seek, invited)
+        seek_rows.seat(session, seek.id, player.address, seek.created_at)
+        return _shown(session, seek, player.address)
+
+
+def list_seeks(
+    referee: Referee,
+    viewer: str | None,
+    game: str | None = None,
+    cursor: str | None = None,
+    limit: int = 50,
+) -> SeekPage:
+    """Public seeks one may join, newest first, but for those of players who are
+    blocked by, or block, `viewer`. Pass `next_cursor` back as `cursor`."""
+    if game is not None:
+        game = rules_named(game).name
+    with referee.db.reading() as session:
+        hidden = profiles.apart(session, viewer) if viewer else set()
+        found = seek_rows.public(session, game, cursor, min(limit, LIST_MOST), hidden)
+        shown = tuple(_shown_many(session, found, viewer))
+    more = len(found) == min(limit, LIST_MOST)
+    return SeekPage(shown, found[-1].created_at if more and found else None)
+
+
+def my_seeks(referee: Referee, player: SignedIn) -> tuple[SeekShown, ...]:
+    """The player's seeks still listed: posted, joined, or invited to."""
+    with referee.db.reading() as session:
+        found = seek_rows.of_player(session, player.address)
+        return tuple(_shown_many(session, found, player.address))
+
+
+def get_seek(referee: Referee, seek_id: str, viewer: str | None) -> SeekShown:
+    """One seek, for anyone who may see it: a private one only for those it invites or
+    seats, and none of a player one blocks or is blocked by."""
+    with referee.db.reading() as session:
+        seek = session.get(Seek, seek_id) if len(seek_id) <= 32 else None
+        if seek is None or not _visible(session, seek, viewer):
+            raise refusals.NotFound("there is no open game with this id")
+        return _shown(session, seek, viewer)
+
+
+def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
+    """Take a seat at an open game; the join that fills it starts the game."""
+    with referee.db.transaction() as session:
+        _name_of(session, player.address)
+        seek = _locked(session, seek_id, player.address)
+        seated = seek_rows.seated(session, seek.id)
+        if player.address in seated:
+            raise refusals.AlreadyJoined("you sit at this open game already")
+        if seek.private and player.address not in seek_rows.invited(session, seek.id):
+            raise refusals.NotInvited("this open game is private: only its invited players join")
+        if not profiles.apart(session, player.address).isdisjoint([seek.by_address, *seated]):
+            raise refusals.Blocked("you cannot join this open game")
+        if seek.status == SeekStatus.STARTED and seek.bot_seats_open > 0:
+            raise refusals.SeekStarted("this game started: taking over a bot's seat comes next")
+        _check_open(seek, datetime.now(UTC))
+        if len(seated) >= seek.max_players:
+            raise refusals.SeekFull("this open game is full")
+        seek_rows.seat(session, seek.id, player.address, _now())
+        starting = _claim_start(seek) if len(seated) + 1 == seek.max_players else None
+        shown = _shown(session, seek, player.address)
+    if starting is not None:
+        return _start(referee, seek, starting, player.address)
+    return shown
+
+
+def leave_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
+    """Give up one's seat at an open game that has not started."""
+    with referee.db.transaction() as session:
+        seek = _locked(session, seek_id, player.address)
+        if seek.by_address == player.address:
+            raise refusals.CreatorStays(
+                "you posted this open game: withdraw it instead of leaving it"
+            )
+        if player.address not in seek_rows.seated(session, seek.id):
+            raise refusals.NotJoined("you do not sit at this open game")
+        _check_open(seek, datetime.now(UTC))
+        seek_rows.unseat(session, seek.id, player.address)
+        return _shown(session, seek, player.address)
+
+
+def withdraw_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
+    """The creator takes its open game back; one started with bots stops taking players."""
+    with referee.db.transaction() as session:
+        seek = _locked(session, seek_id, player.address)
+        if seek.by_address != player.address:
+            raise refusals.NotYourSeek("only the player who posted an open game withdraws it")
+        if seek.status == SeekStatus.STARTED and seek.bot_seats_open > 0:
+            seek.bot_seats_open = 0
+        else:
+            _check_open(seek, datetime.now(UTC))
+            seek.status = SeekStatus.WITHDRAWN
+            seek.ended_at = _now()
+        session.add(seek)
+        session.flush()
+        return _shown(session, seek, player.address)
+
+
+def start_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
+    """The creator starts its open game with those seated (at least `min`), or at once
+    with bots in the empty seats where the seek names a bot level."""
+    with referee.db.transaction() as session:
+        seek = _locked(session, seek_id, player.address)
+        if seek.by_address != player.address:
+            raise refusals.NotYourSeek("only the player who posted an open game starts it")
+        _check_open(seek, datetime.now(UTC))
+        seated = len(seek_rows.seated(session, seek.id))
+        if seek.bots is None and seated < seek.min_players:
+            raise refusals.TooFewSeated(
+                f"{seated} seated: this open game starts with {seek.min_players} at least"
+            )
+        starting = _claim_start(seek)
+    return _start(referee, seek, starting, player.address)
+
+
+def expire_seeks(referee: Referee, moment: datetime, most: int = 200) -> list[str]:
+    """Mark the open seeks whose `REFEREE_SEEK_DAYS` ran out as expired; their ids."""
+    expired = []
+    with referee.db.transaction() as session:
+        for seek_id in seek_rows.due_to_expire(session, stamp(moment), most):
+            seek = seek_rows.locked(session, seek_id)
+            if seek is None or seek.status != SeekStatus.OPEN:
+                continue
+            seek.status = SeekStatus.EXPIRED
+            seek.ended_at = stamp(moment)
+            session.add(seek)
+            expired.append(seek_id)
+        session.flush()
+    return expired
+
+
+@dataclass(frozen=True, slots=True)
+class _Starting:
+    game_id: str
+    seed: str
+
+
+def _claim_start(seek: Seek) -> _Starting:
+    """Mark the seek started under its lock, naming the game it starts."""
+    starting = _Starting(new_id(), new_seed())
+    seek.status = SeekStatus.STARTED
+    seek.game_id = starting.game_id
+    seek.ended_at = _now()
+    return starting
+
+
+def _start(referee: Referee, seek: Seek, starting: _Starting, viewer: str) -> SeekShown:
+    """Make the game a seek claimed; on failure the seek is open again as it was."""
+    with referee.db.reading() as session:
+        seated = seek_rows.seated(session, seek.id)
+        names = profiles.names_of(session, seated)
+    people = [Player(names[address], email=address) for address in seated]
+    empty = seek.max_players - len(people) if seek.bots is not None else 0
+    bots = [
+        Player(BOT_SEAT_NAME.format(number=number), bot=seek.bots)
+        for number in range(len(people) + 1, len(people) + empty + 1)
+    ]
+    players = Rng(f"{starting.seed}:seats").shuffled([*people, *bots])
+    deadline = None if seek.deadline_seconds is None else f"{seek.deadline_seconds}s"
+    command = NewGame(
+        game=seek.game,
+        players=players,
+        options=seek.options,
+        deadline=deadline,
+        on_timeout=seek.on_timeout or TimeoutPolicy.RANDOM,
+        trusted=True,
+        game_id=starting.game_id,
+        seed=starting.seed,
+        rated=seek.rated and not bots,
+    )
+    try:
+        create_game(referee, command)
+    except BaseException:
+        with referee.db.transaction() as session:
+            found = seek_rows.locked(session, seek.id)
+            if found is not None and found.game_id == starting.game_id:
+                found.status, found.game_id, found.ended_at = SeekStatus.OPEN, None, None
+                session.add(found)
+        raise
+    with referee.db.transaction() as session:
+        found = seek_rows.locked(session, seek.id)
+        assert found is not None
+        found.bot_seats_open = len(bots)
+        session.add(found)
+        session.flush()
+        return _shown(session, found, viewer)
+
+
+def _counts(allowed: Sequence[int], low: int | None, high: int | None) -> tuple[int, int]:
+    """The seek's player counts: `min` to `max`, each a count the game is played by."""
+    low = min(allowed) if low is None and high is None else low
+    low, high = (high, high) if low is None else (low, low if high is None else high)
+    assert low is not None and high is not None
+    counts = ", ".join(str(n) for n in allowed)
+    if low > high or any(count not in allowed for count in range(low, high + 1)):
+        reason = f"players from {low} to {high}: the game is played by {counts} players"
+        raise refusals.BadPlayers(reason, errors={"players": [reason]})
+    return low, high
+
+
+def _name_of(session: Session, address: str) -> str:
+    name = profiles.public_name(session, address)
+    if name is None:
+        raise refusals.NeedsName(
+            "choose a public name first (on /me, or PUT /v1/me/profile): it is what "
+            "other players see of you"
+        )
+    return name
+
+
+def _invited(session: Session, creator: str, names: Sequence[str]) -> list[str]:
+    """The addresses of the invited players' names; refused for unknown names, the
+    creator itself, and players who blocked the creator."""
+    found = []
+    blocking = profiles.apart(session, creator)
+    for name in names:
+        address = profiles.address_named(session, public_key(name))
+        if address is None or address == creator:
+            reason = f"no other player is called {name!r}"
+            raise refusals.BadRequest(reason, errors={"invite": [reason]})
+        if address in blocking:
+            raise refusals.Blocked(f"you cannot invite {name!r}")
+        if address not in found:
+            found.append(address)
+    return found
+
+
+def _locked(session: Session, seek_id: str, viewer: str) -> Seek:
+    seek = seek_rows.locked(session, seek_id) if len(seek_id) <= 32 else None
+    if seek is None or not _visible(session, seek, viewer):
+        raise refusals.NotFound("there is no open game with this id")
+    return seek
+
+
+def _check_open(seek: Seek, moment: datetime) -> None:
+    """Refuse what only an open seek allows, naming why this one is not."""
+    if seek.status == SeekStatus.WITHDRAWN:
+        raise refusals.SeekWithdrawn("this open game was withdrawn by the player who posted it")
+    if seek.status == SeekStatus.EXPIRED or (
+        seek.status == SeekStatus.OPEN and seek.expires_at <= stamp(moment)
+    ):
+        raise refusals.SeekExpired("this open game expired before enough players joined")
+    if seek.status == SeekStatus.STARTED:
+        raise refusals.SeekStarted("this open game has started")
+
+
+def _visible(session: Session, seek: Seek, viewer: str | None) -> bool:
+    """Whether `viewer` (None: anyone) may see the seek at all."""
+    if viewer is None:
+        return not seek.private
+    if viewer == seek.by_address:
+        return True
+    seated = seek_rows.seated(session, seek.id)
+    if viewer in seated:
+        return True
+    if seek.private and viewer not in seek_rows.invited(session, seek.id):
+        return False
+    return seek.by_address not in profiles.apart(session, viewer)
+
+
+def _shown(session: Session, seek: Seek, viewer: str | None) -> SeekShown:
+    return _shown_many(session, [seek], viewer)[0]
+
+
+def _shown_many(session: Session, seeks: Sequence[Seek], viewer: str | None) -> list[SeekShown]:
+    seated = seek_rows.seated_at(session, [seek.id for seek in seeks])
+    everyone = {address for addresses in seated.values() for address in addresses}
+    everyone |= {seek.by_address for seek in seeks}
+    invited = {
+        seek.id: seek_rows.invited(session, seek.id)
+        for seek in seeks
+        if seek.private and seek.by_address == viewer
+    }
+    for addresses in invited.values():
+        everyone |= set(addresses)
+    names = profiles.names_of(session, everyone)
+    return [
+        SeekShown(
+            id=seek.id,
+            game=seek.game,
+            min_players=seek.min_players,
+            max_players=seek.max_players,
+            options=seek.options,
+            deadline_seconds=seek.deadline_seconds,
+            on_timeout=seek.on_timeout,
+            rated=seek.rated,
+            bots=seek.bots,
+            by=names.get(seek.by_address, ""),
+            seated=tuple(names.get(address, "") for address in seated[seek.id]),
+            status=seek.status,
+            private=seek.private,
+            created_at=seek.created_at,
+            expires_at=seek.expires_at,
+            game_id=seek.game_id,
+            bot_seats_open=seek.bot_seats_open,
+            invited=tuple(names.get(address, "") for address in invited.get(seek.id, ())),
+            mine=viewer is not None and viewer in seated[seek.id],
+            by_me=viewer is not None and viewer == seek.by_address,
+        )
+        for seek in seeks
+    ]
+
+
+def _now() -> str:
+    return stamp(datetime.now(UTC))
