@@ -56,6 +56,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     from api.rest import profile as profile_api
     from api.rest import seeks as seeks_api
     from api.rest import sign_in as sign_in_api
+    from api.rest import standing_seeks as standing_seeks_api
     from api.rest import turn_mail as turn_mail_api
     from api.rest import vacation as vacation_api
     from api.streams import games as game_stream
@@ -106,6 +107,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(turn_mail_api.blp)
     api.register_blueprint(profile_api.blp)
     api.register_blueprint(seeks_api.blp)
+    api.register_blueprint(standing_seeks_api.blp)
     pages = (lobby.bp, seat_links.bp, game.bp, sign_in.bp, vacation.bp, me.bp, turn_mail.bp)
     app.register_blueprint(kit.pages(*pages))
     app.register_blueprint(consent.bp)

@@ -46,11 +46,15 @@ DIGESTS = "referee.digests"
 # decision; and the sweep that enqueues again a bot's turn whose task was lost.
 BOT = "referee.bot"
 BOT_SWEEP = "referee.bot_sweep"
+# Open games: those whose time ran out expire, and standing seeks are topped up
+# (`referee.service.standing_seeks`).
+SEEKS = "referee.seeks"
 # Outbound delivery (mail, webhooks): its own queue, `<REFEREE_QUEUE>.delivery`,
 # so a slow recipient never holds up a decision.
 DELIVERY = (DELIVER,)
-# The periodic sweeps: pending submissions, deadlines, digests, due mail and webhooks.
-SWEEPS = (SWEEP, DEADLINES, DIGESTS, BOT_SWEEP, *DELIVERY)
+# The periodic sweeps: pending submissions, deadlines, digests, bots, open games,
+# due mail and webhooks.
+SWEEPS = (SWEEP, DEADLINES, DIGESTS, BOT_SWEEP, SEEKS, *DELIVERY)
 # Time limits of every task (s): the soft one raises inside the task, the
 # hard one kills its pool process. Deciding takes milliseconds; a delivery
 # task stops claiming after a minute and each webhook post has its own

@@ -8,7 +8,7 @@ from flask import request
 
 from api.http.context import referee
 from api.http.seat_auth import bearer
-from referee.service import refusals
+from referee.service import profiles, refusals
 from referee.service.players import Player, is_player_token, player_of_session, player_of_token
 
 # The cookie of a signed-in browser: HttpOnly, SameSite=Lax, Secure behind https.
@@ -24,6 +24,7 @@ def current_player(scope: str) -> Player:
         player = player_of_token(referee(), token)
     else:
         player = player_of_session(referee(), request.cookies.get(PLAYER_COOKIE))
+    _seen(player)
     player.require(scope)
     return player
 
@@ -31,9 +32,10 @@ def current_player(scope: str) -> Player:
 def signed_in() -> Player | None:
     """The player a browser's session cookie signs in, if any (pages that work either way)."""
     try:
-        return player_of_session(referee(), request.cookies.get(PLAYER_COOKIE))
+        player = player_of_session(referee(), request.cookies.get(PLAYER_COOKIE))
     except refusals.Unauthorized:
         return None
+    return _seen(player)
 
 
 def still_signed_in() -> Callable[[], bool]:
@@ -63,7 +65,13 @@ def signed_in_or_token() -> Player | None:
     token = bearer()
     try:
         if token is not None and is_player_token(token):
-            return player_of_token(referee(), token)
+            return _seen(player_of_token(referee(), token))
     except refusals.Unauthorized:
         return None
     return signed_in()
+
+
+def _seen(player: Player) -> Player:
+    """The player, noted as seen: standing seeks pause for a player long away."""
+    profiles.seen(referee(), player.address)
+    return player

@@ -9,6 +9,7 @@ from api.schemas.shared import PRINTABLE, Strict
 from referee import games
 from referee.names import PUBLIC_LONGEST, PUBLIC_SHORTEST
 from referee.service.seeks import LIST_MOST, MOST_INVITED
+from referee.service.standing_seeks import MOST_COUNT
 
 # A public name as a field (the rule itself is checked by the service: `bad_request`).
 NAME = fields.String(
@@ -135,3 +136,30 @@ class SeekListOut(Schema):
     next_cursor = fields.String(
         required=True, allow_none=True, metadata={"description": "null on the last page"}
     )
+
+
+class StandingSeekIn(GameTermsIn):
+    """A standing seek: the terms of the open games to post, and how many to keep going."""
+
+    class Meta(Strict.Meta):
+        # Its seeks take the default timeout policy; a seek posted by hand may choose.
+        exclude = ("on_timeout",)
+
+    players = fields.Nested(
+        PlayerCountIn,
+        load_default=dict,
+        metadata={"description": "how many play, as for POST /v1/seeks"},
+    )
+    count = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=MOST_COUNT),
+        metadata={"description": "the games of this kind to keep me in: open or in play"},
+    )
+
+
+class StandingSeekOut(Schema):
+    game = fields.String(required=True)
+    players = fields.Nested(PlayersOut, required=True)
+    options = fields.Dict(required=True)
+    deadline = fields.String(required=True, allow_none=True)
+    count = fields.Integer(required=True)

@@ -11,13 +11,26 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from referee.queue import BOT, BOT_SWEEP, DEADLINES, DECIDE, DELIVER, DIGESTS, NOOP, SIGN_IN, SWEEP
+from referee.queue import (
+    BOT,
+    BOT_SWEEP,
+    DEADLINES,
+    DECIDE,
+    DELIVER,
+    DIGESTS,
+    NOOP,
+    SEEKS,
+    SIGN_IN,
+    SWEEP,
+)
 from referee.service.bots import play_bots, sweep_bots
 from referee.service.deadlines import sweep_deadlines
 from referee.service.deciding import decide, sweep_pending
 from referee.service.delivering import deliver
 from referee.service.digests import sweep_digests
+from referee.service.seeks import expire_seeks
 from referee.service.signing_in import request_sign_in
+from referee.service.standing_seeks import top_up
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -41,6 +54,14 @@ def _digests(referee: Referee, at: str | None = None) -> int:
     return sweep_digests(referee, datetime.fromisoformat(at) if at else datetime.now(UTC))
 
 
+def _seeks(referee: Referee, at: str | None = None) -> dict[str, list[str]]:
+    """Open games whose time ran out at `at` (ISO 8601; default: now) expire, then
+    standing seeks are topped up: the ids of those expired and of those posted."""
+    moment = datetime.fromisoformat(at) if at else datetime.now(UTC)
+    expired = expire_seeks(referee, moment)
+    return {"expired": expired, "posted": top_up(referee, moment)}
+
+
 def _noop(_referee: Referee, *_args: object) -> None:
     """Does nothing: the benchmark's floor enqueues it."""
 
@@ -50,6 +71,7 @@ JOBS: dict[str, Job] = {
     SWEEP: sweep_pending,
     DEADLINES: _deadlines,
     DIGESTS: _digests,
+    SEEKS: _seeks,
     NOOP: _noop,
     DELIVER: deliver,
     SIGN_IN: request_sign_in,

@@ -54,10 +54,16 @@ def set_public_name(referee: Referee, player: Player, name: str) -> Profile:
 
 
 def seen(referee: Referee, address: str, moment: datetime | None = None) -> None:
-    """Note that the player came by (a page, a token's request), at most hourly."""
+    """Note that the player came by (signed in, or used a session or a player token),
+    writing at most hourly; standing seeks of a player long unseen pause."""
     moment = moment or datetime.now(UTC)
-    with referee.db.transaction() as session:
-        profiles.mark_seen(session, address, stamp(moment), stamp(moment - SEEN_EVERY))
+    before = stamp(moment - SEEN_EVERY)
+    # Read first: most requests find it fresh, and a read takes no write lock.
+    with referee.db.reading() as session:
+        last = profiles.seen_at(session, address)
+    if last is None or last < before:
+        with referee.db.transaction() as session:
+            profiles.mark_seen(session, address, stamp(moment), before)
 
 
 def blocks(referee: Referee, player: Player) -> list[str]:

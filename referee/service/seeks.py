@@ -120,47 +120,84 @@ class SeekPage:
     next_cursor: str | None
 
 
-def post_seek(referee: Referee, player: SignedIn, new: NewSeek) -> SeekShown:
-    """Post an open game, its creator in the first seat."""
+@dataclass(frozen=True, slots=True)
+class SeekTerms:
+    """A seek's game, player counts, options and clock, checked against the game's rules."""
+
+    game: str
+    min_players: int
+    max_players: int
+    options: JSON
+    deadline_seconds: int | None
+
+
+def checked_terms(new: NewSeek) -> SeekTerms:
+    """The terms of `new` as the rules read them; refused (unknown game, bad players,
+    options or deadline) as posting it would be. Its bots and invitations are not read."""
     rules = rules_named(new.game)
     low, high = _counts(rules.players, new.min_players, new.max_players)
     options = {} if new.options is None else dict(new.options)
     for count in range(low, high + 1):
         checked_options(rules, options, count)
-    seconds = deadline_seconds(new.deadline)
+    return SeekTerms(rules.name, low, high, options, deadline_seconds(new.deadline))
+
+
+def post_seek(referee: Referee, player: SignedIn, new: NewSeek) -> SeekShown:
+    """Post an open game, its creator in the first seat."""
+    terms = checked_terms(new)
     if new.bots is not None:
-        check_bots(rules, [Player("bot", bot=new.bots)], trusted=True)
+        check_bots(rules_named(terms.game), [Player("bot", bot=new.bots)], trusted=True)
     if len(new.invite) > MOST_INVITED:
         reason = f"a private open game invites {MOST_INVITED} players at most"
         raise refusals.BadRequest(reason, errors={"invite": [reason]})
     moment = datetime.now(UTC)
     with referee.db.transaction() as session:
-        _name_of(session, player.address)
+        name_of(session, player.address)
         invited = _invited(session, player.address, new.invite)
         if seek_rows.open_by(session, player.address) >= referee.settings.seeks_per_player:
             raise refusals.TooManySeeks(
                 f"you hold {referee.settings.seeks_per_player} open games already, as many "
                 "as one may: withdraw one, or wait until one starts"
             )
-        seek = Seek(
-            id=new_id(),
-            game=rules.name,
-            min_players=low,
-            max_players=high,
-            options=options,
-            deadline_seconds=seconds,
-            on_timeout=None if seconds is None else TimeoutPolicy(new.on_timeout),
-            rated=new.rated,
-            bots=new.bots,
-            by_address=player.address,
-            private=bool(invited),
-            status=SeekStatus.OPEN,
-            created_at=stamp(moment),
-            expires_at=stamp(moment + timedelta(days=referee.settings.seek_days)),
-        )
-        seek_rows.insert(session, seek, invited)
-        seek_rows.seat(session, seek.id, player.address, seek.created_at)
+        seek = open_seek(session, referee, player.address, terms, moment, new, invited)
         return _shown(session, seek, player.address)
+
+
+def open_seek(
+    session: Session,
+    referee: Referee,
+    address: str,
+    terms: SeekTerms,
+    moment: datetime,
+    new: NewSeek | None = None,
+    invited: Sequence[str] = (),
+    standing_id: int | None = None,
+) -> Seek:
+    """Write a seek on checked terms, its creator seated (the checks of who may post
+    it are the caller's); `new` gives its timeout policy, rating and bots (none: the
+    defaults), `standing_id` the standing seek that posts it."""
+    new = new or NewSeek(terms.game)
+    seconds = terms.deadline_seconds
+    seek = Seek(
+        id=new_id(),
+        game=terms.game,
+        min_players=terms.min_players,
+        max_players=terms.max_players,
+        options=dict(terms.options),
+        deadline_seconds=seconds,
+        on_timeout=None if seconds is None else TimeoutPolicy(new.on_timeout),
+        rated=new.rated,
+        bots=new.bots,
+        by_address=address,
+        private=bool(invited),
+        status=SeekStatus.OPEN,
+        created_at=stamp(moment),
+        expires_at=stamp(moment + timedelta(days=referee.settings.seek_days)),
+        standing_id=standing_id,
+    )
+    seek_rows.insert(session, seek, invited)
+    seek_rows.seat(session, seek.id, address, seek.created_at)
+    return seek
 
 
 def list_seeks(
@@ -202,7 +239,7 @@ def get_seek(referee: Referee, seek_id: str, viewer: str | None) -> SeekShown:
 def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
     """Take a seat at an open game; the join that fills it starts the game."""
     with referee.db.transaction() as session:
-        _name_of(session, player.address)
+        name_of(session, player.address)
         seek = _locked(session, seek_id, player.address)
         seated = seek_rows.seated(session, seek.id)
         if player.address in seated:
@@ -358,7 +395,8 @@ def _counts(allowed: Sequence[int], low: int | None, high: int | None) -> tuple[
     return low, high
 
 
-def _name_of(session: Session, address: str) -> str:
+def name_of(session: Session, address: str) -> str:
+    """The player's public name; refused (`needs_name`) when it has none."""
     name = profiles.public_name(session, address)
     if name is None:
         raise refusals.NeedsName(

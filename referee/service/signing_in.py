@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from referee.queue import SIGN_IN
-from referee.service import notifying, players, refusals
+from referee.service import notifying, players, profiles, refusals
 from referee.service.publishing import Published, publish
 from referee.store import addresses, appending, keys, player_seats, sessions
 from referee.store.clock import stamp
@@ -91,7 +91,9 @@ def redeem(referee: Referee, token: str) -> str:
         address = sessions.use_link(session, keys.hash_token(token), _now())
         if address is None or player_seats.mailing_seat(session, address) is None:
             raise refusals.SignInLinkNotValid(NOT_VALID)
-    return players.open_session(referee, address)
+    cookie = players.open_session(referee, address)
+    profiles.seen(referee, address)
+    return cookie
 
 
 def _now() -> str:

@@ -51,6 +51,11 @@ def set_public_name(session: Session, address: str, name: str, key: str) -> bool
     return True
 
 
+def seen_at(session: Session, address: str) -> str | None:
+    """When the player was last seen (None: never, or no such player)."""
+    return session.exec(select(Address.seen_at).where(Address.address == address)).first()
+
+
 def mark_seen(session: Session, address: str, at: str, before: str) -> None:
     """Note that the player was seen at `at`, unless it was already seen since `before`."""
     session.connection().execute(

@@ -55,7 +55,7 @@ def seek_rows(referee: Referee) -> list[Seek]:
 
 
 def test_public_names_are_unique_without_regard_to_case_or_width(referee: Referee) -> None:
-    for taken in ("ann", "ANN", "Ａｎｎ", "dée", "DÉE"):
+    for taken in ("ann", "ANN", "\uff21\uff4e\uff4e", "dée", "DÉE"):
         with pytest.raises(refusals.NameTaken):
             profiles.set_public_name(referee, BOB, taken)
     assert profiles.profile(referee, BOB).name == "Bob"
