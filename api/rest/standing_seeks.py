@@ -11,7 +11,7 @@ from api.http.context import referee
 from api.http.errors import BAD_QUERY, NOT_JSON, declared
 from api.http.player_auth import current_player
 from api.schemas.seeks import StandingSeekIn, StandingSeekOut
-from referee.service.players import MANAGE, READ
+from referee.service.players import PLAY, READ
 from referee.service.standing_seeks import (
     MOST_STANDING,
     Standing,
@@ -23,7 +23,7 @@ blp = Blueprint("standing_seeks", __name__, url_prefix="/v1/me", description="My
 
 WHO = {
     401: "unauthorized: no player token (rp_...) and no signed-in browser",
-    403: "forbidden: a player token without the scope this needs",
+    403: "forbidden: a player token without the scope this needs (`read`; `play` to change)",
 }
 
 
@@ -66,7 +66,7 @@ def put(body: list[dict[str, Any]]) -> list[dict[str, Any]]:
         )
         for one in body
     ]
-    return [shown(one) for one in set_standing_seeks(referee(), current_player(MANAGE), wanted)]
+    return [shown(one) for one in set_standing_seeks(referee(), current_player(PLAY), wanted)]
 
 
 def shown(one: Standing) -> dict[str, Any]:
