@@ -25,8 +25,8 @@ from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import open_session
 from referee.settings import Settings
-from referee.store import seek_rows
-from referee.store.tables import Address, Seek, SQLModel
+from referee.store import keys, seek_rows
+from referee.store.tables import Address, Seat, Seek, SQLModel
 from tests.security.bad_input_cases import CASES, Case, refused
 
 RATE = 8
@@ -595,3 +595,49 @@ def test_the_nasty_list_with_a_players_token_is_a_4xx_and_writes_nothing(
     answer = send()
     refused(case, (answer.status_code, answer.mimetype or "", answer.get_data(as_text=True)))
     assert counts(referee) == before
+
+
+def test_no_address_is_shown_to_the_other_player_of_a_seeks_game(
+    app: Flask, referee: Referee
+) -> None:
+    ann, bob = player(app, referee, "Ann"), player(app, referee, "Bob")
+    seek = posted(ann, deadline="2d")
+    game_id = bob.browser.post(f"/v1/seeks/{seek['id']}/join").get_json()["game_id"]
+    with referee.db.reading() as session:
+        held = session.exec(select(Seat).where(Seat.game_id == game_id))
+        seats = {seat.email: seat.seat for seat in held}
+    # A move, so that the log and the moves hold something.
+    to_act = ann.browser.get(f"/v1/games/{game_id}").get_json()["to_act"][0]
+    mover = ann if seats[ann.address] == to_act else bob
+    legal = mover.browser.get(f"/v1/games/{game_id}/legal-moves", headers=mover.headers())
+    notation = legal.get_json()["moves"][0]["notation"]
+    played = mover.browser.post(
+        f"/v1/games/{game_id}/moves?wait=10", json={"notation": notation}, headers=mover.headers()
+    )
+    assert played.status_code == 201, played.get_data(as_text=True)
+    for me, other in ((ann, bob), (bob, ann)):
+        answers = [
+            me.browser.get(path, headers=me.headers())
+            for path in (
+                "/v1/seeks",
+                f"/v1/seeks/{seek['id']}",
+                f"/v1/games/{game_id}",
+                f"/v1/games/{game_id}/state",
+                f"/v1/games/{game_id}/moves",
+                f"/v1/games/{game_id}/log.jsonl",
+                f"/v1/games/{game_id}/verify",
+                f"/v1/games/{game_id}/board.svg",
+                "/v1/me/games",
+            )
+        ]
+        # The game's page, as my seat's link opens it.
+        page = app.test_client()
+        token = keys.seat_link_token(referee.secret(), game_id, seats[me.address])
+        assert page.get(f"/g/{game_id}/seat/{token}").status_code == 200
+        answers.append(page.get(f"/g/{game_id}"))
+        shown = answers[-1].get_data(as_text=True)
+        assert f"You are <strong><bdi>{me.name}</bdi></strong>" in shown
+        assert other.name in shown
+        for answer in answers:
+            assert answer.status_code == 200, (answer.request.path, answer.status_code)
+            assert other.address not in answer.get_data(as_text=True), answer.request.path
