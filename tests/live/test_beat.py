@@ -65,6 +65,8 @@ def test_the_sweeps_come_from_beat_alone(service: Service) -> None:
         beat.stop()
     assert decided["status"] == "accepted" and decided["seq"] == 1, beat.output()
     assert "referee.sweep" in beat.output()
+    # Open games are swept from beat too: expiry, and the standing seeks' top-up.
+    assert "referee.seeks" in beat.output()
 
 
 def test_beat_refuses_to_run_beside_sweeping_workers(service: Service) -> None:
