@@ -25,6 +25,7 @@ import pytest
 from flask import Flask
 
 from referee import games
+from referee.service import profiles
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import MANAGE, PLAY, READ
 from referee.service.players import Player as Signed
@@ -84,7 +85,8 @@ class Generated:
         self.app = app
 
     def op(self, name: str) -> Any:
-        for group in ("games", "rules", "submissions", "boards", "me"):
+        groups = ("games", "rules", "submissions", "boards", "me", "seeks", "standing_seeks")
+        for group in groups:
             try:
                 return importlib.import_module(f"{PACKAGE}.api.{group}.{name}")
             except ModuleNotFoundError:
@@ -234,3 +236,30 @@ def test_a_generated_client_lists_my_games_and_plays_with_a_player_token(
     assert answer.submission.seat == 0 and answer.submission.status == "accepted"
     refused = api.op("list_my_tokens").sync(client=api.client(token))
     assert isinstance(refused, api.model("Problem")) and refused.code == "forbidden"
+
+
+def test_a_generated_client_posts_and_joins_an_open_game(app: Flask, generated: ModuleType) -> None:
+    api = Generated(generated, app)
+    referee = app.extensions["referee"]
+    tokens = {}
+    for name in ("Gen Ann", "Gen Bob"):
+        address = f"{name.split()[1].lower()}.seeks.generated@example.org"
+        players = [Player("Me", address), Player("Them", None)]
+        create_game(referee, NewGame("subdivision", players, {}, trusted=True))
+        signed_in = Signed(address, frozenset({READ, PLAY, MANAGE}))
+        profiles.set_public_name(referee, signed_in, name)
+        tokens[name] = make_token(referee, signed_in, "generated client", [READ, PLAY]).secret
+
+    body = api.model("NewSeekIn").from_dict({"game": "subdivision", "deadline": "2d"})
+    posted = api.op("post_seek").sync(client=api.client(tokens["Gen Ann"]), body=body)
+    assert isinstance(posted, api.model("SeekOut")), posted
+    assert (posted.status, posted.by.name, posted.open_seats) == ("open", "Gen Ann", 1)
+    again = api.op("join_seek").sync(seek_id=posted.id, client=api.client(tokens["Gen Ann"]))
+    assert isinstance(again, api.model("Problem")) and again.code == "already_joined"
+    joined = api.op("join_seek").sync(seek_id=posted.id, client=api.client(tokens["Gen Bob"]))
+    assert isinstance(joined, api.model("SeekOut")), joined
+    assert joined.status == "started" and isinstance(joined.game_id, str)
+
+    wanted = [api.model("StandingSeekIn").from_dict({"game": "mandala", "count": 2})]
+    standing = api.op("set_standing_seeks").sync(client=api.client(tokens["Gen Bob"]), body=wanted)
+    assert isinstance(standing, list) and [(s.game, s.count) for s in standing] == [("mandala", 2)]
