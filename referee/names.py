@@ -180,5 +180,5 @@ def public_refusal(name: str) -> str | None:
 
 def public_key(name: str) -> str:
     """`name` as public names are compared: without case or width (NFKC, casefold),
-    so that `Zoé`, `ZOÉ` and `Ｚｏé` are one name."""
+    so that `Zoé`, `ZOÉ` and a full-width `Zoé` are one name."""
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())

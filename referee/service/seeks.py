@@ -16,8 +16,8 @@ API key would (`trusted`).
 
 With `bots: LEVEL` the creator may start before the game is full: bots of
 that level hold the empty seats, and the seek stays listed while one does
-(`bot_seats_open`); a player who joins then takes a bot's seat over
-(`referee.service.handovers`). A game started so is not rated.
+(`bot_seats_open`); a player who joins then takes a bot's seat over.
+A game started so is not rated (`Seek.rated` turns false).
 
 Strangers see one another by public name only: a seek shows names, never
 addresses, and a player needs a name to post or join. Two players of whom
@@ -326,7 +326,6 @@ def _start(referee: Referee, seek: Seek, starting: _Starting, viewer: str) -> Se
         trusted=True,
         game_id=starting.game_id,
         seed=starting.seed,
-        rated=seek.rated and not bots,
     )
     try:
         create_game(referee, command)
@@ -341,6 +340,7 @@ def _start(referee: Referee, seek: Seek, starting: _Starting, viewer: str) -> Se
         found = seek_rows.locked(session, seek.id)
         assert found is not None
         found.bot_seats_open = len(bots)
+        found.rated = found.rated and not bots
         session.add(found)
         session.flush()
         return _shown(session, found, viewer)
