@@ -15,6 +15,7 @@ from api.http import throttle
 from api.http.context import referee
 from api.http.errors import BAD_QUERY, NOT_JSON, declared
 from api.http.player_auth import current_player, signed_in_or_token
+from api.schemas.rules import COMPONENTS, NEW_SEEK
 from api.schemas.seeks import NewSeekIn, SeekListArgs, SeekListOut, SeekOut
 from referee.service.players import PLAY, Player
 from referee.service.seeks import (
@@ -50,6 +51,7 @@ def _acting() -> Player:
 @blp.route("", methods=["POST"])
 @blp.arguments(NewSeekIn)
 @blp.response(201, SeekOut)
+@blp.doc(requestBody={"content": {"application/json": {"schema": {"$ref": COMPONENTS + NEW_SEEK}}}})
 @blp.doc(
     operationId="postSeek",
     security=AS_PLAYER,

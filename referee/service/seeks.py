@@ -47,7 +47,7 @@ from referee.service.creating import (
     rules_named,
 )
 from referee.service.players import Player as SignedIn
-from referee.store import profiles, seek_rows
+from referee.store import player_rows, seek_rows
 from referee.store.clock import stamp
 from referee.store.creation import new_id
 from referee.store.tables import Seek, SeekStatus, TimeoutPolicy
@@ -175,7 +175,7 @@ def list_seeks(
     if game is not None:
         game = rules_named(game).name
     with referee.db.reading() as session:
-        hidden = profiles.apart(session, viewer) if viewer else set()
+        hidden = player_rows.apart(session, viewer) if viewer else set()
         found = seek_rows.public(session, game, cursor, min(limit, LIST_MOST), hidden)
         shown = tuple(_shown_many(session, found, viewer))
     more = len(found) == min(limit, LIST_MOST)
@@ -209,7 +209,7 @@ def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
             raise refusals.AlreadyJoined("you sit at this open game already")
         if seek.private and player.address not in seek_rows.invited(session, seek.id):
             raise refusals.NotInvited("this open game is private: only its invited players join")
-        if not profiles.apart(session, player.address).isdisjoint([seek.by_address, *seated]):
+        if not player_rows.apart(session, player.address).isdisjoint([seek.by_address, *seated]):
             raise refusals.Blocked("you cannot join this open game")
         if seek.status == SeekStatus.STARTED and seek.bot_seats_open > 0:
             raise refusals.SeekStarted("this game started: taking over a bot's seat comes next")
@@ -308,7 +308,7 @@ def _start(referee: Referee, seek: Seek, starting: _Starting, viewer: str) -> Se
     """Make the game a seek claimed; on failure the seek is open again as it was."""
     with referee.db.reading() as session:
         seated = seek_rows.seated(session, seek.id)
-        names = profiles.names_of(session, seated)
+        names = player_rows.names_of(session, seated)
     people = [Player(names[address], email=address) for address in seated]
     empty = seek.max_players - len(people) if seek.bots is not None else 0
     bots = [
@@ -359,7 +359,7 @@ def _counts(allowed: Sequence[int], low: int | None, high: int | None) -> tuple[
 
 
 def _name_of(session: Session, address: str) -> str:
-    name = profiles.public_name(session, address)
+    name = player_rows.public_name(session, address)
     if name is None:
         raise refusals.NeedsName(
             "choose a public name first (on /me, or PUT /v1/me/profile): it is what "
@@ -372,9 +372,9 @@ def _invited(session: Session, creator: str, names: Sequence[str]) -> list[str]:
     """The addresses of the invited players' names; refused for unknown names, the
     creator itself, and players who blocked the creator."""
     found = []
-    blocking = profiles.apart(session, creator)
+    blocking = player_rows.apart(session, creator)
     for name in names:
-        address = profiles.address_named(session, public_key(name))
+        address = player_rows.address_named(session, public_key(name))
         if address is None or address == creator:
             reason = f"no other player is called {name!r}"
             raise refusals.BadRequest(reason, errors={"invite": [reason]})
@@ -415,7 +415,7 @@ def _visible(session: Session, seek: Seek, viewer: str | None) -> bool:
         return True
     if seek.private and viewer not in seek_rows.invited(session, seek.id):
         return False
-    return seek.by_address not in profiles.apart(session, viewer)
+    return seek.by_address not in player_rows.apart(session, viewer)
 
 
 def _shown(session: Session, seek: Seek, viewer: str | None) -> SeekShown:
@@ -433,7 +433,7 @@ def _shown_many(session: Session, seeks: Sequence[Seek], viewer: str | None) -> 
     }
     for addresses in invited.values():
         everyone |= set(addresses)
-    names = profiles.names_of(session, everyone)
+    names = player_rows.names_of(session, everyone)
     return [
         SeekShown(
             id=seek.id,
