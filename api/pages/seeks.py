@@ -62,7 +62,7 @@ FORM_FIELDS = ("game", "min", "max", "deadline", "bots", "invite")
 # What the form keeps of a typed field when it is shown again.
 TYPED_MOST = 200
 
-STATUS_WORDS = {
+STATUS_WORDS: dict[str, str] = {
     SeekStatus.OPEN: "open: waiting for players",
     SeekStatus.STARTED: "started",
     SeekStatus.WITHDRAWN: "withdrawn by the player who posted it",
@@ -119,7 +119,7 @@ def card(seek: SeekShown, now: datetime) -> dict[str, Any]:
         "expires": deadline_words(parse_stamp(seek.expires_at), now),
         "expires_at": seek.expires_at,
         "status": seek.status,
-        "status_words": STATUS_WORDS.get(SeekStatus(seek.status), seek.status),
+        "status_words": STATUS_WORDS.get(seek.status, seek.status),
         "open": seek.status == SeekStatus.OPEN,
         "private": seek.private,
         "invited": list(seek.invited),

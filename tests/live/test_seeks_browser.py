@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 import requests
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
 from referee.service import Referee
@@ -68,6 +69,12 @@ def _name(page: Page, url: str, name: str) -> None:
     assert page.locator("#current-name").inner_text() == f"You are {name}."
 
 
+def _serious(page: Page) -> list[tuple[str, str]]:
+    """What axe-core finds seriously wrong with the page for people using assistive technology."""
+    found = Axe().run(page).response["violations"]
+    return [(v["id"], v["help"]) for v in found if v["impact"] in ("serious", "critical")]
+
+
 def _fits(page: Page) -> bool:
     """Nothing scrolls sideways (a phone's screen)."""
     return bool(page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"))
@@ -94,6 +101,7 @@ def test_two_players_find_each_other_on_seeks_and_play(
     assert "open: waiting for players" in ann.locator("#status").inner_text()
     assert ann.locator("text=Withdraw it").is_visible()
     ann.screenshot(path=artifacts / "seek-creator-1280.png", full_page=True)
+    assert _serious(ann) == []
 
     # A stranger sees it and is offered the sign-in page.
     stranger = new_page(browser, phone=True)
@@ -104,6 +112,7 @@ def test_two_players_find_each_other_on_seeks_and_play(
 
     # Bob finds it in the list and joins with one click: the game starts.
     bob.goto(url + "/seeks")
+    assert _serious(bob) == []
     row = bob.locator(f"li[data-seek='{seek_id}']")
     assert "Ann Seeker" in row.inner_text() and "3 days per turn" in row.inner_text()
     row.get_by_role("button", name=re.compile("^Join")).click()
