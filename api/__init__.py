@@ -51,7 +51,19 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     """The referee's Flask app, on the settings `chosen` (or the `referee` given, built on them)."""
-    from api.pages import consent, game, kit, lobby, me, seat_links, sign_in, turn_mail, vacation
+    from api.pages import (
+        consent,
+        game,
+        kit,
+        lobby,
+        me,
+        profile,
+        seat_links,
+        seeks,
+        sign_in,
+        turn_mail,
+        vacation,
+    )
     from api.rest import boards, floor, games, rematch, rules, submissions
     from api.rest import me as me_api
     from api.rest import profile as profile_api
@@ -108,7 +120,17 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(turn_mail_api.blp)
     api.register_blueprint(profile_api.blp)
     api.register_blueprint(seeks_api.blp)
-    pages = (lobby.bp, seat_links.bp, game.bp, sign_in.bp, vacation.bp, me.bp, turn_mail.bp)
+    pages = (
+        lobby.bp,
+        seat_links.bp,
+        game.bp,
+        sign_in.bp,
+        vacation.bp,
+        me.bp,
+        profile.bp,
+        turn_mail.bp,
+        seeks.bp,
+    )
     app.register_blueprint(kit.pages(*pages))
     app.register_blueprint(consent.bp)
     kit.install_log_redaction()

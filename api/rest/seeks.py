@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import url_for
 from flask_smorest import Blueprint
 
 from api.http import throttle
@@ -160,7 +161,8 @@ def start(seek_id: str) -> dict[str, Any]:
 
 
 def link(seek_id: str) -> str:
-    return f"/seeks/{seek_id}"
+    """The open game's own page (`/seeks/<id>`), the one to share."""
+    return url_for("pages.seeks.seek", seek_id=seek_id)
 
 
 def shown(seek: SeekShown) -> dict[str, Any]:
