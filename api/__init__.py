@@ -23,7 +23,8 @@ from api.http.context import EXTENSION
 from api.schemas.events import GAME_EVENT, PLAYER_EVENT, GameEventOut, PlayerEventOut
 from api.schemas.games import NewGameIn
 from api.schemas.problems import ProblemSchema
-from api.schemas.rules import move_components, new_game_components
+from api.schemas.rules import move_components, new_game_components, new_seek_components
+from api.schemas.seeks import NewSeekIn
 from referee.service import Referee
 from referee.service.refusals import Refusal
 from referee.settings import Settings
@@ -50,7 +51,19 @@ class ProblemApi(Api):  # type: ignore[misc]
 
 def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     """The referee's Flask app, on the settings `chosen` (or the `referee` given, built on them)."""
-    from api.pages import consent, game, kit, lobby, me, seat_links, sign_in, turn_mail, vacation
+    from api.pages import (
+        consent,
+        game,
+        kit,
+        lobby,
+        me,
+        profile,
+        seat_links,
+        seeks,
+        sign_in,
+        turn_mail,
+        vacation,
+    )
     from api.rest import boards, floor, games, rematch, rules, submissions
     from api.rest import me as me_api
     from api.rest import profile as profile_api
@@ -89,7 +102,8 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     app.before_request(bodies.check_request)
     app.after_request(headers.nosniff)
     api = ProblemApi(app)
-    for name, schema in (move_components() | new_game_components(NewGameIn)).items():
+    described = move_components() | new_game_components(NewGameIn)
+    for name, schema in (described | new_seek_components(NewSeekIn)).items():
         api.spec.components.schema(name, component=schema)
     api.spec.components.schema(GAME_EVENT, schema=GameEventOut)
     api.spec.components.schema(PLAYER_EVENT, schema=PlayerEventOut)
@@ -108,7 +122,17 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(profile_api.blp)
     api.register_blueprint(seeks_api.blp)
     api.register_blueprint(standing_seeks_api.blp)
-    pages = (lobby.bp, seat_links.bp, game.bp, sign_in.bp, vacation.bp, me.bp, turn_mail.bp)
+    pages = (
+        lobby.bp,
+        seat_links.bp,
+        game.bp,
+        sign_in.bp,
+        vacation.bp,
+        me.bp,
+        profile.bp,
+        turn_mail.bp,
+        seeks.bp,
+    )
     app.register_blueprint(kit.pages(*pages))
     app.register_blueprint(consent.bp)
     kit.install_log_redaction()

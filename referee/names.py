@@ -164,9 +164,7 @@ def public_refusal(name: str) -> str | None:
     if not PUBLIC_SHORTEST <= len(name) <= PUBLIC_LONGEST:
         return f"a public name has {PUBLIC_SHORTEST} to {PUBLIC_LONGEST} characters"
     for char in name:
-        if char in _FILLERS or not (
-            char in _PLAIN_PUNCTUATION or unicodedata.category(char)[0] in "LNM"
-        ):
+        if not _public_char(char):
             return (
                 f"a public name may not hold {_described(char)}: only letters, digits, "
                 "spaces and - ' _"
@@ -180,5 +178,19 @@ def public_refusal(name: str) -> str | None:
 
 def public_key(name: str) -> str:
     """`name` as public names are compared: without case or width (NFKC, casefold),
-    so that `Zoé`, `ZOÉ` and `Ｚｏé` are one name."""
+    so that `Zoé`, `ZOÉ` and a full-width `Zoé` are one name."""
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def _public_char(char: str) -> bool:
+    return char in _PLAIN_PUNCTUATION or (
+        unicodedata.category(char)[0] in "LNM" and char not in _FILLERS
+    )
+
+
+# The public names the OpenAPI document shows (ECMA-262, as `NAME_FORM`): the
+# characters `public_refusal` takes, of the Basic Multilingual Plane. The rule
+# also asks for a letter or digit and single spaces between words only.
+PUBLIC_NAME_FORM = (
+    f"^[{_ranges(range(0x20, 0x10000), _public_char)}]{{{PUBLIC_SHORTEST},{PUBLIC_LONGEST}}}$"
+)

@@ -152,6 +152,9 @@ class Settings:
             raise BadSetting("REFEREE_MAIL_TLS_CERT and REFEREE_MAIL_TLS_KEY go together")
         if not 0 <= self.vacation_days <= 366:
             raise BadSetting("REFEREE_VACATION_DAYS must be from 0 to 366")
+        self._check_seeks()
+
+    def _check_seeks(self) -> None:
         if not 1 <= self.seek_days <= 365:
             raise BadSetting("REFEREE_SEEK_DAYS must be from 1 to 365")
         if self.seeks_per_player < 1:

@@ -32,6 +32,7 @@ def shown_names(seats: list[Any]) -> list[str]:
 # Up to this far ahead a deadline is said as a count of hours ("in 3 hours").
 _COUNTED = timedelta(hours=12)
 _WEEK = 7
+_DAY, _HOUR, _MINUTE = timedelta(days=1), timedelta(hours=1), timedelta(minutes=1)
 
 
 def _plural(count: int, unit: str) -> str:
@@ -73,3 +74,23 @@ def result_words(result: dict[str, Any] | None, mine: Collection[int]) -> str:
     if winners.isdisjoint(mine):
         return "You lost"
     return "You won" if len(winners) == 1 else "Draw"
+
+
+def per_turn_words(seconds: int | None) -> str:
+    """A game's time per turn: "3 days per turn", "90 minutes per turn", "no time limit"."""
+    if seconds is None:
+        return "no time limit"
+    turn = timedelta(seconds=seconds)
+    for unit, size in (("day", _DAY), ("hour", _HOUR), ("minute", _MINUTE)):
+        if turn % size == timedelta(0):
+            return f"{_plural(turn // size, unit)} per turn"
+    return f"{_plural(round(turn / _MINUTE), 'minute')} per turn"
+
+
+def ago_words(then: datetime, now: datetime) -> str:
+    """How long ago something happened, as a person says it: "just now", "3 hours ago"."""
+    past = now - then
+    for unit, size in (("day", _DAY), ("hour", _HOUR), ("minute", _MINUTE)):
+        if past >= size:
+            return f"{_plural(past // size, unit)} ago"
+    return "just now"

@@ -1,4 +1,5 @@
-"""`/me`: a signed-in player's page: every game of mine, my turn first, and my API tokens.
+"""`/me`: a signed-in player's page: every game of mine, my turn first, my open games, my
+public name and whom I block (their forms: `api/pages/profile.py`), and my API tokens.
 
 Three lists from `first_pages` (those of `my_games`, read at once): "Your
 turn" (soonest deadline first, said in words), "Waiting" (whose turn it
@@ -27,6 +28,7 @@ from api.http.context import referee
 from api.http.player_auth import signed_in
 from api.pages import kit
 from api.pages.in_words import deadline_words, result_words
+from api.pages.seeks import card
 from referee import games
 from referee.delivery.play_links import play_url, works_until
 from referee.names import shown as shown_name
@@ -34,6 +36,8 @@ from referee.service import refusals
 from referee.service.my_events import mark_now
 from referee.service.my_games import MyGame, first_pages
 from referee.service.players import PLAY, READ, Player
+from referee.service.profiles import blocks, profile
+from referee.service.seeks import my_seeks
 from referee.service.tokens import list_tokens, make_token, revoke_token
 from referee.store.tables import GameStatus
 
@@ -130,7 +134,13 @@ def _to_sign_in() -> Response:
     return response
 
 
-def _page(player: Player, made: dict[str, Any] | None = None, errors: Any = None) -> str:
+def render(
+    player: Player,
+    made: dict[str, Any] | None = None,
+    errors: Any = None,
+    typed: dict[str, str] | None = None,
+) -> str:
+    """The page; `errors` and `typed`: what a form refused, said beside it with what was typed."""
     tokens = [
         {
             "id": token.id,
@@ -141,12 +151,17 @@ def _page(player: Player, made: dict[str, Any] | None = None, errors: Any = None
         }
         for token in list_tokens(referee(), player)
     ]
+    now = datetime.now(UTC)
     return render_template(
         "web/me.html",
         address=player.address,
         tokens=tokens,
         made=made,
         errors=errors or {},
+        typed=typed or {},
+        public_name=profile(referee(), player).name,
+        seeks=[card(seek, now) for seek in my_seeks(referee(), player)],
+        blocks=blocks(referee(), player),
         # The mark the page was read at: its script follows the events from there.
         since=mark_now(),
         **_lists(player),
@@ -158,7 +173,7 @@ def home() -> Response | str:
     player = signed_in()
     if player is None:
         return _to_sign_in()
-    return _page(player)
+    return render(player)
 
 
 @bp.post("/me/tokens")
@@ -174,10 +189,10 @@ def new_token() -> Response | tuple[str, int]:
         made = make_token(referee(), player, name, scopes)
     except refusals.BadRequest as refused:
         field = next(iter(refused.extra.get("errors", {})), "name")
-        return _page(player, errors={field: refused.reason}), 422
+        return render(player, errors={field: refused.reason}), 422
     token = made.token
     shown = {"name": token.name, "scopes": ", ".join(token.scopes), "secret": made.secret}
-    return _page(player, made=shown), 201
+    return render(player, made=shown), 201
 
 
 @bp.post("/me/tokens/<int:token_id>/revoke")

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import url_for
 from flask_smorest import Blueprint
 
 from api.http import throttle
 from api.http.context import referee
 from api.http.errors import BAD_QUERY, NOT_JSON, declared
 from api.http.player_auth import current_player, signed_in_or_token
+from api.schemas.rules import COMPONENTS, NEW_SEEK
 from api.schemas.seeks import NewSeekIn, SeekListArgs, SeekListOut, SeekOut
 from referee.service.players import PLAY, Player
 from referee.service.seeks import (
@@ -50,6 +52,7 @@ def _acting() -> Player:
 @blp.route("", methods=["POST"])
 @blp.arguments(NewSeekIn)
 @blp.response(201, SeekOut)
+@blp.doc(requestBody={"content": {"application/json": {"schema": {"$ref": COMPONENTS + NEW_SEEK}}}})
 @blp.doc(
     operationId="postSeek",
     security=AS_PLAYER,
@@ -158,7 +161,8 @@ def start(seek_id: str) -> dict[str, Any]:
 
 
 def link(seek_id: str) -> str:
-    return f"/seeks/{seek_id}"
+    """The open game's own page (`/seeks/<id>`), the one to share."""
+    return url_for("pages.seeks.seek", seek_id=seek_id)
 
 
 def shown(seek: SeekShown) -> dict[str, Any]:

@@ -245,6 +245,39 @@ def new_game_components(body: type[Schema]) -> dict[str, JSON]:
     return components
 
 
+NEW_SEEK = "NewSeek"
+
+
+def new_seek_components(body: type[Schema]) -> dict[str, JSON]:
+    """The body of `POST /v1/seeks` per game, by component name: its player counts
+    within the game's, its bot levels, and its options the game's own (the components
+    `new_game_components` names, which the document must hold too)."""
+    shared: JSON = _CONVERTER.schema2jsonschema(body)  # type: ignore[no-untyped-call]
+    components: dict[str, JSON] = {}
+    mapping: dict[str, str] = {}
+    for game in games.all_games():
+        counts = {"type": "integer", "minimum": min(game.players), "maximum": max(game.players)}
+        properties = dict(shared["properties"])
+        properties["game"] = {"type": "string", "enum": [game.name]}
+        players = properties["players"]
+        properties["players"] = {**players, "properties": {"min": counts, "max": counts}}
+        properties["bots"] = {**properties["bots"], "enum": [*bots.levels(game.name), None]}
+        properties["options"] = {"$ref": f"{COMPONENTS}{_camel(game.name)}Options"}
+        name = f"New{_camel(game.name)}Seek"
+        components[name] = {
+            **shared,
+            "description": f"an open game of {game.title}",
+            "properties": properties,
+        }
+        mapping[game.name] = COMPONENTS + name
+    components[NEW_SEEK] = {
+        "description": "an open game: the schema of the game named in `game`",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "game", "mapping": mapping},
+    }
+    return components
+
+
 # A public seed, only to start an example game whose first moves show the move JSON.
 _EXAMPLE_SEED = "rules-example"
 

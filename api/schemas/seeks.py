@@ -7,23 +7,31 @@ from marshmallow import Schema, fields, validate
 from api.schemas.games import GameTermsIn
 from api.schemas.shared import PRINTABLE, Strict
 from referee import games
-from referee.names import PUBLIC_LONGEST, PUBLIC_SHORTEST
+from referee.names import PUBLIC_LONGEST, PUBLIC_NAME_FORM, PUBLIC_SHORTEST
 from referee.service.seeks import LIST_MOST, MOST_INVITED
 from referee.service.standing_seeks import MOST_COUNT
 
-# A public name as a field (the rule itself is checked by the service: `bad_request`).
-NAME = fields.String(
-    required=True,
-    validate=[validate.Length(min=1, max=100), PRINTABLE],
-    metadata={
-        "description": f"{PUBLIC_SHORTEST} to {PUBLIC_LONGEST} letters, digits, marks, "
-        "spaces and - ' _, unique on the server without regard to case or width",
-    },
-)
+
+def _text(value: str) -> None:
+    """Printable text: the public-name rule itself is the service's (`bad_request`)."""
+    PRINTABLE(value)
+
+
+def _public_name(description: str) -> fields.String:
+    return fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=100), _text],
+        metadata={"pattern": PUBLIC_NAME_FORM, "description": description},
+    )
 
 
 class ProfileIn(Strict):
-    name = NAME
+    name = _public_name(
+        f"{PUBLIC_SHORTEST} to {PUBLIC_LONGEST} letters, digits, marks, spaces and - ' _ "
+        "(one letter or digit at least, one space between words), unique on the server "
+        "without regard to case or width (the pattern shows those of the Basic "
+        "Multilingual Plane: other scripts are taken too)"
+    )
 
 
 class ProfileOut(Schema):
@@ -65,7 +73,7 @@ class NewSeekIn(GameTermsIn):
         },
     )
     invite = fields.List(
-        fields.String(validate=[validate.Length(min=1, max=100), PRINTABLE]),
+        _public_name("a player's public name"),
         load_default=list,
         validate=validate.Length(max=MOST_INVITED),
         metadata={"description": "public names: only these players may join (a private seek)"},

@@ -73,8 +73,6 @@ class NewGame:
     # The seed, where the caller drew it beforehand (an open game orders its seats
     # from it); None: a fresh one.
     seed: str | None = None
-    # Whether its result counts for its players' ratings.
-    rated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +238,6 @@ def _game_row(rules: AnyGame, options: JSON, seconds: int | None, command: NewGa
         deadline_seconds=seconds,
         on_timeout=None if seconds is None else TimeoutPolicy(command.on_timeout),
         trusted=command.trusted,
-        rated=command.rated,
     )
 
 

@@ -20,7 +20,7 @@ from referee.service import refusals
 from referee.service.players import Player
 from referee.service.vacations import held_due_times
 from referee.store import player_seats
-from referee.store.tables import GameStatus
+from referee.store.tables import Game, GameStatus
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -173,3 +173,23 @@ def _position(cursor: str | None) -> int:
     if not cursor.isdigit() or len(cursor) > 9:
         raise refusals.BadRequest("the cursor is not one this list gave")
     return int(cursor)
+
+
+@dataclass(frozen=True, slots=True)
+class HeldSeat:
+    """The player's (first) seat in one game, with what tells whether its links still work."""
+
+    seat: int
+    status: str
+    updated_at: str
+
+
+def held_seat(referee: Referee, player: Player, game_id: str) -> HeldSeat | None:
+    """The player's first seat in the game `game_id`, or None when it holds none there
+    (the page of an open game that started links its players to their seats)."""
+    with referee.db.reading() as session:
+        held = player_seats.seat_numbers(session, player.address, game_id)
+        game = session.get(Game, game_id) if held else None
+        if game is None:
+            return None
+        return HeldSeat(held[0], game.status, game.updated_at)

@@ -22,7 +22,7 @@ from sqlmodel import Session
 from referee.names import public_key, public_refusal
 from referee.service import refusals
 from referee.service.players import Player
-from referee.store import profiles
+from referee.store import player_rows
 from referee.store.clock import stamp
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class Profile:
 
 def profile(referee: Referee, player: Player) -> Profile:
     with referee.db.reading() as session:
-        return Profile(profiles.public_name(session, player.address))
+        return Profile(player_rows.public_name(session, player.address))
 
 
 def set_public_name(referee: Referee, player: Player, name: str) -> Profile:
@@ -48,7 +48,7 @@ def set_public_name(referee: Referee, player: Player, name: str) -> Profile:
     if why is not None:
         raise refusals.BadRequest(why, errors={"name": [why]})
     with referee.db.transaction() as session:
-        if not profiles.set_public_name(session, player.address, name, public_key(name)):
+        if not player_rows.set_public_name(session, player.address, name, public_key(name)):
             raise refusals.NameTaken(f"another player is called {name!r} already")
     return Profile(name)
 
@@ -60,35 +60,35 @@ def seen(referee: Referee, address: str, moment: datetime | None = None) -> None
     before = stamp(moment - SEEN_EVERY)
     # Read first: most requests find it fresh, and a read takes no write lock.
     with referee.db.reading() as session:
-        last = profiles.seen_at(session, address)
+        last = player_rows.seen_at(session, address)
     if last is None or last < before:
         with referee.db.transaction() as session:
-            profiles.mark_seen(session, address, stamp(moment), before)
+            player_rows.mark_seen(session, address, stamp(moment), before)
 
 
 def blocks(referee: Referee, player: Player) -> list[str]:
     """The public names of the players this player blocks, in the order it blocked them."""
     with referee.db.reading() as session:
-        blocked = profiles.blocked_by(session, player.address)
-        names = profiles.names_of(session, blocked)
+        blocked = player_rows.blocked_by(session, player.address)
+        names = player_rows.names_of(session, blocked)
     return [names[address] for address in blocked if address in names]
 
 
 def block(referee: Referee, player: Player, name: str) -> list[str]:
     """Block the player called `name`; the blocks after."""
     with referee.db.transaction() as session:
-        profiles.block(session, player.address, _address(session, player, name), _now())
+        player_rows.block(session, player.address, _address(session, player, name), _now())
     return blocks(referee, player)
 
 
 def unblock(referee: Referee, player: Player, name: str) -> list[str]:
     with referee.db.transaction() as session:
-        profiles.unblock(session, player.address, _address(session, player, name))
+        player_rows.unblock(session, player.address, _address(session, player, name))
     return blocks(referee, player)
 
 
 def _address(session: Session, player: Player, name: str) -> str:
-    address = profiles.address_named(session, public_key(name)) if len(name) <= 100 else None
+    address = player_rows.address_named(session, public_key(name)) if len(name) <= 100 else None
     if address is None or address == player.address:
         raise refusals.NotFound(f"no other player is called {name!r}")
     return address

@@ -16,8 +16,8 @@ API key would (`trusted`).
 
 With `bots: LEVEL` the creator may start before the game is full: bots of
 that level hold the empty seats, and the seek stays listed while one does
-(`bot_seats_open`); a player who joins then takes a bot's seat over
-(`referee.service.handovers`). A game started so is not rated.
+(`bot_seats_open`); a player who joins then takes a bot's seat over.
+A game started so is not rated (`Seek.rated` turns false).
 
 Strangers see one another by public name only: a seek shows names, never
 addresses, and a player needs a name to post or join. Two players of whom
@@ -47,7 +47,7 @@ from referee.service.creating import (
     rules_named,
 )
 from referee.service.players import Player as SignedIn
-from referee.store import profiles, seek_rows
+from referee.store import player_rows, seek_rows
 from referee.store.clock import stamp
 from referee.store.creation import new_id
 from referee.store.tables import Seek, SeekStatus, TimeoutPolicy
@@ -212,7 +212,7 @@ def list_seeks(
     if game is not None:
         game = rules_named(game).name
     with referee.db.reading() as session:
-        hidden = profiles.apart(session, viewer) if viewer else set()
+        hidden = player_rows.apart(session, viewer) if viewer else set()
         found = seek_rows.public(session, game, cursor, min(limit, LIST_MOST), hidden)
         shown = tuple(_shown_many(session, found, viewer))
     more = len(found) == min(limit, LIST_MOST)
@@ -246,7 +246,7 @@ def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
             raise refusals.AlreadyJoined("you sit at this open game already")
         if seek.private and player.address not in seek_rows.invited(session, seek.id):
             raise refusals.NotInvited("this open game is private: only its invited players join")
-        if not profiles.apart(session, player.address).isdisjoint([seek.by_address, *seated]):
+        if not player_rows.apart(session, player.address).isdisjoint([seek.by_address, *seated]):
             raise refusals.Blocked("you cannot join this open game")
         if seek.status == SeekStatus.STARTED and seek.bot_seats_open > 0:
             raise refusals.SeekStarted("this game started: taking over a bot's seat comes next")
@@ -345,7 +345,7 @@ def _start(referee: Referee, seek: Seek, starting: _Starting, viewer: str) -> Se
     """Make the game a seek claimed; on failure the seek is open again as it was."""
     with referee.db.reading() as session:
         seated = seek_rows.seated(session, seek.id)
-        names = profiles.names_of(session, seated)
+        names = player_rows.names_of(session, seated)
     people = [Player(names[address], email=address) for address in seated]
     empty = seek.max_players - len(people) if seek.bots is not None else 0
     bots = [
@@ -363,7 +363,6 @@ def _start(referee: Referee, seek: Seek, starting: _Starting, viewer: str) -> Se
         trusted=True,
         game_id=starting.game_id,
         seed=starting.seed,
-        rated=seek.rated and not bots,
     )
     try:
         create_game(referee, command)
@@ -378,6 +377,7 @@ def _start(referee: Referee, seek: Seek, starting: _Starting, viewer: str) -> Se
         found = seek_rows.locked(session, seek.id)
         assert found is not None
         found.bot_seats_open = len(bots)
+        found.rated = found.rated and not bots
         session.add(found)
         session.flush()
         return _shown(session, found, viewer)
@@ -397,7 +397,7 @@ def _counts(allowed: Sequence[int], low: int | None, high: int | None) -> tuple[
 
 def name_of(session: Session, address: str) -> str:
     """The player's public name; refused (`needs_name`) when it has none."""
-    name = profiles.public_name(session, address)
+    name = player_rows.public_name(session, address)
     if name is None:
         raise refusals.NeedsName(
             "choose a public name first (on /me, or PUT /v1/me/profile): it is what "
@@ -410,9 +410,9 @@ def _invited(session: Session, creator: str, names: Sequence[str]) -> list[str]:
     """The addresses of the invited players' names; refused for unknown names, the
     creator itself, and players who blocked the creator."""
     found = []
-    blocking = profiles.apart(session, creator)
+    blocking = player_rows.apart(session, creator)
     for name in names:
-        address = profiles.address_named(session, public_key(name))
+        address = player_rows.address_named(session, public_key(name))
         if address is None or address == creator:
             reason = f"no other player is called {name!r}"
             raise refusals.BadRequest(reason, errors={"invite": [reason]})
@@ -453,7 +453,7 @@ def _visible(session: Session, seek: Seek, viewer: str | None) -> bool:
         return True
     if seek.private and viewer not in seek_rows.invited(session, seek.id):
         return False
-    return seek.by_address not in profiles.apart(session, viewer)
+    return seek.by_address not in player_rows.apart(session, viewer)
 
 
 def _shown(session: Session, seek: Seek, viewer: str | None) -> SeekShown:
@@ -471,7 +471,7 @@ def _shown_many(session: Session, seeks: Sequence[Seek], viewer: str | None) -> 
     }
     for addresses in invited.values():
         everyone |= set(addresses)
-    names = profiles.names_of(session, everyone)
+    names = player_rows.names_of(session, everyone)
     return [
         SeekShown(
             id=seek.id,

@@ -144,9 +144,6 @@ class Game(SQLModel, table=True):
     # How fast the machine that created it thinks (`service/bot_pace.py`), where a
     # seat is a bot's: a bot's budget is `bot_seconds` at this pace.
     bot_pace: float | None = None
-    # Whether its result counts for its players' ratings: an open game posted
-    # rated, started full, in which no bot plays.
-    rated: bool = False
 
 
 class RematchAcceptance(SQLModel, table=True):
@@ -240,6 +237,8 @@ class Seek(SQLModel, table=True):
     options: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     deadline_seconds: int | None = None
     on_timeout: str | None = Field(default=None, max_length=10)
+    # Whether its game's result counts for its players' ratings: posted so, and
+    # started full (False once bots hold seats).
     rated: bool = True
     # The level of the bots that hold empty seats when the creator starts early.
     bots: str | None = Field(default=None, max_length=20)

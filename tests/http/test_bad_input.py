@@ -309,6 +309,12 @@ BEYOND_THE_SCHEMA = {
     "resign": {"illegal_move"},
     # Where the URL's host resolves right now, and whether that is public.
     "setWebhook": {"webhook_unresolvable", "webhook_forbidden_address"},
+    # Whether an invited name is a player's; `min` above `max`, which no schema
+    # compares; options checked against each other, as for a new game.
+    "postSeek": {"bad_request", "bad_players", "bad_options"},
+    # The public-name rule: letters and marks of every script, which no ECMA-262
+    # pattern without the `u` flag can list.
+    "setProfile": {"bad_request"},
 }
 
 

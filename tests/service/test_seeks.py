@@ -94,7 +94,7 @@ def test_a_seek_fills_and_starts_with_seats_drawn_from_the_games_seed(referee: R
     with referee.db.reading() as session:
         game = session.get(Game, started.game_id)
         seats = list(session.exec(select(Seat).where(Seat.game_id == started.game_id)))
-    assert game is not None and game.rated and game.trusted
+    assert game is not None and game.trusted and started.rated
     order = Rng(f"{game.seed}:seats").shuffled(["Ann", "Bob", "Cyd"])
     assert [s.name for s in sorted(seats, key=lambda s: s.seat)] == order
     assert {s.email for s in seats} == {"ann@x.test", "bob@x.test", "cy@x.test"}
@@ -176,7 +176,7 @@ def test_with_bots_the_creator_starts_at_once_and_the_seek_stays_listed(
     with referee.db.reading() as session:
         game = session.get(Game, started.game_id)
         seats = list(session.exec(select(Seat).where(Seat.game_id == started.game_id)))
-    assert game is not None and not game.rated
+    assert game is not None and not started.rated
     assert sorted(seat.bot or "person" for seat in seats) == ["person", "random", "random"]
     assert [s.id for s in list_seeks(referee, None).seeks] == [seek.id]
 

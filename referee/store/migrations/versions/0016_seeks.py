@@ -25,9 +25,6 @@ def upgrade() -> None:
     op.add_column("address", sa.Column("seek_news", sa.JSON(), nullable=True))
     op.add_column("address", sa.Column("seek_news_at", sa.String(40), nullable=True))
     op.create_index("ix_address_name_key", "address", ["name_key"], unique=True)
-    op.add_column(
-        "game", sa.Column("rated", sa.Boolean(), nullable=False, server_default=sa.false())
-    )
     op.create_table(
         "seat_handover",
         sa.Column("game_id", sa.String(32), sa.ForeignKey("game.id"), primary_key=True),
@@ -95,8 +92,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     for table in ("standing_seek", "block", "seek_invite", "seek_player", "seek", "seat_handover"):
         op.drop_table(table)
-    with op.batch_alter_table("game", schema=None) as batch_op:
-        batch_op.drop_column("rated")
     op.drop_index("ix_address_name_key", table_name="address")
     with op.batch_alter_table("address", schema=None) as batch_op:
         for column in _ADDRESS_COLUMNS:
