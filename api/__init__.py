@@ -23,8 +23,13 @@ from api.http.context import EXTENSION
 from api.schemas.events import GAME_EVENT, PLAYER_EVENT, GameEventOut, PlayerEventOut
 from api.schemas.games import NewGameIn
 from api.schemas.problems import ProblemSchema
-from api.schemas.rules import move_components, new_game_components, new_seek_components
-from api.schemas.seeks import NewSeekIn
+from api.schemas.rules import (
+    STANDING_SEEK,
+    move_components,
+    new_game_components,
+    new_seek_components,
+)
+from api.schemas.seeks import NewSeekIn, StandingSeekIn
 from referee.service import Referee
 from referee.service.refusals import Refusal
 from referee.settings import Settings
@@ -103,7 +108,9 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     app.after_request(headers.nosniff)
     api = ProblemApi(app)
     described = move_components() | new_game_components(NewGameIn)
-    for name, schema in (described | new_seek_components(NewSeekIn)).items():
+    described |= new_seek_components(NewSeekIn)
+    described |= new_seek_components(StandingSeekIn, STANDING_SEEK, "a standing seek")
+    for name, schema in described.items():
         api.spec.components.schema(name, component=schema)
     api.spec.components.schema(GAME_EVENT, schema=GameEventOut)
     api.spec.components.schema(PLAYER_EVENT, schema=PlayerEventOut)

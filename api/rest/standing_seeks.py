@@ -10,6 +10,7 @@ from flask_smorest import Blueprint
 from api.http.context import referee
 from api.http.errors import BAD_QUERY, NOT_JSON, declared
 from api.http.player_auth import current_player
+from api.schemas.rules import COMPONENTS, STANDING_SEEK
 from api.schemas.seeks import StandingSeekIn, StandingSeekOut
 from referee.service.players import PLAY, READ
 from referee.service.standing_seeks import (
@@ -21,6 +22,8 @@ from referee.service.standing_seeks import (
 
 blp = Blueprint("standing_seeks", __name__, url_prefix="/v1/me", description="My standing seeks")
 
+# The body in the document: each standing seek's options and counts as its game's.
+LISTED = {"type": "array", "items": {"$ref": COMPONENTS + STANDING_SEEK}, "maxItems": MOST_STANDING}
 WHO = {
     401: "unauthorized: no player token (rp_...) and no signed-in browser",
     403: "forbidden: a player token without the scope this needs (`read`; `play` to change)",
@@ -38,6 +41,7 @@ def get() -> list[dict[str, Any]]:
 @blp.route("/standing-seeks", methods=["PUT"])
 @blp.arguments(StandingSeekIn(many=True))
 @blp.response(200, StandingSeekOut(many=True))
+@blp.doc(requestBody={"content": {"application/json": {"schema": LISTED}}})
 @blp.doc(
     operationId="setStandingSeeks",
     **declared(

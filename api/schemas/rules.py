@@ -246,12 +246,16 @@ def new_game_components(body: type[Schema]) -> dict[str, JSON]:
 
 
 NEW_SEEK = "NewSeek"
+STANDING_SEEK = "StandingSeek"
 
 
-def new_seek_components(body: type[Schema]) -> dict[str, JSON]:
+def new_seek_components(
+    body: type[Schema] | Schema, named: str = NEW_SEEK, what: str = "an open game"
+) -> dict[str, JSON]:
     """The body of `POST /v1/seeks` per game, by component name: its player counts
     within the game's, its bot levels, and its options the game's own (the components
-    `new_game_components` names, which the document must hold too)."""
+    `new_game_components` names, which the document must hold too). `named` and `what`
+    name another body of a seek's terms so (a standing seek's: `StandingSeek`)."""
     shared: JSON = _CONVERTER.schema2jsonschema(body)  # type: ignore[no-untyped-call]
     components: dict[str, JSON] = {}
     mapping: dict[str, str] = {}
@@ -261,17 +265,19 @@ def new_seek_components(body: type[Schema]) -> dict[str, JSON]:
         properties["game"] = {"type": "string", "enum": [game.name]}
         players = properties["players"]
         properties["players"] = {**players, "properties": {"min": counts, "max": counts}}
-        properties["bots"] = {**properties["bots"], "enum": [*bots.levels(game.name), None]}
+        if "bots" in properties:
+            levels = [*bots.levels(game.name), None]
+            properties["bots"] = {**properties["bots"], "enum": levels}
         properties["options"] = {"$ref": f"{COMPONENTS}{_camel(game.name)}Options"}
-        name = f"New{_camel(game.name)}Seek"
+        name = named.replace("Seek", f"{_camel(game.name)}Seek")
         components[name] = {
             **shared,
-            "description": f"an open game of {game.title}",
+            "description": f"{what} of {game.title}",
             "properties": properties,
         }
         mapping[game.name] = COMPONENTS + name
-    components[NEW_SEEK] = {
-        "description": "an open game: the schema of the game named in `game`",
+    components[named] = {
+        "description": f"{what}: the schema of the game named in `game`",
         "oneOf": [{"$ref": ref} for ref in mapping.values()],
         "discriminator": {"propertyName": "game", "mapping": mapping},
     }

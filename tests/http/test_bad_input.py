@@ -312,6 +312,8 @@ BEYOND_THE_SCHEMA = {
     # Whether an invited name is a player's; `min` above `max`, which no schema
     # compares; options checked against each other, as for a new game.
     "postSeek": {"bad_request", "bad_players", "bad_options"},
+    # The same for each standing seek, and two of them with the same terms.
+    "setStandingSeeks": {"bad_request", "bad_players", "bad_options"},
     # The public-name rule: letters and marks of every script, which no ECMA-262
     # pattern without the `u` flag can list.
     "setProfile": {"bad_request"},
