@@ -250,7 +250,7 @@ def test_a_generated_client_posts_and_joins_an_open_game(app: Flask, generated: 
         profiles.set_public_name(referee, signed_in, name)
         tokens[name] = make_token(referee, signed_in, "generated client", [READ, PLAY]).secret
 
-    body = api.model("NewSeekIn").from_dict({"game": "subdivision", "deadline": "2d"})
+    body = api.model("NewSubdivisionSeek").from_dict({"game": "subdivision", "deadline": "2d"})
     posted = api.op("post_seek").sync(client=api.client(tokens["Gen Ann"]), body=body)
     assert isinstance(posted, api.model("SeekOut")), posted
     assert (posted.status, posted.by.name, posted.open_seats) == ("open", "Gen Ann", 1)
@@ -260,6 +260,6 @@ def test_a_generated_client_posts_and_joins_an_open_game(app: Flask, generated: 
     assert isinstance(joined, api.model("SeekOut")), joined
     assert joined.status == "started" and isinstance(joined.game_id, str)
 
-    wanted = [api.model("StandingSeekIn").from_dict({"game": "mandala", "count": 2})]
+    wanted = [api.model("StandingMandalaSeek").from_dict({"game": "mandala", "count": 2})]
     standing = api.op("set_standing_seeks").sync(client=api.client(tokens["Gen Bob"]), body=wanted)
     assert isinstance(standing, list) and [(s.game, s.count) for s in standing] == [("mandala", 2)]
