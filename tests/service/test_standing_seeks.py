@@ -13,7 +13,7 @@ import pytest
 from sqlmodel import select
 
 from referee.queue import SEEKS
-from referee.service import Referee, profiles, refusals
+from referee.service import Referee, profiles, refusals, signing_in
 from referee.service.creating import NewGame, create_game
 from referee.service.creating import Player as Seated
 from referee.service.players import MANAGE, PLAY, READ, Player
@@ -27,8 +27,17 @@ from referee.service.standing_seeks import (
     top_up,
 )
 from referee.settings import Settings
+from referee.store import keys
 from referee.store.clock import stamp
-from referee.store.tables import Address, Game, GameStatus, Seek, StandingSeek
+from referee.store.tables import (
+    Address,
+    Game,
+    GameStatus,
+    Outbox,
+    OutboxKind,
+    Seek,
+    StandingSeek,
+)
 
 NAMES = {"ann@x.test": "Ann", "bob@x.test": "Bob", "cy@x.test": "Cyd"}
 PER_PLAYER = 4
@@ -209,3 +218,19 @@ def test_the_seeks_job_expires_then_tops_up(referee: Referee) -> None:
     done = referee.run_job(SEEKS, (later.isoformat(),))
     assert done["expired"] == [stale.id] and len(done["posted"]) == 1
     assert referee.run_job(SEEKS, ()) == {"expired": [], "posted": []}
+
+
+def test_signing_in_counts_as_seen(referee: Referee) -> None:
+    with referee.db.transaction() as session:
+        found = session.get(Address, ANN.address)
+        assert found is not None
+        found.seen_at = None
+        session.add(found)
+    assert signing_in.request_sign_in(referee, ANN.address)
+    with referee.db.reading() as session:
+        notice = session.exec(select(Outbox).where(Outbox.kind == OutboxKind.SIGN_IN)).one()
+    token = keys.sign_in_token(referee.secret(), notice.payload["nonce"])
+    signing_in.redeem(referee, token)
+    with referee.db.reading() as session:
+        found = session.get(Address, ANN.address)
+        assert found is not None and found.seen_at is not None
