@@ -17,16 +17,23 @@ that seat, and hears everything as before.
   board, a rematch, a move the referee played for it when time ran out)
   always go: they carry a game's first link, or answer what the player did.
 - The digest goes while `turn_mail` is still `digest`; a sign-in link always.
+- What is told of open games one by one (an invitation to a private seek, a
+  withdrawal, an expiry, the day's new seeks) goes only with `turn_mail` =
+  `each`: under `digest` the digest lists it, under `off` nothing does.
 """
 
 from __future__ import annotations
 
 from referee.store.mail_settings import TurnMailSettings
-from referee.store.tables import OutboxKind, TurnMail
+from referee.store.tables import TOLD_OF_SEEKS, OutboxKind, TurnMail
 
 MUTED = "the player muted this game"
 _TURN_MAIL = {
     TurnMail.DIGEST: "the player is told of turns by its digest",
+    TurnMail.OFF: "the player turned turn mail off",
+}
+_OF_SEEKS = {
+    TurnMail.DIGEST: "the player is told of open games by its digest",
     TurnMail.OFF: "the player turned turn mail off",
 }
 _PER_TURN = frozenset({OutboxKind.YOUR_TURN, OutboxKind.ROUND_OVER})
@@ -46,6 +53,8 @@ def withheld(kind: str, chosen: TurnMailSettings, muted: bool) -> str | None:
         return "the player turned deadline reminders off"
     if kind == OutboxKind.GAME_OVER and chosen.turn_mail == TurnMail.OFF:
         return _TURN_MAIL[TurnMail.OFF]
+    if kind in TOLD_OF_SEEKS and chosen.turn_mail != TurnMail.EACH:
+        return _OF_SEEKS[chosen.turn_mail]
     if kind == OutboxKind.DIGEST and chosen.turn_mail != TurnMail.DIGEST:
         return "the player no longer takes a digest"
     return None

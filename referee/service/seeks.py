@@ -19,6 +19,9 @@ that level hold the empty seats, and the seek stays listed while one does
 (`bot_seats_open`); a player who joins then takes a bot's seat over.
 A game started so is not rated (`Seek.rated` turns false).
 
+Its players are told (`referee.service.seek_telling`): invited players when a
+private seek is posted, those seated when it starts, is withdrawn or expires.
+
 Strangers see one another by public name only: a seek shows names, never
 addresses, and a player needs a name to post or join. Two players of whom
 one blocked the other see none of each other's seeks and cannot join them.
@@ -36,7 +39,7 @@ from sqlmodel import Session
 from referee.engine import JSON
 from referee.names import public_key
 from referee.rng import Rng, new_seed
-from referee.service import refusals
+from referee.service import refusals, seek_telling
 from referee.service.creating import (
     NewGame,
     Player,
@@ -50,6 +53,7 @@ from referee.service.players import Player as SignedIn
 from referee.store import player_rows, seek_rows
 from referee.store.clock import stamp
 from referee.store.creation import new_id
+from referee.store.seek_told import SeekNews
 from referee.store.tables import Seek, SeekStatus, TimeoutPolicy
 
 if TYPE_CHECKING:
@@ -160,7 +164,11 @@ def post_seek(referee: Referee, player: SignedIn, new: NewSeek) -> SeekShown:
         )
         seek_rows.insert(session, seek, invited)
         seek_rows.seat(session, seek.id, player.address, seek.created_at)
-        return _shown(session, seek, player.address)
+        mailed = seek_telling.tell(session, seek, SeekNews.INVITED, invited, seek.created_at)
+        shown = _shown(session, seek, player.address)
+    if invited:
+        seek_telling.published(referee, [seek.id], mailed)
+    return shown
 
 
 def list_seeks(
@@ -240,7 +248,9 @@ def leave_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
 
 
 def withdraw_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
-    """The creator takes its open game back; one started with bots stops taking players."""
+    """The creator takes its open game back (those seated are told); one started with bots
+    stops taking players."""
+    told = None
     with referee.db.transaction() as session:
         seek = _locked(session, seek_id, player.address)
         if seek.by_address != player.address:
@@ -250,10 +260,15 @@ def withdraw_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown
         else:
             _check_open(seek, datetime.now(UTC))
             seek.status = SeekStatus.WITHDRAWN
-            seek.ended_at = _now()
+            seek.ended_at = at = _now()
+            others = seek_telling.seated_but_creator(session, seek)
+            told = seek_telling.tell(session, seek, SeekNews.WITHDRAWN, others, at)
         session.add(seek)
         session.flush()
-        return _shown(session, seek, player.address)
+        shown = _shown(session, seek, player.address)
+    if told is not None:
+        seek_telling.published(referee, [seek.id], told)
+    return shown
 
 
 def start_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
@@ -274,18 +289,24 @@ def start_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
 
 
 def expire_seeks(referee: Referee, moment: datetime, most: int = 200) -> list[str]:
-    """Mark the open seeks whose `REFEREE_SEEK_DAYS` ran out as expired; their ids."""
+    """Mark the open seeks whose `REFEREE_SEEK_DAYS` ran out as expired, and tell those
+    seated at each; their ids."""
     expired = []
+    mailed = 0
     with referee.db.transaction() as session:
         for seek_id in seek_rows.due_to_expire(session, stamp(moment), most):
             seek = seek_rows.locked(session, seek_id)
             if seek is None or seek.status != SeekStatus.OPEN:
                 continue
             seek.status = SeekStatus.EXPIRED
-            seek.ended_at = stamp(moment)
+            seek.ended_at = at = stamp(moment)
             session.add(seek)
+            seated = seek_rows.seated(session, seek.id)
+            mailed += seek_telling.tell(session, seek, SeekNews.EXPIRED, seated, at)
             expired.append(seek_id)
         session.flush()
+    if expired:
+        seek_telling.published(referee, expired, mailed)
     return expired
 
 

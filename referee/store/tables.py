@@ -77,6 +77,13 @@ class OutboxKind(StrEnum):
     # (`referee.service.players`), and threaded apart from the game.
     SIGN_IN = "sign_in"
     DIGEST = "digest"
+    # What a player is told of open games (`referee.service.seek_telling`), told to its
+    # address like the two above: a private seek invited it, one it sat at was withdrawn
+    # or expired, and (at most daily) the new public seeks of the games it chose.
+    SEEK_INVITED = "seek_invited"
+    SEEK_WITHDRAWN = "seek_withdrawn"
+    SEEK_EXPIRED = "seek_expired"
+    SEEK_NEWS = "seek_news"
     # The benchmark's floor: a row written already sent, never delivered.
     BENCH = "bench"
 
@@ -84,7 +91,26 @@ class OutboxKind(StrEnum):
 # Told to a player's address rather than of its seat's game: carried by one of its
 # seats, threaded apart from every game (never a game thread's root) and never
 # posted to that seat's webhook, which hears of its own game only.
-TOLD_TO_PLAYER = frozenset({OutboxKind.SIGN_IN, OutboxKind.DIGEST})
+TOLD_TO_PLAYER = frozenset(
+    {
+        OutboxKind.SIGN_IN,
+        OutboxKind.DIGEST,
+        OutboxKind.SEEK_INVITED,
+        OutboxKind.SEEK_WITHDRAWN,
+        OutboxKind.SEEK_EXPIRED,
+        OutboxKind.SEEK_NEWS,
+    }
+)
+# Of those, what is told of open games: mailed one by one under `turn_mail: each`,
+# listed in the digest under `digest`, not mailed under `off`.
+TOLD_OF_SEEKS = frozenset(
+    {
+        OutboxKind.SEEK_INVITED,
+        OutboxKind.SEEK_WITHDRAWN,
+        OutboxKind.SEEK_EXPIRED,
+        OutboxKind.SEEK_NEWS,
+    }
+)
 
 
 class DeliveryStatus(StrEnum):
