@@ -28,7 +28,7 @@ from referee.delivery import wording
 from referee.delivery.channel import Consent
 from referee.delivery.compose import Site, _html, _text, _unsubscribe_headers, unsubscribe_url
 from referee.names import plain
-from referee.store import profiles, seek_rows
+from referee.store import player_rows, seek_rows
 from referee.store.tables import Outbox, OutboxKind, Seek, SeekStatus
 
 # What a seek's creator is called when its name cannot be quoted (or it has none).
@@ -69,7 +69,7 @@ def described(session: Session, seek_ids: Sequence[str], site: Site) -> dict[str
         return {}
     found = list(session.exec(select(Seek).where(col(Seek.id).in_(wanted))))
     seated = seek_rows.seated_at(session, [seek.id for seek in found])
-    names = profiles.names_of(session, {seek.by_address for seek in found})
+    names = player_rows.names_of(session, {seek.by_address for seek in found})
     return {
         seek.id: SeekLine(
             seek_id=seek.id,

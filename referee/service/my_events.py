@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from referee.store import profiles, seek_rows, seek_told
+from referee.store import player_rows, seek_rows, seek_told
 from referee.store.clock import stamp
 from referee.store.seek_told import SeekNews
 from referee.store.standings import held
@@ -206,7 +206,7 @@ def seek_standings(
         seated = seek_rows.seated_at(session, {row.seek_id for row in rows})
         everyone = {row.by_address for row in rows}
         everyone |= {address for listed in seated.values() for address in listed}
-        names = profiles.names_of(session, everyone)
+        names = player_rows.names_of(session, everyone)
     found: dict[str, dict[str, SeekStanding]] = {address: {} for address in addresses}
     for row in rows:
         standing = SeekStanding(

@@ -36,7 +36,7 @@ from sqlmodel import Session
 
 from referee.service import notifying
 from referee.service.publishing import Published, publish
-from referee.store import mail_settings, player_seats, profiles, seek_rows, seek_told
+from referee.store import mail_settings, player_rows, player_seats, seek_rows, seek_told
 from referee.store.appending import outbox_row
 from referee.store.clock import stamp
 from referee.store.seek_told import SeekNews
@@ -135,7 +135,7 @@ def _new_seeks(session: Session, starts: dict[str, str], until: str) -> dict[str
         return {}
     games = {game for listed in chosen.values() for game in listed}
     seeks = seek_told.new_public(session, games, min(starts[a] for a in chosen), until)
-    apart = profiles.apart_of(session, list(chosen))
+    apart = player_rows.apart_of(session, list(chosen))
     return {
         address: [
             seek.id for seek in seeks if _news_for(address, seek, games_of, apart, starts[address])
@@ -174,7 +174,7 @@ def sweep_seek_news(referee: Referee, moment: datetime) -> int:
         seeks = seek_told.new_public(session, games, earliest, at)
         if not seeks:
             return 0
-        apart = profiles.apart_of(session, [wanting.address for wanting in due])
+        apart = player_rows.apart_of(session, [wanting.address for wanting in due])
     written = 0
     for wanting in due:
         after = max(wanting.last or cut, earliest)
