@@ -244,9 +244,12 @@ def test_a_taken_seat_plays_through_its_token_and_its_page_shows_it(
     referee: Referee,
 ) -> None:
     seek_id, game_id = _started(referee)
-    while not set(_game(referee, game_id).to_act).isdisjoint(_bot_seats(referee, game_id)):
-        _step(referee, game_id)
     first_free = min(_bot_seats(referee, game_id))
+    bot_name = _seats(referee, game_id)[first_free].name
+    while not _moved(referee, game_id, first_free) or not set(
+        _game(referee, game_id).to_act
+    ).isdisjoint(_bot_seats(referee, game_id)):
+        _step(referee, game_id)
     join_seek(referee, BOB, seek_id)
     token = keys.seat_link_token(referee.secret(), game_id, first_free)
     client = create_app(referee.settings, referee).test_client()
@@ -256,7 +259,10 @@ def test_a_taken_seat_plays_through_its_token_and_its_page_shows_it(
     page = client.get(f"/g/{game_id}")
     html = " ".join(page.get_data(as_text=True).split())
     assert page.status_code == 200
-    assert "Bob" in html and "Open seat" in html  # the other bot's seat is still one
+    assert "You are <strong><bdi>Bob</bdi></strong>" in html
+    assert '<bdi>Bob</bdi> <span class="muted">(you)</span>' in html
+    # The seat's moves before the handover are listed as its bot's.
+    assert f"{bot_name} (bot, random)" in html
     state = client.get(
         f"/v1/games/{game_id}/legal-moves", headers={"Authorization": f"Bearer {token}"}
     )
