@@ -12,8 +12,10 @@ that seat, and hears everything as before.
   `digest` and `off`).
 - The game's end follows `turn_mail` = `off` (no mail), not `digest`: the
   digest lists turns, and an ended game has none.
-- A muted game mails none of these.
-- The invitation, answers to the player's own doing (a reply, help, the
+- A muted game mails none of these, nor that a seat changed hands (`bot_seat`,
+  `arrived`).
+- The invitation, the mail telling a player which bot's seat it took over
+  (`seat_taken`, its first of the game), answers to the player's own doing (a reply, help, the
   board, a rematch, a move the referee played for it when time ran out)
   always go: they carry a game's first link, or answer what the player did.
 - The digest goes while `turn_mail` is still `digest`; a sign-in link always.
@@ -38,7 +40,7 @@ _OF_SEEKS = {
 }
 _PER_TURN = frozenset({OutboxKind.YOUR_TURN, OutboxKind.ROUND_OVER})
 _FOLLOW_MUTE = frozenset(
-    {*_PER_TURN, OutboxKind.REMINDER, OutboxKind.GAME_OVER, OutboxKind.BOT_SEAT}
+    {*_PER_TURN, OutboxKind.REMINDER, OutboxKind.GAME_OVER, OutboxKind.BOT_SEAT, OutboxKind.ARRIVED}
 )
 
 

@@ -39,7 +39,7 @@ from sqlmodel import Session
 from referee.engine import JSON
 from referee.names import public_key
 from referee.rng import Rng, new_seed
-from referee.service import refusals, seek_telling
+from referee.service import handovers, refusals, seek_telling
 from referee.service.creating import (
     NewGame,
     Player,
@@ -50,6 +50,7 @@ from referee.service.creating import (
     rules_named,
 )
 from referee.service.players import Player as SignedIn
+from referee.service.publishing import Published, publish
 from referee.store import player_rows, seek_rows
 from referee.store.clock import stamp
 from referee.store.creation import new_id
@@ -208,7 +209,11 @@ def get_seek(referee: Referee, seek_id: str, viewer: str | None) -> SeekShown:
 
 
 def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
-    """Take a seat at an open game; the join that fills it starts the game."""
+    """Take a seat at an open game; the join that fills it starts the game. Once started
+    with bots, a join takes over one of the bots' seats (`referee.service.handovers`)."""
+    # Read before the transaction: the first time, it may be read from the database.
+    secret = referee.secret()
+    starting, taken = None, None
     with referee.db.transaction() as session:
         _name_of(session, player.address)
         seek = _locked(session, seek_id, player.address)
@@ -220,15 +225,22 @@ def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
         if not player_rows.apart(session, player.address).isdisjoint([seek.by_address, *seated]):
             raise refusals.Blocked("you cannot join this open game")
         if seek.status == SeekStatus.STARTED and seek.bot_seats_open > 0:
-            raise refusals.SeekStarted("this game started: taking over a bot's seat comes next")
-        _check_open(seek, datetime.now(UTC))
-        if len(seated) >= seek.max_players:
-            raise refusals.SeekFull("this open game is full")
+            taken = handovers.take_over(session, secret, seek, player.address, _now())
+            seek.bot_seats_open -= 1
+            session.add(seek)
+        else:
+            _check_open(seek, datetime.now(UTC))
+            if len(seated) >= seek.max_players:
+                raise refusals.SeekFull("this open game is full")
+            if len(seated) + 1 == seek.max_players:
+                starting = _claim_start(seek)
         seek_rows.seat(session, seek.id, player.address, _now())
-        starting = _claim_start(seek) if len(seated) + 1 == seek.max_players else None
         shown = _shown(session, seek, player.address)
     if starting is not None:
         return _start(referee, seek, starting, player.address)
+    if taken is not None:
+        # Its seat's name changed, and it is told once the seat is its own.
+        publish(referee, Published(changed=[taken.game_id], news=taken.at_once))
     return shown
 
 
@@ -332,11 +344,12 @@ def _start(referee: Referee, seek: Seek, starting: _Starting, viewer: str) -> Se
         names = player_rows.names_of(session, seated)
     people = [Player(names[address], email=address) for address in seated]
     empty = seek.max_players - len(people) if seek.bots is not None else 0
-    bots = [
-        Player(BOT_SEAT_NAME.format(number=number), bot=seek.bots)
-        for number in range(len(people) + 1, len(people) + empty + 1)
+    bots = [Player("", bot=seek.bots)] * empty
+    # A bot's seat is named by its place at the table, known once the order is drawn.
+    players = [
+        Player(BOT_SEAT_NAME.format(number=number), bot=player.bot) if player.bot else player
+        for number, player in enumerate(Rng(f"{starting.seed}:seats").shuffled([*people, *bots]), 1)
     ]
-    players = Rng(f"{starting.seed}:seats").shuffled([*people, *bots])
     deadline = None if seek.deadline_seconds is None else f"{seek.deadline_seconds}s"
     command = NewGame(
         game=seek.game,
@@ -421,6 +434,10 @@ def _check_open(seek: Seek, moment: datetime) -> None:
         seek.status == SeekStatus.OPEN and seek.expires_at <= stamp(moment)
     ):
         raise refusals.SeekExpired("this open game expired before enough players joined")
+    if seek.status == SeekStatus.STARTED and seek.bots is not None:
+        raise refusals.SeekStarted(
+            "this open game has started, and no seat a bot holds is left to take"
+        )
     if seek.status == SeekStatus.STARTED:
         raise refusals.SeekStarted("this open game has started")
 

@@ -72,6 +72,10 @@ class OutboxKind(StrEnum):
     REMATCH = "rematch"
     # A seat was handed to a bot after timeouts in a row: every seat is told.
     BOT_SEAT = "bot_seat"
+    # A player took a bot's seat over (`referee.service.handovers`): the newcomer is
+    # told which seat and what happened so far, every other seat who arrived.
+    SEAT_TAKEN = "seat_taken"
+    ARRIVED = "arrived"
     # A player's one-time sign-in link, and the digest of its games where it is
     # its turn: told to the player's address, carried by one of its seats
     # (`referee.service.players`), and threaded apart from the game.
@@ -224,7 +228,7 @@ class Seat(SQLModel, table=True):
 
 
 class SeatHandover(SQLModel, table=True):
-    """A bot's seat a person took over (`referee.service.seeks`): the bot played the
+    """A bot's seat a person took over (`referee.service.handovers`): the bot played the
     seat's moves before `from_seq`, the person plays it from there on."""
 
     __tablename__ = "seat_handover"
