@@ -28,7 +28,7 @@ from referee.service.submitting import KnownSeat, SubmitMove, submit_move
 from referee.service.verification import verify_game
 from referee.store import keys
 from referee.store.records import full_record, public_record
-from referee.store.tables import Game, Move, Seat, SeatHandover, Source, Submission
+from referee.store.tables import Game, Move, Seat, SeatHandover, Seek, Source, Submission
 
 NAMES = {"ann@x.test": "Ann", "bob@x.test": "Bob", "cy@x.test": "Cyd", "dee@x.test": "Dée"}
 
@@ -50,6 +50,12 @@ def referee(fresh_referee: Referee, monkeypatch: pytest.MonkeyPatch) -> Referee:
         profiles.set_public_name(fresh_referee, player(address), name)
     monkeypatch.setattr(fresh_referee.queue, "enqueue_apart", lambda *_args, **_lane: None)
     return fresh_referee
+
+
+def _seek_of(referee: Referee, game_id: str) -> Seek:
+    with referee.db.reading() as session:
+        found = session.exec(select(Seek).where(Seek.game_id == game_id)).one()
+    return found
 
 
 def _game(referee: Referee, game_id: str) -> Game:
@@ -145,7 +151,7 @@ def test_a_seat_whose_bot_is_not_to_act_is_the_players_at_once(referee: Referee)
     assert (handover.joined_version, handover.from_seq) == (game.version, game.version + 1)
     # Still listed (one bot's seat left), and not rated.
     assert [s.id for s in list_seeks(referee, None).seeks] == [seek_id]
-    assert not _game(referee, game_id).rated
+    assert not _seek_of(referee, game_id).rated
     # Bob is told which seat, with the moves so far, the board and his links.
     (told,) = _mail(referee, "seat_taken")
     text = _text(told)
@@ -219,7 +225,7 @@ def test_a_seat_whose_bot_is_to_act_is_handed_over_after_the_bots_move(
         submission = session.get(Submission, last.submission_id)
     assert last.seat == first_free and submission is not None
     assert submission.source == Source.REST
-    assert not _game(referee, game_id).rated
+    assert not _seek_of(referee, game_id).rated
 
 
 def test_the_last_bots_seat_goes_to_one_player_and_the_seek_is_then_not_listed(
