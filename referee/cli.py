@@ -131,8 +131,11 @@ def legal(file: Path, seat: int | None) -> None:
 @main.command()
 @FILE
 def verify(file: Path) -> None:
-    """Check a record's hash chain, its seed and that every move replays legally."""
+    """Check a record's hash chain, its seed and that every move replays legally; say who
+    played the seats people took over from bots."""
     record = _read(file)
+    for line in _handover_lines(record.header):
+        click.echo(line)
     try:
         problems = verify_record(record)
     except ReplayError as error:
@@ -145,6 +148,18 @@ def verify(file: Path) -> None:
     if problems:
         sys.exit(1)
     click.echo(f"ok: chain, seed and {len(record.entries)} moves verified")
+
+
+def _handover_lines(header: Header) -> list[str]:
+    """Who played each seat a person took over from a bot, in words."""
+    lines = []
+    for handover in header.handovers or ():
+        name = header.players[handover.seat]
+        lines.append(
+            f"seat {handover.seat} ({name}): its moves before move {handover.from_seq} were "
+            f"played by the {handover.bot} bot, from move {handover.from_seq} on by {name}"
+        )
+    return lines
 
 
 @main.command()
@@ -186,7 +201,7 @@ def suggest(file: Path, seat: int, level: str | None, at: int | None) -> None:
     offered = bots.levels(game.name)
     if not offered:
         _fail(f"{game.title} has no bots yet")
-    own = header.bots[seat] if header.bots is not None else None
+    own = header.bot_at(seat, version + 1)
     level = level or own or "strong"
     if level not in offered:
         _fail(f"{level!r} is not a bot level of {game.title} (its levels: {', '.join(offered)})")

@@ -39,7 +39,8 @@ DEADLINES = "referee.deadlines"
 # A sign-in link asked for an address: looked up and written apart from the request,
 # so that its answer is the same, and as quick, whether or not the address is a player's.
 SIGN_IN = "referee.sign_in"
-# The digests due this hour (`referee.service.digests`).
+# The digests due this hour (`referee.service.digests`), and the daily mails of new
+# open games (`referee.service.seek_telling.sweep_seek_news`).
 DIGESTS = "referee.digests"
 # The bots' seats to act in a game at a version (`referee.service.bots`): on their own
 # queue, `<REFEREE_QUEUE>.bots`, so that a bot thinking for seconds never holds up a

@@ -61,6 +61,20 @@ def entry_hash(prev_hash: str, seq: int, seat: int, move: str, created_at: str |
 
 
 @dataclass(frozen=True, slots=True)
+class Handover:
+    """A seat a bot held until a person took it over: the moves of `seat` before
+    `from_seq` were played by the bot of level `bot`, those from it on by the person
+    the header's `players` names."""
+
+    seat: int
+    from_seq: int
+    bot: str
+
+    def to_json(self) -> JSON:
+        return {"seat": self.seat, "from_seq": self.from_seq, "bot": self.bot}
+
+
+@dataclass(frozen=True, slots=True)
 class Header:
     game: str
     players: tuple[str, ...]
@@ -75,6 +89,8 @@ class Header:
     bots: tuple[str | None, ...] | None = None
     bot_seconds: float | None = None
     bot_pace: float | None = None
+    # The seats people took over from bots, by seat; absent when none was.
+    handovers: tuple[Handover, ...] | None = None
 
     def to_json(self) -> JSON:
         data: JSON = {
@@ -94,7 +110,18 @@ class Header:
             data["bot_seconds"] = self.bot_seconds
         if self.bot_pace is not None:
             data["bot_pace"] = self.bot_pace
+        if self.handovers is not None:
+            data["handovers"] = [handover.to_json() for handover in self.handovers]
         return data
+
+    def bot_at(self, seat: int, seq: int) -> str | None:
+        """The bot level the header gives `seat` for move `seq`: the level of the bot a
+        person took the seat over from, before `from_seq`, else its `bots` entry (None:
+        a person)."""
+        for handover in self.handovers or ():
+            if handover.seat == seat and seq < handover.from_seq:
+                return handover.bot
+        return None if self.bots is None else self.bots[seat]
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +270,7 @@ def _header(line: int, data: JSON) -> Header:
         bots=_bots(line, data, len(players)),
         bot_seconds=_bot_seconds(line, data),
         bot_pace=_bot_pace(line, data),
+        handovers=_handovers(line, data, len(players)),
     )
 
 
@@ -271,6 +299,37 @@ def _bot_pace(line: int, data: JSON) -> float | None:
     if isinstance(found, bool) or not pace.is_pace(found):
         raise RecordError(line, f"field 'bot_pace' must be a number {pace.BOUNDS_TEXT}")
     return float(found)
+
+
+# The longest bot level a record names (`seat.bot` holds 20 characters).
+_LEVEL_LONGEST = 20
+
+
+def _handovers(line: int, data: JSON, players: int) -> tuple[Handover, ...] | None:
+    found = _field(line, data, "handovers", list, optional=True)
+    if found is None:
+        return None
+    shape = (
+        "field 'handovers' must list objects {seat, from_seq, bot}: a seat of the game "
+        "at most once, a move number from 1, a bot level"
+    )
+    handovers: list[Handover] = []
+    for item in found:
+        if not isinstance(item, dict) or set(item) != {"seat", "from_seq", "bot"}:
+            raise RecordError(line, shape)
+        seat, from_seq, bot = item["seat"], item["from_seq"], item["bot"]
+        if (
+            type(seat) is not int
+            or not 0 <= seat < players
+            or type(from_seq) is not int
+            or not 1 <= from_seq <= 10_000_000
+            or not isinstance(bot, str)
+            or not 0 < len(bot) <= _LEVEL_LONGEST
+            or any(earlier.seat == seat for earlier in handovers)
+        ):
+            raise RecordError(line, shape)
+        handovers.append(Handover(seat, from_seq, bot))
+    return tuple(handovers)
 
 
 def _entry(line: int, data: JSON, expected_seq: int) -> Entry:

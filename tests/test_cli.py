@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from click.testing import CliRunner
 
 from referee import games
 from referee.cli import main
-from referee.record import loads
+from referee.record import Handover, Record, loads
 from referee.replay import envelope, replay
 from tests.games.test_record import finished_record, running_sealed_record
 
@@ -119,3 +120,17 @@ def test_verify_passes_a_running_games_record_and_says_what_is_not_revealed(
     assert code == 0, out
     assert out.startswith(f"ok: chain of {chained} moves verified; not yet revealed: the seed")
     assert "sealed until their round is decided" in out
+
+
+def test_verify_says_who_played_a_seat_taken_over_from_a_bot(tmp_path: Path) -> None:
+    record = finished_record()
+    header = replace(record.header, handovers=(Handover(seat=1, from_seq=5, bot="greedy"),))
+    path = tmp_path / "handed.jsonl"
+    path.write_text(Record(header, record.entries).dumps())
+    code, out = run("verify", str(path))
+    assert code == 0, out
+    assert out.splitlines() == [
+        "seat 1 (Bob): its moves before move 5 were played by the greedy bot, from move 5 on "
+        "by Bob",
+        f"ok: chain, seed and {len(record.entries)} moves verified",
+    ]

@@ -105,6 +105,7 @@ STORE_WRITING = {
         "mail_settings",
         "notices",
         "seat_hooks",
+        "seek_told",
         "submissions",
         "vacation_rows",
         "verdicts",

@@ -22,7 +22,7 @@ from api.http import errors
 from api.http.context import find, referee, session
 from api.http.errors import Problem, status_of
 from api.http.expensive import taking_turns
-from api.pages.in_words import ON_TIMEOUT, shown_names
+from api.pages.in_words import ON_TIMEOUT, bot_names, shown_names
 from api.pages.kit import JSONish, check_csrf, whole_number
 from api.pages.seat_links import NO_SEAT_HERE, cookie_seat, cookie_token, with_seat_cookie
 from referee import render
@@ -34,8 +34,8 @@ from referee.service.building import build_move
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
 from referee.service.vacations import GameClock, game_clock
-from referee.store import clock, reads, records
-from referee.store.tables import Game, Submission
+from referee.store import clock, handover_rows, reads, records
+from referee.store.tables import Game, SeatHandover, Submission
 
 bp = Blueprint("game", __name__)
 
@@ -96,6 +96,8 @@ class _PageReads:
     first_sealed: int
     shown: LogWindow
     rows: list[Any]
+    # The seats people took over from bots: their moves before `from_seq` were the bots'.
+    handed: list[SeatHandover]
     answer: JSONish | None
     unreachable: frozenset[int]
     # A finished game's end: the start and every move with its state (for the breakdown).
@@ -132,6 +134,7 @@ def _page_reads(game_id: str) -> _PageReads:
             first_sealed=records.sealed_from(game, head),
             shown=shown,
             rows=reads.log(db, game.id, after=shown.start, limit=LOG_PAGE),
+            handed=handover_rows.done(db, game.id),
             answer=_answer(db, game, seat, rules),
             unreachable=reachability.unreachable_seats(db, game.id),
             history=history,
@@ -146,12 +149,20 @@ def _last_two(start: Any, played: list[Played[Any, Any]]) -> tuple[Any, Any | No
 
 
 def _log_lines(page: _PageReads, names: list[str]) -> list[JSONish]:
-    """The moves the page lists, sealed ones without their notation."""
+    """The moves the page lists, sealed ones without their notation, each under the name
+    of who played it (a bot a person took the seat over from, for the moves before)."""
+    bots = bot_names(page.handed)
+
+    def name(seat: int, seq: int) -> str:
+        if seat in bots and seq < bots[seat][1]:
+            return bots[seat][0]
+        return names[seat] if 0 <= seat < len(names) else f"Seat {seat}"
+
     return [
         {
             "seq": row.seq,
             "seat": row.seat,
-            "name": names[row.seat] if 0 <= row.seat < len(names) else f"Seat {row.seat}",
+            "name": name(row.seat, row.seq),
             "notation": SEALED_NOTATION if row.seq >= page.first_sealed else row.notation,
             "sealed": row.seq >= page.first_sealed,
             "at": row.created_at[:16].replace("T", " "),

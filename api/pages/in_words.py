@@ -29,6 +29,15 @@ def shown_names(seats: list[Any]) -> list[str]:
     return [with_bot(shown_name(s.name) or f"Seat {s.seat}", s.bot) for s in seats]
 
 
+def bot_names(handed: list[Any]) -> dict[int, tuple[str, int]]:
+    """For each seat a person took over from a bot (`SeatHandover` rows), the bot's name
+    as pages show it and the first move that is no longer the bot's."""
+    return {
+        h.seat: (with_bot(shown_name(h.bot_name) or f"Seat {h.seat}", h.bot), h.from_seq or 0)
+        for h in handed
+    }
+
+
 # Up to this far ahead a deadline is said as a count of hours ("in 3 hours").
 _COUNTED = timedelta(hours=12)
 _WEEK = 7

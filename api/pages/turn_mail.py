@@ -16,6 +16,7 @@ from werkzeug.wrappers.response import Response
 from api.http.context import referee
 from api.http.player_auth import current_player
 from api.pages import kit
+from referee import games
 from referee.names import shown as shown_name
 from referee.service import refusals
 from referee.service.players import MANAGE, Player
@@ -44,6 +45,7 @@ def _page(player: Player, message: str | None = None, status: int = 200) -> tupl
         chosen=told.settings,
         games=[shown(game) for game in running_games(referee(), player)],
         kinds=[kind.value for kind in TurnMail],
+        rules=[(rules.name, rules.title) for rules in games.all_games()],
         message=message,
         saved=request.args.get("saved") == "1",
     )
@@ -76,6 +78,7 @@ def save_settings() -> Response | tuple[str, int]:
         "turn_mail": request.form.get("turn_mail", ""),
         "digest_hours": hours,
         "reminders": request.form.get("reminders") == "on",
+        "seek_news": request.form.getlist("seek_news"),
     }
     try:
         change_settings(referee(), player, changes)

@@ -4,6 +4,7 @@ seat's webhook (`api/rest/webhooks.py`) is served under this blueprint."""
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -51,6 +52,7 @@ from referee.replay import SEALED_NOTATION, envelope
 from referee.rng import commitment
 from referee.service import game_states, reachability
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.handovers import handovers
 from referee.service.submitting import SubmitMove, refusal_of, submit_move
 from referee.service.vacations import game_clock
 from referee.service.verification import verify_game
@@ -484,4 +486,5 @@ def verify(game_id: str) -> dict[str, Any]:
         "seed_commitment": game.seed_commitment,
         "seed": game.seed if over else None,
         "seed_matches": commitment(game.seed) == game.seed_commitment if over else None,
+        "handovers": [asdict(handover) for handover in handovers(referee(), game.id)],
     }

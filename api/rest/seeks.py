@@ -130,7 +130,11 @@ def _acted(operation: str, conflicts: str) -> dict[str, Any]:
     )
 )
 def join(seek_id: str) -> dict[str, Any]:
-    """Take a seat; the join that fills the game starts it (`status: started`, `game_id`)."""
+    """Take a seat; the join that fills the game starts it (`status: started`, `game_id`).
+
+    Once the creator started it with bots, a join takes one of the bots' seats over
+    (the lowest-numbered left): the player's at once, or after the bot's turn under way.
+    """
     return shown(join_seek(referee(), _acting(), seek_id))
 
 

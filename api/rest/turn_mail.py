@@ -32,6 +32,7 @@ def shown(told: Told) -> dict[str, Any]:
         "turn_mail": chosen.turn_mail.value,
         "digest_hours": list(chosen.digest_hours),
         "reminders": chosen.reminders,
+        "seek_news": list(chosen.seek_news),
         "muted": told.muted,
     }
 
@@ -43,7 +44,7 @@ def shown(told: Told) -> dict[str, Any]:
     **declared({401: NOT_SIGNED_IN, 403: NOT_ALLOWED, 422: BAD_QUERY}),
 )
 def get_settings() -> dict[str, Any]:
-    """How you are told of your games: turn mail, digest hours, reminders, muted games."""
+    """How you are told: turn mail, digest hours, reminders, new open games, muted games."""
     return shown(settings_of(referee(), current_player(READ)))
 
 

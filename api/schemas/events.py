@@ -23,9 +23,15 @@ class GameEventOut(Progress):
 
 
 class PlayerEventOut(Schema):
-    """What each event of `GET /v1/me/events` carries as its JSON `data`."""
+    """What each event of `GET /v1/me/events` carries as its JSON `data`: a game's change
+    (`game_id` to `result`), or what an open game told me (`seek_id`, `game`, `game_id`,
+    `by`, `seated`)."""
 
-    game_id = fields.String(required=True)
+    game_id = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the game; for a seek's event, the game it started (else null)"},
+    )
     game = fields.String(required=True, metadata={"description": "the game's name (`mandala`)"})
     kind = fields.String(
         required=True,
@@ -33,11 +39,24 @@ class PlayerEventOut(Schema):
         metadata={
             "description": "started: a new game of mine (invited: one that asks me to accept "
             "the referee's mail first); ended; your_turn: one of my seats must act; "
-            "changed: anything else"
+            "changed: anything else. Of an open game (seek): seek_invited: a private one "
+            "invites me; seek_started: one I sit at started (`game_id`); seek_withdrawn: "
+            "its creator withdrew one I sit at; seek_expired: one I sit at expired"
         },
     )
-    version = fields.Integer(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "over"]))
-    to_act = fields.List(fields.Integer(), required=True)
-    my_turn = fields.Boolean(required=True)
-    result = fields.Dict(required=True, allow_none=True)
+    version = fields.Integer(metadata={"description": "a game's event only"})
+    status = fields.String(
+        validate=validate.OneOf(["active", "over"]),
+        metadata={"description": "a game's event only"},
+    )
+    to_act = fields.List(fields.Integer(), metadata={"description": "a game's event only"})
+    my_turn = fields.Boolean(metadata={"description": "a game's event only"})
+    result = fields.Dict(allow_none=True, metadata={"description": "a game's event only"})
+    seek_id = fields.String(metadata={"description": "a seek's event only: the open game"})
+    by = fields.String(
+        metadata={"description": "a seek's event only: the public name of who posted it"}
+    )
+    seated = fields.List(
+        fields.String(),
+        metadata={"description": "a seek's event only: the public names of those seated"},
+    )

@@ -285,6 +285,16 @@ class LogOut(Schema):
     next_after = fields.Integer(allow_none=True, required=True)
 
 
+class HandoverOut(Schema):
+    seat = fields.Integer(required=True)
+    bot = fields.String(required=True, metadata={"description": "the level of the bot"})
+    from_seq = fields.Integer(
+        required=True,
+        metadata={"description": "the seat's moves before this one were the bot's"},
+    )
+    name = fields.String(required=True, metadata={"description": "who plays the seat now"})
+
+
 class VerifyOut(Schema):
     chain_valid = fields.Boolean(required=True)
     replay_matches = fields.Boolean(required=True)
@@ -293,3 +303,8 @@ class VerifyOut(Schema):
     seed_commitment = fields.String(required=True)
     seed = fields.String(allow_none=True, required=True)
     seed_matches = fields.Boolean(allow_none=True, required=True)
+    handovers = fields.List(
+        fields.Nested(HandoverOut),
+        required=True,
+        metadata={"description": "the seats people took over from bots, by seat"},
+    )

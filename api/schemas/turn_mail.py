@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from referee import games
 from referee.store.tables import TurnMail
 
 _TURN_MAIL = {
@@ -12,6 +13,10 @@ _TURN_MAIL = {
 }
 _HOURS = {"description": "hours of the day (UTC) of the digest, 1 to 24 distinct, 0-23"}
 _REMINDERS = {"description": "deadline reminders (they come under `digest` and `off` too)"}
+_SEEK_NEWS = {
+    "description": "games whose new public open games (seeks) you hear of: listed in your "
+    "next digest, or with `turn_mail: each` in at most one mail a day (`off`: none)",
+}
 
 
 class TurnMailIn(Schema):
@@ -26,12 +31,18 @@ class TurnMailIn(Schema):
         metadata=_HOURS,
     )
     reminders = fields.Boolean(metadata=_REMINDERS)
+    seek_news = fields.List(
+        fields.String(validate=validate.OneOf(games.names())),
+        validate=validate.Length(0, len(games.names())),
+        metadata=_SEEK_NEWS,
+    )
 
 
 class TurnMailOut(Schema):
     turn_mail = fields.String(required=True, metadata=_TURN_MAIL)
     digest_hours = fields.List(fields.Integer(), required=True, metadata=_HOURS)
     reminders = fields.Boolean(required=True, metadata=_REMINDERS)
+    seek_news = fields.List(fields.String(), required=True, metadata=_SEEK_NEWS)
     muted = fields.List(
         fields.String(),
         required=True,

@@ -1,8 +1,9 @@
 """One stream for all my games: `GET /v1/me/events`, Server-Sent Events of a player's games.
 
 An event when a game of the player starts or invites it, changes, asks it
-to act, or ends (`referee.service.my_events` says which and what it
-carries: public fields only, never a view). Each event's `id` is a mark
+to act, or ends, and when one of its open games invites it, starts, is
+withdrawn or expires (`referee.service.my_events` says which and what each
+carries: public fields and names only, never a view or an address). Each event's `id` is a mark
 (microseconds since 1970, never going down); `Last-Event-ID` (or `since`,
 for a first connection that already has a mark, such as the `/me` page
 rendered at that moment) resumes: what changed after it comes at once.
@@ -18,10 +19,12 @@ thread, counted with the games' streams (`api/streams/games.py`, the same
 The streams of a process are told by its `PlayerHub` (`api/streams/hub.py`).
 A player's watch holds where each of its games stands (`Standing`); each
 stream compares it with what it has told its client. The hub hears the
-announcement of a change of a game (a move, a timeout) and of a new game
-(`creating.create_game` announces it too), and reads the games announced
-since it last looked in one statement among the followed players' seats:
-a change of a game of theirs, or a new game that names one of them. As
+announcement of a change of a game (a move, a timeout), of a new game
+(`creating.create_game` announces it too) and of a seek that told its
+players something (`seek_telling.published`), and reads what was announced
+since it last looked among the followed players: a change of a game of
+theirs, a new game that names one of them, a seek they sit at or are
+invited to, or the seek that started an announced game. As
 the net, the followed players' games changed lately are read again every
 `RECHECK` seconds however busy the server, and every second while no
 announcement can arrive.
@@ -47,14 +50,16 @@ from api.streams.games import KEEPALIVE, busy, stream_errors
 from api.streams.hub import RECHECK, Follower, Hub, NoRoom, PerProcess, Watch
 from referee.service import Referee
 from referee.service.my_events import (
-    Standing,
-    event_data,
+    Item,
+    data_of,
     is_mark,
-    kind_of,
+    is_newer,
+    key_of,
     mark_now,
     resumed,
-    standings,
+    told_kind,
 )
+from referee.service.my_events import followed as followed_items
 from referee.service.players import READ
 from referee.store.clock import stamp
 
@@ -72,40 +77,36 @@ MAX_MARK = 20
 
 
 class _PlayerWatch(Watch):
-    """One followed player: where each of its games stands."""
+    """One followed player: where each of its games stands, and what its seeks told it."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.latest: dict[str, Standing] = {}
+        self.latest: dict[str, Item] = {}
 
-    def offer(self, fresh: dict[str, Standing]) -> None:
+    def offer(self, fresh: dict[str, Item]) -> None:
         with self.changed:
-            newer = {
-                game_id: now
-                for game_id, now in fresh.items()
-                if now.newer_than(self.latest.get(game_id))
-            }
+            newer = {key: now for key, now in fresh.items() if is_newer(now, self.latest.get(key))}
             if newer:
                 self.latest.update(newer)
                 self.changed.notify_all()
 
 
 class PlayerFollower(Follower[_PlayerWatch]):
-    def offer(self, fresh: dict[str, Standing]) -> None:
+    def offer(self, fresh: dict[str, Item]) -> None:
         """Where the player's games stand, as the stream's own request read them."""
         self.watch.offer(fresh)
 
-    def next(self, known: dict[str, Standing], seconds: float) -> list[Standing]:
-        """The games that changed past `known` (oldest change first), waiting up to
-        `seconds` for one; none when nothing did."""
+    def next(self, known: dict[str, Item], seconds: float) -> list[Item]:
+        """The games that changed, and what the seeks told, past `known` (oldest change
+        first), waiting up to `seconds` for one; none when nothing did."""
         watch = self.watch
         with watch.changed:
             news = watch.changed.wait_for(lambda: self._news(known), seconds)
-        return sorted(news, key=lambda now: (now.updated_at, now.game_id))
+        return sorted(news, key=lambda now: (now.updated_at, key_of(now)))
 
-    def _news(self, known: dict[str, Standing]) -> list[Standing]:
+    def _news(self, known: dict[str, Item]) -> list[Item]:
         latest = self.watch.latest.items()
-        return [now for game_id, now in latest if now.newer_than(known.get(game_id))]
+        return [now for key, now in latest if is_newer(now, known.get(key))]
 
 
 class PlayerHub(Hub[_PlayerWatch]):
@@ -158,10 +159,10 @@ class PlayerHub(Hub[_PlayerWatch]):
         if net:
             moment = datetime.now(UTC)
             since = stamp(self.last_net - _NET_SLACK)
-            found = standings(self.referee, followed, since=since)
+            found = followed_items(self.referee, followed, since=since)
             self.last_net = moment
         elif heard:
-            found = standings(self.referee, followed, game_ids=heard)
+            found = followed_items(self.referee, followed, heard=heard)
         else:
             return
         for address, games in found.items():
@@ -189,14 +190,14 @@ def _mark_given() -> int | None:
     return int(given)
 
 
-def _event(mark: int, now: Standing, kind: str) -> bytes:
-    text = json.dumps(event_data(now, kind), separators=(",", ":"), sort_keys=True)
+def _event(mark: int, now: Item, kind: str) -> bytes:
+    text = json.dumps(data_of(now, kind), separators=(",", ":"), sort_keys=True)
     return f"id: {mark}\ndata: {text}\n\n".encode()
 
 
 def _stream(
     follower: PlayerFollower,
-    known: dict[str, Standing],
+    known: dict[str, Item],
     after: int | None,
     keepalive: float,
     holds: Callable[[], bool],
@@ -218,8 +219,9 @@ def _stream(
             continue
         for now in news:
             mark = mark_now(mark)
-            yield _event(mark, now, kind_of(now, new=now.game_id not in known))
-            known[now.game_id] = now
+            key = key_of(now)
+            yield _event(mark, now, told_kind(now, new=key not in known))
+            known[key] = now
 
 
 _PARAMETERS = [
@@ -246,7 +248,9 @@ _STREAM_DOC = {
             "description": (
                 "Server-Sent Events: first an `id:` line alone (the mark to resume from), "
                 "then one event per change of one of my games, `id:` a mark, `data:` "
-                "{game_id, game, kind, version, status, to_act, my_turn, result}; "
+                "{game_id, game, kind, version, status, to_act, my_turn, result}, and one "
+                "when an open game of mine invites me, starts, is withdrawn or expires, "
+                "`data:` {kind, seek_id, game, game_id, by, seated}; "
                 "`: keepalive` comments between them"
             ),
             "content": {
@@ -287,7 +291,10 @@ _ERRORS = stream_errors(
 @blp.doc(operationId="followMyGames", **_STREAM_DOC)
 @blp.doc(responses=_ERRORS)
 def my_events() -> Response:
-    """Follow all my games: an event when one starts, changes, asks me to act or ends (stream)."""
+    """Follow all my games and open games: an event when one starts, changes or ends (stream).
+
+    A game of mine: when it starts, changes, asks me to act or ends. An open game
+    (seek): when it invites me, or one I sit at starts, is withdrawn or expires."""
     player = current_player(READ)
     after = _mark_given()
     hub = player_hub(referee())
@@ -297,7 +304,7 @@ def my_events() -> Response:
         return busy(full)
     try:
         # Read once admitted: a change made meanwhile is in this read or heard by the hub.
-        known = standings(referee(), [player.address])[player.address]
+        known = followed_items(referee(), [player.address]).get(player.address, {})
         follower.offer(known)
     except Exception:
         follower.leave()

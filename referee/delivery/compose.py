@@ -39,7 +39,7 @@ from referee.render import render_png, render_text
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import game_states, turn_clock
 from referee.settings import Settings
-from referee.store import keys, reads, unreached_seats, vacation_rows
+from referee.store import handover_rows, keys, reads, unreached_seats, vacation_rows
 from referee.store.tables import (
     Game,
     GameStatus,
@@ -47,6 +47,8 @@ from referee.store.tables import (
     Move,
     Outbox,
     OutboxKind,
+    Seat,
+    SeatHandover,
     Source,
     Submission,
     SubmissionStatus,
@@ -54,6 +56,8 @@ from referee.store.tables import (
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 LAST_MOVES = 8
+# A player who took a bot's seat over is sent the moves so far: at most this many, the latest.
+SO_FAR_MOST = 400
 MAX_LISTED = 40
 
 _text = jinja2.Environment(
@@ -198,14 +202,24 @@ def grouped_moves(rules: AnyGame, moves: list[Any], limit: int) -> tuple[list[st
     return shown, counts
 
 
-def _last_moves(session: Session, game: Game, version: int, first_sealed: int) -> list[str]:
+def _last_moves(
+    session: Session,
+    game: Game,
+    version: int,
+    first_sealed: int,
+    handed: list[SeatHandover],
+    count: int = LAST_MOVES,
+) -> list[str]:
+    """The last `count` moves up to `version`, sealed ones hidden, each noted when the
+    referee played or recorded it, or a bot a person took the seat over from played it."""
     rows = list(
         session.exec(
             select(Move)
-            .where(Move.game_id == game.id, Move.seq <= version, Move.seq > version - LAST_MOVES)
+            .where(Move.game_id == game.id, Move.seq <= version, Move.seq > version - count)
             .order_by(col(Move.seq))
         )
     )
+    bot_until = {found.seat: found.from_seq or 0 for found in handed}
     timed_out = {
         sub.id
         for sub in session.exec(
@@ -220,6 +234,7 @@ def _last_moves(session: Session, game: Game, version: int, first_sealed: int) -
         shown = SEALED_NOTATION if row.seq >= first_sealed else row.notation
         note = "  (played by the referee: time ran out)" if row.submission_id in timed_out else ""
         note = note or ("  (recorded by the referee)" if row.submission_id is None else "")
+        note = note or ("  (played by the bot)" if row.seq < bot_until.get(row.seat, 0) else "")
         lines.append(f"{row.seq}. seat {row.seat}: {shown}{note}")
     return lines
 
@@ -243,11 +258,13 @@ _PICTURED = frozenset(
         OutboxKind.GAME_OVER,
         OutboxKind.ANSWER,
         OutboxKind.REFUSED,
+        OutboxKind.SEAT_TAKEN,
     }
 )
 # The kinds that list the seat's legal moves when it is to act.
 _LISTING = frozenset(
     {
+        OutboxKind.SEAT_TAKEN,
         OutboxKind.YOUR_TURN,
         OutboxKind.REMINDER,
         OutboxKind.BOARD,
@@ -298,12 +315,16 @@ def _base_context(
     row: Outbox,
     shown: _Position,
     names: list[str],
+    handed: list[SeatHandover],
     secret: bytes,
     site: Site,
 ) -> dict[str, Any]:
     """What every notice's text says, before what its kind adds."""
     assert row.seat is not None
     version, head_seq, head_hash = shown.version, shown.head_seq, shown.head_hash
+    # A seat's newcomer is told what happened so far; the others, the last moves.
+    count = SO_FAR_MOST if row.kind == OutboxKind.SEAT_TAKEN else LAST_MOVES
+    moves = _last_moves(session, game, version, shown.first_sealed, handed, count)
     return {
         "kind": OutboxKind(row.kind),
         "title": rules.title,
@@ -321,7 +342,7 @@ def _base_context(
         "witness": wording.wrapped(f"Log witness: move {head_seq} has hash", head_hash),
         "commitment": wording.wrapped("Seed commitment (SHA-256):", game.seed_commitment),
         "board": render_text(game.name, shown.view["state"], names),
-        "last_moves": _last_moves(session, game, version, shown.first_sealed),
+        "last_moves": moves,
         "to_act": _to_act(session, game, shown.view["to_act"], names),
         "notation_help": rules.notation_help,
         "reply_to": reply_address(site, secret, game.id, row.seat, version),
@@ -437,6 +458,9 @@ def _kind_context(
         handed = int(row.payload["seat"])
         found["handed"] = "you" if handed == row.seat else f"seat {handed} ({names[handed]})"
         found["timeouts"] = row.payload.get("timeouts")
+    if kind in (OutboxKind.SEAT_TAKEN, OutboxKind.ARRIVED):
+        taken = int(row.payload["seat"])
+        found["taken"] = {"seat": taken, "name": names[taken], "bot": row.payload["bot"]}
     if kind == OutboxKind.GAME_OVER:
         found["result"] = _result_lines(game, names)
         found["seed"] = wording.wrapped("The seed was", game.seed or "")
@@ -479,14 +503,10 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
     names = [with_bot(name, seat.bot) for name, seat in zip(typed, seats, strict=True)]
     rules = reads.rules_of(game)
     shown = _position(session, game, rules, row)
-    context = _base_context(session, game, rules, row, shown, names, secret, site)
+    handed = handover_rows.done(session, game.id)
+    context = _base_context(session, game, rules, row, shown, names, handed, secret, site)
     context["name"] = typed[row.seat]
-    # The subject keeps a game's mails in one thread: a seat handed to a bot
-    # midway keeps its person's name there, as when the game began.
-    context["thread_names"] = [
-        with_bot(name, seat.bot if seat.bot_since is None else None)
-        for name, seat in zip(typed, seats, strict=True)
-    ]
+    context["thread_names"] = _thread_names(game, seats, typed, handed)
     context |= _deadline_context(session, game, row, shown.version, names)
     context |= _kind_context(game, rules, row, shown, names)
     their_reply = row.payload.get("in_reply_to")
@@ -509,6 +529,23 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
         play_link=play_url(site.public_url, secret, game.id, row.seat),
         their_reply=their_reply if isinstance(their_reply, str) else None,
     )
+
+
+def _thread_names(
+    game: Game, seats: list[Seat], typed: list[str], handed: list[SeatHandover]
+) -> list[str]:
+    """The names in the subject, which keeps a game's mails in one thread: as when the
+    game began. A seat handed to a bot midway keeps its person's name there, and a seat
+    a person took over from a bot its bot's."""
+    bots = {found.seat: found for found in handed}
+    first = [
+        with_bot(name, seat.bot if seat.bot_since is None else None)
+        for name, seat in zip(typed, seats, strict=True)
+    ]
+    tidy = shown_name if game.trusted else plain_name
+    for number, found in bots.items():
+        first[number] = with_bot(tidy(found.bot_name) or f"seat {number}", found.bot)
+    return first
 
 
 @dataclass(frozen=True, slots=True)

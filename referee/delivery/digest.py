@@ -9,7 +9,10 @@ is to act, the scores, the time left) with the seat's play-now link:
 nothing of the board that the seat's own view would hide. It is mailed to
 the player's address through the seat that carries it, threaded apart from
 every game (`referee.delivery.mail`), with Auto-Submitted and one-click
-unsubscribe like every mail.
+unsubscribe like every mail. It also lists what happened to the player's
+open games since its last digest and the new public seeks of the games it
+chose, as the mails of open games show them (`referee.delivery.seek_mail`);
+a digest may hold those alone.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from referee.delivery.compose import (
     unsubscribe_url,
 )
 from referee.delivery.play_links import play_url
+from referee.delivery.seek_mail import SeekLine, described
 from referee.names import with_bot
 from referee.service import game_states
 from referee.store import digest_rows, reads
@@ -109,12 +113,37 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Digest:
         for entry in entries
         if entry["game"] in found
     ]
+    told = row.payload.get("seeks", [])
+    new = row.payload.get("new_seeks", [])
+    lines = described(session, [entry["seek"] for entry in told] + new, site)
     return Digest(
         message_id=f"<referee.digest.{row.id}@{site.domain}>",
         created_at=row.created_at,
         games=games,
         site=site,
+        seeks=[
+            ToldSeek(_TOLD[entry["kind"]], lines[entry["seek"]])
+            for entry in told
+            if entry["seek"] in lines
+        ],
+        new_seeks=[lines[seek_id] for seek_id in new if seek_id in lines],
     )
+
+
+# What the digest says happened to an open game of the player's.
+_TOLD = {
+    OutboxKind.SEEK_INVITED.value: "you are invited to this private open game",
+    OutboxKind.SEEK_WITHDRAWN.value: "withdrawn by the player who posted it",
+    OutboxKind.SEEK_EXPIRED.value: "expired before enough players joined",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ToldSeek:
+    """An open game of the player's that the digest tells of: what happened, and the game."""
+
+    what: str
+    seek: SeekLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +154,8 @@ class Digest:
     created_at: str
     games: list[Listed]
     site: Site
+    seeks: list[ToldSeek]
+    new_seeks: list[SeekLine]
 
     def json(self) -> bytes:
         """The digest as data, without its links (which are the player's alone)."""
@@ -132,11 +163,21 @@ class Digest:
             {"game_id": g.game_id, "game": g.game, "seat": g.seat, "version": g.version}
             for g in self.games
         ]
-        body = {"id": self.message_id, "kind": OutboxKind.DIGEST.value, "games": listed}
+        seeks = [told.seek.seek_id for told in self.seeks]
+        new = [line.seek_id for line in self.new_seeks]
+        body = {
+            "id": self.message_id,
+            "kind": OutboxKind.DIGEST.value,
+            "games": listed,
+            "seeks": seeks,
+            "new_seeks": new,
+        }
         return json.dumps(body, sort_keys=True).encode("utf-8")
 
     def subject(self) -> str:
-        return f"Your turn in {wording.counted(len(self.games), 'game')}"
+        if self.games:
+            return f"Your turn in {wording.counted(len(self.games), 'game')}"
+        return "News of open games"
 
     def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
         """The digest as a mail: its own thread (`thread_root` is never a game's), no reply
@@ -144,6 +185,9 @@ class Digest:
         site = self.site
         context = {
             "games": self.games,
+            "seeks": self.seeks,
+            "new_seeks": self.new_seeks,
+            "lobby": f"{site.public_url}/seeks",
             "subject": self.subject(),
             "settings": f"{site.public_url}/me/settings",
             "unsubscribe": unsubscribe_url(site, consent),

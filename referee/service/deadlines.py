@@ -162,6 +162,7 @@ def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) ->
     # Worked out before the lock is taken (a bot may take a while): the moves
     # follow from the game at `version`, which the lock then checks it still is.
     planned = _timeout_moves(referee, game_id, version)
+    secret = referee.secret()
     with referee.db.transaction() as session:
         game = locked(session, game_id, version)
         if game is None or game.timed_out_version == version:
@@ -180,6 +181,7 @@ def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) ->
             reachability.reach(session, game.id),
             {"timed_out_version": version},
             at=stamp(moment),
+            secret=secret,
         )
 
 

@@ -4,7 +4,9 @@
 (kept on the game's row, or rebuilt from the latest snapshot and the log
 after it), plays the move, appends it and any moves the referee records by
 itself, marks the submission and writes the notices, all in one
-transaction; then publishes. A submission that is no longer pending when
+transaction (and, in a game with bots' seats, hands over each seat a player
+took over whose bot's turn these moves ended: `handovers.hand_over_due`);
+then publishes. A submission that is no longer pending when
 the lock is held is left alone, so running `decide` twice (a late ack
 redelivered, two workers racing, a sweep) decides it exactly once. The
 deadline sweep judges the moves it plays for seats out of time with the
@@ -24,7 +26,7 @@ from sqlmodel import Session
 from referee.delivery import reachable
 from referee.engine import IllegalMove, Resign
 from referee.games import AnyGame
-from referee.service import notifying, refusals, reply_cap
+from referee.service import handovers, notifying, refusals, reply_cap
 from referee.service.game_states import state_at
 from referee.service.publishing import Published, publish
 from referee.store import decision_rows, submissions
@@ -42,6 +44,8 @@ _log = logging.getLogger(__name__)
 
 def decide(referee: Referee, submission_id: str) -> Decided | None:
     """Decide one submission, exactly once, and publish; None when there is no such submission."""
+    # Read before the transaction: the first time, it may be read from the database.
+    secret = referee.secret()
     with referee.db.transaction() as session:
         locked = decision_rows.lock_for_decision(session, submission_id, reachable)
         if locked is None:
@@ -51,7 +55,7 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
         if submission["status"] != SubmissionStatus.PENDING:
             decided = decision_rows.decided(submission)
         else:
-            judged = judge(session, game, [submission], locked.reach)
+            judged = judge(session, game, [submission], locked.reach, secret=secret)
             decided, published.news = judged.decided[0], judged.news
             published.bots = judged.bots(game.id)
         published.decided.append((decided, game.id))
@@ -103,6 +107,7 @@ class _Judging:
     game: GameRow
     rules: AnyGame
     reach: Reach
+    secret: bytes
     stamp: str
     status: str
     version: int
@@ -127,6 +132,8 @@ def judge(
     reach: Reach,
     changes: dict[str, Any] | None = None,
     at: str | None = None,
+    *,
+    secret: bytes,
 ) -> Judged:
     """Decide pending `submissions` of a game locked in `session`, in order.
 
@@ -135,9 +142,12 @@ def judge(
     are appended together. `changes` are more of the game's fields to set
     in the same statement; `at` is the time to stamp (default: now; the
     deadline sweep gives the time it was handed, from which the next
-    turn's clock then starts).
+    turn's clock then starts); `secret` derives the token of a seat a player
+    takes over from a bot.
     """
-    judging = _Judging(session, game, rules_of(game), reach, at or now(), game.status, game.version)
+    judging = _Judging(
+        session, game, rules_of(game), reach, secret, at or now(), game.status, game.version
+    )
     for submission in submissions:
         _judge_one(judging, submission)
     return _save(judging, changes or {})
@@ -222,9 +232,13 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
         stamp=judging.stamp,
     )
     decision_rows.set_game(connection, game.id, {**appended.game, **changes})
-    notifying.write(connection, appended, [*judging.answers, *notices])
+    # The seats change hands before the notices are written: theirs go to the newcomers.
+    handed = handovers.hand_over_due(
+        connection, judging.secret, game.id, appended.game, judging.reach, judging.stamp
+    )
+    notifying.write(connection, appended, [*judging.answers, *notices, *handed])
     bot_turn = appended.game["version"] if bots_to_act(appended.game, judging.reach) else None
-    return Judged(judging.decided, bool(judging.answers or notices), bot_turn)
+    return Judged(judging.decided, bool(judging.answers or notices or handed), bot_turn)
 
 
 def bots_to_act(game: dict[str, Any], reach: Reach) -> bool:

@@ -20,6 +20,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,13 +28,14 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import OperationalError
+from sqlmodel import Session
 
-from referee.delivery import CHANNELS, compose, digest
+from referee.delivery import CHANNELS, compose, digest, seek_mail
 from referee.delivery.channel import Channel, Content, Sender, Sent, Skipped
 from referee.store import delivery
 from referee.store.db import Database
 from referee.store.delivery import Claim, Claimed
-from referee.store.tables import Outbox, OutboxKind
+from referee.store.tables import TOLD_OF_SEEKS, Outbox, OutboxKind
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -49,6 +51,10 @@ _TASK_SECONDS = 60.0
 _BUILT: dict[tuple[str, int], Content] = {}
 _BUILT_KEPT = 256
 _built_lock = threading.Lock()
+_BUILDERS: dict[str, Callable[[Session, Outbox, bytes, compose.Site], Content]] = {
+    OutboxKind.DIGEST: digest.build,
+    **dict.fromkeys(TOLD_OF_SEEKS, seek_mail.build),
+}
 
 
 class _Unbuildable(Exception):
@@ -67,8 +73,9 @@ def content(referee: Referee, notice_id: int) -> Content:
         notice = session.get(Outbox, notice_id)
         assert notice is not None
         try:
-            # A digest lists several games; every other notice tells of one.
-            builder = digest.build if notice.kind == OutboxKind.DIGEST else compose.build
+            # A digest lists several games, the mails of open games their seeks; every
+            # other notice tells of one game.
+            builder = _BUILDERS.get(notice.kind, compose.build)
             built = builder(session, notice, referee.secret(), site)
         except OperationalError:
             raise

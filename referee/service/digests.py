@@ -7,10 +7,14 @@ whose `digest_hours` hold that hour, claims the hour for it with one
 conditional UPDATE (two sweeps never write two digests for one hour), and
 writes, in the same transaction, one `digest` notice listing the games
 where it is that player's turn: running games, not muted, whose mail it
-may get in full. A player with no such game gets nothing for that hour.
+may get in full, and what happened to its open games since its last digest
+(`referee.service.seek_telling.digest_news`: invitations, withdrawals,
+expiries, and the new public seeks of the games it chose). A player with
+none of these gets nothing for that hour.
 
 The notice is carried by one of the player's seats, the first game it
-lists (the one whose time runs out first), so it goes out through the
+lists (the one whose time runs out first; with no game, the seat
+`player_seats.mailing_seat` would choose), so it goes out through the
 delivery channels like every notice: the mail channel sends it, the
 webhook channel never carries it. Players are handled in batches, each one
 transaction of a few statements, whatever the number of their games.
@@ -25,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee.service.notifying import write
 from referee.service.publishing import Published, publish
+from referee.service.seek_telling import DigestNews, digest_news
 from referee.service.vacations import due_times
 from referee.store import digest_rows
 from referee.store.appending import outbox_row
@@ -55,11 +60,16 @@ def sweep_digests(referee: Referee, moment: datetime) -> int:
     for start in range(0, len(due), BATCH):
         with referee.db.transaction() as session:
             connection = session.connection()
-            claimed = digest_rows.claim(connection, due[start : start + BATCH], hour_stamp)
+            batch = due[start : start + BATCH]
+            last = digest_rows.last_hours(connection, batch)
+            claimed = digest_rows.claim(connection, batch, hour_stamp)
             held = digest_rows.running_seats(connection, claimed)
             # Deadlines as they stand, vacations counted, as every page shows them.
             dues = due_times(session, held, moment)
-            notices = digest_notices(held, dues, hour_stamp, stamp(moment))
+            seeks = digest_news(session, {address: last.get(address) for address in claimed}, hour)
+            turning = {seat.address for seat in held if seat.seat in seat.to_act}
+            carriers = digest_rows.carriers(connection, [a for a in seeks if a not in turning])
+            notices = digest_notices(held, dues, hour_stamp, stamp(moment), seeks, carriers)
             write(connection, None, notices)
         written += len(notices)
     publish(referee, Published(news=written > 0))
@@ -67,17 +77,24 @@ def sweep_digests(referee: Referee, moment: datetime) -> int:
 
 
 def digest_notices(
-    held: list[HeldSeat], dues: Mapping[str, datetime | None], hour_stamp: str, at: str
+    held: list[HeldSeat],
+    dues: Mapping[str, datetime | None],
+    hour_stamp: str,
+    at: str,
+    seeks: Mapping[str, DigestNews] | None = None,
+    carriers: Mapping[str, tuple[str, int]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One notice per player with a turn in `held`: its turns, the soonest deadline first
-    (then the oldest game), carried by the seat of the first."""
+    """One notice per player with a turn in `held` or news of open games in `seeks`: its
+    turns, the soonest deadline first (then the oldest game), carried by the seat of the
+    first; with no turn, its news alone, carried by its seat in `carriers`."""
+    seeks, carriers = seeks or {}, carriers or {}
     turns: dict[str, list[tuple[HeldSeat, str | None]]] = defaultdict(list)
     for seat in held:
         if seat.seat in seat.to_act:
             due = dues.get(seat.game_id)
             turns[seat.address].append((seat, None if due is None else stamp(due)))
     notices = []
-    for address in sorted(turns):
+    for address in sorted(turns.keys() | seeks.keys()):
         listed = sorted(
             turns[address],
             key=lambda turn: (turn[1] is None, turn[1] or "", turn[0].created_at, turn[0].game_id),
@@ -86,7 +103,16 @@ def digest_notices(
             {"game": seat.game_id, "seat": seat.seat, "version": seat.version, "due_at": due}
             for seat, due in listed
         ]
-        first = listed[0][0]
-        payload = {"hour": hour_stamp, "games": games}
-        notices.append(outbox_row(first.game_id, OutboxKind.DIGEST, first.seat, payload, at))
+        payload: dict[str, Any] = {"hour": hour_stamp, "games": games}
+        news = seeks.get(address)
+        if news:
+            payload |= {"seeks": news.told, "new_seeks": news.new}
+        if listed:
+            carrier = (listed[0][0].game_id, listed[0][0].seat)
+        elif address in carriers:
+            carrier = carriers[address]
+        else:
+            # No seat reaches it in full (its games are all of untrusted clients).
+            continue
+        notices.append(outbox_row(carrier[0], OutboxKind.DIGEST, carrier[1], payload, at))
     return notices

@@ -28,6 +28,7 @@ from referee.service.deadlines import sweep_deadlines
 from referee.service.deciding import decide, sweep_pending
 from referee.service.delivering import deliver
 from referee.service.digests import sweep_digests
+from referee.service.seek_telling import sweep_seek_news
 from referee.service.seeks import expire_seeks
 from referee.service.signing_in import request_sign_in
 from referee.service.standing_seeks import top_up
@@ -50,8 +51,10 @@ def _deadlines(referee: Referee, at: str | None = None) -> dict[str, list[str]]:
 
 
 def _digests(referee: Referee, at: str | None = None) -> int:
-    """The digests due in the hour of `at` (ISO 8601; default: now); how many were written."""
-    return sweep_digests(referee, datetime.fromisoformat(at) if at else datetime.now(UTC))
+    """The digests due in the hour of `at` (ISO 8601; default: now), and the daily mails of
+    new open games due then; how many of both were written."""
+    moment = datetime.fromisoformat(at) if at else datetime.now(UTC)
+    return sweep_digests(referee, moment) + sweep_seek_news(referee, moment)
 
 
 def _seeks(referee: Referee, at: str | None = None) -> dict[str, list[str]]:

@@ -5,6 +5,13 @@ act, result, and whether one of the player's seats must act. All of it is
 what a spectator of the game may see, so no event can show another seat's
 hidden information; a client reads its seat's view from the game itself.
 
+The player's open games (seeks) tell it things too (`referee.store.seek_told`):
+`seek_invited` (a private seek invites it), `seek_started` (one it sat at
+started: the event names the new game), `seek_withdrawn` and `seek_expired`.
+Such an event carries the seek's id, its game, the game it started, and
+public names: its creator's and those seated, never an address. It is keyed
+apart from the games (`key_of`) and told once, when it happens.
+
 Each event's id is a *mark*: microseconds since 1970 (UTC) when the stream
 wrote it, never lower than the one before. A client that comes back with
 `Last-Event-ID: <mark>` is sent, at once, every game of its player that
@@ -16,12 +23,14 @@ event names its game's version, which tells a repeat from news.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from referee.store import player_rows, seek_rows, seek_told
 from referee.store.clock import stamp
+from referee.store.seek_told import SeekNews
 from referee.store.standings import held
 from referee.store.tables import GameStatus
 
@@ -37,7 +46,11 @@ INVITED = "invited"
 ENDED = "ended"
 YOUR_TURN = "your_turn"
 CHANGED = "changed"
-KINDS = (STARTED, INVITED, ENDED, YOUR_TURN, CHANGED)
+# What an open game of mine tells me (`referee.store.seek_told`).
+SEEK_KINDS = tuple(kind.value for kind in SeekNews)
+KINDS = (STARTED, INVITED, ENDED, YOUR_TURN, CHANGED, *SEEK_KINDS)
+# A seek's key among a player's followed items: never a game's id.
+SEEK_KEY = "seek:"
 
 RESUME_SLACK = timedelta(minutes=5)
 # The most games a resume sends, the most recently changed: a player holds
@@ -70,6 +83,61 @@ class Standing:
 
     def newer_than(self, before: Standing | None) -> bool:
         return before is None or self.version > before.version
+
+
+@dataclass(frozen=True, slots=True)
+class SeekStanding:
+    """The latest an open game told a player: what and when, with its public names."""
+
+    seek_id: str
+    game: str
+    kind: str
+    at: str
+    game_id: str | None
+    by: str
+    seated: tuple[str, ...]
+
+    @property
+    def updated_at(self) -> str:
+        return self.at
+
+    def newer_than(self, before: SeekStanding | None) -> bool:
+        return before is None or self.at > before.at
+
+
+# What a player's stream follows: its games, and what its open games told it.
+Item = Standing | SeekStanding
+
+
+def key_of(item: Item) -> str:
+    """An item's key in a player's followed items: a game's id, or `seek:` and a seek's."""
+    return SEEK_KEY + item.seek_id if isinstance(item, SeekStanding) else item.game_id
+
+
+def is_newer(now: Item, before: Item | None) -> bool:
+    """Whether `now` is news past `before`, the item of the same key the stream had."""
+    if isinstance(now, SeekStanding):
+        return before is None or (isinstance(before, SeekStanding) and now.newer_than(before))
+    return before is None or (isinstance(before, Standing) and now.newer_than(before))
+
+
+def told_kind(now: Item, *, new: bool) -> str:
+    """What an item's change says (`kind_of` for a game; a seek says what it told)."""
+    return now.kind if isinstance(now, SeekStanding) else kind_of(now, new=new)
+
+
+def data_of(now: Item, kind: str) -> dict[str, Any]:
+    """The JSON `data` of an event of either sort."""
+    if isinstance(now, SeekStanding):
+        return {
+            "kind": now.kind,
+            "seek_id": now.seek_id,
+            "game": now.game,
+            "game_id": now.game_id,
+            "by": now.by,
+            "seated": list(now.seated),
+        }
+    return event_data(now, kind)
 
 
 def kind_of(now: Standing, *, new: bool) -> str:
@@ -123,6 +191,55 @@ def standings(
     return found
 
 
+def seek_standings(
+    referee: Referee,
+    addresses: Collection[str],
+    *,
+    since: str | None = None,
+    seek_ids: Collection[str] | None = None,
+    game_ids: Collection[str] | None = None,
+) -> dict[str, dict[str, SeekStanding]]:
+    """What the open games told each address, by key (`key_of`): after `since` when
+    given, and of `seek_ids` or the seeks that started `game_ids` when either is."""
+    with referee.db.reading() as session:
+        rows = seek_told.told(session, addresses, since=since, seek_ids=seek_ids, game_ids=game_ids)
+        seated = seek_rows.seated_at(session, {row.seek_id for row in rows})
+        everyone = {row.by_address for row in rows}
+        everyone |= {address for listed in seated.values() for address in listed}
+        names = player_rows.names_of(session, everyone)
+    found: dict[str, dict[str, SeekStanding]] = {address: {} for address in addresses}
+    for row in rows:
+        standing = SeekStanding(
+            seek_id=row.seek_id,
+            game=row.game,
+            kind=row.kind.value,
+            at=row.at,
+            game_id=row.game_id,
+            by=names.get(row.by_address, ""),
+            seated=tuple(names.get(address, "") for address in seated[row.seek_id]),
+        )
+        found.setdefault(row.address, {})[key_of(standing)] = standing
+    return found
+
+
+def followed(
+    referee: Referee,
+    addresses: Collection[str],
+    *,
+    heard: Collection[str] | None = None,
+    since: str | None = None,
+) -> dict[str, dict[str, Item]]:
+    """Everything a player's stream follows, for each address, by key: its games and what
+    its open games told it. `heard` (announced ids: games and seeks alike) and `since`
+    narrow it as `standings` does."""
+    games = standings(referee, addresses, game_ids=heard, since=since)
+    seeks = seek_standings(referee, addresses, since=since, seek_ids=heard, game_ids=heard)
+    found: dict[str, dict[str, Item]] = {}
+    for address in {*games, *seeks}:
+        found[address] = {**games.get(address, {}), **seeks.get(address, {})}
+    return found
+
+
 def is_mark(mark: int) -> bool:
     """Whether `mark` could be an event's id: no later than a day from now (another
     process's clock may be a little ahead); beyond that it names no time a stream wrote."""
@@ -134,15 +251,19 @@ def mark_now(after: int = 0) -> int:
     return max(after, (datetime.now(UTC) - _EPOCH) // timedelta(microseconds=1))
 
 
-def resumed(games: dict[str, Standing], mark: int) -> list[tuple[Standing, str]]:
+def resumed(items: Mapping[str, Item], mark: int) -> list[tuple[Item, str]]:
     """What a client that has everything up to `mark` is sent at once, with each kind:
-    the games changed after it (less the slack), oldest change first."""
+    the games changed, and what the open games told, after it (less the slack), oldest
+    change first."""
     moment = _EPOCH + timedelta(microseconds=mark)
     since, then = stamp(moment - RESUME_SLACK), stamp(moment)
     changed = sorted(
-        (game for game in games.values() if game.updated_at > since),
-        key=lambda game: (game.updated_at, game.game_id),
+        (item for item in items.values() if item.updated_at > since),
+        key=lambda item: (item.updated_at, key_of(item)),
     )[-RESUME_MOST:]
     # New to the client: made after its mark (one made in the slack before it is told
     # as it stands, not as new again).
-    return [(game, kind_of(game, new=game.created_at > then)) for game in changed]
+    return [
+        (item, told_kind(item, new=isinstance(item, Standing) and item.created_at > then))
+        for item in changed
+    ]

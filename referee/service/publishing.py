@@ -42,6 +42,10 @@ class Published:
     # Games (and their versions) where a bot's seat is to act: each bot's move is
     # worked out on the bots' queue (`referee.service.bots`), never here.
     bots: list[tuple[str, int]] = field(default_factory=list)
+    # Open games that told their players something (`referee.service.seek_telling`):
+    # announced as a game's change is, so that the players' streams read them (a
+    # seek's id, a uuid like a game's, names no game).
+    seeks: list[str] = field(default_factory=list)
 
 
 def publish(referee: Referee, what: Published) -> None:
@@ -49,12 +53,12 @@ def publish(referee: Referee, what: Published) -> None:
     queue = referee.queue
     for decided, game_id in what.decided:
         queue.announce_decided({**asdict(decided), "game_id": game_id})
-    for game_id in what.changed:
+    for game_id in [*what.changed, *what.seeks]:
         try:
             queue.announce_changed(game_id)
         except Exception:
             # Committed all the same: followers find the change at their next check.
-            _log.exception("could not announce a change of game %s", game_id)
+            _log.exception("could not announce a change of %s", game_id)
     for submission_id in what.to_decide:
         try:
             queue.enqueue(DECIDE, submission_id)

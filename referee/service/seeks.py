@@ -19,6 +19,9 @@ that level hold the empty seats, and the seek stays listed while one does
 (`bot_seats_open`); a player who joins then takes a bot's seat over.
 A game started so is not rated (`Seek.rated` turns false).
 
+Its players are told (`referee.service.seek_telling`): invited players when a
+private seek is posted, those seated when it starts, is withdrawn or expires.
+
 Strangers see one another by public name only: a seek shows names, never
 addresses, and a player needs a name to post or join. Two players of whom
 one blocked the other see none of each other's seeks and cannot join them.
@@ -36,7 +39,7 @@ from sqlmodel import Session
 from referee.engine import JSON
 from referee.names import public_key
 from referee.rng import Rng, new_seed
-from referee.service import refusals
+from referee.service import handovers, refusals, seek_telling
 from referee.service.creating import (
     NewGame,
     Player,
@@ -47,9 +50,11 @@ from referee.service.creating import (
     rules_named,
 )
 from referee.service.players import Player as SignedIn
+from referee.service.publishing import Published, publish
 from referee.store import player_rows, seek_rows
 from referee.store.clock import stamp
 from referee.store.creation import new_id
+from referee.store.seek_told import SeekNews
 from referee.store.tables import Seek, SeekStatus, TimeoutPolicy
 
 if TYPE_CHECKING:
@@ -160,7 +165,11 @@ def post_seek(referee: Referee, player: SignedIn, new: NewSeek) -> SeekShown:
                 "as one may: withdraw one, or wait until one starts"
             )
         seek = open_seek(session, referee, player.address, terms, moment, new, invited)
-        return _shown(session, seek, player.address)
+        mailed = seek_telling.tell(session, seek, SeekNews.INVITED, invited, seek.created_at)
+        shown = _shown(session, seek, player.address)
+    if invited:
+        seek_telling.published(referee, [seek.id], mailed)
+    return shown
 
 
 def open_seek(
@@ -237,7 +246,11 @@ def get_seek(referee: Referee, seek_id: str, viewer: str | None) -> SeekShown:
 
 
 def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
-    """Take a seat at an open game; the join that fills it starts the game."""
+    """Take a seat at an open game; the join that fills it starts the game. Once started
+    with bots, a join takes over one of the bots' seats (`referee.service.handovers`)."""
+    # Read before the transaction: the first time, it may be read from the database.
+    secret = referee.secret()
+    starting, taken = None, None
     with referee.db.transaction() as session:
         name_of(session, player.address)
         seek = _locked(session, seek_id, player.address)
@@ -249,15 +262,22 @@ def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
         if not player_rows.apart(session, player.address).isdisjoint([seek.by_address, *seated]):
             raise refusals.Blocked("you cannot join this open game")
         if seek.status == SeekStatus.STARTED and seek.bot_seats_open > 0:
-            raise refusals.SeekStarted("this game started: taking over a bot's seat comes next")
-        _check_open(seek, datetime.now(UTC))
-        if len(seated) >= seek.max_players:
-            raise refusals.SeekFull("this open game is full")
+            taken = handovers.take_over(session, secret, seek, player.address, _now())
+            seek.bot_seats_open -= 1
+            session.add(seek)
+        else:
+            _check_open(seek, datetime.now(UTC))
+            if len(seated) >= seek.max_players:
+                raise refusals.SeekFull("this open game is full")
+            if len(seated) + 1 == seek.max_players:
+                starting = _claim_start(seek)
         seek_rows.seat(session, seek.id, player.address, _now())
-        starting = _claim_start(seek) if len(seated) + 1 == seek.max_players else None
         shown = _shown(session, seek, player.address)
     if starting is not None:
         return _start(referee, seek, starting, player.address)
+    if taken is not None:
+        # Its seat's name changed, and it is told once the seat is its own.
+        publish(referee, Published(changed=[taken.game_id], news=taken.at_once))
     return shown
 
 
@@ -277,7 +297,9 @@ def leave_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
 
 
 def withdraw_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
-    """The creator takes its open game back; one started with bots stops taking players."""
+    """The creator takes its open game back (those seated are told); one started with bots
+    stops taking players."""
+    told = None
     with referee.db.transaction() as session:
         seek = _locked(session, seek_id, player.address)
         if seek.by_address != player.address:
@@ -287,10 +309,15 @@ def withdraw_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown
         else:
             _check_open(seek, datetime.now(UTC))
             seek.status = SeekStatus.WITHDRAWN
-            seek.ended_at = _now()
+            seek.ended_at = at = _now()
+            others = seek_telling.seated_but_creator(session, seek)
+            told = seek_telling.tell(session, seek, SeekNews.WITHDRAWN, others, at)
         session.add(seek)
         session.flush()
-        return _shown(session, seek, player.address)
+        shown = _shown(session, seek, player.address)
+    if told is not None:
+        seek_telling.published(referee, [seek.id], told)
+    return shown
 
 
 def start_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
@@ -311,18 +338,24 @@ def start_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
 
 
 def expire_seeks(referee: Referee, moment: datetime, most: int = 200) -> list[str]:
-    """Mark the open seeks whose `REFEREE_SEEK_DAYS` ran out as expired; their ids."""
+    """Mark the open seeks whose `REFEREE_SEEK_DAYS` ran out as expired, and tell those
+    seated at each; their ids."""
     expired = []
+    mailed = 0
     with referee.db.transaction() as session:
         for seek_id in seek_rows.due_to_expire(session, stamp(moment), most):
             seek = seek_rows.locked(session, seek_id)
             if seek is None or seek.status != SeekStatus.OPEN:
                 continue
             seek.status = SeekStatus.EXPIRED
-            seek.ended_at = stamp(moment)
+            seek.ended_at = at = stamp(moment)
             session.add(seek)
+            seated = seek_rows.seated(session, seek.id)
+            mailed += seek_telling.tell(session, seek, SeekNews.EXPIRED, seated, at)
             expired.append(seek_id)
         session.flush()
+    if expired:
+        seek_telling.published(referee, expired, mailed)
     return expired
 
 
@@ -348,11 +381,12 @@ def _start(referee: Referee, seek: Seek, starting: _Starting, viewer: str) -> Se
         names = player_rows.names_of(session, seated)
     people = [Player(names[address], email=address) for address in seated]
     empty = seek.max_players - len(people) if seek.bots is not None else 0
-    bots = [
-        Player(BOT_SEAT_NAME.format(number=number), bot=seek.bots)
-        for number in range(len(people) + 1, len(people) + empty + 1)
+    bots = [Player("", bot=seek.bots)] * empty
+    # A bot's seat is named by its place at the table, known once the order is drawn.
+    players = [
+        Player(BOT_SEAT_NAME.format(number=number), bot=player.bot) if player.bot else player
+        for number, player in enumerate(Rng(f"{starting.seed}:seats").shuffled([*people, *bots]), 1)
     ]
-    players = Rng(f"{starting.seed}:seats").shuffled([*people, *bots])
     deadline = None if seek.deadline_seconds is None else f"{seek.deadline_seconds}s"
     command = NewGame(
         game=seek.game,
@@ -438,6 +472,10 @@ def _check_open(seek: Seek, moment: datetime) -> None:
         seek.status == SeekStatus.OPEN and seek.expires_at <= stamp(moment)
     ):
         raise refusals.SeekExpired("this open game expired before enough players joined")
+    if seek.status == SeekStatus.STARTED and seek.bots is not None:
+        raise refusals.SeekStarted(
+            "this open game has started, and no seat a bot holds is left to take"
+        )
     if seek.status == SeekStatus.STARTED:
         raise refusals.SeekStarted("this open game has started")
 

@@ -5,7 +5,8 @@ and mutes needs a signed-in browser (`manage`): a token handed to a
 program must not be able to silence its owner's mail. A change may name
 any of the settings; those it leaves out keep their values. What mail
 follows from the settings is `referee.delivery.wishes`, asked at send
-time; the digest is `referee.service.digests`.
+time; the digest is `referee.service.digests`, and what open games tell
+(`seek_news` among them) `referee.service.seek_telling`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from referee import games
 from referee.service import refusals
 from referee.service.players import MANAGE, READ, Player
 from referee.service.submitting import well_formed
@@ -47,7 +49,7 @@ def settings_of(referee: Referee, player: Player) -> Told:
 
 def checked(current: TurnMailSettings, changes: Mapping[str, Any]) -> TurnMailSettings:
     """`current` with `changes` applied, each checked: refused with the first that is wrong."""
-    unknown = sorted(set(changes) - {"turn_mail", "digest_hours", "reminders"})
+    unknown = sorted(set(changes) - {"turn_mail", "digest_hours", "reminders", "seek_news"})
     if unknown:
         raise refusals.BadRequest(f"unknown setting {unknown[0]!r}")
     chosen = current
@@ -62,7 +64,17 @@ def checked(current: TurnMailSettings, changes: Mapping[str, Any]) -> TurnMailSe
         if not isinstance(changes["reminders"], bool):
             raise refusals.BadRequest("reminders is true or false")
         chosen = replace(chosen, reminders=changes["reminders"])
+    if "seek_news" in changes:
+        chosen = replace(chosen, seek_news=_games(changes["seek_news"]))
     return chosen
+
+
+def _games(given: Any) -> tuple[str, ...]:
+    """The games whose new open games a player hears of: known names, each once."""
+    known = games.names()
+    if not isinstance(given, list | tuple) or any(name not in known for name in given):
+        raise refusals.BadRequest(f"seek_news is a list of games, each one of {', '.join(known)}")
+    return tuple(sorted(set(given)))
 
 
 def _hours(given: Any) -> tuple[int, ...]:

@@ -170,3 +170,38 @@ def listed_games(session: Session, game_ids: Sequence[str]) -> dict[str, Listed]
         listed[game_id].names.append(name)
         listed[game_id].bots.append(bot)
     return listed
+
+
+def last_hours(connection: sa.Connection, addresses: Sequence[str]) -> dict[str, str | None]:
+    """The hour (a stamp) of each address's last digest, read before `claim` moves it:
+    what happened after it is news for the next one."""
+    if not addresses:
+        return {}
+    query = sa.select(_ADDRESS.c.address, _ADDRESS.c.digest_hour).where(
+        _ADDRESS.c.address.in_(list(addresses))
+    )
+    return {address: hour for address, hour in connection.execute(query)}
+
+
+def carriers(connection: sa.Connection, addresses: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """A seat through which each of `addresses` may be mailed in full (its newest, as
+    `player_seats.mailing_seat` chooses), for a digest that lists no game: one statement."""
+    if not addresses:
+        return {}
+    query = (
+        sa.select(_SEAT_ADDRESS, _SEAT.c.game_id, _SEAT.c.seat)
+        .select_from(
+            _SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id).join(
+                _ADDRESS, _ADDRESS.c.address == _SEAT_ADDRESS
+            )
+        )
+        .where(
+            _SEAT_ADDRESS.in_(list(addresses)),
+            (_ADDRESS.c.state == AddressState.ACCEPTED) | _GAME.c.trusted,
+        )
+        .order_by(_GAME.c.created_at.desc(), _SEAT.c.seat)
+    )
+    found: dict[str, tuple[str, int]] = {}
+    for address, game_id, seat in connection.execute(query):
+        found.setdefault(address, (game_id, seat))
+    return found

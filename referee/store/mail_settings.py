@@ -1,7 +1,8 @@
 """How each player is told of its games: its address's turn mail settings and its muted games.
 
 The settings live on the `address` row (`turn_mail`, `digest_hours`,
-`reminders`); a muted game is a `mute` row. This module keeps and reads
+`reminders`, and `seek_news`: the games whose new public seeks it hears of);
+a muted game is a `mute` row. This module keeps and reads
 them; what mail follows from them is decided by `referee.delivery.wishes`.
 """
 
@@ -25,11 +26,12 @@ _MUTE = core_table(Mute)
 @dataclass(frozen=True, slots=True)
 class TurnMailSettings:
     """How a player is told: a mail per turn, a digest at some hours, or nothing;
-    and whether deadline reminders come."""
+    whether deadline reminders come; and of which games' new open games it hears."""
 
     turn_mail: TurnMail
     digest_hours: tuple[int, ...]
     reminders: bool
+    seek_news: tuple[str, ...] = ()
 
 
 DEFAULTS = TurnMailSettings(TurnMail.EACH, DEFAULT_DIGEST_HOURS, True)
@@ -40,7 +42,8 @@ def settings_of(known: Address | None) -> TurnMailSettings:
     if known is None:
         return DEFAULTS
     hours = DEFAULT_DIGEST_HOURS if known.digest_hours is None else tuple(known.digest_hours)
-    return TurnMailSettings(TurnMail(known.turn_mail), hours, known.reminders)
+    news = tuple(known.seek_news or ())
+    return TurnMailSettings(TurnMail(known.turn_mail), hours, known.reminders, news)
 
 
 def read(session: Session, address: str) -> TurnMailSettings:
@@ -57,6 +60,7 @@ def change(session: Session, address: str, chosen: TurnMailSettings) -> bool:
     hours = sorted(chosen.digest_hours)
     known.digest_hours = None if tuple(hours) == DEFAULT_DIGEST_HOURS else hours
     known.reminders = chosen.reminders
+    known.seek_news = sorted(chosen.seek_news) or None
     session.add(known)
     return True
 

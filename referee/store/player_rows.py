@@ -82,6 +82,23 @@ def apart(session: Session, address: str) -> set[str]:
     return {other if mine == address else mine for mine, other in session.exec(query)}
 
 
+def apart_of(session: Session, addresses: Collection[str]) -> dict[str, set[str]]:
+    """`apart` for many players at once: one statement."""
+    found: dict[str, set[str]] = {address: set() for address in addresses}
+    if not addresses:
+        return found
+    wanted = sorted(addresses)
+    query = select(Block.address, Block.blocked).where(
+        or_(col(Block.address).in_(wanted), col(Block.blocked).in_(wanted))
+    )
+    for mine, other in session.exec(query):
+        if mine in found:
+            found[mine].add(other)
+        if other in found:
+            found[other].add(mine)
+    return found
+
+
 def block(session: Session, address: str, blocked: str, at: str) -> None:
     """Block `blocked` for `address` (blocking again changes nothing)."""
     if session.get(Block, (address, blocked)) is None:

@@ -6,7 +6,8 @@ from typing import Any
 
 from sqlmodel import Session
 
-from referee.record import SEALED_NOTATION, Entry, Header, Record, chain_problems
+from referee.record import SEALED_NOTATION, Entry, Handover, Header, Record, chain_problems
+from referee.store.handover_rows import done
 from referee.store.reads import log, rules_of, seats
 from referee.store.tables import Game, GameStatus, Seat
 
@@ -30,6 +31,7 @@ def public_record(session: Session, game: Game, head: Any) -> Record:
         bots=_bots(held),
         bot_seconds=game.bot_seconds,
         bot_pace=game.bot_pace,
+        handovers=_handovers(session, game),
     )
     entries = tuple(
         Entry(row.seq, row.seat, SEALED_NOTATION, row.created_at)
@@ -53,6 +55,7 @@ def full_record(session: Session, game: Game) -> Record:
         _bots(held),
         game.bot_seconds,
         game.bot_pace,
+        _handovers(session, game),
     )
     entries = tuple(
         Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash)
@@ -65,6 +68,16 @@ def _bots(held: list[Seat]) -> tuple[str | None, ...] | None:
     """Each seat's bot level, when some seat is a bot's (None: no bots, as older records)."""
     levels = tuple(seat.bot for seat in held)
     return levels if any(levels) else None
+
+
+def _handovers(session: Session, game: Game) -> tuple[Handover, ...] | None:
+    """The seats people took over from bots (None: none, as older records)."""
+    found = tuple(
+        Handover(row.seat, row.from_seq, row.bot)
+        for row in done(session, game.id)
+        if row.from_seq is not None
+    )
+    return found or None
 
 
 def chain_problems_of(session: Session, game: Game) -> list[str]:

@@ -72,11 +72,22 @@ class OutboxKind(StrEnum):
     REMATCH = "rematch"
     # A seat was handed to a bot after timeouts in a row: every seat is told.
     BOT_SEAT = "bot_seat"
+    # A player took a bot's seat over (`referee.service.handovers`): the newcomer is
+    # told which seat and what happened so far, every other seat who arrived.
+    SEAT_TAKEN = "seat_taken"
+    ARRIVED = "arrived"
     # A player's one-time sign-in link, and the digest of its games where it is
     # its turn: told to the player's address, carried by one of its seats
     # (`referee.service.players`), and threaded apart from the game.
     SIGN_IN = "sign_in"
     DIGEST = "digest"
+    # What a player is told of open games (`referee.service.seek_telling`), told to its
+    # address like the two above: a private seek invited it, one it sat at was withdrawn
+    # or expired, and (at most daily) the new public seeks of the games it chose.
+    SEEK_INVITED = "seek_invited"
+    SEEK_WITHDRAWN = "seek_withdrawn"
+    SEEK_EXPIRED = "seek_expired"
+    SEEK_NEWS = "seek_news"
     # The benchmark's floor: a row written already sent, never delivered.
     BENCH = "bench"
 
@@ -84,7 +95,26 @@ class OutboxKind(StrEnum):
 # Told to a player's address rather than of its seat's game: carried by one of its
 # seats, threaded apart from every game (never a game thread's root) and never
 # posted to that seat's webhook, which hears of its own game only.
-TOLD_TO_PLAYER = frozenset({OutboxKind.SIGN_IN, OutboxKind.DIGEST})
+TOLD_TO_PLAYER = frozenset(
+    {
+        OutboxKind.SIGN_IN,
+        OutboxKind.DIGEST,
+        OutboxKind.SEEK_INVITED,
+        OutboxKind.SEEK_WITHDRAWN,
+        OutboxKind.SEEK_EXPIRED,
+        OutboxKind.SEEK_NEWS,
+    }
+)
+# Of those, what is told of open games: mailed one by one under `turn_mail: each`,
+# listed in the digest under `digest`, not mailed under `off`.
+TOLD_OF_SEEKS = frozenset(
+    {
+        OutboxKind.SEEK_INVITED,
+        OutboxKind.SEEK_WITHDRAWN,
+        OutboxKind.SEEK_EXPIRED,
+        OutboxKind.SEEK_NEWS,
+    }
+)
 
 
 class DeliveryStatus(StrEnum):
@@ -198,7 +228,7 @@ class Seat(SQLModel, table=True):
 
 
 class SeatHandover(SQLModel, table=True):
-    """A bot's seat a person took over (`referee.service.seeks`): the bot played the
+    """A bot's seat a person took over (`referee.service.handovers`): the bot played the
     seat's moves before `from_seq`, the person plays it from there on."""
 
     __tablename__ = "seat_handover"

@@ -16,6 +16,7 @@ from referee.record import (
     MAX_LINE_BYTES,
     SEALED_NOTATION,
     Entry,
+    Handover,
     Header,
     Record,
     RecordError,
@@ -112,6 +113,50 @@ def test_bad_bot_fields_are_reported_on_line_one(fields: str, message: str) -> N
     with pytest.raises(RecordError) as error:
         loads(text)
     assert error.value.line == 1 and message in str(error.value)
+
+
+def test_a_record_with_handovers_reads_back_and_says_whose_each_move_was() -> None:
+    record = finished_record()
+    handed = Record(
+        replace(
+            record.header,
+            bots=(None, None),
+            handovers=(Handover(seat=1, from_seq=7, bot="random"),),
+        ),
+        record.entries,
+    )
+    text = handed.dumps()
+    assert '"handovers":[{"bot":"random","from_seq":7,"seat":1}]' in text
+    again = loads(text)
+    assert again == handed and verify(again) == []
+    # Seat 1's moves before move 7 were the bot's; from it on, the person's.
+    assert [again.header.bot_at(1, seq) for seq in (2, 6, 7, 8)] == ["random", "random", None, None]
+    assert again.header.bot_at(0, 2) is None
+    # An older record has no such field.
+    assert loads(record.dumps()).header.handovers is None
+
+
+@pytest.mark.parametrize(
+    "handovers",
+    [
+        '{"seat": 1}',
+        "[1]",
+        '[{"seat": 2, "from_seq": 3, "bot": "random"}]',
+        '[{"seat": -1, "from_seq": 3, "bot": "random"}]',
+        '[{"seat": true, "from_seq": 3, "bot": "random"}]',
+        '[{"seat": 1, "from_seq": 0, "bot": "random"}]',
+        '[{"seat": 1, "from_seq": 3.5, "bot": "random"}]',
+        '[{"seat": 1, "from_seq": 3, "bot": ""}]',
+        '[{"seat": 1, "from_seq": 3, "bot": null}]',
+        '[{"seat": 1, "from_seq": 3, "bot": "random", "by": "x"}]',
+        '[{"seat": 1, "from_seq": 3, "bot": "random"}, {"seat": 1, "from_seq": 5, "bot": "x"}]',
+    ],
+)
+def test_bad_handovers_are_reported_on_line_one(handovers: str) -> None:
+    text = '{"game": "mandala", "players": ["A", "B"], "seed_commitment": "x", "handovers": '
+    with pytest.raises(RecordError) as error:
+        loads(text + handovers + "}\n")
+    assert error.value.line == 1 and "'handovers'" in str(error.value)
 
 
 def test_replay_reaches_the_same_result_as_live_play() -> None:

@@ -10,6 +10,7 @@ of its own, so that one test's counts (open seeks, the rate limit) are not anoth
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -110,8 +111,17 @@ def posted(who: Who, **body: Any) -> dict[str, Any]:
     return found
 
 
+def settled(referee: Referee, seconds: float = 60) -> None:
+    """Wait until no bot thinks in this process: a bot's move is a write of its own."""
+    deadline = time.monotonic() + seconds
+    while not referee.queue.idle("bots"):
+        assert time.monotonic() < deadline, "the bots did not finish"
+        time.sleep(0.05)
+
+
 def refused_unchanged(referee: Referee, request: Any, status: int, code: str) -> dict[str, Any]:
     """Send `request()`; it must be refused with `status` and `code`, writing nothing."""
+    settled(referee)
     before, seeks = counts(referee), seek_states(referee)
     body = problem(request(), status, code)
     assert counts(referee) == before and seek_states(referee) == seeks

@@ -66,16 +66,27 @@ def _token(referee: Referee, scopes: list[str]) -> str:
 
 def test_settings_read_and_change_in_part(ann: FlaskClient, games: list[str]) -> None:
     shown = ann.get("/v1/me/settings").json
-    assert shown == {"turn_mail": "each", "digest_hours": [7, 19], "reminders": True, "muted": []}
+    assert shown == {
+        "turn_mail": "each",
+        "digest_hours": [7, 19],
+        "reminders": True,
+        "seek_news": [],
+        "muted": [],
+    }
     changed = ann.put("/v1/me/settings", json={"turn_mail": "digest", "digest_hours": [21, 6]})
     assert changed.status_code == 200
     assert changed.json == {
         "turn_mail": "digest",
         "digest_hours": [6, 21],
         "reminders": True,
+        "seek_news": [],
         "muted": [],
     }
     assert ann.put("/v1/me/settings", json={}).json["turn_mail"] == "digest"
+    news = ann.put("/v1/me/settings", json={"seek_news": ["subdivision", "maniki", "maniki"]})
+    assert news.json["seek_news"] == ["maniki", "subdivision"]
+    assert ann.get("/v1/me/settings").json["turn_mail"] == "digest"
+    assert ann.put("/v1/me/settings", json={"seek_news": []}).json["seek_news"] == []
 
 
 @pytest.mark.parametrize(
@@ -90,6 +101,9 @@ def test_settings_read_and_change_in_part(ann: FlaskClient, games: list[str]) ->
         {"digest_hours": [7, 7]},
         {"digest_hours": list(range(25))},
         {"reminders": "maybe"},
+        {"seek_news": ["chess"]},
+        {"seek_news": "maniki"},
+        {"seek_news": [None]},
         {"muted": []},
         {"colour": "blue"},
         [1, 2],
@@ -172,15 +186,23 @@ def test_the_page_changes_settings(ann: FlaskClient, games: list[str]) -> None:
     assert 'id="turn-mail-each" checked' in text and 'id="hour-7" checked' in text
     for game_id in games:
         assert f'id="game-{game_id}"' in text
-    form = {"csrf": _csrf(text), "turn_mail": "digest", "hour": ["6", "18"]}
+    assert 'id="seek-news-mandala"' in text and 'id="seek-news-mandala" checked' not in text
+    form = {
+        "csrf": _csrf(text),
+        "turn_mail": "digest",
+        "hour": ["6", "18"],
+        "seek_news": ["mandala", "ice_palace"],
+    }
     saved = ann.post("/me/settings", data=form)
     assert saved.status_code == 303 and saved.headers["Location"].endswith("/me/settings?saved=1")
     assert ann.get("/v1/me/settings").json == {
         "turn_mail": "digest",
         "digest_hours": [6, 18],
         "reminders": False,
+        "seek_news": ["ice_palace", "mandala"],
         "muted": [],
     }
+    assert 'id="seek-news-mandala" checked' in ann.get("/me/settings").get_data(as_text=True)
 
 
 @pytest.mark.parametrize(

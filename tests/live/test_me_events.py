@@ -26,6 +26,7 @@ import requests
 
 from referee.service import Referee
 from referee.service.players import MANAGE, PLAY, READ, Player
+from referee.service.profiles import set_public_name
 from referee.service.tokens import make_token
 from referee.settings import Settings
 from tests.live.test_events import Stream as GameStream
@@ -256,6 +257,73 @@ def test_last_event_id_resumes_with_what_changed_meanwhile(
         later.close()
 
 
+def named_player(stack: Service, client: Client, name: str) -> tuple[str, str]:
+    """A player seated by a trusted client and named `name`: its address and a token."""
+    address = f"{name.lower()}-{uuid.uuid4().hex[:6]}@example.org"
+    new_game(client, "subdivision", [(name, address), ("Someone", None)])
+    local = Referee(Settings(database_url=stack.database_url))
+    try:
+        signed = Player(address, frozenset({READ, PLAY, MANAGE}))
+        set_public_name(local, signed, f"{name}{uuid.uuid4().hex[:6]}")
+        return address, make_token(local, signed, "test", [READ, PLAY]).secret
+    finally:
+        local.close()
+
+
+def test_my_open_games_tell_me_when_they_invite_start_and_are_withdrawn(stack: Service) -> None:
+    client = Client(stack.url)
+    _ann, ann = named_player(stack, client, "Ann")
+    _bob, bob = named_player(stack, client, "Bob")
+    ann_name = client.get("/v1/me/profile", ann).json()["name"]
+    bob_name = client.get("/v1/me/profile", bob).json()["name"]
+    stream = MyStream.open(stack.url, bob)
+    try:
+        mark = stream.mark()
+        private = client.post("/v1/seeks", {"game": "subdivision", "invite": [bob_name]}, ann)
+        assert private.status_code == 201, private.text
+        seek_id = private.json()["id"]
+        assert stream.event() == {
+            "kind": "seek_invited",
+            "seek_id": seek_id,
+            "game": "subdivision",
+            "game_id": None,
+            "by": ann_name,
+            "seated": [ann_name],
+        }
+        # Bob's join fills it: the new game starts, and the seek says which game it is.
+        assert client.post(f"/v1/seeks/{seek_id}/join", None, bob).status_code == 200
+        both = {event["kind"]: event for event in (stream.event(), stream.event())}
+        assert both.keys() == {"started", "seek_started"}
+        game_id = both["started"]["game_id"]
+        assert both["seek_started"]["game_id"] == game_id and game_id
+        assert both["seek_started"]["seated"] == [ann_name, bob_name]
+        body = {"game": "mandala", "players": {"min": 2, "max": 3}}
+        public = client.post("/v1/seeks", body, ann).json()["id"]
+        assert client.post(f"/v1/seeks/{public}/join", None, bob).status_code == 200
+        answer = requests.delete(
+            f"{stack.url}/v1/seeks/{public}", headers=Client.auth(ann), timeout=PATIENCE
+        )
+        assert answer.status_code == 200, answer.text
+        withdrawn = stream.event()
+        assert (withdrawn["kind"], withdrawn["seek_id"]) == ("seek_withdrawn", public)
+        assert "@" not in json.dumps(withdrawn)
+    finally:
+        stream.close()
+    # A client back from before all of it hears what its open games told, once each.
+    resumed = MyStream.open(stack.url, bob, last=str(mark))
+    try:
+        heard = []
+        while (event := resumed.next()).data is not None:
+            heard.append(event.data)
+        # Each seek once, as it stands (the invitation became a start); with them the
+        # games changed in the slack (the new one, and the one that made Bob a player).
+        seeks = [(e["kind"], e["seek_id"]) for e in heard if "seek_id" in e]
+        assert seeks == [("seek_started", seek_id), ("seek_withdrawn", public)]
+        assert ("started", game_id) in [(e["kind"], e.get("game_id")) for e in heard]
+    finally:
+        resumed.close()
+
+
 def test_who_may_follow_and_what_is_refused(stack: Service) -> None:
     client = Client(stack.url)
     url = f"{stack.url}/v1/me/events"
@@ -336,5 +404,10 @@ def test_the_openapi_document_declares_the_stream(stack: Service) -> None:
         "changed",
         "your_turn",
         "ended",
+        "seek_invited",
+        "seek_started",
+        "seek_withdrawn",
+        "seek_expired",
     }
+    assert {"seek_id", "by", "seated"} <= event["properties"].keys()
     assert {"player", "session"} <= document["components"]["securitySchemes"].keys()

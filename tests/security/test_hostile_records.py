@@ -117,3 +117,14 @@ def test_a_50_mb_line_is_refused_without_holding_it(tmp_path: Path) -> None:
     assert f"{huge}: line 3: expected move 2, found seq 1" in ran.err
     # Holding the line (50 MB as bytes, again as text) would add 100 MB or more.
     assert ran.peak_kib - baseline.peak_kib < 20_000, (ran.peak_kib, baseline.peak_kib)
+
+
+def test_a_malformed_handovers_field_is_refused_with_its_line(tmp_path: Path) -> None:
+    header, first = header_and_first_move()
+    bad = json.loads(header) | {"handovers": [{"seat": 99, "from_seq": "1", "bot": ["x"]}]}
+    path = tmp_path / "handovers.jsonl"
+    path.write_text(json.dumps(bad) + "\n" + first + "\n")
+    for command in COMMANDS:
+        ran = run(*command, str(path), tmp=tmp_path)
+        assert ran.code == 1 and "Traceback" not in ran.err, ran
+        assert f"{path}: line 1: field 'handovers' must list objects" in ran.err, ran
