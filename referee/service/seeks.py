@@ -458,8 +458,11 @@ def _invited(session: Session, creator: str, names: Sequence[str]) -> list[str]:
 
 
 def _locked(session: Session, seek_id: str, viewer: str) -> Seek:
+    """The seek to act on, locked. A private seek is acted on by id like any other (a
+    stranger who joins it is told it is private, `not_invited`); one of a player the
+    viewer blocks or is blocked by is not found, as it is not seen."""
     seek = seek_rows.locked(session, seek_id) if len(seek_id) <= 32 else None
-    if seek is None or not _visible(session, seek, viewer):
+    if seek is None or not _visible(session, seek, viewer, private_too=True):
         raise refusals.NotFound("there is no open game with this id")
     return seek
 
@@ -480,16 +483,19 @@ def _check_open(seek: Seek, moment: datetime) -> None:
         raise refusals.SeekStarted("this open game has started")
 
 
-def _visible(session: Session, seek: Seek, viewer: str | None) -> bool:
-    """Whether `viewer` (None: anyone) may see the seek at all."""
+def _visible(
+    session: Session, seek: Seek, viewer: str | None, *, private_too: bool = False
+) -> bool:
+    """Whether `viewer` (None: anyone) may see the seek at all; with `private_too`, a
+    private seek is seen as a public one would be."""
     if viewer is None:
-        return not seek.private
+        return private_too or not seek.private
     if viewer == seek.by_address:
         return True
     seated = seek_rows.seated(session, seek.id)
     if viewer in seated:
         return True
-    if seek.private and viewer not in seek_rows.invited(session, seek.id):
+    if seek.private and not private_too and viewer not in seek_rows.invited(session, seek.id):
         return False
     return seek.by_address not in player_rows.apart(session, viewer)
 

@@ -368,9 +368,12 @@ def test_what_one_may_not_see_is_not_found(
     for asked in (url, "/v1/seeks/no-such-seek", "/v1/seeks/" + "x" * 40):
         problem(client.get(asked), 404, "not_found")
         problem(cy.browser.get(asked, headers=cy.headers()), 404, "not_found")
+    for asked in ("/v1/seeks/no-such-seek", "/v1/seeks/" + "x" * 40):
         refused_unchanged(
             referee, lambda asked=asked: cy.browser.post(f"{asked}/join"), 404, "not_found"
         )
+    # Joining by its id, one it does not invite is told it is private.
+    refused_unchanged(referee, lambda: cy.browser.post(f"{url}/join"), 409, "not_invited")
     assert private["id"] not in [s["id"] for s in client.get("/v1/seeks").get_json()["seeks"]]
     # The invitee sees it, without the list of whom it invites; and joins it.
     seen = bob.browser.get(url, headers=bob.headers()).get_json()

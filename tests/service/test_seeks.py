@@ -204,7 +204,7 @@ def test_a_private_seek_is_seen_and_joined_by_its_invitees_only(referee: Referee
     assert list_seeks(referee, None).seeks == ()
     with pytest.raises(refusals.NotFound):
         get_seek(referee, seek.id, CY.address)
-    with pytest.raises(refusals.NotFound):
+    with pytest.raises(refusals.NotInvited):
         join_seek(referee, CY, seek.id)
     assert get_seek(referee, seek.id, BOB.address).invited == ()
     assert [s.id for s in my_seeks(referee, BOB)] == [seek.id]
