@@ -280,10 +280,60 @@ class Seek(SQLModel, table=True):
     expires_at: str = Field(max_length=40)
     ended_at: str | None = Field(default=None, max_length=40)
     game_id: str | None = Field(default=None, max_length=32, index=True)
+    # The ratings (as shown, `referee.ratings.shown`) a joining player's must lie within.
+    rating_min: int | None = None
+    rating_max: int | None = None
     # Seats of its game that bots hold and a player who joins may take over.
     bot_seats_open: int = 0
     # The standing seek that posted it, if one did.
     standing_id: int | None = Field(default=None, index=True)
+
+
+class Rating(SQLModel, table=True):
+    """A player's skill at one game (`referee.ratings`): a projection of the rated games
+    it finished, which `referee ratings rebuild` works out again from them."""
+
+    __table_args__ = (Index("ix_rating_game_mu", "game", "mu"),)
+
+    address: str = Field(max_length=254, primary_key=True)
+    game: str = Field(max_length=40, primary_key=True)
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    # The `RatedGame.seq` of the last game that moved it.
+    last_seq: int
+
+
+class RatedGame(SQLModel, table=True):
+    """A finished game the ratings took in, in the order they did (`seq`): counted when
+    it was rated (a rated seek's, persons with public names only, no bot's move)."""
+
+    __tablename__ = "rated_game"
+    seq: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", max_length=32, unique=True)
+    game: str = Field(max_length=40)
+    counted: bool
+    finished_at: str = Field(max_length=40)
+    applied_at: str = Field(max_length=40)
+
+
+class RatingChange(SQLModel, table=True):
+    """What one counted game did to one player's skill: its history, drawn as a chart."""
+
+    __tablename__ = "rating_change"
+    __table_args__ = (Index("ix_rating_change_player", "address", "game", "seq"),)
+
+    seq: int = Field(foreign_key="rated_game.seq", primary_key=True)
+    address: str = Field(max_length=254, primary_key=True)
+    game: str = Field(max_length=40)
+    seat: int
+    rank: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    at: str = Field(max_length=40)
 
 
 class SeekPlayer(SQLModel, table=True):
