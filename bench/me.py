@@ -55,7 +55,7 @@ def _games(referee: Referee, mine: int, others: int) -> None:
         create_game(referee, NewGame("subdivision", seats, {}, trusted=True))
 
 
-def _timings(
+def timings(
     client: FlaskClient, path: str, headers: dict[str, str], count: int
 ) -> tuple[list[float], float]:
     """Each request's time (ms, sorted), and the CPU time of this process per request (ms):
@@ -92,8 +92,8 @@ def measure(name: str, settings: Settings, args: argparse.Namespace) -> None:
             ("/me", browser, {}),
         ):
             # A few first requests warm the connection pool and the caches up.
-            _timings(user, path, headers, 5)
-            taken, cpu = _timings(user, path, headers, args.requests)
+            timings(user, path, headers, 5)
+            taken, cpu = timings(user, path, headers, args.requests)
             p50, p99 = statistics.median(taken), taken[int(len(taken) * 0.99) - 1]
             verdict = "meets" if p99 < GOAL_MS else "MISSES"
             print(
@@ -106,7 +106,8 @@ def measure(name: str, settings: Settings, args: argparse.Namespace) -> None:
 
 
 @contextmanager
-def _sqlite() -> Iterator[Settings]:
+def fresh_sqlite() -> Iterator[Settings]:
+    """Settings on a fresh SQLite file, without Redis."""
     with tempfile.TemporaryDirectory() as folder:
         yield Settings(
             database_url=f"sqlite:///{Path(folder) / 'referee.sqlite3'}",
@@ -116,8 +117,9 @@ def _sqlite() -> Iterator[Settings]:
 
 
 @contextmanager
-def _postgresql() -> Iterator[Settings]:
-    name = f"referee_bench_me_{uuid.uuid4().hex[:8]}"
+def fresh_postgresql(prefix: str = "referee_bench_me") -> Iterator[Settings]:
+    """Settings on a fresh PostgreSQL database (dropped afterwards), without Redis."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(pg_admin(), autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     try:
@@ -140,10 +142,10 @@ def main() -> None:
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
     args = parser.parse_args()
     if args.only in (None, "sqlite"):
-        with _sqlite() as settings:
+        with fresh_sqlite() as settings:
             measure("SQLite", settings, args)
     if args.only in (None, "postgresql"):
-        with _postgresql() as settings:
+        with fresh_postgresql() as settings:
             measure("PostgreSQL", settings, args)
 
 

@@ -22,22 +22,16 @@ import argparse
 import os
 import random
 import statistics
-import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import psycopg
 import sqlalchemy as sa
-from flask.testing import FlaskClient
 
 from api import create_app
-from bench.service import pg_admin, pg_database
+from bench.me import fresh_postgresql, fresh_sqlite, timings
 from referee import games
 from referee.ratings import START
 from referee.service import Referee
@@ -230,18 +224,6 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
     )
 
 
-def _timings(client: FlaskClient, path: str, count: int) -> tuple[list[float], float]:
-    """Each request's time (ms, sorted), and this process's CPU time per request (ms)."""
-    taken = []
-    cpu = time.process_time()
-    for _ in range(count):
-        started = time.perf_counter()
-        answer = client.get(path)
-        taken.append((time.perf_counter() - started) * 1000)
-        assert answer.status_code == 200, (path, answer.get_data(as_text=True)[:300])
-    return sorted(taken), (time.process_time() - cpu) * 1000 / count
-
-
 def measure(name: str, settings: Settings, args: argparse.Namespace) -> None:
     referee = Referee(settings)
     try:
@@ -277,8 +259,8 @@ def measure(name: str, settings: Settings, args: argparse.Namespace) -> None:
         ]
         for path in paths:
             # A few first requests warm the connection pool and the caches up.
-            _timings(client, path, 5)
-            taken, cpu = _timings(client, path, args.requests)
+            timings(client, path, {}, 5)
+            taken, cpu = timings(client, path, {}, args.requests)
             p50, p99 = statistics.median(taken), taken[int(len(taken) * 0.99) - 1]
             verdict = "meets" if p99 < GOAL_MS else "MISSES"
             print(
@@ -290,33 +272,6 @@ def measure(name: str, settings: Settings, args: argparse.Namespace) -> None:
         referee.close()
 
 
-@contextmanager
-def _sqlite() -> Iterator[Settings]:
-    with tempfile.TemporaryDirectory() as folder:
-        yield Settings(
-            database_url=f"sqlite:///{Path(folder) / 'referee.sqlite3'}",
-            redis_url=None,
-            mail_dir=str(Path(folder) / "mail-out"),
-        )
-
-
-@contextmanager
-def _postgresql() -> Iterator[Settings]:
-    name = f"referee_bench_ratings_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(pg_admin(), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            yield Settings(
-                database_url=pg_database(name),
-                redis_url=None,
-                mail_dir=str(Path(folder) / "mail-out"),
-            )
-    finally:
-        with psycopg.connect(pg_admin(), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=10_000)
@@ -325,10 +280,10 @@ def main() -> None:
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
     args = parser.parse_args()
     if args.only in (None, "sqlite"):
-        with _sqlite() as settings:
+        with fresh_sqlite() as settings:
             measure("SQLite", settings, args)
     if args.only in (None, "postgresql"):
-        with _postgresql() as settings:
+        with fresh_postgresql("referee_bench_ratings") as settings:
             measure("PostgreSQL", settings, args)
 
 

@@ -732,21 +732,41 @@ class SignInLink:
             "site": site.public_url,
             "unsubscribe": unsubscribe_url(site, consent),
         }
-        mail = EmailMessage()
-        mail["Subject"] = "Sign in to the referee"
-        mail["From"] = site.sender
-        mail["To"] = Address(addr_spec=address)
-        mail["Message-ID"] = self.message_id
-        mail["Date"] = format_datetime(datetime.fromisoformat(self.created_at))
-        # No Reply-To: a reply goes to the referee's own address, never to a game
-        # (`referee mail-in` takes replies at play+ addresses alone).
-        mail["Auto-Submitted"] = "auto-generated"
-        mail["X-Auto-Response-Suppress"] = "All"
+        mail = player_mail(
+            site, address, consent, "Sign in to the referee", self.message_id, self.created_at
+        )
         mail["X-Referee-Kind"] = OutboxKind.SIGN_IN
-        _unsubscribe_headers(site, mail, consent)
         mail.set_content(_text.get_template("sign_in.txt.j2").render(facts))
         mail.add_alternative(_html.get_template("sign_in.html.j2").render(facts), subtype="html")
         return mail
+
+
+def player_mail(
+    site: Site,
+    address: str,
+    consent: Consent,
+    subject: str,
+    message_id: str,
+    created_at: str,
+    thread_root: str | None = None,
+) -> EmailMessage:
+    """The headers of a mail told to a player rather than of one game (a sign-in link,
+    a digest, news of open games): automatic, with one-click unsubscribe. No Reply-To:
+    a reply goes to the referee's own address, never to a game (`referee mail-in`
+    takes replies at play+ addresses alone)."""
+    mail = EmailMessage()
+    mail["Subject"] = subject
+    mail["From"] = site.sender
+    mail["To"] = Address(addr_spec=address)
+    mail["Message-ID"] = message_id
+    mail["Date"] = format_datetime(datetime.fromisoformat(created_at))
+    if thread_root is not None:
+        mail["References"] = thread_root
+        mail["In-Reply-To"] = thread_root
+    mail["Auto-Submitted"] = "auto-generated"
+    mail["X-Auto-Response-Suppress"] = "All"
+    _unsubscribe_headers(site, mail, consent)
+    return mail
 
 
 def sign_in_link(row: Outbox, secret: bytes, site: Site) -> SignInLink:

@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
-from email.headerregistry import Address
 from email.message import EmailMessage
-from email.utils import format_datetime
 from typing import Any
 
 from sqlmodel import Session
@@ -33,8 +30,8 @@ from referee.delivery.compose import (
     Site,
     _html,
     _text,
-    _unsubscribe_headers,
     mail_names,
+    player_mail,
     unsubscribe_url,
 )
 from referee.delivery.play_links import play_url
@@ -192,20 +189,11 @@ class Digest:
             "settings": f"{site.public_url}/me/settings",
             "unsubscribe": unsubscribe_url(site, consent),
         }
-        mail = EmailMessage()
-        mail["Subject"] = self.subject()
-        mail["From"] = site.sender
-        mail["To"] = Address(addr_spec=address)
-        mail["Message-ID"] = self.message_id
-        mail["Date"] = format_datetime(datetime.fromisoformat(self.created_at))
-        if thread_root is not None:
-            mail["References"] = thread_root
-            mail["In-Reply-To"] = thread_root
-        mail["Auto-Submitted"] = "auto-generated"
-        mail["X-Auto-Response-Suppress"] = "All"
+        mail = player_mail(
+            site, address, consent, self.subject(), self.message_id, self.created_at, thread_root
+        )
         mail["List-Id"] = f"Your turns <digest.{site.domain}>"
         mail["X-Referee-Kind"] = OutboxKind.DIGEST.value
-        _unsubscribe_headers(site, mail, consent)
         mail.set_content(_text.get_template("digest.txt.j2").render(context))
         mail.add_alternative(_html.get_template("digest.html.j2").render(context), subtype="html")
         return mail

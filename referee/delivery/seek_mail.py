@@ -16,17 +16,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from email.headerregistry import Address
 from email.message import EmailMessage
-from email.utils import format_datetime
 
 from sqlmodel import Session, col, select
 
 from referee import games
 from referee.delivery import wording
 from referee.delivery.channel import Consent
-from referee.delivery.compose import Site, _html, _text, _unsubscribe_headers, unsubscribe_url
+from referee.delivery.compose import Site, _html, _text, player_mail, unsubscribe_url
 from referee.names import plain
 from referee.store import player_rows, seek_rows
 from referee.store.tables import Outbox, OutboxKind, Seek, SeekStatus
@@ -126,17 +123,9 @@ class SeekMail:
             "settings": f"{site.public_url}/me/settings",
             "unsubscribe": unsubscribe_url(site, consent),
         }
-        mail = EmailMessage()
-        mail["Subject"] = self.subject()
-        mail["From"] = site.sender
-        mail["To"] = Address(addr_spec=address)
-        mail["Message-ID"] = self.message_id
-        mail["Date"] = format_datetime(datetime.fromisoformat(self.created_at))
-        mail["Auto-Submitted"] = "auto-generated"
-        mail["X-Auto-Response-Suppress"] = "All"
+        mail = player_mail(site, address, consent, self.subject(), self.message_id, self.created_at)
         mail["List-Id"] = f"Open games <seeks.{site.domain}>"
         mail["X-Referee-Kind"] = self.kind
-        _unsubscribe_headers(site, mail, consent)
         mail.set_content(_text.get_template("seek.txt.j2").render(context))
         mail.add_alternative(_html.get_template("seek.html.j2").render(context), subtype="html")
         return mail
