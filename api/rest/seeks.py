@@ -82,8 +82,8 @@ def post(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         rated=body["rated"],
         bots=body["bots"],
         invite=tuple(body["invite"]),
-        rating_min=body["rating"]["min"],
-        rating_max=body["rating"]["max"],
+        rating_min=body["rating"].get("min"),
+        rating_max=body["rating"].get("max"),
     )
     seek = post_seek(referee(), _acting(), new)
     return shown(seek), 201, {"Location": link(seek.id)}
