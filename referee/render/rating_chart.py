@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 from referee.render.svg import FONT, INK, LINE, MUTED, escape, number
 
-WIDTH, HEIGHT = 640.0, 220.0
-LEFT, RIGHT, TOP, BOTTOM = 46.0, 14.0, 12.0, 26.0
+# Narrow, with large type: on a phone the chart is drawn some 330 pixels wide.
+WIDTH, HEIGHT = 480.0, 210.0
+LEFT, RIGHT, TOP, BOTTOM = 48.0, 10.0, 12.0, 30.0
 LINE_COLOUR = "#1b6fd6"
 PROVISIONAL_COLOUR = "#8fb3e6"
 # Marks on the rating axis fall on multiples of one of these.
@@ -69,7 +70,7 @@ def rating_chart(points: Sequence[Point], title: str, first: str, last: str) -> 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {number(WIDTH)} '
         f'{number(HEIGHT)}" role="img" class="rating-chart" '
-        f'font-family="{escape(FONT)}" font-size="11">',
+        f'font-family="{escape(FONT)}" font-size="14">',
         f"<title>{escape(title, quote=False)}</title>",
     ]
     for mark in range(low, high + 1, step):
@@ -80,7 +81,7 @@ def rating_chart(points: Sequence[Point], title: str, first: str, last: str) -> 
             f'<text x="{number(LEFT - 6)}" y="{at_y}" text-anchor="end" '
             f'dominant-baseline="middle" fill="{MUTED}">{mark}</text>'
         )
-    base = number(HEIGHT - BOTTOM + 16)
+    base = number(HEIGHT - BOTTOM + 20)
     parts.append(
         f'<text x="{number(LEFT)}" y="{base}" fill="{MUTED}">{escape(first, quote=False)}</text>'
         f'<text x="{number(WIDTH - RIGHT)}" y="{base}" text-anchor="end" fill="{MUTED}">'

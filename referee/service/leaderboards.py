@@ -94,6 +94,11 @@ def _read(cursor: str) -> tuple[float, str]:
         mu, key = json.loads(text)
     except (binascii.Error, UnicodeDecodeError, ValueError, TypeError):
         mu, key = None, None
-    if not isinstance(mu, float | int) or isinstance(mu, bool) or not isinstance(key, str):
+    if (
+        not isinstance(mu, float | int)
+        or isinstance(mu, bool)
+        or not isinstance(key, str)
+        or not key.isprintable()
+    ):
         raise refusals.BadRequest("this cursor is not one a page of the list gave")
     return float(mu), key

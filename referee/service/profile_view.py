@@ -101,7 +101,9 @@ class PlayerProfile:
 def player_profile(referee: Referee, name: str, history: bool = False) -> PlayerProfile:
     """The profile of the player called `name`; with `history`, each rating's changes."""
     with referee.db.reading() as session:
-        address = player_rows.address_named(session, public_key(name)) if len(name) <= 100 else None
+        # No public name is longer or holds a control character (which PostgreSQL refuses).
+        lookable = len(name) <= 100 and name.isprintable()
+        address = player_rows.address_named(session, public_key(name)) if lookable else None
         known = None if address is None else session.get(Address, address)
         if known is None or known.public_name is None:
             raise refusals.NotFound(f"no player is called {name!r}")

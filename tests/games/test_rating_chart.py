@@ -29,7 +29,7 @@ def points(count: int, same_time: bool = False) -> list[Point]:
 def test_the_chart_is_svg_with_one_dot_per_game_and_no_script(count: int) -> None:
     drawn = rating_chart(points(count), "Ann's rating", "2026-03-01", "2026-03-20")
     root = ET.fromstring(drawn)
-    assert root.tag == f"{SVG}svg" and root.get("viewBox") == "0 0 640 220"
+    assert root.tag == f"{SVG}svg" and root.get("viewBox") == "0 0 480 210"
     assert len(root.findall(f"{SVG}circle")) == count
     assert len(root.findall(f"{SVG}polyline")) == (1 if count > 1 else 0)
     for element in root.iter():

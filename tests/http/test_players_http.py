@@ -338,3 +338,11 @@ def test_game_pages_and_me_link_named_players_only(app: Flask, referee: Referee)
     post_seek(referee, ann, NewSeek("subdivision"))
     own = browser(app, referee, ann).get("/me").text
     assert f'by <a class="player" href="/p/{profile}">' in own
+
+
+def test_the_document_gives_each_games_seek_its_rating_range(app: Flask) -> None:
+    schemas = app.test_client().get("/openapi.json").get_json()["components"]["schemas"]
+    for game in ("NewManikiSeek", "NewIcePalaceSeek", "NewSubdivisionSeek"):
+        bounds = schemas[game]["properties"]["rating"]["properties"]
+        assert bounds["min"]["maximum"] == bounds["max"]["maximum"] == 4000
+        assert bounds["min"]["nullable"] and bounds["max"]["minimum"] == 0

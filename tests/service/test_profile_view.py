@@ -72,7 +72,7 @@ def test_a_profile_is_found_by_name_in_any_case_and_says_no_address(referee: Ref
     assert "@" not in repr(found)
 
 
-@pytest.mark.parametrize("name", ["Nobody", "nameless@x.test", "x" * 200, ""])
+@pytest.mark.parametrize("name", ["Nobody", "nameless@x.test", "x" * 200, "", "Ann\x00"])
 def test_an_unknown_name_or_a_player_without_one_has_no_profile(
     referee: Referee, name: str
 ) -> None:
@@ -196,7 +196,10 @@ def test_a_leaderboard_lists_by_rating_with_shared_places_and_pages(referee: Ref
     assert leaderboard(referee, "subdivision").players == ()
 
 
-@pytest.mark.parametrize("cursor", ["nonsense", "W10", "WzEsIDJd", "eyJhIjogMX0", "!!"])
+# Not base64; `[]`; `[1, 2]`; `{"a": 1}`; not text; `[1, "\u0000"]`.
+@pytest.mark.parametrize(
+    "cursor", ["nonsense", "W10", "WzEsIDJd", "eyJhIjogMX0", "!!", "WzEsICJcdTAwMDAiXQ"]
+)
 def test_a_cursor_no_page_gave_is_refused(referee: Referee, cursor: str) -> None:
     with pytest.raises(refusals.BadRequest):
         leaderboard(referee, "mandala", cursor)
