@@ -118,17 +118,23 @@ class Finished:
 def last_finished(session: Session, address: str, most: int) -> list[Finished]:
     """The player's `most` last finished games, the latest first (a finished game's
     `updated_at` is when its last move was logged)."""
-    mine = sa.select(_SEAT.c.game_id).where(_held_by(address))
-    games = (
-        session.connection()
-        .execute(
-            sa.select(_GAME.c.id, _GAME.c.name, _GAME.c.result, _GAME.c.updated_at)
-            .where(_GAME.c.id.in_(mine), _GAME.c.status == GameStatus.OVER)
-            .order_by(_GAME.c.updated_at.desc(), _GAME.c.id)
-            .limit(most)
-        )
-        .all()
+    # From the player's seats to their games, not from every finished game to the seats.
+    last = session.connection().execute(
+        sa.select(_GAME.c.id)
+        .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id))
+        .where(_held_by(address), _GAME.c.status == GameStatus.OVER)
+        .group_by(_GAME.c.id, _GAME.c.updated_at)
+        .order_by(_GAME.c.updated_at.desc(), _GAME.c.id)
+        .limit(most)
     )
+    order = [game_id for (game_id,) in last]
+    rows = session.connection().execute(
+        sa.select(_GAME.c.id, _GAME.c.name, _GAME.c.result, _GAME.c.updated_at).where(
+            _GAME.c.id.in_(order)
+        )
+    )
+    found = {row[0]: row for row in rows}
+    games = [found[game_id] for game_id in order]
     seats: dict[str, list[int]] = {game_id: [] for game_id, *_ in games}
     if seats:
         held = session.connection().execute(
