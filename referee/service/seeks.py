@@ -574,11 +574,7 @@ def _shown_many(session: Session, seeks: Sequence[Seek], viewer: str | None) -> 
     for addresses in invited.values():
         everyone |= set(addresses)
     names = player_rows.names_of(session, everyone)
-    ratings: dict[tuple[str, str], Shown] = {}
-    for game in {seek.game for seek in seeks}:
-        found = rating_rows.of_players(session, everyone, game)
-        for address, rating in found.items():
-            ratings[(address, game)] = shown(Skill(rating.mu, rating.sigma))
+    ratings = _ratings(session, seeks, everyone)
     return [
         SeekShown(
             id=seek.id,
@@ -608,6 +604,17 @@ def _shown_many(session: Session, seeks: Sequence[Seek], viewer: str | None) -> 
         )
         for seek in seeks
     ]
+
+
+def _ratings(
+    session: Session, seeks: Sequence[Seek], everyone: set[str]
+) -> dict[tuple[str, str], Shown]:
+    """The shown ratings of `everyone` at the seeks' games, by address and game."""
+    ratings = {}
+    for game in {seek.game for seek in seeks}:
+        for address, rating in rating_rows.of_players(session, everyone, game).items():
+            ratings[(address, game)] = shown(Skill(rating.mu, rating.sigma))
+    return ratings
 
 
 def _now() -> str:
