@@ -62,6 +62,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         kit,
         lobby,
         me,
+        players,
         profile,
         seat_links,
         seeks,
@@ -71,6 +72,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     )
     from api.rest import boards, floor, games, rematch, rules, submissions
     from api.rest import me as me_api
+    from api.rest import players as players_api
     from api.rest import profile as profile_api
     from api.rest import seeks as seeks_api
     from api.rest import sign_in as sign_in_api
@@ -129,6 +131,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(profile_api.blp)
     api.register_blueprint(seeks_api.blp)
     api.register_blueprint(standing_seeks_api.blp)
+    api.register_blueprint(players_api.blp)
     pages = (
         lobby.bp,
         seat_links.bp,
@@ -139,6 +142,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         profile.bp,
         turn_mail.bp,
         seeks.bp,
+        players.bp,
     )
     app.register_blueprint(kit.pages(*pages))
     app.register_blueprint(consent.bp)

@@ -85,6 +85,7 @@ REFUSALS: dict[type[refusals.Refusal], tuple[int, str]] = {
     refusals.NotYourSeek: (409, "Not your open game"),
     refusals.CreatorStays: (409, "Creator stays"),
     refusals.TooFewSeated: (409, "Too few seated"),
+    refusals.RatingOutOfRange: (409, "Rating out of range"),
     refusals.GameOver: (409, "Game over"),
     refusals.StillInPlay: (409, "Game still in play"),
     refusals.VacationRefused: (409, "Vacation refused"),

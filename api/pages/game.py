@@ -31,6 +31,7 @@ from referee.games import AnyGame
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import game_states, reachability, refusals
 from referee.service.building import build_move
+from referee.service.profile_view import seat_profiles
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
 from referee.service.vacations import GameClock, game_clock
@@ -104,6 +105,8 @@ class _PageReads:
     history: tuple[Any, list[Played[Any, Any]]] | None
     # A finished game's rematch: who accepted, and the new game once all have.
     rematch: Rematch | None
+    # The public names of the seats' players, for the seats a person holds who chose one.
+    profiles: dict[int, str]
 
 
 def _page_reads(game_id: str) -> _PageReads:
@@ -122,12 +125,13 @@ def _page_reads(game_id: str) -> _PageReads:
         head = state if at == game.version else game_states.state_at(db, game, game.version)
         shown = log_window(at, game.version)
         rules = reads.rules_of(game)
+        seats = reads.seats(db, game.id)
         return _PageReads(
             game=game,
             seat=seat,
             at=at,
             rules=rules,
-            seats=reads.seats(db, game.id),
+            seats=seats,
             state=state,
             previous=previous,
             head=head,
@@ -139,6 +143,7 @@ def _page_reads(game_id: str) -> _PageReads:
             unreachable=reachability.unreachable_seats(db, game.id),
             history=history,
             rematch=rematch_of(db, game) if game.status == "over" else None,
+            profiles=seat_profiles(db, seats),
         )
 
 
@@ -180,6 +185,7 @@ def _player_lines(page: _PageReads, env: JSONish, names: list[str]) -> list[JSON
         {
             "seat": s.seat,
             "name": names[s.seat],
+            "profile": page.profiles.get(s.seat),
             "score": scores[s.seat] if s.seat < len(scores) else None,
             "to_act": s.seat in env["to_act"],
             "resigned": s.seat in resigned,

@@ -27,7 +27,7 @@ import re
 import secrets
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from flask import Blueprint, Response, g, render_template, request
 from markupsafe import Markup
@@ -51,6 +51,21 @@ def bdi(name: str) -> Markup:
     """A player's name isolated from the text around it (`<bdi>`): a right-to-left
     name cannot reorder the words and numbers beside it."""
     return Markup("<bdi>{}</bdi>").format(name)
+
+
+# Where a player's profile is (`api/pages/players.py`): a path built by hand, as lists
+# of hundreds of names link it and `url_for` costs more than the rest of a row.
+PROFILE_PATH = "/p/"
+
+
+def player(name: str, shown: str | None = None) -> Markup:
+    """A player's public name linking its profile, isolated as `bdi` isolates it; `shown`:
+    the words to show instead (a seat's name in a game). The one way pages link a player:
+    give it public names only, never an address."""
+    href = PROFILE_PATH + quote(name, safe="")
+    return Markup('<a class="player" href="{}"><bdi>{}</bdi></a>').format(
+        href, name if shown is None else shown
+    )
 
 
 _WHOLE = re.compile(r"[0-9]{1,9}")
@@ -194,6 +209,7 @@ def pages(*children: Blueprint) -> Blueprint:
         static_url_path="/assets",
     )
     parent.add_app_template_filter(bdi, "bdi")
+    parent.add_app_template_filter(player, "player")
     parent.app_context_processor(_template_globals)
     parent.after_request(_headers)
     parent.register_error_handler(Problem, _problem_page)

@@ -59,8 +59,9 @@ class Row:
     version: int
     title: str
     href: str
-    # The other seats' names, and those of the seats to act (mine left out).
-    others: list[str]
+    # The other seats' names, each with its player's public name (None: a bot, or a
+    # player without one: shown unlinked), and those of the seats to act (mine left out).
+    others: list[tuple[str, str | None]]
     to_act: list[str]
     due: str
     overdue: bool
@@ -100,7 +101,7 @@ def _row(game: MyGame, secret: bytes, now: datetime) -> Row:
         version=game.version,
         title=_title(game.game),
         href=_href(game, mine, secret, now),
-        others=[names[s.seat] for s in game.seats if not s.me],
+        others=[(names[s.seat], s.profile) for s in game.seats if not s.me],
         to_act=[names[n] for n in game.to_act if n < len(names) and n not in mine],
         due=deadline_words(due, now),
         overdue=due is not None and due <= now,

@@ -31,12 +31,15 @@ from api.pages import kit
 from api.pages.in_words import ago_words, deadline_words, per_turn_words
 from referee import bots, games
 from referee.delivery.play_links import play_url, works_until
+from referee.ratings import Shown
 from referee.service import refusals
 from referee.service.my_games import held_seat
 from referee.service.players import PLAY, Player
 from referee.service.profiles import profile
 from referee.service.seeks import (
     MOST_INVITED,
+    RATING_HIGHEST,
+    RATING_LOWEST,
     NewSeek,
     SeekShown,
     get_seek,
@@ -58,7 +61,7 @@ bp = Blueprint("seeks", __name__)
 SIGN_IN = "/me/sign-in"
 # The times per turn the form offers (the API takes any the referee keeps).
 DEADLINES = {"": "no time limit", "24h": "1 day", "48h": "2 days", "72h": "3 days", "7d": "1 week"}
-FORM_FIELDS = ("game", "min", "max", "deadline", "bots", "invite")
+FORM_FIELDS = ("game", "min", "max", "deadline", "bots", "invite", "rating_min", "rating_max")
 # What the form keeps of a typed field when it is shown again.
 TYPED_MOST = 200
 
@@ -93,6 +96,24 @@ def _words(refused: refusals.Refusal) -> str:
     return reason[:1].upper() + reason[1:] + ("" if reason.endswith(".") else ".")
 
 
+def rated(name: str, rating: Shown | None) -> dict[str, Any]:
+    """A player of an open game with its rating at the game (None: not rated yet)."""
+    return {
+        "name": name,
+        "rating": None if rating is None else rating.rating,
+        "provisional": rating is None or rating.provisional,
+    }
+
+
+def range_words(low: int | None, high: int | None) -> str:
+    """An open game's rating range: "ratings 1400 to 1700", "ratings from 1600"."""
+    if low is not None and high is not None:
+        return f"ratings {low} to {high}"
+    if low is not None:
+        return f"ratings from {low}"
+    return "" if high is None else f"ratings up to {high}"
+
+
 def card(seek: SeekShown, now: datetime) -> dict[str, Any]:
     """An open game as the pages show it, in words."""
     counts = f"{seek.min_players}"
@@ -114,6 +135,12 @@ def card(seek: SeekShown, now: datetime) -> dict[str, Any]:
         "rated": seek.rated,
         "bots": seek.bots,
         "by": seek.by,
+        "by_player": rated(seek.by, seek.by_rating),
+        "seated_players": [
+            rated(name, rating)
+            for name, rating in zip(seek.seated, seek.seated_ratings, strict=True)
+        ],
+        "range": range_words(seek.rating_min, seek.rating_max),
         "posted": ago_words(parse_stamp(seek.created_at), now),
         "posted_at": seek.created_at,
         "expires": deadline_words(parse_stamp(seek.expires_at), now),
@@ -191,6 +218,18 @@ def _count(form: Mapping[str, str], field: str) -> int | None:
     return int(given)
 
 
+def _rating(form: Mapping[str, str], field: str) -> int | None:
+    given = form.get(field, "").strip()
+    if not given:
+        return None
+    if not kit.whole_number(given) or not RATING_LOWEST <= int(given) <= RATING_HIGHEST:
+        raise refusals.BadRequest(
+            f"a rating bound is a number from {RATING_LOWEST} to {RATING_HIGHEST}, "
+            f"not {given[:20]!r}"
+        )
+    return int(given)
+
+
 def _new_seek(form: Mapping[str, str]) -> NewSeek:
     """The open game the form asks for."""
     invite = tuple(name.strip() for name in form.get("invite", "").split(",") if name.strip())
@@ -202,6 +241,8 @@ def _new_seek(form: Mapping[str, str]) -> NewSeek:
         rated=form.get("rated") == "on",
         bots=form.get("bots") or None,
         invite=invite,
+        rating_min=_rating(form, "rating_min"),
+        rating_max=_rating(form, "rating_max"),
     )
 
 

@@ -18,6 +18,7 @@ from api.http.errors import BAD_QUERY, NOT_JSON, declared
 from api.http.player_auth import current_player, signed_in_or_token
 from api.schemas.rules import COMPONENTS, NEW_SEEK
 from api.schemas.seeks import NewSeekIn, SeekListArgs, SeekListOut, SeekOut
+from referee.ratings import Shown
 from referee.service.players import PLAY, Player
 from referee.service.seeks import (
     NewSeek,
@@ -81,6 +82,8 @@ def post(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         rated=body["rated"],
         bots=body["bots"],
         invite=tuple(body["invite"]),
+        rating_min=body["rating"].get("min"),
+        rating_max=body["rating"].get("max"),
     )
     seek = post_seek(referee(), _acting(), new)
     return shown(seek), 201, {"Location": link(seek.id)}
@@ -126,7 +129,8 @@ def _acted(operation: str, conflicts: str) -> dict[str, Any]:
 @blp.doc(
     **_acted(
         "joinSeek",
-        f"{NOT_OPEN}; needs_name, already_joined, seek_full, not_invited, blocked",
+        f"{NOT_OPEN}; needs_name, already_joined, seek_full, not_invited, blocked, "
+        "rating_out_of_range",
     )
 )
 def join(seek_id: str) -> dict[str, Any]:
@@ -169,6 +173,13 @@ def link(seek_id: str) -> str:
     return url_for("pages.seeks.seek", seek_id=seek_id)
 
 
+def rated(name: str, rating: Shown | None) -> dict[str, Any]:
+    """A player of a seek: its name, and its rating at the seek's game (null: none yet)."""
+    if rating is None:
+        return {"name": name, "rating": None, "provisional": True}
+    return {"name": name, "rating": rating.rating, "provisional": rating.provisional}
+
+
 def shown(seek: SeekShown) -> dict[str, Any]:
     return {
         "id": seek.id,
@@ -179,8 +190,12 @@ def shown(seek: SeekShown) -> dict[str, Any]:
         "on_timeout": seek.on_timeout,
         "rated": seek.rated,
         "bots": seek.bots,
-        "by": {"name": seek.by},
-        "seated": [{"name": name} for name in seek.seated],
+        "by": rated(seek.by, seek.by_rating),
+        "seated": [
+            rated(name, rating)
+            for name, rating in zip(seek.seated, seek.seated_ratings, strict=True)
+        ],
+        "rating": {"min": seek.rating_min, "max": seek.rating_max},
         "status": seek.status,
         "private": seek.private,
         "invited": list(seek.invited),

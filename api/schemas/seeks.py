@@ -8,7 +8,7 @@ from api.schemas.games import GameTermsIn
 from api.schemas.shared import PRINTABLE, Strict
 from referee import games
 from referee.names import PUBLIC_LONGEST, PUBLIC_NAME_FORM, PUBLIC_SHORTEST
-from referee.service.seeks import LIST_MOST, MOST_INVITED
+from referee.service.seeks import LIST_MOST, MOST_INVITED, RATING_HIGHEST, RATING_LOWEST
 from referee.service.standing_seeks import MOST_COUNT
 
 
@@ -53,6 +53,19 @@ class PlayerCountIn(Strict):
     max = fields.Integer(validate=validate.Range(min=1, max=12))
 
 
+class RatingRangeIn(Strict):
+    min = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=RATING_LOWEST, max=RATING_HIGHEST),
+    )
+    max = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=RATING_LOWEST, max=RATING_HIGHEST),
+    )
+
+
 class NewSeekIn(GameTermsIn):
     players = fields.Nested(
         PlayerCountIn,
@@ -78,6 +91,15 @@ class NewSeekIn(GameTermsIn):
         validate=validate.Length(max=MOST_INVITED),
         metadata={"description": "public names: only these players may join (a private seek)"},
     )
+    rating = fields.Nested(
+        RatingRangeIn,
+        load_default=dict,
+        metadata={
+            "description": "the ratings at this game a joining player's must lie within "
+            "(either bound optional; an unrated player counts as 1500); the creator is "
+            "not checked"
+        },
+    )
 
 
 class PlayersOut(Schema):
@@ -87,6 +109,20 @@ class PlayersOut(Schema):
 
 class SeatedOut(Schema):
     name = fields.String(required=True)
+    rating = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the player's rating at the seek's game (null: not rated yet)"},
+    )
+    provisional = fields.Boolean(
+        required=True,
+        metadata={"description": "true while the rating is not settled (and when there is none)"},
+    )
+
+
+class RatingRangeOut(Schema):
+    min = fields.Integer(required=True, allow_none=True)
+    max = fields.Integer(required=True, allow_none=True)
 
 
 class SeekOut(Schema):
@@ -105,6 +141,11 @@ class SeekOut(Schema):
         fields.Nested(SeatedOut),
         required=True,
         metadata={"description": "in the order they joined"},
+    )
+    rating = fields.Nested(
+        RatingRangeOut,
+        required=True,
+        metadata={"description": "the ratings a joining player's must lie within (null: no bound)"},
     )
     status = fields.String(
         required=True, validate=validate.OneOf(("open", "started", "withdrawn", "expired"))

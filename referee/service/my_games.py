@@ -36,6 +36,8 @@ class SeatShown:
     name: str
     # Whether the player asking holds this seat.
     me: bool
+    # The public name of the player holding it, where a person does and chose one.
+    profile: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +74,12 @@ def _row(
         id=held.id,
         game=held.name,
         status=held.status,
-        seats=[SeatShown(seat, name, seat in mine) for seat, name in enumerate(shown.names)],
+        seats=[
+            SeatShown(seat, name, seat in mine, profile)
+            for seat, (name, profile) in enumerate(
+                zip(shown.names, shown.profiles or [None] * len(shown.names), strict=True)
+            )
+        ],
         to_act=held.to_act,
         my_turn=not mine.isdisjoint(held.to_act),
         deadline=due,

@@ -176,6 +176,12 @@ class TooFewSeated(SeekRefusal):
     code = "too_few_seated"
 
 
+class RatingOutOfRange(SeekRefusal):
+    """Joining an open game whose rating range leaves out one's rating at its game."""
+
+    code = "rating_out_of_range"
+
+
 class GameOver(MoveRefusal):
     """The game is over: nothing more can be played."""
 

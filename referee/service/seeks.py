@@ -23,12 +23,18 @@ Its players are told (`referee.service.seek_telling`): invited players when a
 private seek is posted, those seated when it starts, is withdrawn or expires.
 
 Strangers see one another by public name only: a seek shows names, never
-addresses, and a player needs a name to post or join. Two players of whom
+addresses, and a player needs a name to post or join. Beside each name, the
+player's rating at the seek's game (`referee.ratings.shown`; None while it has
+played no rated game of it). A seek may ask that joining players' ratings lie
+within `rating_min` to `rating_max` (either bound optional): a player unrated
+at the game counts as a newcomer's rating (`START`, 1500). Its creator is not
+checked. Two players of whom
 one blocked the other see none of each other's seeks and cannot join them.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -38,6 +44,7 @@ from sqlmodel import Session
 
 from referee.engine import JSON
 from referee.names import public_key
+from referee.ratings import START, Shown, Skill, shown
 from referee.rng import Rng, new_seed
 from referee.service import handovers, refusals, seek_telling
 from referee.service.creating import (
@@ -51,7 +58,7 @@ from referee.service.creating import (
 )
 from referee.service.players import Player as SignedIn
 from referee.service.publishing import Published, publish
-from referee.store import player_rows, seek_rows
+from referee.store import player_rows, rating_rows, seek_rows
 from referee.store.clock import stamp
 from referee.store.creation import new_id
 from referee.store.seek_told import SeekNews
@@ -65,6 +72,8 @@ BOT_SEAT_NAME = "Open seat {number}"
 # The most players a private seek invites.
 MOST_INVITED = 5
 LIST_MOST = 100
+# The ratings a seek's range may name (as shown: a newcomer reads 1500).
+RATING_LOWEST, RATING_HIGHEST = 0, 4000
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +90,9 @@ class NewSeek:
     bots: str | None = None
     # Public names of the only players who may join (a private seek), or none.
     invite: tuple[str, ...] = ()
+    # The ratings (as shown) a joining player's must lie within (None: no bound).
+    rating_min: int | None = None
+    rating_max: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +122,12 @@ class SeekShown:
     # Whether the player asking sits at it, and whether it posted it.
     mine: bool
     by_me: bool
+    # The ratings at its game of its creator and of those seated (None: not rated yet).
+    by_rating: Shown | None = None
+    seated_ratings: tuple[Shown | None, ...] = ()
+    # The ratings a joining player's must lie within (None: no bound).
+    rating_min: int | None = None
+    rating_max: int | None = None
 
     @property
     def open_seats(self) -> int:
@@ -152,6 +170,7 @@ def post_seek(referee: Referee, player: SignedIn, new: NewSeek) -> SeekShown:
     terms = checked_terms(new)
     if new.bots is not None:
         check_bots(rules_named(terms.game), [Player("bot", bot=new.bots)], trusted=True)
+    _check_range(new.rating_min, new.rating_max)
     if len(new.invite) > MOST_INVITED:
         reason = f"a private open game invites {MOST_INVITED} players at most"
         raise refusals.BadRequest(reason, errors={"invite": [reason]})
@@ -203,6 +222,8 @@ def open_seek(
         created_at=stamp(moment),
         expires_at=stamp(moment + timedelta(days=referee.settings.seek_days)),
         standing_id=standing_id,
+        rating_min=new.rating_min,
+        rating_max=new.rating_max,
     )
     seek_rows.insert(session, seek, invited)
     seek_rows.seat(session, seek.id, address, seek.created_at)
@@ -261,6 +282,7 @@ def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
             raise refusals.NotInvited("this open game is private: only its invited players join")
         if not player_rows.apart(session, player.address).isdisjoint([seek.by_address, *seated]):
             raise refusals.Blocked("you cannot join this open game")
+        _check_rating(session, seek, player.address)
         if seek.status == SeekStatus.STARTED and seek.bot_seats_open > 0:
             taken = handovers.take_over(session, secret, seek, player.address, _now())
             seek.bot_seats_open -= 1
@@ -457,6 +479,42 @@ def _invited(session: Session, creator: str, names: Sequence[str]) -> list[str]:
     return found
 
 
+def _check_range(low: int | None, high: int | None) -> None:
+    for bound in (low, high):
+        if bound is not None and not RATING_LOWEST <= bound <= RATING_HIGHEST:
+            reason = f"a rating bound is a number from {RATING_LOWEST} to {RATING_HIGHEST}"
+            raise refusals.BadRequest(reason, errors={"rating": [reason]})
+    if low is not None and high is not None and low > high:
+        reason = f"a rating range from {low} to {high} holds no rating"
+        raise refusals.BadRequest(reason, errors={"rating": [reason]})
+
+
+def rating_at(session: Session, address: str, game: str) -> Shown:
+    """The player's rating at `game` as shown; a newcomer's where it has none yet."""
+    found = rating_rows.of_players(session, [address], game).get(address)
+    return shown(START if found is None else Skill(found.mu, found.sigma))
+
+
+def _check_rating(session: Session, seek: Seek, address: str) -> None:
+    """Refuse a joining player whose rating lies outside the seek's range."""
+    if seek.rating_min is None and seek.rating_max is None:
+        return
+    rating = rating_at(session, address, seek.game).rating
+    low = -math.inf if seek.rating_min is None else seek.rating_min
+    high = math.inf if seek.rating_max is None else seek.rating_max
+    if not low <= rating <= high:
+        wanted = (
+            f"from {seek.rating_min} to {seek.rating_max}"
+            if seek.rating_min is not None and seek.rating_max is not None
+            else f"of {seek.rating_min} at least"
+            if seek.rating_min is not None
+            else f"of {seek.rating_max} at most"
+        )
+        raise refusals.RatingOutOfRange(
+            f"this open game asks for a rating {wanted}: yours at this game is {rating}"
+        )
+
+
 def _locked(session: Session, seek_id: str, viewer: str) -> Seek:
     """The seek to act on, locked. A private seek is acted on by id like any other (a
     stranger who joins it is told it is private, `not_invited`); one of a player the
@@ -516,6 +574,7 @@ def _shown_many(session: Session, seeks: Sequence[Seek], viewer: str | None) -> 
     for addresses in invited.values():
         everyone |= set(addresses)
     names = player_rows.names_of(session, everyone)
+    ratings = _ratings(session, seeks, everyone)
     return [
         SeekShown(
             id=seek.id,
@@ -538,9 +597,24 @@ def _shown_many(session: Session, seeks: Sequence[Seek], viewer: str | None) -> 
             invited=tuple(names.get(address, "") for address in invited.get(seek.id, ())),
             mine=viewer is not None and viewer in seated[seek.id],
             by_me=viewer is not None and viewer == seek.by_address,
+            by_rating=ratings.get((seek.by_address, seek.game)),
+            seated_ratings=tuple(ratings.get((address, seek.game)) for address in seated[seek.id]),
+            rating_min=seek.rating_min,
+            rating_max=seek.rating_max,
         )
         for seek in seeks
     ]
+
+
+def _ratings(
+    session: Session, seeks: Sequence[Seek], everyone: set[str]
+) -> dict[tuple[str, str], Shown]:
+    """The shown ratings of `everyone` at the seeks' games, by address and game."""
+    ratings = {}
+    for game in {seek.game for seek in seeks}:
+        for address, rating in rating_rows.of_players(session, everyone, game).items():
+            ratings[(address, game)] = shown(Skill(rating.mu, rating.sigma))
+    return ratings
 
 
 def _now() -> str:

@@ -88,10 +88,13 @@ class GameShown:
     # Every seat's name, in seat order.
     names: tuple[str, ...]
     result: dict[str, Any] | None
+    # Each seat's player's public name, where a person holds it and chose one.
+    profiles: tuple[str | None, ...] = ()
 
 
 _GAME = core_table(Game)
 _SEAT = core_table(Seat)
+_ADDRESS = core_table(Address)
 
 
 def games_held(session: Session, address: str, status: str | None = None) -> list[HeldGame]:
@@ -149,17 +152,28 @@ def shown(session: Session, game_ids: list[str]) -> dict[str, GameShown]:
     """The seats' names and the result of each of these games, in one statement."""
     if not game_ids:
         return {}
+    person = sa.and_(_ADDRESS.c.address == sa.func.lower(_SEAT.c.email), _SEAT.c.bot.is_(None))
     query = (
-        sa.select(_SEAT.c.game_id, _SEAT.c.seat, _SEAT.c.name, _GAME.c.result)
-        .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id))
+        sa.select(
+            _SEAT.c.game_id, _SEAT.c.seat, _SEAT.c.name, _GAME.c.result, _ADDRESS.c.public_name
+        )
+        .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id).outerjoin(_ADDRESS, person))
         .where(_SEAT.c.game_id.in_(game_ids))
     )
-    names: dict[str, list[tuple[int, str]]] = {}
+    seats: dict[str, list[tuple[int, str, str | None]]] = {}
     results: dict[str, Any] = {}
-    for game_id, seat, name, result in session.connection().execute(query).all():
-        names.setdefault(game_id, []).append((seat, name))
+    for game_id, seat, name, result, public in session.connection().execute(query).all():
+        seats.setdefault(game_id, []).append((seat, name, public))
         results[game_id] = result
     return {
-        game_id: GameShown(tuple(name for _seat, name in sorted(seats)), results[game_id])
-        for game_id, seats in names.items()
+        game_id: GameShown(
+            tuple(name for _seat, name, _public in sorted(held, key=_first)),
+            results[game_id],
+            tuple(public for _seat, _name, public in sorted(held, key=_first)),
+        )
+        for game_id, held in seats.items()
     }
+
+
+def _first(seat: tuple[int, str, str | None]) -> int:
+    return seat[0]

@@ -266,7 +266,11 @@ def test_a_taken_seat_plays_through_its_token_and_its_page_shows_it(
     html = " ".join(page.get_data(as_text=True).split())
     assert page.status_code == 200
     assert "You are <strong><bdi>Bob</bdi></strong>" in html
-    assert '<bdi>Bob</bdi> <span class="muted">(you)</span>' in html
+    # Bob has a public name: his seat links his profile.
+    assert (
+        '<a class="player" href="/p/Bob"><bdi>Bob</bdi></a> <span class="muted">(you)</span>'
+        in html
+    )
     # The seat's moves before the handover are listed as its bot's.
     assert f"{bot_name} (bot, random)" in html
     state = client.get(
