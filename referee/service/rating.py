@@ -191,9 +191,10 @@ def rebuild(referee: Referee, *, write: bool = True) -> Rebuilt:
         seq = 0
         while batch := rating_rows.rated_games(session, seq, BATCH):
             games = rating_rows.games_by_id(session, [rated.game_id for rated in batch])
-            outcomes = dict(_outcomes(session, [games[rated.game_id] for rated in batch]))
+            found = _outcomes(session, [games[rated.game_id] for rated in batch])
+            outcomes = {game.id: outcome for game, outcome in found}
             for rated in batch:
-                replay.take(rated, outcomes[games[rated.game_id]])
+                replay.take(rated, outcomes[rated.game_id])
             seq = batch[-1].seq or seq
         found = Rebuilt(replay.games, len({address for address, _ in replay.ratings}))
         found.ratings = len(replay.ratings)
