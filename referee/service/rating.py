@@ -191,8 +191,8 @@ def rebuild(referee: Referee, *, write: bool = True) -> Rebuilt:
         seq = 0
         while batch := rating_rows.rated_games(session, seq, BATCH):
             games = rating_rows.games_by_id(session, [rated.game_id for rated in batch])
-            found = _outcomes(session, [games[rated.game_id] for rated in batch])
-            outcomes = {game.id: outcome for game, outcome in found}
+            read = _outcomes(session, [games[rated.game_id] for rated in batch])
+            outcomes = {game.id: outcome for game, outcome in read}
             for rated in batch:
                 replay.take(rated, outcomes[rated.game_id])
             seq = batch[-1].seq or seq
