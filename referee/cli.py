@@ -473,6 +473,39 @@ def upgrade() -> None:
     click.echo(f"{database.url}: up to date")
 
 
+@main.group()
+def ratings() -> None:
+    """The players' ratings, a projection of the finished games."""
+
+
+@ratings.command()
+@click.option("--check", is_flag=True, help="Only compare: exit 1 when anything differs.")
+def rebuild(check: bool) -> None:
+    """Work every rating out again from the finished games, in the order they were taken
+    in, and make the stored figures the replay's; print what differed (nothing when the
+    two agree). With --check nothing is written and a difference exits 1."""
+    from referee.service.rating import rebuild as rebuild_ratings
+
+    referee = _referee(_settings())
+    try:
+        rebuilt = rebuild_ratings(referee, write=not check)
+    finally:
+        referee.close()
+    click.echo(
+        f"{rebuilt.games} games replayed; {rebuilt.players} players rated "
+        f"({rebuilt.ratings} ratings)"
+    )
+    for difference in rebuilt.differences:
+        click.echo(difference)
+    if rebuilt.differences:
+        done = "differed" if check else "differed and were rewritten"
+        click.echo(f"{len(rebuilt.differences)} figures {done}")
+        if check:
+            sys.exit(1)
+    else:
+        click.echo("the stored figures are the replay's")
+
+
 @main.command("mail-in")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=2525, show_default=True)

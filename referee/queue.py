@@ -50,12 +50,15 @@ BOT_SWEEP = "referee.bot_sweep"
 # Open games: those whose time ran out expire, and standing seeks are topped up
 # (`referee.service.standing_seeks`).
 SEEKS = "referee.seeks"
+# Ratings (`referee.service.rating.rate_finished`): every finished game not taken in
+# yet is, in order; enqueued once a game's last move is committed, and swept.
+RATINGS = "referee.ratings"
 # Outbound delivery (mail, webhooks): its own queue, `<REFEREE_QUEUE>.delivery`,
 # so a slow recipient never holds up a decision.
 DELIVERY = (DELIVER,)
 # The periodic sweeps: pending submissions, deadlines, digests, bots, open games,
-# due mail and webhooks.
-SWEEPS = (SWEEP, DEADLINES, DIGESTS, BOT_SWEEP, SEEKS, *DELIVERY)
+# ratings, due mail and webhooks.
+SWEEPS = (SWEEP, DEADLINES, DIGESTS, BOT_SWEEP, SEEKS, RATINGS, *DELIVERY)
 # Time limits of every task (s): the soft one raises inside the task, the
 # hard one kills its pool process. Deciding takes milliseconds; a delivery
 # task stops claiming after a minute and each webhook post has its own

@@ -104,6 +104,7 @@ STORE_WRITING = {
         "keys",
         "mail_settings",
         "notices",
+        "rated_games",
         "seat_hooks",
         "seek_told",
         "submissions",

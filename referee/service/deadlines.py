@@ -78,6 +78,7 @@ def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
             if judged is not None and judged.decided:
                 timed_out.append(game.id)
                 published.bots += judged.bots(game.id)
+                published.finished += judged.finished(game.id)
         elif (
             not held(game, seats_away, moment)
             and reminder <= moment

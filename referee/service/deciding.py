@@ -58,6 +58,7 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
             judged = judge(session, game, [submission], locked.reach, secret=secret)
             decided, published.news = judged.decided[0], judged.news
             published.bots = judged.bots(game.id)
+            published.finished = judged.finished(game.id)
         published.decided.append((decided, game.id))
     publish(referee, published)
     return decided
@@ -93,10 +94,16 @@ class Judged:
     news: bool
     # The version after the moves played, when a bot's seat is to act then.
     bot_turn: int | None = None
+    # Whether the moves played ended the game.
+    over: bool = False
 
     def bots(self, game_id: str) -> list[tuple[str, int]]:
         """The bots' turn to publish (`Published.bots`), if a bot's seat is to act."""
         return [] if self.bot_turn is None else [(game_id, self.bot_turn)]
+
+    def finished(self, game_id: str) -> list[str]:
+        """The game to publish as finished (`Published.finished`), if these moves ended it."""
+        return [game_id] if self.over else []
 
 
 @dataclass(slots=True)
@@ -238,7 +245,9 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
     )
     notifying.write(connection, appended, [*judging.answers, *notices, *handed])
     bot_turn = appended.game["version"] if bots_to_act(appended.game, judging.reach) else None
-    return Judged(judging.decided, bool(judging.answers or notices or handed), bot_turn)
+    news = bool(judging.answers or notices or handed)
+    over = appended.game["status"] == GameStatus.OVER
+    return Judged(judging.decided, news, bot_turn, over)
 
 
 def bots_to_act(game: dict[str, Any], reach: Reach) -> bool:

@@ -19,6 +19,7 @@ from referee.queue import (
     DELIVER,
     DIGESTS,
     NOOP,
+    RATINGS,
     SEEKS,
     SIGN_IN,
     SWEEP,
@@ -28,6 +29,7 @@ from referee.service.deadlines import sweep_deadlines
 from referee.service.deciding import decide, sweep_pending
 from referee.service.delivering import deliver
 from referee.service.digests import sweep_digests
+from referee.service.rating import rate_finished
 from referee.service.seek_telling import sweep_seek_news
 from referee.service.seeks import expire_seeks
 from referee.service.signing_in import request_sign_in
@@ -75,6 +77,7 @@ JOBS: dict[str, Job] = {
     DEADLINES: _deadlines,
     DIGESTS: _digests,
     SEEKS: _seeks,
+    RATINGS: rate_finished,
     NOOP: _noop,
     DELIVER: deliver,
     SIGN_IN: request_sign_in,

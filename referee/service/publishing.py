@@ -4,8 +4,8 @@ Publishing before the commit could tell a waiting client of a move that a
 rollback then took back; publishing in each caller wrote the same steps
 four times. Each use case returns a `Published`, and `publish` sends it:
 the decisions to whoever waits on them and to the games' followers, the
-submissions still to decide to the queue, and a nudge to delivery when
-there is news to send.
+submissions still to decide and the games just finished (for their
+ratings) to the queue, and a nudge to delivery when there is news to send.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import logging
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from referee.queue import BOT, DECIDE
+from referee.queue import BOT, DECIDE, RATINGS
 from referee.store.decision_rows import Decided
 from referee.store.tables import Game
 
@@ -46,6 +46,9 @@ class Published:
     # announced as a game's change is, so that the players' streams read them (a
     # seek's id, a uuid like a game's, names no game).
     seeks: list[str] = field(default_factory=list)
+    # Games whose last move this committed: the ratings take them in on the worker
+    # (`referee.service.rating`), never here.
+    finished: list[str] = field(default_factory=list)
 
 
 def publish(referee: Referee, what: Published) -> None:
@@ -71,6 +74,13 @@ def publish(referee: Referee, what: Published) -> None:
         except Exception:
             # The bots' sweep enqueues it again once the broker is back.
             _log.exception("could not enqueue the bots of game %s", game_id)
+    if what.finished:
+        try:
+            # One task takes in every finished game still to rate, in order.
+            queue.enqueue_apart(RATINGS, lane="ratings")
+        except Exception:
+            # The ratings' sweep takes them in once the broker is back.
+            _log.exception("could not enqueue the ratings of %s", what.finished)
     if what.news:
         # On the delivery queue, or the embedded default's delivery threads, never here.
         queue.deliver_soon()
