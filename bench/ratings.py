@@ -8,7 +8,8 @@ of bench/service.py, REFEREE_BENCH_PG), the rows a long-lived server would
 hold are written straight into the tables, in bulk: players with public
 names; finished games of every game, 2 to 5 seats, each with a few moves
 an hour or so apart and its `rated_game` row; each player's rating per game
-and one `rating_change` per player per game. Then the app answers, in this
+and one `rating_change` per player per game; every move with its submission (one in fifty
+a timeout). Then the app answers, in this
 process through Flask's test client (the whole request without the network):
 a leaderboard's first page of 50 and a page deep in it (`GET
 /v1/ratings/{game}`, the page `/ratings/<game>`), and the profile of the
@@ -46,6 +47,7 @@ from referee.store.tables import (
     RatingChange,
     Seat,
     Seek,
+    Submission,
     core_table,
 )
 
@@ -98,7 +100,7 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
     names = [game.name for game in games.all_games()]
     skills: dict[tuple[int, str], tuple[float, float, int, int, int]] = {}
     made: dict[type[Any], list[dict[str, Any]]] = {
-        model: [] for model in (Game, Seat, Move, Seek, RatedGame, RatingChange)
+        model: [] for model in (Game, Seat, Submission, Move, Seek, RatedGame, RatingChange)
     }
     for seq in range(1, count + 1):
         name = names[seq % len(names)]
@@ -144,6 +146,22 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
             )
         for move in range(1, MOVES_PER_GAME + 1):
             at = begun + timedelta(hours=move, minutes=rng.randrange(60))
+            submission_id = f"{game_id[:24]}{move:08d}"
+            made[Submission].append(
+                {
+                    "id": submission_id,
+                    "game_id": game_id,
+                    "seat": move % seats,
+                    "move": {},
+                    "request_hash": "r",
+                    "status": "accepted",
+                    "seq": move,
+                    "created_at": stamp(at),
+                    "decided_at": stamp(at),
+                    # One move in fifty played by the referee when time ran out.
+                    "source": "timeout" if rng.randrange(50) == 0 else "rest",
+                }
+            )
             made[Move].append(
                 {
                     "game_id": game_id,
@@ -154,6 +172,7 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
                     "created_at": stamp(at),
                     "prev_hash": "h",
                     "hash": "h",
+                    "submission_id": submission_id,
                 }
             )
         made[Seek].append(
@@ -204,7 +223,7 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
                     "at": stamp(ended),
                 }
             )
-    for model in (Game, Seat, Move, Seek, RatedGame, RatingChange):
+    for model in (Game, Seat, Submission, Move, Seek, RatedGame, RatingChange):
         _insert(connection, model, made[model])
     _insert(
         connection,
@@ -233,8 +252,10 @@ def measure(name: str, settings: Settings, args: argparse.Namespace) -> None:
             _players(connection, args.players)
             _games(connection, args.players, args.games, random.Random(1))
         if referee.db.dialect == "postgresql":
+            # As autovacuum would soon: without statistics the planner scans whole tables.
             with referee.db.engine.connect() as connection:
                 connection.execute(sa.text("ANALYZE"))
+                connection.commit()
         made = time.perf_counter() - started
         print(f"== {name}: {args.players} players, {args.games} finished games (made in ", end="")
         print(f"{made:.0f} s)")

@@ -113,10 +113,11 @@ def player_profile(referee: Referee, name: str, history: bool = False) -> Player
             else _rating(rating, [])
             for rating in rating_rows.of_player(session, known.address)
         )
-        counts = seat_stats.games_by_status(session, known.address)
+        held = seat_stats.held_seats(session, known.address)
+        counts = seat_stats.games_by_status(held)
         tally = seat_stats.tally(session, known.address)
-        answers = seat_stats.answers(session, known.address, ANSWERS_MOST)
-        finished = seat_stats.last_finished(session, known.address, RECENT_MOST)
+        answers = seat_stats.answers(session, held, ANSWERS_MOST)
+        finished = seat_stats.last_finished(session, held, RECENT_MOST)
     stats = Stats(
         games_finished=counts.get(GameStatus.OVER, 0),
         games_active=counts.get(GameStatus.ACTIVE, 0),

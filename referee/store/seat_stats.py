@@ -1,14 +1,18 @@
 """What a player's seats did, read for its profile: its games by status, its timeouts and
 resignations, how long it took over its last moves, its last finished games.
 
-A player's seats are those given its address (compared without case, on the index of
-`lower(seat.email)`); each statement starts there and reaches a seat's moves by the
-unique `(game_id, seq)` of `move`, so its cost follows the player's own games, not the
-size of the server.
+Everything starts from one read of the player's seats (`held_seats`: on the index of
+`lower(seat.email)`, each seat's game read from the covering index of its id, status
+and times), so that a profile costs what the player's own games cost, not the size of
+the server: a few milliseconds for a player of some thirty games, a hundred and more
+for one of thousands (docs/performance.md). Timeouts and resignations are counted on
+partial indexes that hold those moves alone, and the last moves are looked for in the
+player's latest games first.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,30 +28,45 @@ _GAME = core_table(Game)
 _SEAT = core_table(Seat)
 _MOVE = core_table(Move)
 _SUBMISSION = core_table(Submission)
+# Written as literals, not bound: SQLite uses a partial index only for a query whose
+# terms name its condition's values (`ix_submission_timeout`, `ix_move_resign`).
+_TIMEOUT: sa.ColumnElement[str] = sa.literal_column(f"'{Source.TIMEOUT.value}'")
+_RESIGN: sa.ColumnElement[str] = sa.literal_column(f"'{RESIGN_NOTATION}'")
+# Games whose moves are read at once while looking for the player's last moves.
+_GAMES_A_READ = 50
 
 
-def _held_by(address: str) -> sa.ColumnElement[bool]:
+@dataclass(frozen=True, slots=True)
+class HeldSeat:
+    """A seat the player holds, with its game's status and times."""
+
+    game_id: str
+    seat: int
+    status: str
+    updated_at: str
+    created_at: str
+
+
+def _held(address: str) -> sa.ColumnElement[bool]:
     return sa.func.lower(_SEAT.c.email) == normal(address)
 
 
-def _moves_of(address: str) -> Any:
-    """The moves of the player's seats that came from a submission, with it."""
-    return (
-        _SEAT.join(_MOVE, sa.and_(_MOVE.c.game_id == _SEAT.c.game_id, _MOVE.c.seat == _SEAT.c.seat))
-        .join(_SUBMISSION, _SUBMISSION.c.id == _MOVE.c.submission_id)
-        .join(_GAME, _GAME.c.id == _SEAT.c.game_id)
-    ), _held_by(address)
-
-
-def games_by_status(session: Session, address: str) -> dict[str, int]:
-    """How many games the player holds a seat in, by status (`active`, `over`)."""
+def held_seats(session: Session, address: str) -> list[HeldSeat]:
+    """Every seat the player holds, the latest changed game first."""
     rows = session.connection().execute(
-        sa.select(_GAME.c.status, sa.func.count(sa.distinct(_GAME.c.id)))
+        sa.select(
+            _SEAT.c.game_id, _SEAT.c.seat, _GAME.c.status, _GAME.c.updated_at, _GAME.c.created_at
+        )
         .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id))
-        .where(_held_by(address))
-        .group_by(_GAME.c.status)
+        .where(_held(address))
+        .order_by(_GAME.c.updated_at.desc(), _GAME.c.id, _SEAT.c.seat)
     )
-    return {status: count for status, count in rows}
+    return [HeldSeat(*row) for row in rows]
+
+
+def games_by_status(held: Sequence[HeldSeat]) -> dict[str, int]:
+    """How many games the player holds a seat in, by status (`active`, `over`)."""
+    return dict(Counter(status for _, status in {(s.game_id, s.status) for s in held}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,22 +78,37 @@ class Tally:
 
 
 def tally(session: Session, address: str) -> Tally:
-    joined, held = _moves_of(address)
-    timeout = _SUBMISSION.c.source == Source.TIMEOUT
-    resigned = sa.and_(_MOVE.c.notation == RESIGN_NOTATION, sa.not_(timeout))
-    row = (
-        session.connection()
-        .execute(
-            sa.select(
-                sa.func.count().filter(timeout),
-                sa.func.count(sa.distinct(_MOVE.c.game_id)).filter(resigned),
+    held = _held(address)
+    connection = session.connection()
+    timeouts = connection.execute(
+        sa.select(sa.func.count())
+        .select_from(
+            _SEAT.join(
+                _SUBMISSION,
+                sa.and_(
+                    _SUBMISSION.c.game_id == _SEAT.c.game_id,
+                    _SUBMISSION.c.seat == _SEAT.c.seat,
+                    _SUBMISSION.c.source == _TIMEOUT,
+                ),
             )
-            .select_from(joined)
-            .where(held, sa.or_(timeout, _MOVE.c.notation == RESIGN_NOTATION))
         )
-        .one()
-    )
-    return Tally(timeouts=row[0] or 0, resigned=row[1] or 0)
+        .where(held, _SUBMISSION.c.seq.is_not(None))
+    ).scalar_one()
+    resigned = connection.execute(
+        sa.select(sa.func.count(sa.distinct(_MOVE.c.game_id)))
+        .select_from(
+            _SEAT.join(
+                _MOVE,
+                sa.and_(
+                    _MOVE.c.game_id == _SEAT.c.game_id,
+                    _MOVE.c.seat == _SEAT.c.seat,
+                    _MOVE.c.notation == _RESIGN,
+                ),
+            ).join(_SUBMISSION, _SUBMISSION.c.id == _MOVE.c.submission_id)
+        )
+        .where(held, _SUBMISSION.c.source != Source.TIMEOUT)
+    ).scalar_one()
+    return Tally(timeouts=timeouts or 0, resigned=resigned or 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,22 +120,39 @@ class Answer:
     moved_at: str
 
 
-def answers(session: Session, address: str, most: int) -> list[Answer]:
+def answers(session: Session, held: Sequence[HeldSeat], most: int) -> list[Answer]:
     """The player's last `most` moves, latest first: played by the player itself or for
-    it on timeout (a bot's moves for its seat are not its)."""
-    joined, held = _moves_of(address)
+    it on timeout (a bot's moves for its seat are not its).
+
+    A move is never later than its game's last change, so the games are read latest
+    changed first, and the search stops once `most` moves are found that are all later
+    than the next game's last change: no game after it can hold a later one.
+    """
     before = _MOVE.alias("before")
-    joined = joined.outerjoin(
-        before, sa.and_(before.c.game_id == _MOVE.c.game_id, before.c.seq == _MOVE.c.seq - 1)
-    )
-    rows = session.connection().execute(
-        sa.select(_MOVE.c.created_at, before.c.created_at, _GAME.c.created_at)
-        .select_from(joined)
-        .where(held, _SUBMISSION.c.source != Source.BOT)
-        .order_by(_MOVE.c.created_at.desc())
-        .limit(most)
-    )
-    return [Answer(previous or made, moved) for moved, previous, made in rows]
+    found: list[Answer] = []
+    for start in range(0, len(held), _GAMES_A_READ):
+        chunk = held[start : start + _GAMES_A_READ]
+        if len(found) == most and found[-1].moved_at >= chunk[0].updated_at:
+            break
+        made = {seat.game_id: seat.created_at for seat in chunk}
+        seats = {(seat.game_id, seat.seat) for seat in chunk}
+        rows = session.connection().execute(
+            sa.select(_MOVE.c.game_id, _MOVE.c.seat, _MOVE.c.created_at, before.c.created_at)
+            .select_from(
+                _MOVE.join(_SUBMISSION, _SUBMISSION.c.id == _MOVE.c.submission_id).outerjoin(
+                    before,
+                    sa.and_(before.c.game_id == _MOVE.c.game_id, before.c.seq == _MOVE.c.seq - 1),
+                )
+            )
+            .where(_MOVE.c.game_id.in_(sorted(made)), _SUBMISSION.c.source != Source.BOT)
+        )
+        found += [
+            Answer(previous or made[game_id], moved)
+            for game_id, seat, moved, previous in rows
+            if (game_id, seat) in seats
+        ]
+        found = sorted(found, key=lambda answer: answer.moved_at, reverse=True)[:most]
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,36 +166,22 @@ class Finished:
     seats: Sequence[int]
 
 
-def last_finished(session: Session, address: str, most: int) -> list[Finished]:
+def last_finished(session: Session, held: Sequence[HeldSeat], most: int) -> list[Finished]:
     """The player's `most` last finished games, the latest first (a finished game's
     `updated_at` is when its last move was logged)."""
-    # From the player's seats to their games, not from every finished game to the seats.
-    last = session.connection().execute(
-        sa.select(_GAME.c.id)
-        .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id))
-        .where(_held_by(address), _GAME.c.status == GameStatus.OVER)
-        .group_by(_GAME.c.id, _GAME.c.updated_at)
-        .order_by(_GAME.c.updated_at.desc(), _GAME.c.id)
-        .limit(most)
-    )
-    order = [game_id for (game_id,) in last]
+    seats: dict[str, list[int]] = {}
+    for seat in held:
+        if seat.status == GameStatus.OVER and (seat.game_id in seats or len(seats) < most):
+            seats.setdefault(seat.game_id, []).append(seat.seat)
+    if not seats:
+        return []
     rows = session.connection().execute(
         sa.select(_GAME.c.id, _GAME.c.name, _GAME.c.result, _GAME.c.updated_at).where(
-            _GAME.c.id.in_(order)
+            _GAME.c.id.in_(list(seats))
         )
     )
     found = {row[0]: row for row in rows}
-    games = [found[game_id] for game_id in order]
-    seats: dict[str, list[int]] = {game_id: [] for game_id, *_ in games}
-    if seats:
-        held = session.connection().execute(
-            sa.select(_SEAT.c.game_id, _SEAT.c.seat)
-            .where(_SEAT.c.game_id.in_(list(seats)), _held_by(address))
-            .order_by(_SEAT.c.seat)
-        )
-        for game_id, seat in held:
-            seats[game_id].append(seat)
     return [
-        Finished(game_id, name, result, at, tuple(seats[game_id]))
-        for game_id, name, result, at in games
+        Finished(game_id, found[game_id][1], found[game_id][2], found[game_id][3], tuple(held_in))
+        for game_id, held_in in seats.items()
     ]

@@ -138,7 +138,16 @@ DELIVERY_DONE = (DeliveryStatus.SENT, DeliveryStatus.SKIPPED, DeliveryStatus.FAI
 DECISION_FIELDS = ("status", "code", "reason", "seq", "decided_at")
 
 
+# Partial indexes hold the rows of one kind alone (a player's profile counts them):
+# SQLite uses one for a query that names its condition's value as a literal.
+TIMEOUT_ROWS = text("source = 'timeout'")
+RESIGN_ROWS = text("notation = 'resign'")
+
+
 class Game(SQLModel, table=True):
+    # A player's seats reach their games' status and times without reading the rows.
+    __table_args__ = (Index("ix_game_id_status_times", "id", "status", "updated_at", "created_at"),)
+
     id: str = Field(primary_key=True, max_length=32)
     name: str = Field(max_length=40, index=True)
     rules_version: str = Field(max_length=20)
@@ -498,7 +507,16 @@ class Vacation(SQLModel, table=True):
 
 
 class Move(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "seq"),
+        Index(
+            "ix_move_resign",
+            "game_id",
+            "seat",
+            sqlite_where=RESIGN_ROWS,
+            postgresql_where=RESIGN_ROWS,
+        ),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", max_length=32)
@@ -516,6 +534,13 @@ class Submission(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("game_id", "seat", "idempotency_key"),
         Index("ix_submission_status_created", "status", "created_at"),
+        Index(
+            "ix_submission_timeout",
+            "game_id",
+            "seat",
+            sqlite_where=TIMEOUT_ROWS,
+            postgresql_where=TIMEOUT_ROWS,
+        ),
     )
 
     id: str = Field(primary_key=True, max_length=32)
