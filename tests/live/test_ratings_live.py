@@ -75,21 +75,25 @@ def figures(referee: Referee) -> tuple[list[Any], list[Any], list[Any]]:
     """The games taken in (in order), the ratings and the changes, each figure as stored,
     a game named by its id rather than by the `seq` it was taken in as."""
     with referee.db.reading() as session:
+        # The games taken in last: a worker may take one more in between these reads,
+        # and a game's row goes in with its changes, so every change read has its game.
+        ratings = session.exec(select(Rating)).all()
+        changes = session.exec(select(RatingChange)).all()
         taken = session.exec(select(RatedGame).order_by(col(RatedGame.seq))).all()
         games = {row.seq: row.game_id for row in taken}
 
-        def stored(row: Rating | RatingChange) -> tuple[Any, ...]:
-            fields = row.model_dump()
-            for name in ("seq", "last_seq"):
-                if name in fields:
-                    fields[name] = games[fields[name]]
-            return tuple(sorted(fields.items()))
+    def stored(row: Rating | RatingChange) -> tuple[Any, ...]:
+        fields = row.model_dump()
+        for name in ("seq", "last_seq"):
+            if name in fields:
+                fields[name] = games[fields[name]]
+        return tuple(sorted(fields.items()))
 
-        return (
-            [(row.game_id, row.counted) for row in taken],
-            sorted(stored(row) for row in session.exec(select(Rating))),
-            sorted(stored(row) for row in session.exec(select(RatingChange))),
-        )
+    return (
+        [(row.game_id, row.counted) for row in taken],
+        sorted(stored(row) for row in ratings),
+        sorted(stored(row) for row in changes),
+    )
 
 
 def test_games_ended_through_the_workers_are_rated_once_each_in_order(

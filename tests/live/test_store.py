@@ -165,16 +165,17 @@ def read_cost(referee: Referee, game_id: str, back: int = 0) -> tuple[int, int]:
         statements[0] += 1
         rows[0] += max(cursor.rowcount, 0)
 
-    bind = referee.db.engine
-    event.listen(bind, "after_cursor_execute", count)
-    try:
-        with Session(bind) as session:
-            game = session.get(Game, game_id)
-            assert game is not None
-            statements[0] = rows[0] = 0
+    with Session(referee.db.engine) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        # This session's own connection: the service's threads (sweeps, ratings) share
+        # the engine, and their statements are not this read's.
+        connection = session.connection()
+        event.listen(connection, "after_cursor_execute", count)
+        try:
             game_states.state_at(session, game, game.version - back)
-    finally:
-        event.remove(bind, "after_cursor_execute", count)
+        finally:
+            event.remove(connection, "after_cursor_execute", count)
     return statements[0], rows[0]
 
 
