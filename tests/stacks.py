@@ -12,9 +12,10 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import requests
 
@@ -202,3 +203,18 @@ class Client:
             if found["status"] != "pending" or time.monotonic() > deadline:
                 return found
             time.sleep(0.05)
+
+
+Found = TypeVar("Found")
+
+
+def wait_for(check: Callable[[], Found], seconds: float = 60) -> Found:
+    """`check()`'s first true answer, asked every fifth of a second: what a live test
+    waits for the service's workers and threads to do."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"nothing after {seconds} s")

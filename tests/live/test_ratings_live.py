@@ -13,11 +13,9 @@ game in.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import requests
 from sqlmodel import col, delete, select
@@ -31,11 +29,10 @@ from referee.service.tokens import make_token
 from referee.settings import Settings
 from referee.store.tables import Game, RatedGame, Rating, RatingChange
 from tests.clock import on_server_clock
-from tests.stacks import Service
+from tests.stacks import Service, wait_for
 
 PLAYERS = 6
 GAMES = 12
-Found = TypeVar("Found")
 
 
 @dataclass(frozen=True)
@@ -59,16 +56,6 @@ def named_players(referee: Referee) -> list[Named]:
             secret = make_token(referee, player, "ratings", ["read", "play"]).secret
             made.append(Named(address, secret))
     return made
-
-
-def wait_for(check: Callable[[], Found], seconds: float = 60) -> Found:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"nothing after {seconds} s")
 
 
 def figures(referee: Referee) -> tuple[list[Any], list[Any], list[Any]]:

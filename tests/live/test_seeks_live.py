@@ -36,7 +36,7 @@ from referee.settings import Settings
 from referee.store.clock import stamp
 from referee.store.tables import Game, Seat, Seek, SeekPlayer
 from tests.clock import on_server_clock
-from tests.stacks import Client, Service, base_env, start_server
+from tests.stacks import Client, Service, base_env, start_server, wait_for
 from tests.tiers import starts_servers
 
 PAIRS = 4
@@ -147,17 +147,6 @@ def embedded_sweeping(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serv
     service = Service(url, database, env, tmp, server)
     yield service
     service.stop()
-
-
-def wait_for(check: Any, seconds: float = 30) -> Any:
-    """`check()`'s first true answer, asked every tenth of a second."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"nothing after {seconds} s")
 
 
 def sweeps_seeks(service: Service, prefix: str) -> None:
