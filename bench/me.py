@@ -22,7 +22,7 @@ import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -134,19 +134,28 @@ def fresh_postgresql(prefix: str = "referee_bench_me") -> Iterator[Settings]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def on_both(
+    measured: Callable[[str, Settings, argparse.Namespace], None],
+    args: argparse.Namespace,
+    prefix: str = "referee_bench_me",
+) -> None:
+    """`measured` on a fresh SQLite file, then on a fresh PostgreSQL database named from
+    `prefix`, or on the one of them `args.only` names."""
+    if args.only in (None, "sqlite"):
+        with fresh_sqlite() as settings:
+            measured("SQLite", settings, args)
+    if args.only in (None, "postgresql"):
+        with fresh_postgresql(prefix) as settings:
+            measured("PostgreSQL", settings, args)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=500, help="games the player holds a seat in")
     parser.add_argument("--others", type=int, default=1500, help="games of other players")
     parser.add_argument("--requests", type=int, default=300, help="requests per figure")
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
-    args = parser.parse_args()
-    if args.only in (None, "sqlite"):
-        with fresh_sqlite() as settings:
-            measure("SQLite", settings, args)
-    if args.only in (None, "postgresql"):
-        with fresh_postgresql() as settings:
-            measure("PostgreSQL", settings, args)
+    on_both(measure, parser.parse_args())
 
 
 if __name__ == "__main__":

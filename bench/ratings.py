@@ -32,7 +32,7 @@ from urllib.parse import quote
 import sqlalchemy as sa
 
 from api import create_app
-from bench.me import fresh_postgresql, fresh_sqlite, timings
+from bench.me import on_both, timings
 from referee import games
 from referee.ratings import START
 from referee.service import Referee
@@ -299,13 +299,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100_000, help="finished rated games")
     parser.add_argument("--requests", type=int, default=300, help="requests per figure")
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
-    args = parser.parse_args()
-    if args.only in (None, "sqlite"):
-        with fresh_sqlite() as settings:
-            measure("SQLite", settings, args)
-    if args.only in (None, "postgresql"):
-        with fresh_postgresql("referee_bench_ratings") as settings:
-            measure("PostgreSQL", settings, args)
+    on_both(measure, parser.parse_args(), "referee_bench_ratings")
 
 
 if __name__ == "__main__":
