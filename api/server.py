@@ -3,12 +3,18 @@
 waitress holds every open connection in one loop and, at its connection
 limit, stops accepting anyone's: left alone, one client's idle or
 half-sent connections would lock every other client out. So each peer
-address may hold `REFEREE_CLIENT_CONNECTIONS` at once, and a connection
-accepted beyond that share is closed before a byte of it is read; the
-limit, `REFEREE_CONNECTIONS` + `REFEREE_EVENTS_MAX`, then takes many
-clients to reach. The address is the socket's peer, never a header: a
-proxy named in `REFEREE_TRUSTED_PROXY` speaks for many clients and holds
-no share (those behind it are its own to bound). A connection with no
+client may hold `REFEREE_CLIENT_CONNECTIONS` at once; the limit,
+`REFEREE_CONNECTIONS` + `REFEREE_EVENTS_MAX`, then takes many clients to
+reach. A connection accepted beyond that share is answered `429` with
+`Retry-After` whatever it asks, never handed to the app, and closed
+without a reset: its request is read, the answer sent, the server's half
+shut, and what the client still sends drained (at most
+`_OVER_SHARE_SECONDS`). A client is the socket's peer address (an IPv6
+/64 counts as one, `throttle.counted_as`), never a header: a proxy named
+in `REFEREE_TRUSTED_PROXY` speaks for many clients and holds no share
+(those behind it are its own to bound). waitress's own answers (a
+request it cannot parse, one too large) carry `nosniff` as the app's do.
+A connection with no
 request under way (idle between requests, or a request half sent) is
 closed after `REFEREE_IDLE_TIMEOUT` silent seconds; one whose answer is
 still being written, an event stream, is not.
@@ -16,6 +22,7 @@ still being written, an event stream, is not.
 
 from __future__ import annotations
 
+import json
 import logging
 import resource
 import socket
@@ -28,7 +35,7 @@ from wsgiref.types import WSGIApplication
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer, MultiSocketServer, TcpWSGIServer
-from waitress.task import ThreadedTaskDispatcher
+from waitress.task import ErrorTask, ThreadedTaskDispatcher
 
 from api.http import throttle
 from referee.settings import Settings
@@ -40,22 +47,51 @@ _log = logging.getLogger("waitress")
 
 # Descriptors the process needs besides its connections: the database, logs, pipes.
 _SPARE_FILES = 64
+# How long a connection past its client's share may stay open: time to send its
+# request and read the answer, not to hold a place.
+_OVER_SHARE_SECONDS = 2.0
+# When a client past its share may try again: a connection of its own closes soon.
+_RETRY_AFTER = 1
+
+
+def _over_share_answer() -> bytes:
+    body = json.dumps(
+        {
+            "type": "about:blank",
+            "title": "Too Many Requests",
+            "status": 429,
+            "code": "too_many_requests",
+            "detail": "this client holds as many connections as it may "
+            f"(REFEREE_CLIENT_CONNECTIONS); try again in {_RETRY_AFTER} s",
+        }
+    ).encode()
+    head = (
+        "HTTP/1.1 429 Too Many Requests\r\n"
+        f"Retry-After: {_RETRY_AFTER}\r\n"
+        "Content-Type: application/problem+json\r\n"
+        "X-Content-Type-Options: nosniff\r\n"
+        "Cache-Control: no-store\r\n"
+        "Connection: close\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+_OVER_SHARE = _over_share_answer()
 
 
 class Shares:
     """Connections open per client address, and the most one client may hold."""
 
-    def __init__(self, most: int, exempt: Callable[[str], bool]) -> None:
+    def __init__(self, most: int) -> None:
         self.most = most
-        self.exempt = exempt
         self.open: Counter[str] = Counter()
         self.refusing: set[str] = set()
         self.lock = threading.Lock()
 
     def full(self, client: str) -> bool:
-        """Whether `client` holds its whole share; said once in the log each time it fills."""
-        if self.exempt(client):
-            return False
+        """Whether `client` (a key of `_client`) holds its whole share; said once in the
+        log each time it fills."""
         with self.lock:
             if self.open[client] < self.most:
                 return False
@@ -81,16 +117,33 @@ class Shares:
 
 def _client(addr: Any) -> str:
     # (host, port) for IPv4, (host, port, flow, scope) for IPv6.
-    return str(addr[0])
+    return throttle.counted_as(str(addr[0]))
+
+
+class NoSniffErrorTask(ErrorTask):
+    """waitress's own error answer (a request it cannot read, one too large, a crash),
+    marked not to be sniffed as every answer of the app is."""
+
+    def execute(self) -> None:
+        # A list at run time (the stub types it a Sequence).
+        cast(list[tuple[str, str]], self.response_headers).append(
+            ("X-Content-Type-Options", "nosniff")
+        )
+        super().execute()
 
 
 class SharedChannel(HTTPChannel):
     """A connection that holds one of its client's share until it is closed."""
 
     server: SharedServer
+    error_task_class = NoSniffErrorTask
     # Until the share is taken (a channel can close while it is being made).
     holds_share = False
     client = ""
+    # Past its client's share: answered 429, then shut once the answer is sent.
+    over_share = False
+    answered = False
+    shut = False
 
     def __init__(
         self,
@@ -102,8 +155,36 @@ class SharedChannel(HTTPChannel):
     ) -> None:
         super().__init__(server, sock, addr, adj, map)
         self.client = _client(addr)
+        if not server.exempt(str(addr[0])) and server.shares.full(self.client):
+            self.over_share = True
+            return
         self.holds_share = True
         server.shares.take(self.client)
+
+    def received(self, data: bytes) -> bool:
+        if not self.over_share:
+            return bool(super().received(data))
+        # Whatever it asks, the answer is the same: sent once, the rest read and dropped.
+        if data and not self.answered:
+            self.answered = True
+            self.write_soon(_OVER_SHARE)
+        return True
+
+    def readable(self) -> bool:
+        if self.over_share:
+            # Drained to its end, so that closing sends no reset over the answer.
+            return bool(self.connected)
+        return bool(super().readable())
+
+    def handle_write(self) -> None:
+        super().handle_write()
+        if self.over_share and self.answered and not self.total_outbufs_len and not self.shut:
+            self.shut = True
+            try:
+                if self.socket is not None:
+                    self.socket.shutdown(socket.SHUT_WR)
+            except OSError:
+                self.will_close = True
 
     def del_channel(self, map: _SocketMap | None = None) -> None:
         # Called on each close, which may come more than once.
@@ -118,19 +199,21 @@ class SharedServer(TcpWSGIServer):
 
     channel_class = SharedChannel
 
-    def __init__(self, shares: Shares, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, shares: Shares, exempt: Callable[[str], bool], *args: Any, **kwargs: Any
+    ) -> None:
         self.shares = shares
+        self.exempt = exempt
         super().__init__(*args, **kwargs)
 
-    def accept(self) -> tuple[socket.socket, Any] | None:
-        accepted = super().accept()
-        if accepted is None:
-            return None
-        conn, addr = accepted
-        if self.shares.full(_client(addr)):
-            conn.close()
-            return None
-        return conn, addr
+    def maintenance(self, now: int) -> None:
+        super().maintenance(now)
+        cutoff = now - min(_OVER_SHARE_SECONDS, self.adj.channel_timeout)
+        # A dict of channels at run time (the stub types it one channel).
+        channels = cast(dict[int, SharedChannel], self.active_channels)
+        for channel in list(channels.values()):
+            if channel.over_share and channel.creation_time < cutoff:
+                channel.will_close = True
 
 
 def create(
@@ -157,13 +240,17 @@ def create(
     )
     dispatcher = ThreadedTaskDispatcher()
     dispatcher.set_thread_count(adj.threads)
-    shares = Shares(
-        settings.client_connections, lambda client: throttle.is_trusted_proxy(client, settings)
-    )
+    shares = Shares(settings.client_connections)
+
+    def exempt(peer: str) -> bool:
+        return throttle.is_trusted_proxy(peer, settings)
+
     sockets: _SocketMap = {}
     # Each address the host resolves to, as waitress listens on them (the stub types them wrong).
     servers = [
-        SharedServer(shares, app, sockets, dispatcher=dispatcher, adj=adj, sockinfo=sockinfo)
+        SharedServer(
+            shares, exempt, app, sockets, dispatcher=dispatcher, adj=adj, sockinfo=sockinfo
+        )
         for sockinfo in cast(list[Any], adj.listen)
     ]
     if len(servers) == 1:

@@ -3,7 +3,9 @@
 A client is the address the request came from; `X-Forwarded-For` is
 believed only when that address is a configured trusted proxy
 (`REFEREE_TRUSTED_PROXY`: addresses, or networks such as `10.0.0.0/8`),
-and then its last entry, the one the proxy wrote, names the client.
+and then its last entry, the one the proxy wrote, names the client. An
+IPv6 client is its /64: one host is commonly given a whole /64, and would
+otherwise be as many clients as it has addresses to send from.
 Counts are kept in Redis when there is one, so that every gunicorn
 process and host shares them, and in the process otherwise. A limiter
 that cannot reach Redis lets the request through: limits protect the
@@ -66,17 +68,31 @@ def _networks(given: str | None) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6
     return proxy_networks(given)
 
 
+def counted_as(address: str) -> str:
+    """The client an address counts as: an IPv4 address itself (an IPv4-mapped IPv6
+    one too), an IPv6 address its /64; anything else (a Unix socket) as given."""
+    try:
+        found = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(found, ipaddress.IPv6Address):
+        if found.ipv4_mapped is not None:
+            return str(found.ipv4_mapped)
+        return str(ipaddress.IPv6Network((found, 64), strict=False))
+    return str(found)
+
+
 def client() -> str:
-    """The address that counts as the client of this request."""
+    """What counts as the client of this request (`counted_as` its address)."""
     peer = request.remote_addr or "unknown"
     forwarded = request.headers.get("X-Forwarded-For", "")
     if forwarded and is_trusted_proxy(peer, settings()):
         last = forwarded.split(",")[-1].strip()
         try:
-            return str(ipaddress.ip_address(last))
+            return counted_as(str(ipaddress.ip_address(last)))
         except ValueError:
-            return peer
-    return peer
+            return counted_as(peer)
+    return counted_as(peer)
 
 
 # Each action's rate setting, and what the refusal calls what was counted.

@@ -46,6 +46,14 @@ class Player:
         if scope not in self.scopes:
             raise refusals.Forbidden(f"this token's scopes do not include {scope!r}")
 
+    def require_as_seat(self, scope: str) -> None:
+        """`require`, for what the player does as its seat of a game: playing needs
+        seeing, so `play` also reads that game as the seat sees it (state, legal
+        moves, events, board), and nothing beyond the games the player plays in."""
+        if scope == READ and PLAY in self.scopes:
+            return
+        self.require(scope)
+
 
 def is_player_token(token: str) -> bool:
     """Whether a bearer token is a player's (seat tokens never start so)."""

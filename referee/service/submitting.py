@@ -106,7 +106,7 @@ def seat_of(session: Session, game_id: str, seat: SeatRef, scope: str = PLAY) ->
     if isinstance(seat, PlayerSeat):
         # The seat first: a token of another player's is a stranger here (401).
         found = seat_in(session, seat.player, game_id, seat.seat)
-        seat.player.require(scope)
+        seat.player.require_as_seat(scope)
         return found
     if seat.token is None:
         raise refusals.Unauthorized(NO_TOKEN)

@@ -209,7 +209,7 @@ def test_a_read_token_sees_as_my_seat_but_cannot_act(
     assert counts(referee) == before
 
 
-def test_a_play_token_moves_and_a_play_only_token_does_not_read(
+def test_a_play_token_moves_and_a_play_only_token_reads_only_its_games(
     app: Flask, client: FlaskClient, referee: Referee
 ) -> None:
     game_id, _ = _game(referee, ANN, BOB)
@@ -225,10 +225,14 @@ def test_a_play_token_moves_and_a_play_only_token_does_not_read(
     )
     assert shown.get_json()["submission"]["move"] != {}
     play_only = _token(app, referee, BOB, ["play"])
-    _problem(client.get(f"/v1/games/{game_id}/state", headers=_bearer(play_only)), 403, "forbidden")
-    _problem(
-        client.get(f"/v1/games/{game_id}/events", headers=_bearer(play_only)), 403, "forbidden"
-    )
+    # Playing needs seeing: the game as Bob's seat sees it, and nothing beyond it.
+    for path in ("state", "legal-moves", "board.svg", "moves"):
+        answer = client.get(f"/v1/games/{game_id}/{path}", headers=_bearer(play_only))
+        assert answer.status_code == 200, (path, answer.get_data(as_text=True))
+    legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=_bearer(play_only))
+    assert legal.get_json()["seat"] == 1
+    _problem(client.get("/v1/me/games", headers=_bearer(play_only)), 403, "forbidden")
+    _problem(client.get("/v1/me", headers=_bearer(play_only)), 403, "forbidden")
     resigned = client.post(f"/v1/games/{game_id}/resign?wait=5", headers=_bearer(play_only))
     assert resigned.status_code == 201 and resigned.get_json()["submission"]["seat"] == 1
     # Over: a read token may not accept a rematch; a play token may.

@@ -14,7 +14,9 @@ import json
 import selectors
 import socket
 import time
+from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import pytest
@@ -167,20 +169,25 @@ def test_one_clients_streams_and_half_requests_leave_others_served(shared: Servi
         streams = [follow(shared.url, game_id) for _ in range(150)]
         held += streams
         answers = [read_head(sock) for sock in streams]
-        # Its share of connections was taken; the ones past it were closed unread.
-        assert sum(answer is None for answer in answers) == 150 - SHARE
+        # Its share of connections was taken; the ones past it were told so, not reset.
+        assert None not in answers
         statuses = sorted(answer[0] for answer in answers if answer is not None)
-        assert statuses == [200] * STREAMS_EACH + [429] * (SHARE - STREAMS_EACH)
+        assert statuses == [200] * STREAMS_EACH + [429] * (150 - STREAMS_EACH)
         following = []
+        codes: list[str] = []
         for sock, answer in zip(streams, answers, strict=True):
-            if answer is not None and answer[0] == 200:
+            assert answer is not None
+            _status, headers, rest = answer
+            assert headers["x-content-type-options"] == "nosniff"
+            if answer[0] == 200:
                 following.append(sock)
-            elif answer is not None:
-                _status, headers, rest = answer
-                assert headers["content-type"] == "application/problem+json"
-                assert int(headers["retry-after"]) > 0
-                body = json.loads(read_body(sock, headers, rest))
-                assert body["code"] == "too_many_streams"
+                continue
+            assert headers["content-type"] == "application/problem+json"
+            assert int(headers["retry-after"]) > 0
+            codes.append(json.loads(read_body(sock, headers, rest))["code"])
+        assert sorted(codes) == sorted(
+            ["too_many_streams"] * (SHARE - STREAMS_EACH) + ["too_many_requests"] * (150 - SHARE)
+        )
 
         halves = [half_a_request(shared.url) for _ in range(300)]
         held += halves
@@ -236,3 +243,44 @@ def test_silent_connections_are_closed_and_streams_are_not(impatient: Service) -
     finally:
         for sock in (stream, idle, *halves):
             sock.close()
+
+
+def test_clients_past_the_share_are_told_when_to_come_back_never_reset(shared: Service) -> None:
+    # More readers on one address than its share, each a new connection per request
+    # (as a script with no connection pool): none is reset, each refused one is a
+    # 429 that says when to come back, and most requests are served.
+    readers, each = SHARE + 4, 40
+    outcomes: Counter[str] = Counter()
+
+    def read() -> None:
+        for _ in range(each):
+            try:
+                answer = requests.get(
+                    shared.url + "/v1/rules", headers={"Connection": "close"}, timeout=PATIENCE
+                )
+            except requests.ConnectionError:
+                outcomes["reset"] += 1
+                continue
+            if answer.status_code == 429:
+                assert int(answer.headers["Retry-After"]) > 0
+                assert answer.json()["code"] == "too_many_requests"
+            outcomes[str(answer.status_code)] += 1
+
+    with ThreadPoolExecutor(readers) as pool:
+        for done in [pool.submit(read) for _ in range(readers)]:
+            done.result()
+    assert outcomes["reset"] == 0, outcomes
+    assert outcomes["200"] + outcomes["429"] == readers * each, outcomes
+    assert outcomes["200"] > outcomes["429"], outcomes
+
+
+def test_waitresss_own_answers_are_nosniff(shared: Service) -> None:
+    # A request waitress refuses before the app sees it: a length that is no number.
+    sock = connect(shared.url, "127.0.0.1")
+    try:
+        sock.sendall(b"POST /v1/games HTTP/1.1\r\nHost: referee\r\nContent-Length: x\r\n\r\n")
+        answer = read_head(sock)
+    finally:
+        sock.close()
+    assert answer is not None and answer[0] == 400
+    assert answer[1]["x-content-type-options"] == "nosniff"
