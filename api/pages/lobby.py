@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, Response, current_app, make_response, render_template, request, url_for
+from flask import Blueprint, Response, current_app, make_response, render_template, request
 from marshmallow import ValidationError
 
 from api.http import bodies, throttle
@@ -272,10 +272,16 @@ def create_game(name: str) -> tuple[str, int]:
             "name": shown_name(player.name) or f"Seat {n}",
             "link": None
             if (player.email and not command.trusted) or player.bot
-            else url_for("pages.seat_links.seat", game_id=game_id, token=token, _external=True),
+            else _seat_link(game_id, token),
             "bot": player.bot,
         }
         for n, (player, token) in enumerate(zip(command.players, created.tokens, strict=True))
     ]
     page = render_template("web/created.html", rules=describe(rules), game_id=game_id, links=links)
     return page, 201
+
+
+def _seat_link(game_id: str, token: str) -> str:
+    """A seat's link under REFEREE_PUBLIC_URL, as mail gives it: never under the Host
+    header of the request, which its sender writes, for a link handed on to a player."""
+    return f"{referee().settings.public_url}/g/{game_id}/seat/{token}"

@@ -4,7 +4,8 @@ redirects never name a host the sender chose.
 `nosniff` on JSON, problem+json, pages, the board picture, the event stream
 and the document; the board picture (it holds player names) also with a
 CSP that forbids scripts and sandboxes it. Werkzeug's own redirects
-(merging slashes) answer with a path, whatever the Host header says.
+(merging slashes) answer with a path, whatever the Host header says, and the
+seat links of a game made on its page are under REFEREE_PUBLIC_URL.
 """
 
 from __future__ import annotations
@@ -125,3 +126,28 @@ def test_a_form_sends_the_browser_on_by_a_path(
     )
     assert answer.status_code == 303, answer.text
     assert answer.headers["Location"] == f"/g/{game_id}"
+
+
+def test_seat_links_of_a_new_game_are_under_the_public_url_whatever_the_host(
+    embedded_service: Service,
+) -> None:
+    # `referee serve` on 127.0.0.1 without REFEREE_PUBLIC_URL: its own address is public.
+    page = requests.get(f"{embedded_service.url}/new/subdivision", timeout=30)
+    token = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    answer = requests.post(
+        f"{embedded_service.url}/new/subdivision",
+        data={"csrf": token, "name-0": "Ann", "name-1": "Bob"},
+        headers={
+            "Host": "evil.example",
+            "X-Forwarded-Host": "evil.example",
+            "X-Forwarded-Proto": "https",
+            "Cookie": f"csrf={token}",
+        },
+        timeout=30,
+    )
+    assert answer.status_code == 201, answer.text
+    links = [part.split('"', 1)[0] for part in answer.text.split('value="')[1:]]
+    seat_links = [link for link in links if "/seat/" in link]
+    assert len(seat_links) == 2
+    assert all(link.startswith(embedded_service.url + "/g/") for link in seat_links)
+    assert "evil.example" not in answer.text
