@@ -9,29 +9,42 @@ from referee.names import shown as names_shown
 
 # A text board fits any mail client's plain-text view.
 TEXT_WIDTH = 72
+# First strong isolate and pop directional isolate: what lies between them is laid
+# out on its own, in its own direction, and moves nothing around it.
+FSI = "\u2068"
+PDI = "\u2069"
 
 
 def seat_name(names: Sequence[str] | None, seat: int) -> str:
     """The seat's player name, or `Seat N` (seats count from 0, as in the API).
 
     The name is shown as everywhere else (`names.shown`): one line, without
-    control, invisible or direction-changing characters.
+    control, invisible or direction-changing characters. One of other than
+    ASCII characters is isolated (FSI...PDI): a right-to-left name is written
+    right to left, and cannot carry the words after it (`to move`, a score)
+    into its own direction. `clip` and `column` keep the isolate whole.
     """
     name = names_shown(names[seat]) if names is not None and seat < len(names) else ""
-    return name or f"Seat {seat}"
+    if not name:
+        return f"Seat {seat}"
+    return name if name.isascii() else f"{FSI}{name}{PDI}"
 
 
 def _width(char: str) -> int:
-    """Columns a character takes in a monospace font (East Asian wide ones take 2)."""
-    if unicodedata.combining(char):
+    """Columns a character takes in a monospace font (East Asian wide ones take 2;
+    marks and format characters, the isolates among them, none)."""
+    if unicodedata.combining(char) or unicodedata.category(char) == "Cf":
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 def clip(text: str, width: int) -> str:
-    """`text` cut to `width` columns, an ellipsis marking the cut."""
+    """`text` cut to `width` columns, an ellipsis marking the cut; an isolated name
+    (`seat_name`) is cut inside its isolate, which stays closed."""
     if sum(_width(c) for c in text) <= width:
         return text
+    if len(text) > 2 and text[0] == FSI and text[-1] == PDI:
+        return f"{FSI}{clip(text[1:-1], width)}{PDI}"
     kept, used = [], 0
     for char in text:
         if used + _width(char) > width - 1:

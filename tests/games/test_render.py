@@ -300,8 +300,57 @@ def test_text_boards_fit_72_columns_and_say_what_the_board_holds(
 
 
 def columns(line: str) -> int:
-    """Columns a line takes in a monospace font, East Asian wide characters taking 2."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+    """Columns a line takes in a monospace font, East Asian wide characters taking 2,
+    format characters (the isolates around a name) none."""
+    return sum(
+        0
+        if unicodedata.category(c) == "Cf"
+        else 2
+        if unicodedata.east_asian_width(c) in "WF"
+        else 1
+        for c in line
+    )
+
+
+FSI, PDI = "\u2068", "\u2069"
+RIGHT_TO_LEFT = [
+    "\u05d3\u05e0\u05d9 42",
+    "\u0633\u0627\u0631\u0629 \u0639\u0628\u062f\u0627\u0644\u0644\u0647 \u0627\u0644\u0639\u0644\u064a \u0627\u0644\u062d\u0633\u0646",
+]
+
+
+def isolates_closed(line: str) -> bool:
+    """Each isolate opened on the line is closed on it, after what it isolates."""
+    depth = 0
+    for char in line:
+        depth += (char == FSI) - (char == PDI)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+@pytest.mark.parametrize("game", games.all_games(), ids=games.names())
+def test_a_right_to_left_name_is_isolated_and_moves_nothing_around_it(game: AnyGame) -> None:
+    players = game.players[-1]
+    names = [*RIGHT_TO_LEFT, *(f"P{n}" for n in range(2, players))][:players]
+    state = new_state(game, "5eed", players, game.load_options({}, players))
+    view = game.view(state, 0)
+    text = render.render_text(game.name, view, names)
+    root = parse(render.render_svg(game.name, view, names))
+    lines = [
+        *text.splitlines(),
+        *("".join(element.itertext()) for element in root.iter() if element.text),
+    ]
+    shown = [line for line in lines if any("\u0590" <= c <= "\u06ff" for c in line)]
+    assert shown, "no name shown"
+    for line in shown:
+        assert isolates_closed(line), repr(line)
+        # Every right-to-left letter lies inside an isolate.
+        depth = 0
+        for char in line:
+            depth += (char == FSI) - (char == PDI)
+            assert depth > 0 or not "\u0590" <= char <= "\u06ff", repr(line)
+    assert all(columns(line) <= 72 for line in text.splitlines()), text
 
 
 @pytest.mark.parametrize("game", games.all_games(), ids=games.names())
