@@ -20,13 +20,22 @@ and know whose they are.
 At most once, honestly: SMTP has no idempotency. If a worker dies after
 the server said 250 but before the delivery was marked, the message goes
 out again after the lease, with the same Message-ID (mail clients and many
-servers drop such a copy).
+servers drop such a copy). A live worker never lets that happen: handing
+one message over (connecting included) has a deadline in all, half the
+lease (`send_deadline`), beside the timeout of each read and write. A relay
+that answers a byte at a time meets no read timeout, and would otherwise
+hold the send past the lease, when another worker claims the row and
+sends it too; at the deadline the connection is shut and the send failed,
+to be tried again after its backoff.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import smtplib
+import socket
+import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -72,8 +81,22 @@ class FileTransport(Transport):
         partial.replace(self.folder / name)
 
 
+def send_deadline(settings: Settings) -> float:
+    """How long handing one message to the SMTP server may take in all: half the
+    lease, the other half left for building it and marking it sent."""
+    return settings.mail_lease / 2
+
+
+class SendTooSlow(OSError):
+    """The SMTP server did not take the message within the send's deadline."""
+
+
 class SmtpTransport(Transport):
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, deadline: float = TIMEOUT) -> None:
+        self.deadline = deadline
+        # The connection being made or used, for the deadline to shut.
+        self._socket: socket.socket | None = None
+        self._late = threading.Event()
         parts = urlsplit(url)
         self.tls = parts.scheme == "smtps"
         self.starttls = parts.scheme == "smtp+starttls"
@@ -86,35 +109,77 @@ class SmtpTransport(Transport):
     def _connect(self) -> smtplib.SMTP:
         if self.connection is None:
             kind = smtplib.SMTP_SSL if self.tls else smtplib.SMTP
-            connection = kind(self.host, self.port, timeout=TIMEOUT)
+            # Not connected yet: the deadline can shut it while the greeting trickles in.
+            connection = kind(timeout=TIMEOUT)
+            self.connection = connection
+            connection.connect(self.host, self.port)
+            self._made(connection)
             if self.starttls:
                 connection.starttls()
+                self._made(connection)
             if self.user is not None:
                 connection.login(self.user, self.password or "")
-            self.connection = connection
         return self.connection
 
+    def _made(self, connection: smtplib.SMTP) -> None:
+        self._socket = connection.sock
+        if self._late.is_set():
+            self._shut()
+
+    def _shut(self) -> None:
+        """Cut the exchange short: whatever the SMTP client waits on fails at once."""
+        self._late.set()
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.shutdown(socket.SHUT_RDWR)
+
     def send(self, mail: EmailMessage, envelope_sender: str | None = None) -> None:
+        self._late.clear()
+        watchdog = threading.Timer(self.deadline, self._shut)
+        watchdog.daemon = True
+        watchdog.start()
+        error: Exception | None = None
         try:
             refused = self._connect().send_message(mail, from_addr=envelope_sender)
-        except (smtplib.SMTPException, OSError):
+        except (smtplib.SMTPException, OSError) as failed:
+            error = failed
+        finally:
+            watchdog.cancel()
+        if self._late.is_set():
+            # Even an answer read whole: smtplib takes the part of a line read before
+            # the shutdown for the line, so a `250` cut short looks like one.
             self.close()
-            raise
+            raise SendTooSlow(
+                f"the SMTP server took more than {self.deadline:g} s to take the message"
+            ) from error
+        if error is not None:
+            self.close()
+            raise error
         if refused:
             raise smtplib.SMTPRecipientsRefused(refused)
 
     def close(self) -> None:
-        if self.connection is not None:
-            try:
+        if self.connection is None:
+            return
+        # Saying goodbye has its own deadline: a trickling relay holds no worker here.
+        watchdog = threading.Timer(TIMEOUT, self._shut)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            if not self._late.is_set():
                 self.connection.quit()
-            except (smtplib.SMTPException, OSError):
-                self.connection.close()
+        except (smtplib.SMTPException, OSError):
+            pass
+        finally:
+            watchdog.cancel()
+            self.connection.close()
             self.connection = None
+            self._socket = None
 
 
 def transport(settings: Settings) -> Transport:
     if settings.smtp_url:
-        return SmtpTransport(settings.smtp_url)
+        return SmtpTransport(settings.smtp_url, send_deadline(settings))
     return FileTransport(Path(settings.mail_dir))
 
 
