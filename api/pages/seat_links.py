@@ -96,6 +96,11 @@ def leave(game_id: str) -> Response:
     check_csrf()
     response = make_response("", 303)
     response.headers["Location"] = url_for("pages.game.game", game_id=game_id)
+    return without_seat_cookie(response, game_id)
+
+
+def without_seat_cookie(response: Response, game_id: str) -> Response:
+    """`response`, making the browser forget the seat it holds of that game, if any."""
     response.delete_cookie(
         SEAT_COOKIE,
         path=_seat_cookie_path(game_id),

@@ -21,6 +21,7 @@ from api.http.context import referee
 from api.http.errors import status_of
 from api.http.player_auth import PLAYER_COOKIE, signed_in
 from api.pages import kit
+from api.pages.seat_links import without_seat_cookie
 from api.schemas.sign_in import SignInIn
 from referee.service import players, refusals, signing_in
 
@@ -99,9 +100,12 @@ def spend(token: str) -> Response:
 @bp.post("/me/sign-out")
 def sign_out() -> Response:
     kit.check_csrf()
-    players.sign_out(referee(), request.cookies.get(PLAYER_COOKIE))
+    games = players.sign_out(referee(), request.cookies.get(PLAYER_COOKIE))
     response = make_response(redirect(url_for(".ask"), 303))
     response.delete_cookie(
         PLAYER_COOKIE, path="/", httponly=True, samesite="Lax", secure=kit.secure_cookies()
     )
+    # The seats its play-now links gave this browser go with the player.
+    for game_id in games:
+        without_seat_cookie(response, game_id)
     return response

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from referee.delivery.play_links import works_until
 from referee.service import refusals
 from referee.store import addresses, keys, player_seats, player_tokens, sessions
 from referee.store.clock import stamp
@@ -31,6 +32,8 @@ PLAY = "play"
 MANAGE = "manage"
 SCOPES = (READ, PLAY)
 SESSION_DAYS = 30
+# The most games whose seat cookies signing out clears: a header each.
+SIGN_OUT_GAMES = 100
 # How stale a token's `last_used_at` may be: it is written at most this often.
 USE_NOTED_EVERY = timedelta(minutes=1)
 
@@ -41,6 +44,8 @@ class Player:
 
     address: str
     scopes: frozenset[str]
+    # The player token it came with (None: a signed-in browser).
+    token_id: int | None = None
 
     def require(self, scope: str) -> None:
         if scope not in self.scopes:
@@ -72,7 +77,7 @@ def player_of_token(referee: Referee, token: str) -> Player:
         # A write at most once a minute per token, not one per request.
         with referee.db.transaction() as session:
             player_tokens.mark_used(session, found.id, stamp(moment), before)
-    return Player(found.address, frozenset(found.scopes))
+    return Player(found.address, frozenset(found.scopes), found.id)
 
 
 def player_of_session(referee: Referee, cookie: str | None) -> Player:
@@ -101,11 +106,25 @@ def open_session(referee: Referee, address: str) -> str:
     return cookie
 
 
-def sign_out(referee: Referee, cookie: str | None) -> None:
-    """End the session the cookie names (nothing when it names none)."""
-    if cookie:
-        with referee.db.transaction() as session:
-            sessions.end_session(session, keys.hash_token(cookie))
+def sign_out(referee: Referee, cookie: str | None) -> list[str]:
+    """End the session the cookie names (nothing when it names none).
+
+    Returns the games whose seats the browser may hold by the player's
+    play-now links (those whose links still work, most recently changed first,
+    at most `SIGN_OUT_GAMES`), for the caller to clear its seat cookies of:
+    signing out on a shared computer leaves no seat of the player's to the next
+    person at it."""
+    if not cookie:
+        return []
+    with referee.db.transaction() as session:
+        token_hash = keys.hash_token(cookie)
+        address = sessions.session_address(session, token_hash, _now())
+        sessions.end_session(session, token_hash)
+        held = [] if address is None else player_seats.games_held(session, address)
+    moment = datetime.now(UTC)
+    working = [game for game in held if (works_until(game) or moment) >= moment]
+    working.sort(key=lambda game: game.updated_at, reverse=True)
+    return [game.id for game in working[:SIGN_OUT_GAMES]]
 
 
 def seat_in(session: Session, player: Player, game_id: str, seat: int | None = None) -> int:

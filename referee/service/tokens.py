@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from referee.service import refusals
 from referee.service.players import MANAGE, SCOPES, TOKEN_PREFIX, Player
-from referee.store import keys, player_tokens
+from referee.store import keys, player_tokens, seat_hooks
 from referee.store.clock import now
 from referee.store.tables import PlayerToken
 
@@ -63,6 +63,8 @@ def make_token(referee: Referee, player: Player, name: str, scopes: list[str]) -
     # Kept in a fixed order, so the same choice always reads the same.
     chosen = [scope for scope in SCOPES if scope in scopes]
     with referee.db.transaction() as session:
+        # Counted under the player's lock: sixty made at once leave `MAX_TOKENS`.
+        player_tokens.lock_owner(session, player.address)
         if len(player_tokens.of_address(session, player.address)) >= MAX_TOKENS:
             raise refusals.BadRequest(
                 f"you hold {MAX_TOKENS} tokens, as many as one may: revoke one first"
@@ -92,6 +94,8 @@ def revoke_token(referee: Referee, player: Player, token_id: int) -> None:
     with referee.db.transaction() as session:
         if not player_tokens.revoke(session, player.address, token_id, now()):
             raise refusals.NotFound("you hold no token with this id")
+        # What the token set up goes with it: a webhook it set posts no more.
+        seat_hooks.drop_set_by(session, token_id)
 
 
 def _shown(row: PlayerToken) -> TokenShown:

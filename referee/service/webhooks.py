@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from referee import webhooks
 from referee.service import refusals
-from referee.service.submitting import SeatRef, seat_of, well_formed
+from referee.service.submitting import PlayerSeat, SeatRef, seat_of, well_formed
 from referee.store import keys, reads, seat_hooks
 
 # What a seat may know of its webhook, as the entry points answer it.
@@ -61,8 +61,10 @@ def set_webhook(referee: Referee, game_id: str, caller: SeatRef, url: str) -> We
         )
     except webhooks.Refused as refused:
         raise WebhookRefused(refused) from None
+    # Set by a player token, it lasts as long as the token: revoking it drops the webhook.
+    token_id = caller.player.token_id if isinstance(caller, PlayerSeat) else None
     with referee.db.transaction() as session:
-        seat_hooks.set_url(session, game_id, seat, url)
+        seat_hooks.set_url(session, game_id, seat, url, token_id)
         health = seat_hooks.health(session, game_id, seat)
     return WebhookSet(health, signing_secret(referee, game_id, seat, health.generation))
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, col, select, update
 
-from referee.store.tables import PlayerToken
+from referee.store.tables import Address, PlayerToken
 
 
 def add(
@@ -18,6 +18,12 @@ def add(
     session.add(row)
     session.flush()
     return row
+
+
+def lock_owner(session: Session, address: str) -> None:
+    """Hold the address's row until the transaction ends, so that tokens made at once
+    are counted one after the other (SQLite's one writer does so anyway)."""
+    session.exec(select(Address).where(col(Address.address) == address).with_for_update()).first()
 
 
 def of_address(session: Session, address: str) -> Sequence[PlayerToken]:

@@ -58,8 +58,11 @@ def health(session: Session, game_id: str, seat: int) -> Health:
     )
 
 
-def set_url(session: Session, game_id: str, seat: int, url: str | None) -> None:
-    """POST `seat`'s notifications to `url` from now on (None: no longer); a clean slate."""
+def set_url(
+    session: Session, game_id: str, seat: int, url: str | None, token_id: int | None = None
+) -> None:
+    """POST `seat`'s notifications to `url` from now on (None: no longer); a clean slate.
+    `token_id`: the player token that set it, whose revocation drops it."""
     session.execute(
         update(Seat)
         .where(col(Seat.game_id) == game_id, col(Seat.seat) == seat)
@@ -69,10 +72,20 @@ def set_url(session: Session, game_id: str, seat: int, url: str | None) -> None:
             webhook_error=None,
             webhook_retry_at=None,
             webhook_off_at=None,
+            webhook_token_id=token_id if url is not None else None,
         )
     )
     if url is None:
         settle_waiting(session.connection(), game_id, seat, "the webhook was removed")
+
+
+def drop_set_by(session: Session, token_id: int) -> int:
+    """Drop every webhook the player token `token_id` set (it was revoked); how many."""
+    query = select(Seat.game_id, Seat.seat).where(col(Seat.webhook_token_id) == token_id)
+    found = list(session.exec(query))
+    for game_id, seat in found:
+        set_url(session, game_id, seat, None)
+    return len(found)
 
 
 def rotate(session: Session, game_id: str, seat: int) -> int:

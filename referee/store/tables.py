@@ -227,6 +227,8 @@ class Seat(SQLModel, table=True):
     webhook_off_at: str | None = Field(default=None, max_length=40)
     # Mixed into the signing key: rotating the secret raises it.
     webhook_generation: int = 0
+    # The player token that set the webhook, if one did: revoking it drops the webhook.
+    webhook_token_id: int | None = Field(default=None, index=True)
     # When a mail carrying the seat's personal link went out (None: not yet).
     linked_at: str | None = Field(default=None, max_length=40)
     # The level of the bot that plays this seat (`referee.bots.levels`), or None: a person.

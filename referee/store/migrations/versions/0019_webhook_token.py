@@ -1,0 +1,28 @@
+"""A seat's webhook remembers the player token that set it, so that revoking the
+token drops the webhook
+
+Revision ID: 0019
+Revises: 0018
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0019"
+down_revision = "0018"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("seat") as batch:
+        batch.add_column(sa.Column("webhook_token_id", sa.Integer(), nullable=True))
+    op.create_index("ix_seat_webhook_token_id", "seat", ["webhook_token_id"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_seat_webhook_token_id", table_name="seat")
+    with op.batch_alter_table("seat") as batch:
+        batch.drop_column("webhook_token_id")
