@@ -11,6 +11,7 @@ from flask_smorest import Blueprint
 from api.http.context import referee
 from api.http.errors import BAD_QUERY, declared
 from api.schemas.players import LeaderboardArgs, LeaderboardOut, PlayerOut
+from referee import games
 from referee.service.leaderboards import leaderboard
 from referee.service.profile_view import player_profile
 
@@ -45,7 +46,11 @@ def player(name: str) -> dict[str, Any]:
     }
 
 
-@blp.route("/ratings/<game>", methods=["GET"])
+# The games the referee knows: any other name is `422 unknown_game`.
+GAME_PARAMETER = {"in": "path", "name": "game", "schema": {"type": "string", "enum": games.names()}}
+
+
+@blp.route("/ratings/<game>", methods=["GET"], parameters=[GAME_PARAMETER])
 @blp.arguments(LeaderboardArgs, location="query")
 @blp.response(200, LeaderboardOut)
 @blp.doc(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from api.schemas.shared import PRINTABLE, Strict
-from referee.service.leaderboards import PAGE, PAGE_MOST
+from api.schemas.shared import FullMatch, Strict
+from referee.service.leaderboards import CURSOR_FORM, PAGE, PAGE_MOST
 
 _PROVISIONAL = "true while the rating is not settled (its deviation above 110)"
 
@@ -74,8 +74,11 @@ class PlayerOut(Schema):
 
 class LeaderboardArgs(Strict):
     cursor = fields.String(
-        validate=[validate.Length(min=1, max=400), PRINTABLE],
-        metadata={"description": "the `next_cursor` of the page before"},
+        validate=[validate.Length(min=3, max=400), FullMatch(CURSOR_FORM)],
+        metadata={
+            "description": "the `next_cursor` of the page before: an estimate, `:`, a name "
+            "key; any of this form starts the page after that place"
+        },
     )
     limit = fields.Integer(load_default=PAGE, validate=validate.Range(min=1, max=PAGE_MOST))
 

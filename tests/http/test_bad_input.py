@@ -19,13 +19,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings, strategies
 from hypothesis.strategies import from_regex
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    positive_data_acceptance,
-    response_schema_conformance,
-    status_code_conformance,
-)
+from schemathesis.checks import CHECKS, load_all_checks
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 from sqlalchemy import text
 
 from api import create_app
@@ -248,14 +243,7 @@ def test_the_openapi_document_holds_for_generated_requests(
     app: Flask, label: str, data: strategies.DataObject
 ) -> None:
     case = data.draw(OPERATIONS[label].as_strategy())
-    case.call_and_validate(
-        checks=[
-            not_a_server_error,
-            content_type_conformance,
-            response_schema_conformance,
-            status_code_conformance,
-        ]
-    )
+    case.call_and_validate(checks=ALL_CHECKS)
 
 
 def test_a_database_out_of_reach_is_a_503_not_a_500(app_settings: Settings) -> None:
@@ -335,6 +323,14 @@ def accepted_unless_refused_beyond_the_schema(ctx: Any, response: Any, case: Any
     return result
 
 
+load_all_checks()
+# Every stock check (the CLI's `--checks all`), positive_data_acceptance as its copy
+# above that lets through the refusals the document names as beyond any schema.
+ALL_CHECKS = [
+    *(check for check in CHECKS.get_all() if check is not positive_data_acceptance),
+    accepted_unless_refused_beyond_the_schema,
+]
+
 # The first seat's token of each game the stateful machine created, by game id.
 SEAT_TOKENS: dict[str, str] = {}
 
@@ -364,14 +360,9 @@ class Stateful(schema.as_state_machine()):  # type: ignore[misc]
             SEAT_TOKENS[created["id"]] = created["seats"][0]["token"]
 
     def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
-        # positive_data_acceptance is replaced by a copy that lets through the
-        # refusals no schema can rule out (BEYOND_THE_SCHEMA).
-        case.validate_response(
-            response,
-            excluded_checks=[positive_data_acceptance],
-            additional_checks=[accepted_unless_refused_beyond_the_schema],
-            transport_kwargs=kwargs,
-        )
+        # Every stock check, positive_data_acceptance as the copy that lets through
+        # the refusals no schema can rule out (BEYOND_THE_SCHEMA).
+        case.validate_response(response, checks=ALL_CHECKS, transport_kwargs=kwargs)
 
 
 def test_the_document_holds_when_its_links_are_followed(app: Flask) -> None:
