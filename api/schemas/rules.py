@@ -131,6 +131,17 @@ _CONVERTER = OpenAPIConverter(
 )
 
 
+def _keys_said(self: OpenAPIConverter, field: fields.Field[Any], **_: Any) -> JSON:
+    """A map whose field lists its keys (`properties` in its metadata) closes them:
+    apispec would otherwise say that any key is taken, as values like the others."""
+    if isinstance(field, fields.Dict) and "additionalProperties" in field.metadata:
+        return {"additionalProperties": field.metadata["additionalProperties"]}
+    return {}
+
+
+_CONVERTER.add_attribute_function(_keys_said)
+
+
 def option_schema(field: fields.Field[Any]) -> JSON:
     """One option as JSON Schema, with its default."""
     described: JSON = _bounded(dict(_CONVERTER.field2property(field)))

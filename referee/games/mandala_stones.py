@@ -298,17 +298,37 @@ def _space_key(key: str) -> int | None:
     return int(key) if re.fullmatch(r"[1-9][0-9]*", key) else None
 
 
+# The player counts a board names a hands space for.
+_PLAYER_COUNTS = ("2", "3", "4")
+
+
 class _MandalaBoardSchema(marshmallow.Schema):
     spaces = fields.Integer(required=True, strict=True, validate=validate.Range(1, 96))
     bonuses = fields.Dict(
         required=True,
         keys=fields.String(),
         values=fields.Integer(strict=True, validate=validate.Range(min=1)),
+        # Space numbers: no board has more than 96 spaces (whether this one has the
+        # space is checked against `spaces`, which no JSON Schema can compare).
+        metadata={
+            "properties": {
+                str(space): {"type": "integer", "minimum": 1} for space in range(1, 97)
+            },
+            "additionalProperties": False,
+        },
     )
     hands = fields.Dict(
         required=True,
-        keys=fields.String(validate=validate.OneOf(["2", "3", "4"])),
-        values=fields.Integer(strict=True),
+        keys=fields.String(validate=validate.OneOf(_PLAYER_COUNTS)),
+        values=fields.Integer(strict=True, validate=validate.Range(1, 96)),
+        # What the JSON Schema of the options says: these player counts, no other key.
+        metadata={
+            "properties": {
+                count: {"type": "integer", "minimum": 1, "maximum": 96}
+                for count in _PLAYER_COUNTS
+            },
+            "additionalProperties": False,
+        },
     )
 
     @validates_schema
