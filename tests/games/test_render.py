@@ -313,9 +313,11 @@ def columns(line: str) -> int:
 
 
 FSI, PDI = "\u2068", "\u2069"
+# A Hebrew name ending in digits, and an Arabic one long enough to be clipped.
 RIGHT_TO_LEFT = [
     "\u05d3\u05e0\u05d9 42",
-    "\u0633\u0627\u0631\u0629 \u0639\u0628\u062f\u0627\u0644\u0644\u0647 \u0627\u0644\u0639\u0644\u064a \u0627\u0644\u062d\u0633\u0646",
+    "\u0633\u0627\u0631\u0629 \u0639\u0628\u062f\u0627\u0644\u0644\u0647 "
+    "\u0627\u0644\u0639\u0644\u064a \u0627\u0644\u062d\u0633\u0646",
 ]
 
 
