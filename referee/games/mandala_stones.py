@@ -311,9 +311,7 @@ class _MandalaBoardSchema(marshmallow.Schema):
         # Space numbers: no board has more than 96 spaces (whether this one has the
         # space is checked against `spaces`, which no JSON Schema can compare).
         metadata={
-            "properties": {
-                str(space): {"type": "integer", "minimum": 1} for space in range(1, 97)
-            },
+            "properties": {str(space): {"type": "integer", "minimum": 1} for space in range(1, 97)},
             "additionalProperties": False,
         },
     )
@@ -324,8 +322,7 @@ class _MandalaBoardSchema(marshmallow.Schema):
         # What the JSON Schema of the options says: these player counts, no other key.
         metadata={
             "properties": {
-                count: {"type": "integer", "minimum": 1, "maximum": 96}
-                for count in _PLAYER_COUNTS
+                count: {"type": "integer", "minimum": 1, "maximum": 96} for count in _PLAYER_COUNTS
             },
             "additionalProperties": False,
         },
