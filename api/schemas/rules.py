@@ -139,7 +139,7 @@ def _keys_said(self: OpenAPIConverter, field: fields.Field[Any], **_: Any) -> JS
     return {}
 
 
-_CONVERTER.add_attribute_function(_keys_said)
+_CONVERTER.add_attribute_function(_keys_said)  # type: ignore[no-untyped-call]
 
 
 def option_schema(field: fields.Field[Any]) -> JSON:
