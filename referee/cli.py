@@ -525,3 +525,26 @@ def mail_in(host: str, port: int) -> None:
         referee.queue.start_delivery()
     click.echo(f"referee mail-in: smtp://{host}:{port}  (database {referee.db.url})")
     server.serve(referee, host, port)
+
+
+@main.command()
+@click.option(
+    "--bounced",
+    is_flag=True,
+    required=True,
+    help="Those no longer mailed: their mail bounced REFEREE_MAIL_BOUNCES times.",
+)
+def addresses(bounced: bool) -> None:
+    """Mail addresses the referee knows: with --bounced, each that bounced out (one a
+    line: the address, when, its hard bounces), the latest first. A reply from one, or
+    its accepting the mail again, clears it."""
+    from referee.service.bounces import bounced_addresses
+
+    referee = _referee(_settings())
+    try:
+        found = bounced_addresses(referee)
+    finally:
+        referee.close()
+    for one in found:
+        click.echo(f"{one.address}\t{one.bounced_at}\t{one.bounces}")
+    click.echo(f"{len(found)} bounced out", err=True)

@@ -458,6 +458,9 @@ def _kind_context(
         handed = int(row.payload["seat"])
         found["handed"] = "you" if handed == row.seat else f"seat {handed} ({names[handed]})"
         found["timeouts"] = row.payload.get("timeouts")
+    if kind == OutboxKind.UNREACHED:
+        unreached = int(row.payload["seat"])
+        found["unreached"] = f"seat {unreached} ({names[unreached]})"
     if kind in (OutboxKind.SEAT_TAKEN, OutboxKind.ARRIVED):
         taken = int(row.payload["seat"])
         found["taken"] = {"seat": taken, "name": names[taken], "bot": row.payload["bot"]}

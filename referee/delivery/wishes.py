@@ -40,7 +40,14 @@ _OF_SEEKS = {
 }
 _PER_TURN = frozenset({OutboxKind.YOUR_TURN, OutboxKind.ROUND_OVER})
 _FOLLOW_MUTE = frozenset(
-    {*_PER_TURN, OutboxKind.REMINDER, OutboxKind.GAME_OVER, OutboxKind.BOT_SEAT, OutboxKind.ARRIVED}
+    {
+        *_PER_TURN,
+        OutboxKind.REMINDER,
+        OutboxKind.GAME_OVER,
+        OutboxKind.BOT_SEAT,
+        OutboxKind.ARRIVED,
+        OutboxKind.UNREACHED,
+    }
 )
 
 

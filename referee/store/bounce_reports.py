@@ -11,12 +11,12 @@ the mail channel no longer reaches it (`addresses.bounced_out`).
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from referee.store.clock import now
 from referee.store.db import Database
 from referee.store.keys import address_token
-from referee.store.tables import Address, core_table
+from referee.store.tables import Address, Game, GameStatus, Seat, core_table
 
 _ADDRESS = core_table(Address)
 
@@ -60,3 +60,33 @@ def alive(connection: sa.Connection, address: str) -> None:
         .where(_ADDRESS.c.address == address.strip().lower(), _ADDRESS.c.bounces > 0)
         .values(bounces=0, bounced_at=None)
     )
+
+
+_SEAT = core_table(Seat)
+_GAME = core_table(Game)
+
+
+def running_seats(session: Session, address: str) -> dict[str, list[int]]:
+    """The seats a person plays at `address` in running games, by game: those the
+    address bouncing out leaves without mail (a bot's seat reads none)."""
+    rows = session.connection().execute(
+        sa.select(_SEAT.c.game_id, _SEAT.c.seat)
+        .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id))
+        .where(
+            sa.func.lower(_SEAT.c.email) == address,
+            _SEAT.c.bot.is_(None),
+            _GAME.c.status == GameStatus.ACTIVE,
+        )
+        .order_by(_SEAT.c.game_id, _SEAT.c.seat)
+    )
+    found: dict[str, list[int]] = {}
+    for game_id, seat in rows:
+        found.setdefault(game_id, []).append(int(seat))
+    return found
+
+
+def bounced(session: Session) -> list[Address]:
+    """Every address that bounced out and has not shown a sign of life since, the
+    latest first."""
+    query = select(Address).where(col(Address.bounced_at).is_not(None))
+    return list(session.exec(query.order_by(col(Address.bounced_at).desc())))

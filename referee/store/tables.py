@@ -76,6 +76,8 @@ class OutboxKind(StrEnum):
     # told which seat and what happened so far, every other seat who arrived.
     SEAT_TAKEN = "seat_taken"
     ARRIVED = "arrived"
+    # A seat's address bounced out (`referee.service.bounces`): the other seats are told.
+    UNREACHED = "unreached"
     # A player's one-time sign-in link, and the digest of its games where it is
     # its turn: told to the player's address, carried by one of its seats
     # (`referee.service.players`), and threaded apart from the game.

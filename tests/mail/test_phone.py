@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
-from tests.mail.players import html_of, wait_mail
+from tests.mail.players import html_of, text_of, wait_mail
 from tests.mailboxes import MailService, Received
 from tests.servers import chromium
 from tests.stacks import Client
@@ -125,3 +125,48 @@ def test_the_turn_mail_fits_a_phone_with_the_whole_picture_in_view(
             assert width == natural_width  # shown at its own size where it fits
         else:
             assert width >= size["width"] - 40  # as wide as the phone allows
+
+
+SHOTS = Path("/work/shots/harden")
+# What a phone's mail program shows in a line at 390 px, in a monospace font.
+PHONE_COLUMNS = 40
+
+
+@pytest.mark.parametrize("game", ["mandala", "ice_palace", "subdivision"])
+def test_no_line_of_the_turn_mails_html_is_wider_than_a_phone(
+    mail_service: MailService, browser: Browser, game: str
+) -> None:
+    # The HTML part draws the board as a picture scaled to the screen; the text board,
+    # a grid up to 72 columns wide, is the plain-text part's alone.
+    count = 3 if game == "ice_palace" else 2
+    addresses = [f"narrow-{game}-{n}@players.test" for n in range(count)]
+    players = [{"name": name, "email": a} for name, a in zip(("Ann", "Bob", "Cy"), addresses)]
+    made = Client(mail_service.service.url).post("/v1/games", {"game": game, "players": players})
+    assert made.status_code == 201, made.text
+    game_id = made.json()["id"]
+    to_act = Client(mail_service.service.url).get(f"/v1/games/{game_id}").json()["to_act"]
+    mail = wait_mail(mail_service, addresses[to_act[0]], "your_turn", 0)
+    html = html_of(mail.mail)
+    assert "<pre" not in html
+    assert 'src="cid:' in html
+    assert max(len(line) for line in text_of(mail.mail).splitlines()) > PHONE_COLUMNS
+    shown = as_shown(mail)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport=PHONE, java_script_enabled=True)
+    page = context.new_page()
+    page.set_content(shown, wait_until="load")
+    page.screenshot(path=SHOTS / f"turn-mail-{game}-390.png", full_page=True)
+    measured = page.evaluate(
+        """() => ({
+            page: document.documentElement.scrollWidth,
+            scrolled: [...document.querySelectorAll("body *")]
+                .filter((e) => e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0)
+                .map((e) => e.tagName),
+            preformatted: [...document.querySelectorAll("pre")]
+                .flatMap((e) => e.textContent.split("\\n"))
+                .filter((line) => line.length > 40),
+        })"""
+    )
+    context.close()
+    assert measured["page"] <= PHONE["width"], measured
+    assert measured["scrolled"] == [] and measured["preformatted"] == [], measured
