@@ -5,13 +5,15 @@ the players' SMTP server): every mail goes out from
 `bounce+<token>@<domain>`; reports shaped as Postfix, Gmail and Exchange
 send them come to that address from the null sender over SMTP; forged
 ones are refused at RCPT; after `REFEREE_MAIL_BOUNCES` (3) hard bounces
-the address gets no more mail, the other player sees the seat as
-unreachable, the deadline plays for it, and a reply from it brings it back.
+the address gets no more mail (`referee addresses --bounced` lists it),
+the other player is told and sees the seat as unreachable, the deadline
+plays for it, and a reply from it brings it back.
 """
 
 from __future__ import annotations
 
 import smtplib
+import subprocess
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -27,7 +29,7 @@ from tests.mail import reports
 from tests.mail.players import answer, listed_moves, text_of, wait_mail
 from tests.mail.test_deadlines import log, sweep
 from tests.mailboxes import DOMAIN, MailService, Received, mail_stack
-from tests.stacks import Client
+from tests.stacks import REFEREE, Client
 from tests.tiers import starts_servers
 
 ANN, BOB = "ann@bounces.test", "bob@bounces.test"
@@ -121,6 +123,20 @@ def settled(env: MailService, game_id: str, wanted: list[bool]) -> None:
     assert unreachable(env, game_id) == wanted
 
 
+def bounced_out(env: MailService) -> list[str]:
+    """The addresses `referee addresses --bounced` lists, as an operator runs it."""
+    listed = subprocess.run(
+        [REFEREE, "addresses", "--bounced"],
+        env=env.service.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stderr
+    return [line.split("\t")[0] for line in listed.stdout.splitlines()]
+
+
 def test_three_hard_bounces_stop_the_mail_and_the_deadline_plays_on(env: MailService) -> None:
     body = {
         "game": "subdivision",
@@ -158,6 +174,12 @@ def test_three_hard_bounces_stop_the_mail_and_the_deadline_plays_on(env: MailSer
     assert unreachable(env, game_id) == [False, False]
     report(env, bounce_to, reports.exchange(invitation, BOB, "<b3@outlook.com>"))
     settled(env, game_id, [False, True])
+    # Ann is told at once, whoever is to act; the operators can list the address.
+    told = " ".join(text_of(wait_mail(env, ANN, "unreached").mail).split())
+    assert "mail to seat 1 (Bob) bounces: the referee no longer mails that player" in told
+    assert "Their turns run out after" in told and '"random"' in told
+    assert wait_mail(env, ANN, "unreached").mail["Subject"] == turn.mail["Subject"]
+    assert bounced_out(env) == [BOB]
 
     # Ann moves: Bob is to act, but is no longer mailed; Ann is told he is unreachable.
     bob_mails = len(env.mailbox.to(BOB))
@@ -187,5 +209,6 @@ def test_three_hard_bounces_stop_the_mail_and_the_deadline_plays_on(env: MailSer
     env.reply(str(invitation.mail["Reply-To"]), board, BOB)
     wait_mail(env, BOB, "board", after=bob_mails)
     assert unreachable(env, game_id) == [False, False]
+    assert bounced_out(env) == []
     assert env.inbound.output().count("outcome=hard bounce") == 2
     assert "outcome=bounced out (5.1.10)" in env.inbound.output()
