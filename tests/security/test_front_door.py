@@ -69,9 +69,9 @@ def test_cookies_are_secure_when_the_public_url_is_https(
 ) -> None:
     client = app.test_client()
     created = client.post("/new/maniki", data={**FIELDS, "csrf": form_token(client)})
-    link = re.findall(
-        r'value="http://localhost(/g/[0-9a-f]{32}/seat/[^"]+)"', created.get_data(True)
-    )
+    # The link is under the public URL, whatever host the request named.
+    public = re.escape(app_settings.public_url)
+    link = re.findall(rf'value="{public}(/g/[0-9a-f]{{32}}/seat/[^"]+)"', created.get_data(True))
     opened = client.get(link[0])
     cookies = opened.headers.getlist("Set-Cookie")
     assert cookies and all("Secure" in cookie for cookie in cookies)

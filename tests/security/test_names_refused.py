@@ -85,7 +85,12 @@ def test_an_old_games_names_are_isolated_and_cleaned_everywhere(
     svg = client.get(f"/v1/games/{game_id}/board.svg").get_data(as_text=True)
     assert "gnp.exe Ann" in svg and "Seat 1" in svg
     for shown in (lobby, page, svg):
-        assert HIDDEN.search(shown) is None
+        # The one bidi control shown: the isolate (FSI...PDI) pictures and text boards
+        # put around a name of other than ASCII, here the Persian one, whole or clipped.
+        isolated = re.findall("\u2068([^\u2068\u2069]*)\u2069", shown)
+        assert all(PERSIAN.startswith(name.removesuffix("…")) for name in isolated), isolated
+        assert HIDDEN.search(re.sub("\u2068([^\u2068\u2069]*)\u2069", r"\1", shown)) is None
+    assert "\u2068" in svg
     # The API gives back the names as stored: they are data, not display.
     seats = client.get(f"/v1/games/{game_id}").get_json()["seats"]
     assert [s["name"] for s in seats] == [p.name for p in players]

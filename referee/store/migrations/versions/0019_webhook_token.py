@@ -17,12 +17,13 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("seat") as batch:
-        batch.add_column(sa.Column("webhook_token_id", sa.Integer(), nullable=True))
+    # Plain ADD COLUMN (nullable, no default): SQLite adds it without copying `seat`,
+    # whose expression index a copy would lose.
+    op.add_column("seat", sa.Column("webhook_token_id", sa.Integer(), nullable=True))
     op.create_index("ix_seat_webhook_token_id", "seat", ["webhook_token_id"])
 
 
 def downgrade() -> None:
     op.drop_index("ix_seat_webhook_token_id", table_name="seat")
-    with op.batch_alter_table("seat") as batch:
+    with op.batch_alter_table("seat", schema=None, recreate="never") as batch:
         batch.drop_column("webhook_token_id")
