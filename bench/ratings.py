@@ -9,7 +9,7 @@ hold are written straight into the tables, in bulk: players with public
 names; finished games of every game, 2 to 5 seats, each with a few moves
 an hour or so apart and its `rated_game` row; each player's rating per game
 and one `rating_change` per player per game; every move with its submission (one in fifty
-a timeout). Then the app answers, in this
+a timeout); each player's totals, as the ratings' job leaves them. Then the app answers, in this
 process through Flask's test client (the whole request without the network):
 a leaderboard's first page of 50 and a page deep in it (`GET
 /v1/ratings/{game}`, the page `/ratings/<game>`), and the profile of the
@@ -36,12 +36,14 @@ from bench.me import on_both, timings
 from referee import games
 from referee.ratings import START
 from referee.service import Referee
+from referee.service.tallying import Share, add_share, fresh_totals
 from referee.settings import Settings
 from referee.store.clock import stamp
 from referee.store.tables import (
     Address,
     Game,
     Move,
+    PlayerTotals,
     RatedGame,
     Rating,
     RatingChange,
@@ -99,6 +101,7 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
     chosen so that some play far more than others (as on a real server)."""
     names = [game.name for game in games.all_games()]
     skills: dict[tuple[int, str], tuple[float, float, int, int, int]] = {}
+    totals: dict[int, PlayerTotals] = {}
     made: dict[type[Any], list[dict[str, Any]]] = {
         model: [] for model in (Game, Seat, Submission, Move, Seek, RatedGame, RatingChange)
     }
@@ -142,11 +145,20 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
                     "token_hash": "t",
                     "webhook_failures": 0,
                     "webhook_generation": 0,
+                    "tallied": True,
                 }
             )
+        timeouts = [0] * seats
+        answers: list[list[tuple[str, str]]] = [[] for _ in range(seats)]
+        asked = stamp(begun)
         for move in range(1, MOVES_PER_GAME + 1):
             at = begun + timedelta(hours=move, minutes=rng.randrange(60))
             submission_id = f"{game_id[:24]}{move:08d}"
+            # One move in fifty played by the referee when time ran out.
+            source = "timeout" if rng.randrange(50) == 0 else "rest"
+            timeouts[move % seats] += source == "timeout"
+            answers[move % seats].append((asked, stamp(at)))
+            asked = stamp(at)
             made[Submission].append(
                 {
                     "id": submission_id,
@@ -158,8 +170,7 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
                     "seq": move,
                     "created_at": stamp(at),
                     "decided_at": stamp(at),
-                    # One move in fifty played by the referee when time ran out.
-                    "source": "timeout" if rng.randrange(50) == 0 else "rest",
+                    "source": source,
                 }
             )
             made[Move].append(
@@ -200,8 +211,17 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
                 "counted": True,
                 "finished_at": stamp(ended),
                 "applied_at": stamp(ended),
+                "tallied": True,
             }
         )
+        # Each player's totals, as the ratings' job leaves them.
+        for number, player in enumerate(table):
+            share = Share(
+                timeouts[number], 0, tuple(answers[number]), (stamp(ended), game_id, (number,))
+            )
+            if player not in totals:
+                totals[player] = fresh_totals(_address(player))
+            add_share(totals[player], share)
         for number, player in enumerate(table):
             mu, sigma, played, wins, _ = skills.get(
                 (player, name), (START.mu, START.sigma, 0, 0, 0)
@@ -225,6 +245,7 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
             )
     for model in (Game, Seat, Submission, Move, Seek, RatedGame, RatingChange):
         _insert(connection, model, made[model])
+    _insert(connection, PlayerTotals, [row.model_dump() for row in totals.values()])
     _insert(
         connection,
         Rating,

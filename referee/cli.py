@@ -481,8 +481,8 @@ def ratings() -> None:
 @ratings.command()
 @click.option("--check", is_flag=True, help="Only compare: exit 1 when anything differs.")
 def rebuild(check: bool) -> None:
-    """Work every rating out again from the finished games, in the order they were taken
-    in, and make the stored figures the replay's; print what differed (nothing when the
+    """Work every rating and player's totals out again from the finished games, in the
+    order they were taken in, and make the stored figures the replay's; print what differed (nothing when the
     two agree). With --check nothing is written and a difference exits 1."""
     from referee.service.rating import rebuild as rebuild_ratings
 
