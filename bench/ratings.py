@@ -25,6 +25,7 @@ import random
 import statistics
 import time
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
@@ -96,6 +97,59 @@ def _players(connection: sa.Connection, count: int) -> None:
     )
 
 
+def _moves(
+    made: dict[type[Any], list[dict[str, Any]]],
+    game_id: str,
+    seats: int,
+    begun: datetime,
+    rng: random.Random,
+) -> list[Share]:
+    """A finished game's moves with their submissions; what they add to each seat's
+    player's totals."""
+    timeouts = [0] * seats
+    answers: list[list[tuple[str, str]]] = [[] for _ in range(seats)]
+    asked = stamp(begun)
+    for move in range(1, MOVES_PER_GAME + 1):
+        at = begun + timedelta(hours=move, minutes=rng.randrange(60))
+        submission_id = f"{game_id[:24]}{move:08d}"
+        # One move in fifty played by the referee when time ran out.
+        source = "timeout" if rng.randrange(50) == 0 else "rest"
+        timeouts[move % seats] += source == "timeout"
+        answers[move % seats].append((asked, stamp(at)))
+        asked = stamp(at)
+        made[Submission].append(
+            {
+                "id": submission_id,
+                "game_id": game_id,
+                "seat": move % seats,
+                "move": {},
+                "request_hash": "r",
+                "status": "accepted",
+                "seq": move,
+                "created_at": stamp(at),
+                "decided_at": stamp(at),
+                "source": source,
+            }
+        )
+        made[Move].append(
+            {
+                "game_id": game_id,
+                "seq": move,
+                "seat": move % seats,
+                "move": {},
+                "notation": "x",
+                "created_at": stamp(at),
+                "prev_hash": "h",
+                "hash": "h",
+                "submission_id": submission_id,
+            }
+        )
+    return [
+        Share(timeouts[seat], 0, tuple(answers[seat]), ("", game_id, (seat,)))
+        for seat in range(seats)
+    ]
+
+
 def _games(connection: sa.Connection, players: int, count: int, rng: random.Random) -> None:
     """`count` finished games, each with its seats, moves, seek and rating rows, the players
     chosen so that some play far more than others (as on a real server)."""
@@ -148,44 +202,7 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
                     "tallied": True,
                 }
             )
-        timeouts = [0] * seats
-        answers: list[list[tuple[str, str]]] = [[] for _ in range(seats)]
-        asked = stamp(begun)
-        for move in range(1, MOVES_PER_GAME + 1):
-            at = begun + timedelta(hours=move, minutes=rng.randrange(60))
-            submission_id = f"{game_id[:24]}{move:08d}"
-            # One move in fifty played by the referee when time ran out.
-            source = "timeout" if rng.randrange(50) == 0 else "rest"
-            timeouts[move % seats] += source == "timeout"
-            answers[move % seats].append((asked, stamp(at)))
-            asked = stamp(at)
-            made[Submission].append(
-                {
-                    "id": submission_id,
-                    "game_id": game_id,
-                    "seat": move % seats,
-                    "move": {},
-                    "request_hash": "r",
-                    "status": "accepted",
-                    "seq": move,
-                    "created_at": stamp(at),
-                    "decided_at": stamp(at),
-                    "source": source,
-                }
-            )
-            made[Move].append(
-                {
-                    "game_id": game_id,
-                    "seq": move,
-                    "seat": move % seats,
-                    "move": {},
-                    "notation": "x",
-                    "created_at": stamp(at),
-                    "prev_hash": "h",
-                    "hash": "h",
-                    "submission_id": submission_id,
-                }
-            )
+        moved = _moves(made, game_id, seats, begun, rng)
         made[Seek].append(
             {
                 "id": uuid.UUID(int=rng.getrandbits(128)).hex,
@@ -216,9 +233,7 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
         )
         # Each player's totals, as the ratings' job leaves them.
         for number, player in enumerate(table):
-            share = Share(
-                timeouts[number], 0, tuple(answers[number]), (stamp(ended), game_id, (number,))
-            )
+            share = replace(moved[number], recent=(stamp(ended), game_id, (number,)))
             if player not in totals:
                 totals[player] = fresh_totals(_address(player))
             add_share(totals[player], share)
