@@ -46,8 +46,8 @@ if TYPE_CHECKING:
 
     from referee.service import Referee
 
-# Enough for a chart a phone's width shows point by point.
-HISTORY_MOST = 100
+# A chart's points: the last 60 rated games (a page reads and draws them for each game).
+HISTORY_MOST = 60
 _HOUR = 3600.0
 
 
