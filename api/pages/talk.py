@@ -104,7 +104,11 @@ def listed(game_id: str) -> Response:
     raw = request.args.get("after", "0")
     if not whole_number(raw):
         raise Problem(400, "bad_request", "'after' is a message number")
-    found = table_talk.messages(referee(), game_id, _seat(), int(raw))
+    try:
+        found = table_talk.messages(referee(), game_id, _seat(), int(raw))
+    except refusals.Refusal as refused:
+        # Only a script asks: its refusals are problem+json, as the board's are.
+        return errors.from_refusal(refused)
     if found:
         table_talk.mark_seen(referee(), game_id, _seat(), found[-1].seq)
     return jsonify({"messages": [shown_message(said) for said in found]})
