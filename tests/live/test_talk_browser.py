@@ -1,0 +1,138 @@
+"""Table talk on the game page, in a real headless Chromium and `referee serve`: two seats
+write to each other live, one at 1280 px and one at 390 px, while a spectator's page
+shows none of it.
+
+Each page's messages arrive through the page's own stream (a marker set in each window
+survives: no navigation, no reload); a message half typed survives a move that updates
+the page; what a player writes shows as text, never as markup or a link; the newest
+message is in view; the phone's page never scrolls sideways. Screenshots at 1280 and
+390 px go to the run's folder under `var/artifacts/web/`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import requests
+from playwright.sync_api import Browser, Page, expect
+
+from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
+    artifacts,
+    browser,
+    create_in_lobby,
+    new_page,
+    open_from_mail,
+    playwright,
+    web_service,
+)
+from tests.live.test_web_live import play_by_api, summary
+from tests.stacks import Service
+
+MARKER = "window.talkPageMarker"
+HOSTILE = '<b>bold</b> <img src=x onerror="window.pwned=1"> https://evil.test www.evil.test'
+
+
+def shot(page: Page, folder: Path, name: str) -> None:
+    page.screenshot(path=folder / name, full_page=True)
+
+
+def messages(page: Page) -> list[str]:
+    return [text.strip() for text in page.locator("#talk-list p.said").all_inner_texts()]
+
+
+def newest_in_sight(page: Page) -> bool:
+    return bool(
+        page.evaluate(
+            """() => {
+              const box = document.getElementById("talk-scroll").getBoundingClientRect();
+              const items = document.querySelectorAll("#talk-list li");
+              const last = items[items.length - 1].getBoundingClientRect();
+              return last.top >= box.top - 1 && last.bottom <= box.bottom + 1;
+            }"""
+        )
+    )
+
+
+def say(page: Page, words: str, *, keys: bool = False) -> None:
+    page.fill("#talk-text", words)
+    if keys:
+        page.press("#talk-text", "Control+Enter")
+    else:
+        page.click("#talk-send")
+    expect(page.locator("#talk-text")).to_have_value("")
+
+
+def test_two_seats_talk_live_beside_the_board(
+    web_service: Service,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    url = web_service.url
+    links = create_in_lobby(new_page(browser), url, "mandala", ["Ann", "Bob"])
+    game_id = links[0].split("/g/", 1)[1].split("/", 1)[0]
+    tokens = [link.rsplit("/", 1)[1] for link in links]
+    ann, bob, spectator = new_page(browser), new_page(browser, phone=True), new_page(browser)
+    open_from_mail(ann, links[0])
+    open_from_mail(bob, links[1])
+    spectator.goto(f"{url}/g/{game_id}")
+    for page in (ann, bob, spectator):
+        page.evaluate(f"() => {{ {MARKER} = 'still here'; }}")
+    assert spectator.locator("#talk").count() == 0
+    expect(ann.locator("#talk-empty")).to_be_visible()
+
+    say(ann, "Good luck, Bob!")
+    expect(bob.locator("#talk-list li")).to_have_count(1)
+    assert messages(bob) == ["Good luck, Bob!"]
+    say(bob, "Thanks Ann.\nYou too.", keys=True)
+    expect(ann.locator("#talk-list li")).to_have_count(2)
+    assert messages(ann) == ["Good luck, Bob!", "Thanks Ann.\nYou too."]
+    assert ann.locator("#talk-list li").nth(1).locator(".who").inner_text() == "Bob"
+
+    # What a player writes is text: no element, no link, nothing run.
+    say(ann, HOSTILE)
+    expect(bob.locator("#talk-list li")).to_have_count(3)
+    assert messages(bob)[-1] == HOSTILE
+    for page in (ann, bob):
+        assert page.locator("#talk-list b, #talk-list img, #talk-list a").count() == 0
+        assert page.evaluate("() => window.pwned") is None
+
+    # A move updates the pages in place; Bob's draft and the talk stay as they were.
+    bob.fill("#talk-text", "half a thought")
+    (mover,) = summary(url, game_id)["to_act"]
+    play_by_api(url, game_id, tokens[mover])
+    version = summary(url, game_id)["version"]
+    for page in (ann, bob, spectator):
+        expect(page.locator("#game")).to_have_attribute("data-version", str(version))
+        assert page.evaluate(f"() => {MARKER}") == "still here"
+    expect(bob.locator("#talk-text")).to_have_value("half a thought")
+    assert len(messages(bob)) == 3
+
+    # Many messages later the newest is in view on both pages, and the phone never
+    # scrolls sideways.
+    for n in range(14):
+        requests.post(
+            f"{url}/v1/games/{game_id}/messages",
+            json={"text": f"move {n}: " + "a rather long word " * (n % 3 + 1)},
+            headers={"Authorization": f"Bearer {tokens[n % 2]}"},
+            timeout=10,
+        ).raise_for_status()
+    say(bob, "the newest one, " + "unbroken" * 12)
+    for page in (ann, bob):
+        expect(page.locator("#talk-list li")).to_have_count(18)
+        assert newest_in_sight(page)
+    assert bob.evaluate("() => document.documentElement.scrollWidth") <= 390
+    assert spectator.locator("#talk").count() == 0
+    assert "Good luck" not in spectator.content() and "newest one" not in spectator.content()
+
+    shot(ann, artifacts, "talk-seat-1280.png")
+    shot(bob, artifacts, "talk-seat-390.png")
+    shot(spectator, artifacts, "talk-spectator-1280.png")
+    bob.locator("#talk").screenshot(path=artifacts / "talk-box-390.png")
+    # The note is the seat's alone, and survives a reload.
+    ann.click("#note summary")
+    ann.fill("#note-text", "Bob keeps blue stones")
+    ann.click("#note-save")
+    expect(ann.locator("#note-text")).to_have_value("Bob keeps blue stones")
+    bob.reload()
+    expect(bob.locator("#note-text")).to_have_value("")
+    shot(ann, artifacts, "talk-note-1280.png")
