@@ -11,11 +11,16 @@ message is in view; the phone's page never scrolls sideways. Screenshots at 1280
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import requests
 from playwright.sync_api import Browser, Page, expect
 
+from referee.service import Referee
+from referee.service.players import open_session
+from referee.settings import Settings
+from tests.clock import on_server_clock
 from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     artifacts,
     browser,
@@ -26,7 +31,7 @@ from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     web_service,
 )
 from tests.live.test_web_live import play_by_api, summary
-from tests.stacks import Service
+from tests.stacks import TEST_API_KEY, Service
 
 MARKER = "window.talkPageMarker"
 HOSTILE = '<b>bold</b> <img src=x onerror="window.pwned=1"> https://evil.test www.evil.test'
@@ -136,3 +141,42 @@ def test_two_seats_talk_live_beside_the_board(
     bob.reload()
     expect(bob.locator("#note-text")).to_have_value("")
     shot(ann, artifacts, "talk-note-1280.png")
+
+
+def test_my_games_mark_the_games_with_messages_unread(
+    web_service: Service,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    url = web_service.url
+    address = f"ann-{uuid.uuid4().hex[:8]}@example.org"
+    made = requests.post(
+        f"{url}/v1/games",
+        json={
+            "game": "subdivision",
+            "players": [{"name": "Ann", "email": address}, {"name": "Bob"}],
+        },
+        headers={"X-API-Key": TEST_API_KEY},
+        timeout=10,
+    ).json()
+    bob = made["seats"][1]["token"]
+    for words in ("your move, Ann", "still there?"):
+        requests.post(
+            f"{url}/v1/games/{made['id']}/messages",
+            json={"text": words},
+            headers={"Authorization": f"Bearer {bob}"},
+            timeout=10,
+        ).raise_for_status()
+    local = Referee(Settings(database_url=web_service.database_url))
+    try:
+        with on_server_clock():
+            cookie = open_session(local, address)
+    finally:
+        local.close()
+    for phone in (False, True):
+        page = new_page(browser, phone=phone)
+        page.context.add_cookies([{"name": "player", "value": cookie, "url": url}])
+        page.goto(f"{url}/me")
+        row = page.locator(f"li[data-game='{made['id']}']")
+        expect(row.locator(".badge.unread")).to_have_text("2 new messages")
+        shot(page, artifacts, f"talk-me-{390 if phone else 1280}.png")
