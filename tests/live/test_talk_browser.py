@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import Any
 
 import requests
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
 from referee.service import Referee
@@ -39,6 +41,16 @@ HOSTILE = '<b>bold</b> <img src=x onerror="window.pwned=1"> https://evil.test ww
 
 def shot(page: Page, folder: Path, name: str) -> None:
     page.screenshot(path=folder / name, full_page=True)
+
+
+def serious_violations(page: Page) -> list[tuple[str, Any]]:
+    """What axe-core finds serious or critical on the page as it is."""
+    results = Axe().run(page)
+    return [
+        (violation["id"], [node["target"] for node in violation["nodes"]][:3])
+        for violation in results.response["violations"]
+        if violation["impact"] in ("serious", "critical")
+    ]
 
 
 def messages(page: Page) -> list[str]:
@@ -129,6 +141,7 @@ def test_two_seats_talk_live_beside_the_board(
     assert spectator.locator("#talk").count() == 0
     assert "Good luck" not in spectator.content() and "newest one" not in spectator.content()
 
+    assert serious_violations(ann) == [] and serious_violations(bob) == []
     shot(ann, artifacts, "talk-seat-1280.png")
     shot(bob, artifacts, "talk-seat-390.png")
     shot(spectator, artifacts, "talk-spectator-1280.png")
@@ -179,4 +192,5 @@ def test_my_games_mark_the_games_with_messages_unread(
         page.goto(f"{url}/me")
         row = page.locator(f"li[data-game='{made['id']}']")
         expect(row.locator(".badge.unread")).to_have_text("2 new messages")
+        assert serious_violations(page) == []
         shot(page, artifacts, f"talk-me-{390 if phone else 1280}.png")
