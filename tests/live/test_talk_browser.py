@@ -155,6 +155,25 @@ def test_two_seats_talk_live_beside_the_board(
     expect(bob.locator("#note-text")).to_have_value("")
     shot(ann, artifacts, "talk-note-1280.png")
 
+    # Once the game is over its seats still talk live; the spectator's page stops following.
+    # (The note's form and the reload were navigations: the marker is set again.)
+    for page in (ann, bob):
+        page.evaluate(f"() => {{ {MARKER} = 'still here'; }}")
+    requests.post(
+        f"{url}/v1/games/{game_id}/resign?wait=10",
+        headers={"Authorization": f"Bearer {tokens[1]}"},
+        timeout=30,
+    ).raise_for_status()
+    for page in (ann, bob, spectator):
+        page.wait_for_function("() => document.getElementById('game').dataset.watch === 'no'")
+        assert "finished" in page.inner_text("#status")
+    say(bob, "well played, Ann")
+    expect(ann.locator("#talk-list li")).to_have_count(19)
+    assert messages(ann)[-1] == "well played, Ann"
+    assert ann.evaluate(f"() => {MARKER}") == "still here"
+    assert "well played" not in spectator.content()
+    shot(ann, artifacts, "talk-over-1280.png")
+
 
 def test_my_games_mark_the_games_with_messages_unread(
     web_service: Service,  # noqa: F811
