@@ -74,6 +74,22 @@ def answer(
     return None if bot.waits(seen) else bot.choose(seen, rng, seconds)
 
 
+def holds(
+    game: Game[Any, Any],
+    level: str,
+    state: Any,
+    seat: int,
+    *,
+    players: int,
+    options: JSON,
+    bots: Iterable[int],
+) -> bool:
+    """Whether the bot of `level` holds its move for now, though `seat` may act (MaNiKi's,
+    until the people in its round have answered; `bots`: the seats bots play)."""
+    seen = seen_by(game, state, seat, players=players, options=options, bots=bots)
+    return _LEVELS[game.name][level].waits(seen)
+
+
 def decide(
     game: Game[Any, Any],
     level: str,
