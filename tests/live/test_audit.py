@@ -72,12 +72,12 @@ def _played_out(url: str, local: Referee) -> Record:
         moment = datetime.now(UTC)
         for _sweep in range(12):
             # Ann's turn, once the bot has played its own.
-            game = wait_for(lambda: _settled(url, game_id), seconds=120)
+            game = wait_for(lambda: _settled(url, game_id), seconds=120)  # noqa: B023
             if game["status"] == "over" or game["seats"][0]["bot"]:
                 break
             moment += timedelta(hours=2)
             sweep_deadlines(local, moment)
-        wait_for(lambda: _game(url, game_id)["status"] == "over", seconds=240)
+        wait_for(lambda: _game(url, game_id)["status"] == "over", seconds=240)  # noqa: B023
         text = requests.get(f"{url}/v1/games/{game_id}/log.jsonl", timeout=30).text
         record = loads(text)
         if record.header.bots == ("greedy", "greedy"):
