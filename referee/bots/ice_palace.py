@@ -23,10 +23,9 @@ bettered by climbing (two pyramids of a size trade places, a pyramid
 covers another stack, while every step stays legal).
 
 How good a position looks: the score lead once the yard is built as the
-referee's plan would build it (`build auto`; a random maximal plan takes
-the colours in the same order, so the first colour alphabetically is
-buried alike), with a little more for the seat that builds (the best plan
-for it beats the referee's by about half a point) and a share for the
+referee's plan would build it (`build auto`, by the game's rules version:
+`referee_plan`), with a little more for the seat that builds (the best plan
+for it may beat the referee's) and a share for the
 pyramids of its own colour each seat still holds. Nearly every coloured
 pyramid of a yard is built, most of them founding a stack, a point to
 their colour: a game is won mostly by putting one's own colour into the

@@ -34,10 +34,19 @@ RULINGS (where the rules file is silent):
   `build` (`forced_move`): the yard and the palace are public, so every
   seat can see there is nothing to choose.
 - `build auto` stays `build auto` in the log; `play` replaces it with the
-  plan the solver gives for that position, which is computed when the
+  referee's plan for that position (`referee_plan`), computed when the
   round ends and kept in the state (`build_plan`), so replay is exact.
-  Changing the solver's choice of plan changes history: it needs a new
-  rules version.
+  Changing which plan that is changes history: it needs a new rules
+  version.
+- Which maximal plan (version 2): the solver's plans with the colours in a
+  few orders (`_auto_orders`: alphabetical, the builder's colour last, the
+  same with the leader's colour first), and of those placing the most, the
+  one with the most palace points for the builder's colour, then the
+  fewest for the leader's (the other seat still playing with the most
+  palace points, the lowest on a tie), then the first. The random
+  builder (`random_move`, playouts) draws its colour order from its rng.
+  Version 1 (`IcePalaceV1`, kept for games begun under it) took the
+  colours alphabetically in both, which favoured the colour met last.
 - The builder's required number (`build_max`) is the solver's maximum.
   Should its exact search reach its budget (a fixed count of work:
   positions searched and steps of the bounds computed for them, never a
