@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections import Counter
 from dataclasses import dataclass
 
 from referee.games import ice_palace
@@ -50,7 +49,7 @@ class Builds:
 
 def wins_by_colour(game: IcePalace, count: int, players: int = 3) -> dict[str, float]:
     """The share of `count` random games of `players` each colour won."""
-    won: Counter[str] = Counter()
+    won: dict[str, float] = dict.fromkeys(ice_palace.PLAYER_COLOURS, 0.0)
     options = game.load_options({}, players)
     for number in range(count):
         state: State | None = None

@@ -256,7 +256,8 @@ def _sweep_start(entries: Sequence[Entry], index: int) -> int:
     (the same stamp)."""
     start = index
     while (
-        start > 0
+        entries[index].created_at is not None
+        and start > 0
         and entries[start - 1].source == TIMEOUT
         and entries[start - 1].created_at == entries[index].created_at
     ):

@@ -294,7 +294,7 @@ def _header(line: int, data: JSON) -> Header:
 
 
 def _one_of(line: int, data: JSON, key: str, allowed: tuple[str, ...]) -> str | None:
-    found = _field(line, data, key, str, optional=True)
+    found: str | None = _field(line, data, key, str, optional=True)
     if found is not None and found not in allowed:
         raise RecordError(line, f"field {key!r} must be one of {', '.join(allowed)}")
     return found

@@ -29,7 +29,6 @@ from referee.playout import bot_rng, timeout_rng
 from referee.queue import BOT as referee_bot
 from referee.record import loads
 from referee.service import Referee, game_states, refusals
-from referee.service import bots as service_bots
 from referee.service.bot_pace import measured_pace
 from referee.service.bots import play_bots, sweep_bots
 from referee.service.creating import NewGame, Player, create_game
