@@ -3,7 +3,9 @@ a worker on PostgreSQL and Redis, the worker's `greedy` bot broken on purpose.
 
 The worker starts with a `sitecustomize` that makes every `greedy` move of Mandala a
 `take` the rules refuse there, handed past the bot's own check: so the
-bot's submission is recorded, and the deciding worker refuses it (`illegal_move`).
+bot's submission is recorded, and the deciding worker refuses it (`illegal_move`); where
+every cell ahead may be taken, one off the path's end, which the submission itself
+refuses.
 Ann plays her turns over REST against the broken bot. After each refusal the seat plays
 the `random` level's move from the same stream, and the worker's log says so once per
 turn, with the position as anyone sees it (never the seed).
@@ -41,7 +43,9 @@ _choice = automatic.bot_choice
 def _broken(game, level, state, seat, *args, **kwargs):
     if game.name == "mandala" and level == "greedy":
         legal = {move.index for move in game.legal_moves(state, seat)}
-        return automatic.BotChoice(Take(min(set(range(len(state.path))) - legal)))
+        # A cell the rules refuse now, else one off the path's end.
+        refused = sorted(set(range(len(state.path))) - legal) or [len(state.path)]
+        return automatic.BotChoice(Take(refused[0]))
     return _choice(game, level, state, seat, *args, **kwargs)
 
 
@@ -129,10 +133,27 @@ def test_a_bot_whose_move_is_refused_plays_the_random_levels_and_says_so_once(
     log = "".join(worker.output() for worker in broken.workers)
     said = [(found[0], int(found[1])) for found in REFUSED.findall(log)]
     assert sorted(said) == [(game_id, entry.seq - 1) for entry in gus]
-    assert "illegal_move" in log and record.header.seed not in log
+    assert "illegal_move" in log and "Traceback" not in log and record.header.seed not in log
     # The auditor's `verify --bots` finds each stand-in and says why it was played.
     path = tmp_path / "game.jsonl"
     path.write_text(record.dumps(), encoding="utf-8")
     said = CliRunner().invoke(main, ["verify", str(path), "--bots"])
     assert said.exit_code == 0, said.output
-    assert said.output.count("was refused by the service") == len(gus)
+    # Noted where the greedy bot's own move (unbroken in this process) is not the one
+    # played; where the two happen to agree there is nothing to note.
+    differ = 0
+    for entry in gus:
+        own = automatic.bot_choice(
+            rules,
+            "greedy",
+            replayed.states[entry.seq - 1],
+            1,
+            record.header.seed,
+            entry.seq - 1,
+            players=2,
+            options=replayed.options,
+            seconds=0.05,
+            bots_seats=[1],
+        )
+        differ += rules.notate(own.move) != entry.move
+    assert differ and said.output.count("was refused by the service") == differ
