@@ -8,6 +8,12 @@ while a seat to act is on vacation (`turn_clock.frozen_due`), and a game
 one of whose seats to act is away is not reminded until that seat is
 back, nor timed out but for a turn that ran out before the vacation began.
 
+The move played for a seat out of time is `referee.automatic.timeout_move`,
+the function `referee verify` and `referee suggest` work it out again with
+(rng `<seed>:timeout:<n>:<seat>`, `n` the moves logged before it). It is
+worked out before the game's lock is taken, as `play_bots` does, and the
+lock then checks the game is still at that version.
+
 Deadlines stand for people only: a bot's seat is never reminded nor timed
 out, and a turn where only bots act has no deadline. With `on_timeout:
 bot` the `greedy` bot plays the turn of a seat out of time; a seat that
