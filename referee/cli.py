@@ -7,7 +7,7 @@ import logging
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -130,9 +130,19 @@ def legal(file: Path, seat: int | None) -> None:
 
 @main.command()
 @FILE
-def verify(file: Path) -> None:
-    """Check a record's hash chain, its seed and that every move replays legally; say who
-    played the seats people took over from bots."""
+@click.option(
+    "--bots",
+    "with_bots",
+    is_flag=True,
+    help="Work the bots' moves out again too: each thinks again for as long as it did.",
+)
+def verify(file: Path, with_bots: bool) -> None:
+    """Check a record's hash chain, its seed, that every move replays legally and that
+    every move the referee made by itself (forced, a timeout's; a bot's with --bots) is
+    the one it makes from that position; say who played the seats people took over from
+    bots."""
+    from referee.automatic import audit
+
     record = _read(file)
     for line in _handover_lines(record.header):
         click.echo(line)
@@ -143,11 +153,28 @@ def verify(file: Path) -> None:
         chained = len([entry for entry in record.entries if not is_sealed(entry)])
         click.echo(f"ok: chain of {chained} moves verified; {error.message}")
         return
+    checked = 0
+    if not problems:
+        replayed = replay(record)
+        found = audit(
+            record,
+            replayed.game,
+            replayed.options,
+            replayed.states,
+            with_bots=with_bots,
+            default_bot_seconds=Settings().bot_seconds,
+        )
+        problems, checked = found.problems, found.checked
+        for note in found.notes:
+            click.echo(f"note: {note}")
     for problem in problems:
         click.echo(f"FAIL {problem}")
     if problems:
         sys.exit(1)
-    click.echo(f"ok: chain, seed and {len(record.entries)} moves verified")
+    done = f"; {checked} moves the referee made by itself worked out again" if checked else ""
+    if not with_bots and any(entry.source == "bot" for entry in record.entries):
+        done += " (not the bots': --bots)"
+    click.echo(f"ok: chain, seed and {len(record.entries)} moves verified{done}")
 
 
 def _handover_lines(header: Header) -> list[str]:
@@ -175,14 +202,14 @@ def _handover_lines(header: Header) -> list[str]:
 def suggest(file: Path, seat: int, level: str | None, at: int | None) -> None:
     """Print a bot's move for a seat, in canonical notation.
 
-    With a finished game's record (it holds the seed) the bot draws from the
-    rng the referee gave that seat's bot, and thinks for the record's
-    `bot_seconds` at its `bot_pace`, so it prints the move the referee's bot
-    played.
+    With a finished game's record (it holds the seed) it prints the move the
+    service played wherever the referee played by itself: a forced move; a
+    timeout's, by the game's policy (`--bot` asks that level with the
+    timeout's stream); a bot's seat's, its level drawing from the rng the
+    referee gave it and thinking for the record's `bot_seconds` at its
+    `bot_pace`.
     """
     from referee import bots
-    from referee.pace import paced
-    from referee.playout import bot_rng
 
     record = _read(file)
     header = record.header
@@ -202,23 +229,76 @@ def suggest(file: Path, seat: int, level: str | None, at: int | None) -> None:
     if not offered:
         _fail(f"{game.title} has no bots yet")
     own = header.bot_at(seat, version + 1)
-    level = level or own or "strong"
-    if level not in offered:
+    if level is not None and level not in offered:
         _fail(f"{level!r} is not a bot level of {game.title} (its levels: {', '.join(offered)})")
     if seat not in game.actors(state):
         _fail(f"seat {seat} is not to act after move {version}")
-    seconds = paced(header.bot_seconds or Settings().bot_seconds, header.bot_pace)
-    move = bots.decide(
-        game,
-        level,
-        state,
-        seat,
-        players=len(header.players),
-        options=replayed.options,
-        rng=bot_rng(header.seed, version, seat),
-        seconds=seconds,
-    )
-    click.echo(game.notate(move))
+    asked = _Asked(replayed, header, seat, version)
+    after = record.entries[version] if version < len(record.entries) else None
+    source = after.source if after is not None and after.seat == seat else None
+    click.echo(game.notate(asked.move(level, own, source)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """A position of a finished game's record at which `referee suggest` is asked."""
+
+    replayed: Replayed
+    header: Header
+    seat: int
+    version: int
+
+    def move(self, level: str | None, own: str | None, source: str | None) -> Any:
+        """The move the service plays here: the referee's own where the record says
+        it made it (forced, a timeout's by the game's policy, or `level` drawing from
+        the timeout's stream), else the bot's of `level` (default: the seat's own, else
+        `strong`), its own level's with the service's fallback."""
+        from referee import automatic, bots
+        from referee.pace import paced
+        from referee.playout import bot_rng, timeout_rng
+
+        game, state = self.replayed.game, self.replayed.final
+        header, seat, version = self.header, self.seat, self.version
+        assert header.seed is not None
+        forced = game.forced_move(state)
+        if forced is not None and forced[0] == seat:
+            return forced[1]
+        seconds = paced(header.bot_seconds or Settings().bot_seconds, header.bot_pace)
+        players, options = len(header.players), self.replayed.options
+        if source == automatic.TIMEOUT and level is None and header.on_timeout is not None:
+            return automatic.timeout_move(
+                game,
+                state,
+                seat,
+                header.on_timeout,
+                header.seed,
+                version,
+                players=players,
+                options=options,
+                bot_seconds=seconds,
+            )
+        chosen = level or own or "strong"
+        if source == automatic.TIMEOUT:
+            rng = timeout_rng(header.seed, version, seat)
+        elif chosen == own:
+            seats = [s for s in range(players) if header.bot_at(s, version + 1)]
+            return automatic.bot_choice(
+                game,
+                chosen,
+                state,
+                seat,
+                header.seed,
+                version,
+                players=players,
+                options=options,
+                seconds=seconds,
+                bots_seats=seats,
+            ).move
+        else:
+            rng = bot_rng(header.seed, version, seat)
+        return bots.decide(
+            game, chosen, state, seat, players=players, options=options, rng=rng, seconds=seconds
+        )
 
 
 def _now() -> str:

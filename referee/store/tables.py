@@ -18,6 +18,8 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
+from referee import automatic
+
 
 class GameStatus(StrEnum):
     ACTIVE = "active"
@@ -52,8 +54,8 @@ class TimeoutPolicy(StrEnum):
 
 # Timeouts in a row after which `on_timeout: bot` hands the seat to the bot for good.
 BOT_AFTER_TIMEOUTS = 3
-# The bot that plays for a seat out of time (`on_timeout: bot`).
-TIMEOUT_BOT = "greedy"
+# The bot that plays for a seat out of time (`on_timeout: bot`), as records are audited.
+TIMEOUT_BOT = automatic.TIMEOUT_BOT
 
 
 class OutboxKind(StrEnum):
