@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import copy
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from referee.games import ice_palace, ice_palace_solver
@@ -37,20 +37,30 @@ class Replayed:
         self.next = 0
 
     def solve(
-        self, tops: Mapping[Cell, Piece], pieces: Iterable[Piece], budget: int = SEARCH_BUDGET
+        self,
+        tops: Mapping[Cell, Piece],
+        pieces: Iterable[Piece],
+        budget: int = SEARCH_BUDGET,
+        order: Sequence[str] = (),
     ) -> Plan:
         if self.replaying:
             return self._answer()[0]
-        plan = REAL_SOLVE(tops, pieces, budget)
+        plan = REAL_SOLVE(tops, pieces, budget, order)
         self.answers.append((plan, {}))
         return plan
 
-    def random_plan(self, tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng) -> Plan:
+    def random_plan(
+        self,
+        tops: Mapping[Cell, Piece],
+        pieces: Iterable[Piece],
+        rng: Rng,
+        order: Sequence[str] = (),
+    ) -> Plan:
         if self.replaying:
             plan, where = self._answer()
             _put_back(rng, where)
             return plan
-        plan = REAL_RANDOM_PLAN(tops, pieces, rng)
+        plan = REAL_RANDOM_PLAN(tops, pieces, rng, order)
         self.answers.append((plan, _where(rng)))
         return plan
 

@@ -7,7 +7,7 @@ import logging
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -130,9 +130,19 @@ def legal(file: Path, seat: int | None) -> None:
 
 @main.command()
 @FILE
-def verify(file: Path) -> None:
-    """Check a record's hash chain, its seed and that every move replays legally; say who
-    played the seats people took over from bots."""
+@click.option(
+    "--bots",
+    "with_bots",
+    is_flag=True,
+    help="Work the bots' moves out again too: each thinks again for as long as it did.",
+)
+def verify(file: Path, with_bots: bool) -> None:
+    """Check a record's hash chain, its seed, that every move replays legally and that
+    every move the referee made by itself (forced, a timeout's; a bot's with --bots) is
+    the one it makes from that position; say who played the seats people took over from
+    bots."""
+    from referee.automatic import audit
+
     record = _read(file)
     for line in _handover_lines(record.header):
         click.echo(line)
@@ -143,11 +153,28 @@ def verify(file: Path) -> None:
         chained = len([entry for entry in record.entries if not is_sealed(entry)])
         click.echo(f"ok: chain of {chained} moves verified; {error.message}")
         return
+    checked = 0
+    if not problems:
+        replayed = replay(record)
+        found = audit(
+            record,
+            replayed.game,
+            replayed.options,
+            replayed.states,
+            with_bots=with_bots,
+            default_bot_seconds=Settings().bot_seconds,
+        )
+        problems, checked = found.problems, found.checked
+        for note in found.notes:
+            click.echo(f"note: {note}")
     for problem in problems:
         click.echo(f"FAIL {problem}")
     if problems:
         sys.exit(1)
-    click.echo(f"ok: chain, seed and {len(record.entries)} moves verified")
+    done = f"; {checked} moves the referee made by itself worked out again" if checked else ""
+    if not with_bots and any(entry.source == "bot" for entry in record.entries):
+        done += " (not the bots': --bots)"
+    click.echo(f"ok: chain, seed and {len(record.entries)} moves verified{done}")
 
 
 def _handover_lines(header: Header) -> list[str]:
@@ -175,14 +202,14 @@ def _handover_lines(header: Header) -> list[str]:
 def suggest(file: Path, seat: int, level: str | None, at: int | None) -> None:
     """Print a bot's move for a seat, in canonical notation.
 
-    With a finished game's record (it holds the seed) the bot draws from the
-    rng the referee gave that seat's bot, and thinks for the record's
-    `bot_seconds` at its `bot_pace`, so it prints the move the referee's bot
-    played.
+    With a finished game's record (it holds the seed) it prints the move the
+    service played wherever the referee played by itself: a forced move; a
+    timeout's, by the game's policy (`--bot` asks that level with the
+    timeout's stream); a bot's seat's, its level drawing from the rng the
+    referee gave it and thinking for the record's `bot_seconds` at its
+    `bot_pace`.
     """
     from referee import bots
-    from referee.pace import paced
-    from referee.playout import bot_rng
 
     record = _read(file)
     header = record.header
@@ -202,23 +229,76 @@ def suggest(file: Path, seat: int, level: str | None, at: int | None) -> None:
     if not offered:
         _fail(f"{game.title} has no bots yet")
     own = header.bot_at(seat, version + 1)
-    level = level or own or "strong"
-    if level not in offered:
+    if level is not None and level not in offered:
         _fail(f"{level!r} is not a bot level of {game.title} (its levels: {', '.join(offered)})")
     if seat not in game.actors(state):
         _fail(f"seat {seat} is not to act after move {version}")
-    seconds = paced(header.bot_seconds or Settings().bot_seconds, header.bot_pace)
-    move = bots.decide(
-        game,
-        level,
-        state,
-        seat,
-        players=len(header.players),
-        options=replayed.options,
-        rng=bot_rng(header.seed, version, seat),
-        seconds=seconds,
-    )
-    click.echo(game.notate(move))
+    asked = _Asked(replayed, header, seat, version)
+    after = record.entries[version] if version < len(record.entries) else None
+    source = after.source if after is not None and after.seat == seat else None
+    click.echo(game.notate(asked.move(level, own, source)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """A position of a finished game's record at which `referee suggest` is asked."""
+
+    replayed: Replayed
+    header: Header
+    seat: int
+    version: int
+
+    def move(self, level: str | None, own: str | None, source: str | None) -> Any:
+        """The move the service plays here: the referee's own where the record says
+        it made it (forced, a timeout's by the game's policy, or `level` drawing from
+        the timeout's stream), else the bot's of `level` (default: the seat's own, else
+        `strong`), its own level's with the service's fallback."""
+        from referee import automatic, bots
+        from referee.pace import paced
+        from referee.playout import bot_rng, timeout_rng
+
+        game, state = self.replayed.game, self.replayed.final
+        header, seat, version = self.header, self.seat, self.version
+        assert header.seed is not None
+        forced = game.forced_move(state)
+        if forced is not None and forced[0] == seat:
+            return forced[1]
+        seconds = paced(header.bot_seconds or Settings().bot_seconds, header.bot_pace)
+        players, options = len(header.players), self.replayed.options
+        if source == automatic.TIMEOUT and level is None and header.on_timeout is not None:
+            return automatic.timeout_move(
+                game,
+                state,
+                seat,
+                header.on_timeout,
+                header.seed,
+                version,
+                players=players,
+                options=options,
+                bot_seconds=seconds,
+            )
+        chosen = level or own or "strong"
+        if source == automatic.TIMEOUT:
+            rng = timeout_rng(header.seed, version, seat)
+        elif chosen == own:
+            seats = [s for s in range(players) if header.bot_at(s, version + 1)]
+            return automatic.bot_choice(
+                game,
+                chosen,
+                state,
+                seat,
+                header.seed,
+                version,
+                players=players,
+                options=options,
+                seconds=seconds,
+                bots_seats=seats,
+            ).move
+        else:
+            rng = bot_rng(header.seed, version, seat)
+        return bots.decide(
+            game, chosen, state, seat, players=players, options=options, rng=rng, seconds=seconds
+        )
 
 
 def _now() -> str:
@@ -473,6 +553,64 @@ def upgrade() -> None:
     click.echo(f"{database.url}: up to date")
 
 
+@db.command("copy")
+@click.option("--to", "target", required=True, help="The empty database to copy into (a URL).")
+def copy_db(target: str) -> None:
+    """Copy the whole database into an empty one (the embedded SQLite to PostgreSQL, say),
+    then check every game's log afresh on both. Refuses a target that holds any row."""
+    from referee.service.relocating import CopyRefused, copy_database
+
+    referee = _referee(_settings())
+    try:
+        copied = copy_database(referee, target, lambda table, rows: click.echo(f"{table}: {rows}"))
+    except CopyRefused as refused:
+        _fail(f"nothing copied: {refused}")
+    finally:
+        referee.close()
+    click.echo(f"{sum(copied.rows.values())} rows copied; {copied.games} games checked on both")
+    for line in copied.differing:
+        click.echo(line)
+    if copied.differing:
+        sys.exit(1)
+    click.echo("every game checks out the same on the copy")
+
+
+@db.command("verify")
+def verify_db() -> None:
+    """Check every game's log afresh (its hash chain, and its replay against the stored
+    state): after a restore or a copy. Exits 1 naming each game that fails."""
+    from referee.service.relocating import check_every_game
+
+    referee = _referee(_settings())
+    failed = checked = 0
+    try:
+        for game_id, outcome in check_every_game(referee.db):
+            checked += 1
+            if not (outcome.chain_valid and outcome.replay_matches):
+                failed += 1
+                click.echo(f"game {game_id}: " + "; ".join(outcome.problems))
+    finally:
+        referee.close()
+    click.echo(f"{checked} games checked, {failed} failed")
+    if failed:
+        sys.exit(1)
+
+
+@main.command("export")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+def export(folder: Path) -> None:
+    """Write every game's record to FOLDER/<id>.jsonl, as anyone may have it (the seed once
+    the game is over): records `referee verify` reads, for a backup beside the database's."""
+    from referee.service.relocating import export_records
+
+    referee = _referee(_settings())
+    try:
+        written = export_records(referee, folder)
+    finally:
+        referee.close()
+    click.echo(f"{written} game records written to {folder}")
+
+
 @main.group()
 def ratings() -> None:
     """The players' ratings, a projection of the finished games."""
@@ -481,9 +619,10 @@ def ratings() -> None:
 @ratings.command()
 @click.option("--check", is_flag=True, help="Only compare: exit 1 when anything differs.")
 def rebuild(check: bool) -> None:
-    """Work every rating out again from the finished games, in the order they were taken
-    in, and make the stored figures the replay's; print what differed (nothing when the
-    two agree). With --check nothing is written and a difference exits 1."""
+    """Work every rating and player's totals out again from the finished games, in the
+    order they were taken in, and make the stored figures the replay's; print what
+    differed (nothing when the two agree). With --check nothing is written and a
+    difference exits 1."""
     from referee.service.rating import rebuild as rebuild_ratings
 
     referee = _referee(_settings())

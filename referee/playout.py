@@ -7,8 +7,10 @@ itself), so a playout's log replays like a real one.
 
 A bot's seat's move after `version` moves draws from `bot_rng` and a move
 played for a seat out of time from `timeout_rng`: both are seeded with the
-game's secret seed, the version and the seat, so the move is fixed by what
-a finished game's record holds (`referee suggest` works it out again).
+game's secret seed, the number of moves logged before it and the seat, so
+the move is fixed by what a finished game's record holds
+(`referee.automatic` plays them, and works them out again for `referee
+verify` and `referee suggest`).
 """
 
 from __future__ import annotations

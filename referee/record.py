@@ -8,6 +8,12 @@ chains it to the line before, so a record can be checked offline by anyone.
 The chain: `hash = sha256(prev_hash + canonical JSON of {seq, seat, move,
 created_at})`, where the first move's `prev_hash` is the seed commitment,
 which ties the chain to this one game.
+
+A move line may say where the move came from (`source`): a person's
+(`rest`, `mail`) or one the referee made by itself (`forced`, `timeout`,
+`bot`), which `referee.automatic` works out again. The source is the
+referee's statement beside the chain, not part of the hash: older records
+have none, and their chains hold as they were.
 """
 
 from __future__ import annotations
@@ -48,6 +54,11 @@ MAX_DEPTH = 64
 # How a record shows a move of a sealed round (MaNiKi's sealed mode) until
 # the round is decided.
 SEALED_NOTATION = "sealed"
+
+# Where a move came from: a person's (`rest`, `mail`) or the referee's own.
+SOURCES = ("rest", "mail", "forced", "timeout", "bot")
+# What the referee plays for a seat out of time (`on_timeout`).
+TIMEOUT_POLICIES = ("pass", "random", "forfeit", "bot")
 
 
 def canonical_json(value: Any) -> str:
@@ -91,6 +102,9 @@ class Header:
     bot_pace: float | None = None
     # The seats people took over from bots, by seat; absent when none was.
     handovers: tuple[Handover, ...] | None = None
+    # The game's timeout policy, which `referee verify` plays timeouts by again;
+    # absent from older records (their timeouts are not checked).
+    on_timeout: str | None = None
 
     def to_json(self) -> JSON:
         data: JSON = {
@@ -112,6 +126,8 @@ class Header:
             data["bot_pace"] = self.bot_pace
         if self.handovers is not None:
             data["handovers"] = [handover.to_json() for handover in self.handovers]
+        if self.on_timeout is not None:
+            data["on_timeout"] = self.on_timeout
         return data
 
     def bot_at(self, seat: int, seq: int) -> str | None:
@@ -134,10 +150,12 @@ class Entry:
     created_at: str | None = None
     prev_hash: str | None = None
     hash: str | None = None
+    # Where the move came from (`SOURCES`); None in older records.
+    source: str | None = None
 
     def to_json(self) -> JSON:
         data: JSON = {"seq": self.seq, "seat": self.seat, "move": self.move}
-        for key in ("created_at", "prev_hash", "hash"):
+        for key in ("created_at", "prev_hash", "hash", "source"):
             value = getattr(self, key)
             if value is not None:
                 data[key] = value
@@ -271,7 +289,15 @@ def _header(line: int, data: JSON) -> Header:
         bot_seconds=_bot_seconds(line, data),
         bot_pace=_bot_pace(line, data),
         handovers=_handovers(line, data, len(players)),
+        on_timeout=_one_of(line, data, "on_timeout", TIMEOUT_POLICIES),
     )
+
+
+def _one_of(line: int, data: JSON, key: str, allowed: tuple[str, ...]) -> str | None:
+    found: str | None = _field(line, data, key, str, optional=True)
+    if found is not None and found not in allowed:
+        raise RecordError(line, f"field {key!r} must be one of {', '.join(allowed)}")
+    return found
 
 
 def _bots(line: int, data: JSON, players: int) -> tuple[str | None, ...] | None:
@@ -343,6 +369,7 @@ def _entry(line: int, data: JSON, expected_seq: int) -> Entry:
         created_at=_field(line, data, "created_at", str, optional=True),
         prev_hash=_field(line, data, "prev_hash", str, optional=True),
         hash=_field(line, data, "hash", str, optional=True),
+        source=_one_of(line, data, "source", SOURCES),
     )
 
 

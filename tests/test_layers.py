@@ -1,7 +1,7 @@
 """The layering of docs/design.md, checked on the source: imports only point downwards.
 
 The rules layer (engine, rng, games) and the pure layer above it (replay,
-record, playout, pace, names, reply_text, render, bots) must stay free of
+record, playout, automatic, pace, names, reply_text, render, bots) must stay free of
 I/O, clocks and global randomness, so that every state can be rebuilt
 exactly from its log.
 """
@@ -22,6 +22,7 @@ PURE = [
     "referee/replay.py",
     "referee/record.py",
     "referee/playout.py",
+    "referee/automatic.py",
     "referee/render",
     "referee/names.py",
     "referee/pace.py",

@@ -33,6 +33,16 @@ _LEVELS: dict[str, Mapping[str, Bot]] = {
     },
     "maniki": maniki.LEVELS,
 }
+# The bots of earlier rules versions whose play differs (their `Knowledge` plays by
+# those rules): games and records of that version keep their bots' moves.
+_EARLIER: dict[tuple[str, str], Mapping[str, Bot]] = {
+    ("ice_palace", "1"): standard_levels(ice_palace.KNOWLEDGE_V1),
+}
+
+
+def _levels_of(game: Game[Any, Any]) -> Mapping[str, Bot]:
+    """The levels that play `game` under its rules version."""
+    return _EARLIER.get((game.name, game.rules_version)) or _LEVELS[game.name]
 
 
 def levels(game_name: str) -> tuple[str, ...]:
@@ -70,8 +80,24 @@ def answer(
     or None while it holds its move until others have moved (MaNiKi's, for
     the people in its round; `bots`: the seats bots play)."""
     seen = seen_by(game, state, seat, players=players, options=options, bots=bots)
-    bot = _LEVELS[game.name][level]
+    bot = _levels_of(game)[level]
     return None if bot.waits(seen) else bot.choose(seen, rng, seconds)
+
+
+def holds(
+    game: Game[Any, Any],
+    level: str,
+    state: Any,
+    seat: int,
+    *,
+    players: int,
+    options: JSON,
+    bots: Iterable[int],
+) -> bool:
+    """Whether the bot of `level` holds its move for now, though `seat` may act (MaNiKi's,
+    until the people in its round have answered; `bots`: the seats bots play)."""
+    seen = seen_by(game, state, seat, players=players, options=options, bots=bots)
+    return _levels_of(game)[level].waits(seen)
 
 
 def decide(
@@ -92,4 +118,4 @@ def decide(
     `KeyError` for a level the game does not offer.
     """
     seen = seen_by(game, state, seat, players=players, options=options, bots=bots)
-    return _LEVELS[game.name][level].choose(seen, rng, seconds)
+    return _levels_of(game)[level].choose(seen, rng, seconds)

@@ -23,10 +23,9 @@ bettered by climbing (two pyramids of a size trade places, a pyramid
 covers another stack, while every step stays legal).
 
 How good a position looks: the score lead once the yard is built as the
-referee's plan would build it (`build auto`; a random maximal plan takes
-the colours in the same order, so the first colour alphabetically is
-buried alike), with a little more for the seat that builds (the best plan
-for it beats the referee's by about half a point) and a share for the
+referee's plan would build it (`build auto`, by the game's rules version:
+`referee_plan`), with a little more for the seat that builds (the best plan
+for it may beat the referee's) and a share for the
 pyramids of its own colour each seat still holds. Nearly every coloured
 pyramid of a yard is built, most of them founding a stack, a point to
 their colour: a game is won mostly by putting one's own colour into the
@@ -50,12 +49,14 @@ from referee.games.ice_palace import (
     BLACK,
     BUILD,
     GAME,
+    GAME_V1,
     NOBODY,
     SIZES,
     STASH_PER_SIZE,
     WHITE,
     Board,
     Build,
+    IcePalace,
     Move,
     Place,
     State,
@@ -105,7 +106,7 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
     rollout_moves: ClassVar[int | None] = 0
 
     def sample(self, seen: Seen, rng: Rng) -> State:
-        fixed, unseen = _view_parts(seen)
+        fixed, unseen = _view_parts(seen, self.game)
         seat = seen.seat
         hands: list[list[str]] = [[] for _ in fixed.hands]
         pools: list[str] = []
@@ -130,14 +131,15 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
 
     def candidates(self, state: State, seat: int) -> Sequence[Move]:
         if state.phase == BUILD:
-            return [Build(plan) for plan in _plans(state.palace, state.yard, state.colours, seat)]
+            plans = _plans(self.game, state.palace, state.yard, state.colours, seat, state.resigned)
+            return [Build(plan) for plan in plans]
         return _yard_moves(state, seat)
 
     def value(self, state: State, seat: int) -> float:
         result = GAME.result(state)
         if result is not None:
             return 1.0 / len(result.winners) if seat in result.winners else 0.0
-        return _lead_value(_expected_scores(state), seat)
+        return _lead_value(_expected_scores(self.game, state), seat)
 
     def rewards(self, state: State, players: int) -> tuple[float, ...]:
         # As `value` for every seat, the scores worked out once.
@@ -145,11 +147,11 @@ class IcePalaceKnowledge(Knowledge[State, Move]):
         if result is not None:
             share = 1.0 / len(result.winners)
             return tuple(share if seat in result.winners else 0.0 for seat in range(players))
-        scores = _expected_scores(state)
+        scores = _expected_scores(self.game, state)
         return tuple(_lead_value(scores, seat) for seat in range(players))
 
 
-def _expected_scores(state: State) -> list[float]:
+def _expected_scores(game: IcePalace, state: State) -> list[float]:
     """The palace's scores once the yard is built as the referee's plan
     would build it (`build auto`, and much like a random maximal plan: the
     colours in the same order), a little more for the seat that builds (or
@@ -160,7 +162,10 @@ def _expected_scores(state: State) -> list[float]:
     if state.phase == BUILD:
         scores = [float(score) for score in _scores_after(state.palace, state.build_plan, colours)]
     else:
-        scores = [float(score) for score in _built_scores(state.palace, state.yard, colours)]
+        built = _built_scores(
+            game, state.palace, state.yard, colours, state.last_placer, state.resigned
+        )
+        scores = [float(score) for score in built]
     builder = state.turn if state.phase == BUILD else state.last_placer
     if builder != NOBODY and state.yard:
         scores[builder] += BUILDER_SHARE
@@ -171,14 +176,19 @@ def _expected_scores(state: State) -> list[float]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _built_scores(palace: Board, yard: Board, colours: str) -> tuple[int, ...]:
-    """Each seat's score once `yard` is built on `palace` by the solver's plan."""
-    if not yard:
+def _built_scores(
+    game: IcePalace,
+    palace: Board,
+    yard: Board,
+    colours: str,
+    builder: int,
+    resigned: tuple[int, ...],
+) -> tuple[int, ...]:
+    """Each seat's score once `builder` builds `yard` on `palace` by the referee's plan."""
+    if not yard or builder == NOBODY:
         return _scores_after(palace, (), colours)
-    tops = {(x, y): (SIZES.index(stack[-1][0]) + 1, stack[-1][1]) for x, y, stack in palace}
-    return _scores_after(
-        palace, _as_places(ice_palace_solver.solve(tops, _buildable(yard))), colours
-    )
+    plan = game.referee_plan(palace, yard, colours, builder, resigned)
+    return _scores_after(palace, _as_places(plan), colours)
 
 
 def _scores_after(palace: Board, plan: Sequence[Place], colours: str) -> tuple[int, ...]:
@@ -200,7 +210,7 @@ def _lead_value(scores: list[float], seat: int) -> float:
     return 0.5 + 0.45 * lead / (abs(lead) + LEAD_SCALE)
 
 
-def _view_parts(seen: Seen) -> tuple[State, tuple[tuple[str, ...], ...]]:
+def _view_parts(seen: Seen, game: IcePalace) -> tuple[State, tuple[tuple[str, ...], ...]]:
     """What every deal for `seen` shares: the state with the other hands and
     the pool empty, and per size the colours of the pyramids to deal.
     Remembered for the last view asked about: a search deals anew from the
@@ -208,12 +218,12 @@ def _view_parts(seen: Seen) -> tuple[State, tuple[tuple[str, ...], ...]]:
     last = _LAST_VIEW[0]
     if last is not None and last[0] is seen:
         return last[1]
-    parts = _view_parts_of(seen)
+    parts = _view_parts_of(seen, game)
     _LAST_VIEW[0] = (seen, parts)
     return parts
 
 
-def _view_parts_of(seen: Seen) -> tuple[State, tuple[tuple[str, ...], ...]]:
+def _view_parts_of(seen: Seen, game: IcePalace) -> tuple[State, tuple[tuple[str, ...], ...]]:
     view = seen.view
     colours = "".join(view["colours"])
     seat = seen.seat
@@ -224,7 +234,7 @@ def _view_parts_of(seen: Seen) -> tuple[State, tuple[tuple[str, ...], ...]]:
     if building:
         plan = [
             {"pyramid": step.pyramid, "x": step.x, "y": step.y}
-            for step in _solver_plan(seen, yard, palace)
+            for step in _solver_plan(seen, yard, palace, game)
         ]
     fixed = GAME.state_from_json(
         {
@@ -277,14 +287,24 @@ def _unseen(colours: str, view: JSON, seat: int) -> list[list[str]]:
     ]
 
 
-def _solver_plan(seen: Seen, yard: list[list[Any]], palace: list[list[Any]]) -> tuple[Place, ...]:
+def _solver_plan(
+    seen: Seen, yard: list[list[Any]], palace: list[list[Any]], game: IcePalace
+) -> tuple[Place, ...]:
     """The plan the referee keeps for this build: the builder is offered it;
-    any other seat finds it by solving the same public position again."""
+    any other seat finds it by working the same public position out again."""
     for move in seen.legal:
         if isinstance(move, Build) and not move.auto:
             return move.steps
-    tops = {(x, y): (SIZES.index(stack[-1][0]) + 1, stack[-1][1]) for x, y, stack in palace}
-    return _as_places(ice_palace_solver.solve(tops, _buildable(yard)))
+    view = seen.view
+    plan = game.referee_plan(
+        _board(palace), _board(yard), "".join(view["colours"]), view["turn"], view["resigned"]
+    )
+    return _as_places(plan)
+
+
+def _board(cells: list[list[Any]]) -> Board:
+    """A state's JSON board as the state holds it."""
+    return tuple((x, y, tuple(stack)) for x, y, stack in cells)
 
 
 def _buildable(yard: Any) -> list[tuple[int, str]]:
@@ -301,7 +321,14 @@ def _as_places(plan: ice_palace_solver.Plan) -> tuple[Place, ...]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _plans(palace: Board, yard: Board, colours: str, builder: int) -> tuple[tuple[Place, ...], ...]:
+def _plans(
+    game: IcePalace,
+    palace: Board,
+    yard: Board,
+    colours: str,
+    builder: int,
+    resigned: tuple[int, ...],
+) -> tuple[tuple[Place, ...], ...]:
     """Distinct maximal plans for this build, the best for `builder`'s lead first.
 
     A function of the public position only (the random plans come from a
@@ -309,7 +336,7 @@ def _plans(palace: Board, yard: Board, colours: str, builder: int) -> tuple[tupl
     """
     tops = {(x, y): (SIZES.index(stack[-1][0]) + 1, stack[-1][1]) for x, y, stack in palace}
     pieces = _buildable(yard)
-    best = ice_palace_solver.solve(tops, pieces)
+    best = game.referee_plan(palace, yard, colours, builder, resigned)
     if best.count == 0:
         return ((),)
     rng = QuickRng(Rng(f"ice_palace plans {len(palace)} {len(pieces)}"))
@@ -530,4 +557,12 @@ def _distinct_yard_moves(state: State, seat: int) -> list[Move]:
     return moves
 
 
+class IcePalaceKnowledgeV1(IcePalaceKnowledge):
+    """The bots of rules version 1's games, which judge builds by that version's plan:
+    a record of such a game keeps replaying its bots' moves (`referee verify --bots`)."""
+
+    game = GAME_V1
+
+
 KNOWLEDGE = IcePalaceKnowledge()
+KNOWLEDGE_V1 = IcePalaceKnowledgeV1()

@@ -83,7 +83,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, TypeVar, cast
@@ -149,12 +149,20 @@ class _OutOfWork(Exception):
     """The exact search used up its budget."""
 
 
-def solve(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], budget: int = SEARCH_BUDGET) -> Plan:
+def solve(
+    tops: Mapping[Cell, Piece],
+    pieces: Iterable[Piece],
+    budget: int = SEARCH_BUDGET,
+    order: Sequence[str] = (),
+) -> Plan:
     """The exact maximum number of `pieces` placeable on a palace with these stack tops.
 
     `tops` maps each palace cell to the pyramid on top of its stack; `pieces`
     is the yard (a multiset; black and white already gone). Colours are
-    compared exactly, so any letters work.
+    compared exactly, so any letters work. The plan takes the colours in
+    `order` first (the others after them, alphabetically): the count is
+    the same whatever the order, where the search is exact, but which
+    maximal plan it is, and so which colours top the stacks, is not.
 
     The exact search refutes counts from the bound down (the hole-aware
     bound of the palace first). Should it use up `budget` (see
@@ -162,7 +170,7 @@ def solve(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], budget: int = SEA
     `budget` more, and the plan is the best it found (`exact=False`; it
     stays maximal if it reaches the first unrefuted count).
     """
-    search, letters = _prepare(tops, pieces, None, budget)
+    search, letters = _prepare(tops, pieces, None, budget, order)
     count, codes, exact = search.run()
     return _plan(count, codes, letters, exact)
 
@@ -185,11 +193,13 @@ def completes(
     return None if codes is None else _plan(len(codes), codes, letters, False)
 
 
-def random_plan(tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng) -> Plan:
+def random_plan(
+    tops: Mapping[Cell, Piece], pieces: Iterable[Piece], rng: Rng, order: Sequence[str] = ()
+) -> Plan:
     """A plan by the greedy builder founding on cells drawn at random: no promise
     that it is maximal (compare with `solve`), but palaces grow as players grow
-    them, not in the solver's straight lines."""
-    search, letters = _prepare(tops, pieces, rng)
+    them, not in the solver's straight lines. Colours in `order` first, as `solve`."""
+    search, letters = _prepare(tops, pieces, rng, SEARCH_BUDGET, order)
     count, codes = search.greedy()
     return _plan(count, codes, letters, False)
 
@@ -199,10 +209,13 @@ def _prepare(
     pieces: Iterable[Piece],
     rng: Rng | None,
     budget: int = SEARCH_BUDGET,
+    order: Sequence[str] = (),
 ) -> tuple[_Search, list[str]]:
     # By kind: a yard holds many pyramids of few kinds.
     kinds = Counter(pieces)
-    letters = sorted({colour for _, colour in kinds} | {colour for _, colour in tops.values()})
+    found = {colour for _, colour in kinds} | {colour for _, colour in tops.values()}
+    # A colour's code is its rank: the builder meets colours in that order.
+    letters = sorted(found, key=lambda c: (order.index(c) if c in order else len(order), c))
     if len(letters) > _COLOUR_MASK + 1:
         raise ValueError("the solver handles at most 8 colours")
     index = {letter: i for i, letter in enumerate(letters)}

@@ -13,6 +13,13 @@ moved on from is judged stale like any other. A game of bots alone goes on
 by itself, each decision enqueueing the next bot's turn; the sweep
 (`sweep_bots`) enqueues again a bot's turn whose task was lost.
 
+A bot's move refused for any reason but staleness (the rules refuse it,
+the bot fails, the service refuses its submission, at once or when it is
+decided) never leaves the game waiting: the decision that refused it
+enqueues the turn again, and the seat then plays the `random` level's move
+(key `bot:{version}:{seat}:random`), the operators' log saying so once, with
+the position as a spectator sees it.
+
 A bot's move is a function of stored data only: the game's secret seed,
 the version, the seat and the game's think budget (`bot_seconds` at the
 game's `bot_pace`), so a finished game's record reproduces it (`referee
@@ -22,24 +29,23 @@ suggest`).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from referee import bots
-from referee.engine import IllegalMove
+from referee import automatic, bots
 from referee.games import AnyGame
 from referee.pace import paced
-from referee.playout import bot_rng
-from referee.rng import Rng
-from referee.service import reachability
+from referee.record import canonical_json
+from referee.service import reachability, refusals
 from referee.service.game_states import state_at
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, submit_move
-from referee.store import bot_seats
+from referee.store import bot_seats, submissions
 from referee.store.bot_seats import waiting_for_bots
 from referee.store.clock import stamp
 from referee.store.reads import rules_of
-from referee.store.tables import Game, GameStatus, Source
+from referee.store.tables import Game, GameStatus, Source, SubmissionStatus
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -63,59 +69,141 @@ def play_bots(referee: Referee, game_id: str, version: int) -> int:
             return 0
         state = state_at(session, game, version)
         players = reachability.reach(session, game_id).seat_count
+        refused = {seat: _refused(session, game_id, version, seat) for seat in acting}
         session.expunge(game)
     # No transaction is open while the bots think.
     rules = rules_of(game)
-    seconds = paced(game.bot_seconds or referee.settings.bot_seconds, game.bot_pace)
+    turn = _Turn(referee, game, rules, state, version, players)
     submitted = 0
     for seat in acting:
         if seat not in rules.actors(state):
             continue
-        move = bots.answer(
-            rules,
-            levels[seat],
-            state,
-            seat,
-            players=players,
-            options=game.options,
-            rng=bot_rng(game.seed, version, seat),
-            seconds=seconds,
-            bots=levels,
-        )
-        # A bot that holds its move (MaNiKi's, until the people in the round
-        # have answered) is asked again after the next decision.
-        if move is None:
-            continue
-        move = _playable(rules, state, seat, move, bot_rng(game.seed, version, seat))
-        submit_move(
-            referee,
-            SubmitMove(
-                game_id,
-                KnownSeat(seat),
-                rules.move_to_json(move),
-                source=Source.BOT,
-                seen_version=version,
-                # Once per seat and turn, however many times the task runs.
-                idempotency_key=f"bot:{version}:{seat}",
-            ),
-        )
-        submitted += 1
+        earlier = refused[seat]
+        if earlier is None:
+            # A bot that holds its move (MaNiKi's, until the people in the round
+            # have answered) is asked again after the next decision.
+            holds = bots.holds(
+                rules, levels[seat], state, seat, players=players, options=game.options, bots=levels
+            )
+            if holds:
+                continue
+            submitted += turn.own(seat, levels[seat], levels)
+        elif earlier != _FALLEN_BACK:
+            submitted += turn.fallback(seat, levels[seat], earlier)
     return submitted
 
 
-def _playable(rules: AnyGame, state: Any, seat: int, move: Any, rng: Rng) -> Any:
-    """`move`, or a random legal one where the rules refuse it: a bot's bug must not
-    leave its game waiting for ever (its task would be refused at every sweep)."""
-    try:
-        rules.play(state, seat, move)
-    except IllegalMove as refused:
-        _log.error(
-            "a %s bot chose a move the rules refuse (%s): a random one is played instead",
-            rules.name,
-            refused.code,
+# What `_refused` says of a seat whose `random` stand-in was submitted already.
+_FALLEN_BACK = ""
+
+
+def _key(version: int, seat: int, fallback: bool = False) -> str:
+    """A bot's submission's idempotency key: once per seat and turn, however many times
+    the task runs; the `random` level's stand-in has its own."""
+    return f"bot:{version}:{seat}" + (f":{automatic.FALLBACK_LEVEL}" if fallback else "")
+
+
+def _refused(session: Any, game_id: str, version: int, seat: int) -> str | None:
+    """Why the service refused the bot's move for `seat` at `version` (None: it did not,
+    or staleness did, which a later turn answers; `_FALLEN_BACK`: the stand-in is in)."""
+    if submissions.find_by_key(session, game_id, seat, _key(version, seat, True)) is not None:
+        return _FALLEN_BACK
+    own = submissions.find_by_key(session, game_id, seat, _key(version, seat))
+    if own is None or own.status != SubmissionStatus.REJECTED:
+        return None
+    if own.code == refusals.StaleVersion.code:
+        return None
+    return f"{own.code}: {own.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    """A bots' turn being played: the game at `version`, as read before the bots think."""
+
+    referee: Referee
+    game: Game
+    rules: AnyGame
+    state: Any
+    version: int
+    players: int
+
+    def own(self, seat: int, level: str, levels: dict[int, str]) -> int:
+        """Submit the move of the seat's own level (or the `random` level's, if its own
+        cannot be played): 1 when submitted."""
+        game = self.game
+        seconds = paced(game.bot_seconds or self.referee.settings.bot_seconds, game.bot_pace)
+        choice = automatic.bot_choice(
+            self.rules,
+            level,
+            self.state,
+            seat,
+            game.seed,
+            self.version,
+            players=self.players,
+            options=game.options,
+            seconds=seconds,
+            bots_seats=levels,
         )
-        return rules.random_move(state, seat, rng)
-    return move
+        if choice.refused is not None:
+            self._say_fallen_back(seat, level, choice.refused)
+        fallback = choice.refused is not None
+        try:
+            self._submit(seat, choice.move, fallback)
+        except refusals.StaleVersion:
+            return 0
+        except refusals.Refusal as refused:
+            if fallback:
+                raise
+            return self.fallback(seat, level, f"{refused.code}: {refused.reason}")
+        return 1
+
+    def fallback(self, seat: int, level: str, why: str) -> int:
+        """Submit the `random` level's move for a seat whose own was refused: 1 when
+        submitted."""
+        self._say_fallen_back(seat, level, why)
+        move = automatic.fallback_move(
+            self.rules,
+            self.state,
+            seat,
+            self.game.seed,
+            self.version,
+            players=self.players,
+            options=self.game.options,
+        )
+        try:
+            self._submit(seat, move, fallback=True)
+        except refusals.StaleVersion:
+            return 0
+        return 1
+
+    def _submit(self, seat: int, move: Any, fallback: bool) -> None:
+        submit_move(
+            self.referee,
+            SubmitMove(
+                self.game.id,
+                KnownSeat(seat),
+                self.rules.move_to_json(move),
+                source=Source.BOT,
+                seen_version=self.version,
+                idempotency_key=_key(self.version, seat, fallback),
+            ),
+        )
+
+    def _say_fallen_back(self, seat: int, level: str, why: str) -> None:
+        """The operators' one line of a bot's move replaced, with the position (as a
+        spectator sees it: no hidden hand, bag or seed)."""
+        _log.error(
+            "game %s, version %d, seat %d: the %s bot's %s move was refused (%s); the "
+            "seat plays the %s level's move instead; position: %s",
+            self.game.id,
+            self.version,
+            seat,
+            level,
+            self.rules.title,
+            why,
+            automatic.FALLBACK_LEVEL,
+            canonical_json(self.rules.view(self.state, None)),
+        )
 
 
 def sweep_bots(referee: Referee, moment: datetime | None = None) -> int:

@@ -8,6 +8,12 @@ while a seat to act is on vacation (`turn_clock.frozen_due`), and a game
 one of whose seats to act is away is not reminded until that seat is
 back, nor timed out but for a turn that ran out before the vacation began.
 
+The move played for a seat out of time is `referee.automatic.timeout_move`,
+the function `referee verify` and `referee suggest` work it out again with
+(rng `<seed>:timeout:<n>:<seat>`, `n` the moves logged before it). It is
+worked out before the game's lock is taken, as `play_bots` does, and the
+lock then checks the game is still at that version.
+
 Deadlines stand for people only: a bot's seat is never reminded nor timed
 out, and a turn where only bots act has no deadline. With `on_timeout:
 bot` the `greedy` bot plays the turn of a seat out of time; a seat that
@@ -22,10 +28,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from referee.bots import decide as bot_decision
-from referee.engine import Resign
-from referee.games import AnyGame
-from referee.playout import timeout_rng
+from referee.automatic import timeout_move
+from referee.pace import paced
 from referee.service import reachability
 from referee.service.deciding import Judged, judge, with_forced_moves
 from referee.service.game_states import state_at
@@ -34,7 +38,7 @@ from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
 from referee.service.turn_clock import SeatsAway, due_at, held, reminder_due
 from referee.store import bot_seats, decision_rows, vacation_rows
-from referee.store.appending import outbox_row
+from referee.store.appending import Logged, outbox_row
 from referee.store.clock import now, stamp
 from referee.store.due_games import locked, with_deadlines
 from referee.store.reads import rules_of
@@ -120,45 +124,6 @@ def _remind(referee: Referee, game_id: str, version: int, moment: datetime) -> b
         return True
 
 
-def timeout_move(
-    rules: AnyGame,
-    state: Any,
-    seat: int,
-    policy: TimeoutPolicy,
-    seed: str,
-    version: int,
-    *,
-    players: int,
-    options: Any,
-    bot_seconds: float,
-) -> Any:
-    """The move the referee plays for a seat out of time.
-
-    `pass` where the rules have one and allow it now (`Game.pass_move`),
-    the `greedy` bot's move for `bot` (within `bot_seconds`), `random`
-    otherwise; `random` and `bot` draw from an rng seeded with the secret
-    seed, the version and the seat, so the move is fixed by stored data.
-    """
-    if policy == TimeoutPolicy.FORFEIT:
-        return Resign()
-    passing = rules.pass_move(state, seat) if policy == TimeoutPolicy.PASS else None
-    if passing is not None:
-        return passing
-    rng = timeout_rng(seed, version, seat)
-    if policy == TimeoutPolicy.BOT:
-        return bot_decision(
-            rules,
-            TIMEOUT_BOT,
-            state,
-            seat,
-            players=players,
-            options=options,
-            rng=rng,
-            seconds=bot_seconds,
-        )
-    return rules.random_move(state, seat, rng)
-
-
 def _time_out(referee: Referee, game_id: str, version: int, moment: datetime) -> Judged | None:
     # Worked out before the lock is taken (a bot may take a while): the moves
     # follow from the game at `version`, which the lock then checks it still is.
@@ -198,7 +163,10 @@ def _timeout_moves(referee: Referee, game_id: str, version: int) -> list[tuple[i
         players = reachability.reach(session, game.id).seat_count
     rules = rules_of(game)
     policy = TimeoutPolicy(game.on_timeout or TimeoutPolicy.RANDOM)
-    planned = []
+    planned: list[tuple[int, Any]] = []
+    # The moves logged before each seat's: the ones before it in this sweep and
+    # the forced ones after them count, as the record will show them.
+    moves = version
     for seat in game.to_act:
         # Deadlines stand for people: a bot's seat plays its own turn.
         if seat in robots or rules.result(state) is not None or seat not in rules.actors(state):
@@ -209,12 +177,14 @@ def _timeout_moves(referee: Referee, game_id: str, version: int) -> list[tuple[i
             seat,
             policy,
             game.seed,
-            version,
+            moves,
             players=players,
             options=game.options,
-            bot_seconds=game.bot_seconds or referee.settings.bot_seconds,
+            bot_seconds=paced(game.bot_seconds or referee.settings.bot_seconds, game.bot_pace),
         )
-        state = with_forced_moves(rules, rules.play(state, seat, move), [])
+        forced: list[Logged] = []
+        state = with_forced_moves(rules, rules.play(state, seat, move), forced)
+        moves += 1 + len(forced)
         planned.append((seat, move))
     return planned
 

@@ -123,6 +123,8 @@ class _Judging:
     logged: list[Logged] = field(default_factory=list)
     answers: list[dict[str, Any]] = field(default_factory=list)
     decided: list[Decided] = field(default_factory=list)
+    # Whether a bot's move was refused but for staleness: its turn is played again.
+    bot_refused: bool = False
 
     def head(self) -> Any:
         """The state the next submission is played in (read once, at the first need)."""
@@ -166,6 +168,9 @@ def _judge_one(judging: _Judging, submission: dict[str, Any]) -> None:
     except refusals.Refusal as refused:
         fields: dict[str, Any] = {"status": SubmissionStatus.REJECTED}
         fields |= {"code": refused.code, "reason": refused.reason}
+        # A bot refused but for staleness plays its turn again (`service.bots`).
+        if submission["source"] == Source.BOT and refused.code != refusals.StaleVersion.code:
+            judging.bot_refused = True
     else:
         fields = {"status": SubmissionStatus.ACCEPTED, "seq": judging.version + 1}
         judging.logged.append((submission["seat"], move, submission["id"]))
@@ -226,7 +231,8 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
     if not judging.logged:
         notifying.write(connection, None, judging.answers)
         decision_rows.set_game(connection, game.id, changes)
-        return Judged(judging.decided, bool(judging.answers))
+        again = game.version if judging.bot_refused else None
+        return Judged(judging.decided, bool(judging.answers), again)
     appended = log_entries(game, judging.rules, judging.state, judging.logged, judging.stamp)
     notices = notifying.after_moves(
         game.id,

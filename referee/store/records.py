@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
+from referee.automatic import FORCED
 from referee.record import SEALED_NOTATION, Entry, Handover, Header, Record, chain_problems
 from referee.store.handover_rows import done
 from referee.store.reads import log, rules_of, seats
-from referee.store.tables import Game, GameStatus, Seat
+from referee.store.tables import Game, GameStatus, Move, Seat, Submission, TimeoutPolicy
 
 
 def sealed_from(game: Game, head: Any) -> int:
@@ -32,12 +33,16 @@ def public_record(session: Session, game: Game, head: Any) -> Record:
         bot_seconds=game.bot_seconds,
         bot_pace=game.bot_pace,
         handovers=_handovers(session, game),
+        on_timeout=_policy(game),
     )
+    rows = log(session, game.id)
+    sources = _sources(session, game.id)
     entries = tuple(
+        # A sealed move's source would tell whether its seat ran out of time.
         Entry(row.seq, row.seat, SEALED_NOTATION, row.created_at)
         if row.seq >= first_sealed
-        else Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash)
-        for row in log(session, game.id)
+        else _entry(row, sources)
+        for row in rows
     )
     return Record(header, entries)
 
@@ -56,12 +61,30 @@ def full_record(session: Session, game: Game) -> Record:
         game.bot_seconds,
         game.bot_pace,
         _handovers(session, game),
+        _policy(game),
     )
-    entries = tuple(
-        Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash)
-        for row in log(session, game.id)
+    sources = _sources(session, game.id)
+    return Record(header, tuple(_entry(row, sources) for row in log(session, game.id)))
+
+
+def _policy(game: Game) -> str | None:
+    """The game's timeout policy: `random` where it has deadlines and names none."""
+    return game.on_timeout or (TimeoutPolicy.RANDOM if game.deadline_seconds else None)
+
+
+def _entry(row: Move, sources: dict[str, str]) -> Entry:
+    """A logged move as a record's line, marked with where it came from: its
+    submission's source, or `forced` for a move the referee recorded with none."""
+    source = FORCED if row.submission_id is None else sources.get(row.submission_id)
+    return Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash, source)
+
+
+def _sources(session: Session, game_id: str) -> dict[str, str]:
+    """The source of each accepted submission of the game, by its id."""
+    query = select(Submission.id, Submission.source).where(
+        Submission.game_id == game_id, col(Submission.seq).is_not(None)
     )
-    return Record(header, entries)
+    return {submission_id: source for submission_id, source in session.exec(query)}
 
 
 def _bots(held: list[Seat]) -> tuple[str | None, ...] | None:

@@ -18,6 +18,8 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
+from referee import automatic
+
 
 class GameStatus(StrEnum):
     ACTIVE = "active"
@@ -52,8 +54,8 @@ class TimeoutPolicy(StrEnum):
 
 # Timeouts in a row after which `on_timeout: bot` hands the seat to the bot for good.
 BOT_AFTER_TIMEOUTS = 3
-# The bot that plays for a seat out of time (`on_timeout: bot`).
-TIMEOUT_BOT = "greedy"
+# The bot that plays for a seat out of time (`on_timeout: bot`), as records are audited.
+TIMEOUT_BOT = automatic.TIMEOUT_BOT
 
 
 class OutboxKind(StrEnum):
@@ -144,6 +146,8 @@ DECISION_FIELDS = ("status", "code", "reason", "seq", "decided_at")
 # SQLite uses one for a query that names its condition's value as a literal.
 TIMEOUT_ROWS = text("source = 'timeout'")
 RESIGN_ROWS = text("notation = 'resign'")
+# The rated games and seats whose players' totals do not hold them yet.
+UNTALLIED_ROWS = text("NOT tallied")
 
 
 class Game(SQLModel, table=True):
@@ -211,6 +215,14 @@ class Seat(SQLModel, table=True):
         UniqueConstraint("game_id", "seat"),
         # A player's seats are found by its address, compared without case.
         Index("ix_seat_address", text("lower(email)")),
+        # And those its totals do not hold yet (its games in play, mostly): a profile
+        # reads these alone.
+        Index(
+            "ix_seat_untallied",
+            text("lower(email)"),
+            sqlite_where=UNTALLIED_ROWS,
+            postgresql_where=UNTALLIED_ROWS,
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -238,6 +250,8 @@ class Seat(SQLModel, table=True):
     # For a seat handed to a bot after timeouts in a row, the game's version then
     # (None: a bot from the start, or a person).
     bot_since: int | None = None
+    # Whether its player's `PlayerTotals` hold its game (finished and tallied).
+    tallied: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
 
 
 class SeatHandover(SQLModel, table=True):
@@ -323,12 +337,39 @@ class RatedGame(SQLModel, table=True):
     it was rated (a rated seek's, persons with public names only, no bot's move)."""
 
     __tablename__ = "rated_game"
+    __table_args__ = (
+        Index(
+            "ix_rated_game_untallied",
+            "seq",
+            sqlite_where=UNTALLIED_ROWS,
+            postgresql_where=UNTALLIED_ROWS,
+        ),
+    )
     seq: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", max_length=32, unique=True)
     game: str = Field(max_length=40)
     counted: bool
     finished_at: str = Field(max_length=40)
     applied_at: str = Field(max_length=40)
+    # Whether its players' `PlayerTotals` hold it: every game taken in since they came
+    # (migration 0019), and, once the ratings' job has caught up, every game before.
+    tallied: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
+
+
+class PlayerTotals(SQLModel, table=True):
+    """What a player's finished games add up to, for its profile: the games whose
+    `RatedGame` is `tallied`, summed when each was taken in. A projection of the
+    finished games like the ratings; a profile adds the games not tallied yet."""
+
+    __tablename__ = "player_totals"
+    address: str = Field(max_length=254, primary_key=True)
+    games_finished: int = 0
+    timeouts: int = 0
+    resigned: int = 0
+    # Its last moves in them, latest first, as [asked_at, moved_at].
+    answers: list[list[str]] = Field(sa_column=Column(JSON, nullable=False))
+    # Its last finished games, latest first, as [finished_at, game_id, [seats]].
+    recent: list[list[Any]] = Field(sa_column=Column(JSON, nullable=False))
 
 
 class RatingChange(SQLModel, table=True):
@@ -563,6 +604,54 @@ class Submission(SQLModel, table=True):
     source: str = Field(default=Source.REST, max_length=10)
     # The version of the game the seat saw when it made this submission.
     seen_version: int | None = None
+
+
+class TableMessage(SQLModel, table=True):
+    """A message a seat wrote to the game's other seats (`referee.service.table_talk`):
+    append-only, numbered per game, and apart from the move log. No move, state,
+    record or verification ever reads it."""
+
+    __tablename__ = "message"
+    # A seat's messages of the last hour are counted at each new one.
+    __table_args__ = (Index("ix_message_seat_created", "game_id", "seat", "created_at"),)
+
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seq: int = Field(primary_key=True)
+    seat: int
+    # As shown (`referee.talk_text.shown`): one to `MESSAGE_LONGEST` characters.
+    text: str = Field(max_length=1000)
+    # Where it was written: "api", "page" or "mail".
+    via: str = Field(max_length=10)
+    created_at: str = Field(max_length=40)
+
+
+class MessageSeen(SQLModel, table=True):
+    """The last message of a game that a seat has seen (it never moves backwards)."""
+
+    __tablename__ = "message_seen"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seat: int = Field(primary_key=True)
+    seen_seq: int
+
+
+class MessageMute(SQLModel, table=True):
+    """A seat that hides another seat's messages from itself, in one game."""
+
+    __tablename__ = "message_mute"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seat: int = Field(primary_key=True)
+    muted_seat: int = Field(primary_key=True)
+    created_at: str = Field(max_length=40)
+
+
+class SeatNote(SQLModel, table=True):
+    """A seat's private note on its game: no one else ever reads it."""
+
+    __tablename__ = "seat_note"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seat: int = Field(primary_key=True)
+    text: str = Field(max_length=4000)
+    updated_at: str = Field(max_length=40)
 
 
 class Snapshot(SQLModel, table=True):

@@ -197,7 +197,7 @@ def test_a_bettered_plan_is_legal_and_no_worse_for_its_builder() -> None:
 
 
 def test_a_yard_is_judged_as_the_referees_plan_would_build_it() -> None:
-    # In the yard as at the build, the palace is judged as the solver's plan
+    # In the yard as at the build, the palace is judged as the referee's plan
     # (`build auto`) would leave it: placing one's own colour mostly looks
     # better than passing.
     own_better = own_placements = 0
@@ -215,7 +215,10 @@ def test_a_yard_is_judged_as_the_referees_plan_would_build_it() -> None:
     for state in positions(games=2, every=1000):
         if state.phase == BUILD and state.build_max > 0:
             built = _advance(GAME, GAME.play(state, state.turn, Build(auto=True)))
-            assert _built_scores(state.palace, state.yard, state.colours) == GAME.scores(built)
+            judged = _built_scores(
+                GAME, state.palace, state.yard, state.colours, state.turn, state.resigned
+            )
+            assert judged == GAME.scores(built)
 
 
 def test_a_hands_yard_moves_are_remembered_as_found() -> None:

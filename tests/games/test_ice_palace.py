@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.ice_palace_fairness import SMALLEST, compare_builds, recorded_builds, wins_by_colour
 from referee import games, render
 from referee.engine import BadOptions, Breakdown, Game, IllegalMove, Resign, ScoreLine
 from referee.games import ice_palace, ice_palace_solver
@@ -32,7 +33,9 @@ from referee.games.ice_palace import (
     State,
 )
 from referee.playout import steps
-from referee.rng import Rng
+from referee.record import Header, Record, chain
+from referee.replay import ReplayError, replay
+from referee.rng import Rng, commitment
 
 seeds = st.text(alphabet="0123456789abcdef", min_size=4, max_size=12)
 playouts = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -345,7 +348,9 @@ def test_a_build_whose_search_runs_out_of_budget(monkeypatch: pytest.MonkeyPatch
     assert full.build_max == 3
     solve = ice_palace_solver.solve
     monkeypatch.setattr(
-        ice_palace_solver, "solve", lambda tops, pieces: solve(tops, pieces, budget=len(tops))
+        ice_palace_solver,
+        "solve",
+        lambda tops, pieces, order=(): solve(tops, pieces, budget=len(tops), order=order),
     )
     starved = build_position(yard, palace)
     assert starved.build_max == 2 and len(starved.build_plan) == 2
@@ -835,3 +840,54 @@ def test_the_board_draws_each_choice_as_one_target_and_its_text_reads_on_a_phone
                 break
             chosen = built.choices[wander.below(len(built.choices))]
             built = GAME.build(state, state.turn, (*built.steps, chosen.step))
+
+
+def test_the_fairness_benchmarks_smallest_case() -> None:
+    # bench/ice_palace_fairness.py at its smallest: under rules version 1 yellow won
+    # most random 3-player games and green nearly none; under version 2 each colour
+    # wins within the goal's bounds, and `build auto` never scores the builder fewer
+    # points than version 1's plan (it does better in some builds).
+    count, builds = SMALLEST
+    before = wins_by_colour(ice_palace.GAME_V1, count)
+    assert before["y"] > 0.5 and before["g"] < 0.1
+    shares = wins_by_colour(GAME, count)
+    assert all(0.27 <= share <= 0.40 for share in shares.values()), shares
+    compared = compare_builds(recorded_builds(builds))
+    assert compared.fewer == 0 and compared.more > 0
+
+
+def test_an_old_games_build_auto_replays_under_rules_version_1() -> None:
+    # A random game of version 1 whose `build auto` plays a plan version 2 would not:
+    # its record names version 1 and replays to the same end; named version 2, the
+    # same log means another game.
+    old = ice_palace.GAME_V1
+    assert games.get("ice_palace", "1") is old and GAME.rules_version == "2"
+    for number in range(100):
+        seed = f"old {number}"
+        played = list(steps(old, 3, old.load_options({}, 3), seed, Rng(f"c {number}")))
+        before = [old.start(3, old.load_options({}, 3), Rng(seed))] + [p.state for p in played]
+        differs = any(
+            isinstance(p.move, Build)
+            and p.move.auto
+            and state.build_plan
+            != ice_palace._places(
+                GAME.referee_plan(
+                    state.palace, state.yard, state.colours, state.turn, state.resigned
+                )
+            )
+            for p, state in zip(played, before, strict=False)
+        )
+        if differs:
+            break
+    else:
+        raise AssertionError("no game of version 1 played a plan version 2 would not")
+    moves = [(p.seat, old.notate(p.move), None) for p in played]
+    header = Header("ice_palace", ("a", "b", "c"), {}, commitment(seed), "1", seed)
+    record = Record(header, chain(header.seed_commitment, moves))
+    assert replay(record).final == played[-1].state
+    newer = Record(replace(header, rules_version="2"), record.entries)
+    try:
+        final = replay(newer).final
+    except ReplayError:  # a later move refused under the other plan
+        final = None
+    assert final != played[-1].state

@@ -15,7 +15,7 @@ from alembic.config import Config
 
 from referee.store import db
 from referee.store.db import Database
-from referee.store.tables import Game, Seat, core_table
+from referee.store.tables import Game, core_table
 
 MIGRATIONS = Path(db.__file__).resolve().parent / "migrations"
 GAME = "g" * 32
@@ -66,6 +66,15 @@ def migrate(database: Database, revision: str, down: bool = False) -> None:
     (command.downgrade if down else command.upgrade)(config, revision)
 
 
+# The seat's columns as revision 0008 has them (the model's later ones, with their
+# defaults, would be written too).
+_SEAT_AT_0008 = sa.table(
+    "seat",
+    *(sa.column(name) for name in ("game_id", "seat", "name", "email", "token_hash")),
+    sa.column("webhook_url"),
+)
+
+
 def write_old_rows(connection: sa.Connection) -> dict[str, int]:
     connection.execute(
         sa.insert(core_table(Game)).values(
@@ -86,7 +95,7 @@ def write_old_rows(connection: sa.Connection) -> dict[str, int]:
     )
     for number, (email, hook) in enumerate(SEATS):
         connection.execute(
-            sa.insert(core_table(Seat)).values(
+            sa.insert(_SEAT_AT_0008).values(
                 game_id=GAME,
                 seat=number,
                 name=f"p{number}",

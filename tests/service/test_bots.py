@@ -18,7 +18,8 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import col, select
 
-from referee import bots, games
+from referee import automatic, bots, games
+from referee.bots.levels import StrongBot
 from referee.cli import main
 from referee.delivery.channel import Consent
 from referee.delivery.compose import Site, build
@@ -28,7 +29,6 @@ from referee.playout import bot_rng, timeout_rng
 from referee.queue import BOT as referee_bot
 from referee.record import loads
 from referee.service import Referee, game_states, refusals
-from referee.service import bots as service_bots
 from referee.service.bot_pace import measured_pace
 from referee.service.bots import play_bots, sweep_bots
 from referee.service.creating import NewGame, Player, create_game
@@ -160,25 +160,33 @@ def test_a_bot_task_run_twice_plays_once_and_a_stale_one_nothing(
     assert sweep_bots(referee, datetime.now(UTC) + timedelta(hours=1)) == 1
 
 
-def test_a_move_the_rules_refuse_is_replaced_by_a_random_one_and_the_game_goes_on(
-    referee: Referee, held: list[tuple[Any, ...]], monkeypatch: pytest.MonkeyPatch
+def test_a_move_the_rules_refuse_is_replaced_by_the_random_levels_and_the_game_goes_on(
+    referee: Referee,
+    held: list[tuple[Any, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     rules = games.get(GAME)
     game_id = _bot_first(referee, [Player("Ann"), Player("Bot", bot="strong")])
     game = _game(referee, game_id)
     with referee.db.reading() as session:
         state = game_states.state_at(session, game, game.version)
-    legal = [rules.notate(move) for move in rules.legal_moves(state, 1)]
     # A step off the path's end: what only a bot's bug would choose.
     wrong = Take(999)
     with pytest.raises(IllegalMove):
         rules.play(state, 1, wrong)
-    monkeypatch.setattr(service_bots.bots, "answer", lambda *_args, **_kwargs: wrong)
+    monkeypatch.setattr(StrongBot, "choose", lambda *_args: wrong)
     assert play_bots(referee, game_id, game.version) == 1
     game = _game(referee, game_id)
     logged = _logged(referee, game_id)
     assert game.version == len(logged) and logged[-1][1] is not None
-    assert logged[-1][0].seat == 1 and logged[-1][0].notation in legal
+    stand_in = automatic.fallback_move(
+        rules, state, 1, game.seed, game.version - 1, players=2, options=game.options
+    )
+    assert logged[-1][0].seat == 1 and logged[-1][0].notation == rules.notate(stand_in)
+    said = [r.getMessage() for r in caplog.records if "was refused" in r.getMessage()]
+    assert len(said) == 1 and "the rules refuse its move (illegal_move)" in said[0]
+    assert "position: " in said[0] and game.seed not in said[0]
 
 
 @contextmanager

@@ -1,8 +1,8 @@
 """A seat's webhook remembers the player token that set it, so that revoking the
 token drops the webhook
 
-Revision ID: 0019
-Revises: 0018
+Revision ID: 0022
+Revises: 0020 (0021, table talk's mail, when it lands before this)
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019"
-down_revision = "0018"
+revision = "0022"
+down_revision = "0020"
 branch_labels = None
 depends_on = None
 
