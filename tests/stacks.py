@@ -135,6 +135,28 @@ def start_server(env: dict[str, str], tmp: Path) -> tuple[str, Process]:
     raise AssertionError("the server did not start:\n" + server.output())
 
 
+def either_stack(request: Any, tmp: Path, settings: dict[str, str]) -> Service:
+    """`referee serve` with `settings`: on PostgreSQL with Redis and a worker when the
+    fixture's param is "redis" (`request`: a pytest FixtureRequest), else on the
+    embedded default, a SQLite file in `tmp`. The caller stops it."""
+    if request.param == "redis":
+        database = request.getfixturevalue("pg_database")
+        env = base_env(
+            DATABASE_URL=database,
+            REDIS_URL=servers.redis_url(),
+            REFEREE_QUEUE=f"referee-test-{uuid.uuid4().hex[:8]}",
+            **settings,
+        )
+    else:
+        database = f"sqlite:///{tmp / 'referee.sqlite3'}"
+        env = base_env(DATABASE_URL=database, **settings)
+    url, server = start_server(env, tmp)
+    service = Service(url, database, env, tmp, server)
+    if request.param == "redis":
+        service.start_worker()
+    return service
+
+
 def _serving(url: str, server: Process) -> bool:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

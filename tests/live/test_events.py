@@ -14,7 +14,6 @@ import json
 import queue
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,8 +21,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.servers import redis_url
-from tests.stacks import Client, Service, base_env, start_server
+from tests.stacks import Client, Service, either_stack
 from tests.tiers import starts_servers
 
 KEEPALIVE = "0.5"
@@ -44,21 +42,7 @@ def stack(
         "REFEREE_EVENTS_MAX": str(MAX_FOLLOWERS),
         "REFEREE_THREADS": str(THREADS),
     }
-    if request.param == "redis":
-        database = request.getfixturevalue("pg_database")
-        env = base_env(
-            DATABASE_URL=database,
-            REDIS_URL=redis_url(),
-            REFEREE_QUEUE=f"referee-test-{uuid.uuid4().hex[:8]}",
-            **settings,
-        )
-    else:
-        database = f"sqlite:///{tmp / 'referee.sqlite3'}"
-        env = base_env(DATABASE_URL=database, **settings)
-    url, server = start_server(env, tmp)
-    service = Service(url, database, env, tmp, server)
-    if request.param == "redis":
-        service.start_worker()
+    service = either_stack(request, tmp, settings)
     yield service
     service.stop()
 

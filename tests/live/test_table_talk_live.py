@@ -32,8 +32,7 @@ from referee.service.players import PLAY, READ, open_session
 from referee.settings import Settings
 from tests.clock import on_server_clock
 from tests.live.test_me_events import player_token
-from tests.servers import redis_url
-from tests.stacks import TEST_API_KEY, Client, Service, base_env, start_server
+from tests.stacks import TEST_API_KEY, Client, Service, either_stack
 from tests.tiers import starts_servers
 
 PATIENCE = 30.0
@@ -50,21 +49,7 @@ def stack(
         "REFEREE_EVENTS_PER_CLIENT": "20",
         "REFEREE_API_KEY": TEST_API_KEY,
     }
-    if request.param == "redis":
-        database = request.getfixturevalue("pg_database")
-        env = base_env(
-            DATABASE_URL=database,
-            REDIS_URL=redis_url(),
-            REFEREE_QUEUE=f"referee-test-{uuid.uuid4().hex[:8]}",
-            **settings,
-        )
-    else:
-        database = f"sqlite:///{tmp / 'referee.sqlite3'}"
-        env = base_env(DATABASE_URL=database, **settings)
-    url, server = start_server(env, tmp)
-    service = Service(url, database, env, tmp, server)
-    if request.param == "redis":
-        service.start_worker()
+    service = either_stack(request, tmp, settings)
     yield service
     service.stop()
 
