@@ -109,19 +109,12 @@ def rate_finished(referee: Referee) -> int:
     """Take in every finished game not taken in yet, in order, adding each to its
     players' totals (`tallying`) too; how many were taken in."""
     tallying.tally_untallied(referee)
-    with referee.db.reading() as session:
-        if not rated_games.unrated(session, 1):
-            return 0
-    taken = 0
-    while True:
-        with referee.db.transaction() as session:
-            rated_games.lock(session)
-            games = rated_games.unrated(session, BATCH)
-            for game, outcome in _outcomes(session, games):
-                _take_in(session, game, outcome)
-        taken += len(games)
-        if len(games) < BATCH:
-            return taken
+
+    def take_in(session: Session, games: Sequence[Game]) -> None:
+        for game, outcome in _outcomes(session, games):
+            _take_in(session, game, outcome)
+
+    return tallying.in_batches(referee, rated_games.unrated, take_in)
 
 
 def _take_in(session: Session, game: Game, outcome: Outcome) -> None:

@@ -17,21 +17,23 @@ again from the games.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlmodel import Session
 
 from referee.store import player_totals, rated_games, seat_stats
-from referee.store.tables import Game, PlayerTotals
+from referee.store.tables import Game, PlayerTotals, RatedGame
 
 if TYPE_CHECKING:
     from referee.service import Referee
 
 ANSWERS_MOST = 100
 RECENT_MOST = 10
-# Games tallied per transaction.
+# Games tallied, or taken in, per transaction.
 BATCH = 100
+Pending = TypeVar("Pending")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,19 +103,34 @@ def tally_game(session: Session, game: Game) -> None:
 def tally_untallied(referee: Referee) -> int:
     """Add to their players' totals the games taken in before the totals were kept;
     how many. Under the ratings' lock, like every writer of the totals."""
+
+    def tally(session: Session, batch: Sequence[RatedGame]) -> None:
+        games = rated_games.games_by_id(session, [rated.game_id for rated in batch])
+        for rated in batch:
+            tally_game(session, games[rated.game_id])
+            rated.tallied = True
+            session.add(rated)
+
+    return in_batches(referee, player_totals.untallied, tally)
+
+
+def in_batches(
+    referee: Referee,
+    pending: Callable[[Session, int], Sequence[Pending]],
+    handle: Callable[[Session, Sequence[Pending]], None],
+) -> int:
+    """The ratings' writers' loop: while `pending` finds rows, `handle` up to `BATCH` of
+    them in one transaction under the ratings' lock; how many were handled. A first
+    look without the lock keeps a job with nothing to do from taking it."""
     with referee.db.reading() as session:
-        if not player_totals.untallied(session, 1):
+        if not pending(session, 1):
             return 0
-    tallied = 0
+    handled = 0
     while True:
         with referee.db.transaction() as session:
             rated_games.lock(session)
-            batch = player_totals.untallied(session, BATCH)
-            games = rated_games.games_by_id(session, [rated.game_id for rated in batch])
-            for rated in batch:
-                tally_game(session, games[rated.game_id])
-                rated.tallied = True
-                session.add(rated)
-        tallied += len(batch)
+            batch = pending(session, BATCH)
+            handle(session, batch)
+        handled += len(batch)
         if len(batch) < BATCH:
-            return tallied
+            return handled
