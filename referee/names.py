@@ -57,6 +57,14 @@ def _format(name: str, at: int) -> bool:
     return unicodedata.category(name[at]) == "Cf" and not _joining(name, at)
 
 
+def hidden(text: str, at: int) -> bool:
+    """Whether the character at `at` is one that no place shows: it turns the text
+    around it (a bidi control), or is invisible out of place (a format character but
+    a joiner between letters, or a filler drawn as nothing)."""
+    char = text[at]
+    return _bidi(char) or _format(text, at) or char in _FILLERS
+
+
 def _described(char: str) -> str:
     return f"U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})"
 

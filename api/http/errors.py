@@ -88,6 +88,9 @@ REFUSALS: dict[type[refusals.Refusal], tuple[int, str]] = {
     refusals.RatingOutOfRange: (409, "Rating out of range"),
     refusals.GameOver: (409, "Game over"),
     refusals.StillInPlay: (409, "Game still in play"),
+    refusals.NotASeat: (403, "Seats only"),
+    refusals.BadMessage: (422, "Message refused"),
+    refusals.TooManyMessages: (429, "Too many messages"),
     refusals.VacationRefused: (409, "Vacation refused"),
     refusals.NotYourTurn: (409, "Not your turn"),
     refusals.StaleVersion: (409, "Stale version"),
@@ -111,7 +114,10 @@ def from_refusal(refused: refusals.Refusal) -> Response:
     extra = dict(refused.extra)
     if isinstance(refused, refusals.MoveRefusal):
         extra["reason"] = refused.reason
-    return problem(status, refused.code, refused.reason, title=title, **extra)
+    answer = problem(status, refused.code, refused.reason, title=title, **extra)
+    if isinstance(refused, refusals.TooManyMessages):
+        answer.headers["Retry-After"] = str(refused.retry_after)
+    return answer
 
 
 def problem(

@@ -83,6 +83,30 @@ class BadRequest(Refusal):
     code = "bad_request"
 
 
+class NotASeat(Refusal):
+    """What only a game's seats may do (its table talk), asked by anyone else: a
+    spectator, another game's seat, a stranger."""
+
+    code = "not_a_seat"
+
+
+class BadMessage(Refusal):
+    """A message or note that shows nothing, or holds too much."""
+
+    code = "bad_message"
+
+
+class TooManyMessages(Refusal):
+    """A seat that wrote as many messages as it may in an hour; `retry_after` seconds
+    until it may write again."""
+
+    code = "too_many_messages"
+
+    def __init__(self, reason: str, retry_after: int) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
 class StillInPlay(Refusal):
     """What only a finished game offers (a rematch), asked of a game still in play."""
 

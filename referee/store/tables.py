@@ -561,6 +561,54 @@ class Submission(SQLModel, table=True):
     seen_version: int | None = None
 
 
+class TableMessage(SQLModel, table=True):
+    """A message a seat wrote to the game's other seats (`referee.service.table_talk`):
+    append-only, numbered per game, and apart from the move log. No move, state,
+    record or verification ever reads it."""
+
+    __tablename__ = "message"
+    # A seat's messages of the last hour are counted at each new one.
+    __table_args__ = (Index("ix_message_seat_created", "game_id", "seat", "created_at"),)
+
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seq: int = Field(primary_key=True)
+    seat: int
+    # As shown (`referee.talk_text.shown`): one to `MESSAGE_LONGEST` characters.
+    text: str = Field(max_length=1000)
+    # Where it was written: "api", "page" or "mail".
+    via: str = Field(max_length=10)
+    created_at: str = Field(max_length=40)
+
+
+class MessageSeen(SQLModel, table=True):
+    """The last message of a game that a seat has seen (it never moves backwards)."""
+
+    __tablename__ = "message_seen"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seat: int = Field(primary_key=True)
+    seen_seq: int
+
+
+class MessageMute(SQLModel, table=True):
+    """A seat that hides another seat's messages from itself, in one game."""
+
+    __tablename__ = "message_mute"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seat: int = Field(primary_key=True)
+    muted_seat: int = Field(primary_key=True)
+    created_at: str = Field(max_length=40)
+
+
+class SeatNote(SQLModel, table=True):
+    """A seat's private note on its game: no one else ever reads it."""
+
+    __tablename__ = "seat_note"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seat: int = Field(primary_key=True)
+    text: str = Field(max_length=4000)
+    updated_at: str = Field(max_length=40)
+
+
 class Snapshot(SQLModel, table=True):
     game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=32)
     version: int = Field(primary_key=True)
