@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from referee.delivery import wording
+from referee.delivery import talk_lines, wording
 from referee.delivery.channel import Consent
 from referee.delivery.compose import (
     Site,
@@ -57,6 +57,8 @@ class Listed:
     deadline: str
     summary: str
     link: str
+    # The seat's messages it has not seen in this game (`referee.delivery.talk_lines`).
+    talk: talk_lines.Unseen | None = None
 
 
 def _summary(rules: Any, state: Any, version: int, names: list[str]) -> str:
@@ -91,6 +93,7 @@ def _listed(
         deadline=("runs out " + wording.moment(parse_stamp(due), sent)) if due else "no deadline",
         summary=_summary(rules, state, version, names),
         link=link,
+        talk=talk_lines.unseen(session, game.id, seat, names, row.created_at),
     )
 
 
@@ -124,6 +127,7 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Digest:
             if entry["seek"] in lines
         ],
         new_seeks=[lines[seek_id] for seek_id in new if seek_id in lines],
+        talk_seen=talk_lines.seen_marks(game.talk for game in games),
     )
 
 
@@ -153,6 +157,8 @@ class Digest:
     site: Site
     seeks: list[ToldSeek]
     new_seeks: list[SeekLine]
+    # The messages it shows, seen once it went out.
+    talk_seen: tuple[tuple[str, int, int], ...] = ()
 
     def json(self) -> bytes:
         """The digest as data, without its links (which are the player's alone)."""

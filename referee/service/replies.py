@@ -7,6 +7,13 @@ to the referee's mail, `help` and `board` are answered at once, a move is
 submitted like any other (seen at the answered mail's version; the worker
 decides it and mails the answer), and text that is no move gets a mail
 saying why. Mail from a machine is taken and dropped without an answer.
+
+Words to people beside the move (`referee.reply_words`) are passed on to the
+other seats as a message (`table_talk.post_message`, via "mail") once the
+reply is taken; a reply of words alone is answered that they were passed on
+(and whether it is still the seat's turn), and words that could not be (too
+many messages this hour, too long) are answered so. A refused reply passes
+nothing on.
 """
 
 from __future__ import annotations
@@ -19,8 +26,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from referee.reply_text import Command, Unread, read_reply, same_address
-from referee.service import consent, refusals, rematching, reply_cap
+from referee.reply_text import Command, Read, Unread, same_address
+from referee.reply_words import split_reply
+from referee.service import consent, refusals, rematching, reply_cap, table_talk
 from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
@@ -64,6 +72,17 @@ class Taken:
 DROPPED = "dropped"
 DUPLICATE = "duplicate"
 SCREENED = "screened"
+PASSED_ON = "passed on"
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """Words of a reply to pass on once it is taken, and how its answer may go."""
+
+    text: str
+    alone: bool
+    answer: bool
+    in_reply_to: str | None
 
 
 def reply_seat(referee: Referee, token: str) -> keys.ReplyKey:
@@ -102,9 +121,18 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
             session.rollback()
             return Taken(DUPLICATE, game_id, seat)
         allowed = reply_cap.allowance(session, referee.settings, game_id, seat, datetime.now(UTC))
-        outcome, inbound.submission_id = _act(
-            session, game, seat, address, reply, named.version, published, allowed
-        )
+        parts = split_reply(reads.rules_of(game), game.options, reply.paragraphs, reply.subject)
+        words = None
+        if parts.words:
+            alone = parts.read is None
+            words = _Words(parts.words, alone, allowed.answer, reply.message_id)
+        if parts.read is None:
+            # Words alone: passed on below, once this reply is taken for good.
+            outcome, inbound.submission_id = PASSED_ON, None
+        else:
+            outcome, inbound.submission_id = _act(
+                session, game, seat, address, reply, parts.read, named.version, published, allowed
+            )
         inbound.answered = allowed.answer and outcome != "accepted"
         inbound.quiet_until = allowed.quiet_until if inbound.answered else None
         if not allowed.answer and outcome != "accepted":
@@ -114,7 +142,36 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
     publish(referee, published)
     for finished, rematch_id in published.rematches:
         rematching.start_rematch(referee, finished, rematch_id)
+    if words is not None:
+        outcome = _pass_on(referee, game_id, seat, words, outcome)
     return Taken(outcome, game_id, seat)
+
+
+def _pass_on(referee: Referee, game_id: str, seat: int, words: _Words, outcome: str) -> str:
+    """Pass a reply's words on to the other seats; answer the sender when they came alone
+    or could not be passed on. Returns the reply's outcome with what became of them."""
+    refused: str | None = None
+    try:
+        table_talk.post_message(referee, game_id, seat, words.text, via="mail")
+    except (refusals.BadMessage, refusals.TooManyMessages) as problem:
+        refused = problem.reason
+    if words.answer and (words.alone or refused is not None):
+        with referee.db.transaction() as session:
+            game = session.get(Game, game_id)
+            assert game is not None
+            answer: dict[str, Any] = {
+                "in_reply_to": words.in_reply_to,
+                "version": game.version,
+                "passed_on": refused is None,
+            }
+            if refused is not None:
+                answer["reason"] = refused
+            notice = outbox_row(game_id, OutboxKind.PASSED_ON, seat, answer, now())
+            write(session.connection(), None, [notice])
+        publish(referee, Published(news=True))
+    if refused is None:
+        return outcome if words.alone else f"{outcome}, words passed on"
+    return f"{outcome}, words not passed on ({refused})"
 
 
 def screen_reply(referee: Referee, reply: Reply) -> Taken:
@@ -172,13 +229,14 @@ def _act(
     seat: int,
     address: str,
     reply: Reply,
+    read: Read,
     seen: int | None,
     published: Published,
     allowed: reply_cap.Allowance,
 ) -> tuple[str, str | None]:
-    """Do what the reply says; returns the outcome and the submission it made, if any.
-    Fills `published` with what to publish; answers only as `allowed`."""
-    read = read_reply(reads.rules_of(game), game.options, reply.paragraphs, reply.subject)
+    """Do what the reply's move or command says (`read`); returns the outcome and the
+    submission it made, if any. Fills `published` with what to publish; answers only as
+    `allowed`."""
     if read == Command("accept"):
         # The seat's own address (the sender check) says yes to our mail.
         known = addresses.find(session, address) if address else None

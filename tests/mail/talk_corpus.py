@@ -21,9 +21,7 @@ class Case:
 
     def addressed(self, sender: str, reply_to: str) -> bytes:
         """Its bytes, from `sender` to `reply_to` (the only bytes the corpus leaves open)."""
-        return self.raw.replace(b"@@FROM@@", sender.encode()).replace(
-            b"@@TO@@", reply_to.encode()
-        )
+        return self.raw.replace(b"@@FROM@@", sender.encode()).replace(b"@@TO@@", reply_to.encode())
 
 
 def cases() -> list[Case]:
