@@ -122,9 +122,11 @@ def line_read(rules: AnyGame, options: JSON, line: str) -> Command | Move | None
     return None if found is None else found.read
 
 
-def mentions_move(rules: AnyGame, options: JSON, line: str) -> bool:
-    """Whether a line that is no move begins or ends with one ("sorry, I meant take 50")."""
-    return next(_mentions(rules, options, line), None) is not None
+def mentioned_move(rules: AnyGame, options: JSON, line: str) -> str | None:
+    """The move, as written, that a line that is no move begins or ends with ("sorry, I
+    meant take 50"), the longest; None when it holds none there."""
+    found = next(_mentions(rules, options, line), None)
+    return None if found is None else found.written
 
 
 def cleaned(text: str) -> str:

@@ -38,10 +38,24 @@ from referee.reply_text import (
     Unread,
     cleaned,
     line_read,
-    mentions_move,
+    mentioned_move,
     read_reply,
 )
 
+# Numbers written out, in the languages replies are read in: "take thirteen" is a move
+# attempt ("Take care" is not).
+NUMBER_WORDS = frozenset(
+    (
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty "
+        "sixty seventy "
+        "zéro un deux trois quatre cinq sept huit neuf dix onze douze treize quatorze "
+        "quinze seize trente quarante cinquante soixante "
+        "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn "
+        "vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig dreißig vierzig "
+        "fünfzig sechzig siebzig"
+    ).split()
+)
 # The words of the games' notations (and the commands): a line made of them, and of
 # words holding digits, is a move attempt, not a sentence.
 NOTATION_WORDS = frozenset(
@@ -62,6 +76,7 @@ NOTATION_WORDS = frozenset(
         "on",
         *("north", "east", "south", "west", "n", "e", "s", "w"),
         *("yellow", "blue", "red", "pink", "violet", "y", "b", "r", "p", "v"),
+        *NUMBER_WORDS,
     }
 )
 _ORDERS = ("ki", "lo", "ni", "ma", "so")
@@ -127,7 +142,8 @@ def split_reply(
         return Parts(_two(one, other), "")
     if moves and attempts:
         ((written, _),) = moves.values()
-        return Parts(_two(written, attempts[0]), "")
+        other = mentioned_move(rules, options, attempts[0]) or attempts[0]
+        return Parts(_two(written, other), "")
     if moves:
         ((_written, read),) = moves.values()
         return Parts(read, text)
@@ -188,7 +204,7 @@ def _attempt(rules: AnyGame, options: JSON, line: str) -> bool:
         return True
     if len(tokens) == 1 and _near_notation_word(tokens[0].lower()):
         return True
-    return len(tokens) <= _SHORT_LINE and mentions_move(rules, options, text)
+    return len(tokens) <= _SHORT_LINE and mentioned_move(rules, options, text) is not None
 
 
 _LEADING_NOTATION = re.compile(r"^[A-Za-z]{0,3}[0-9][A-Za-z0-9@,+\-]*")

@@ -13,14 +13,17 @@ other seats as a message (`table_talk.post_message`, via "mail") once the
 reply is taken; a reply of words alone is answered that they were passed on
 (and whether it is still the seat's turn), and words that could not be (too
 many messages this hour, too long) are answered so. A refused reply passes
-nothing on.
+nothing on. Against a robot that answers every mail without saying so (RFC
+3834), words are not passed on past the cap on answers (`reply_cap`), nor
+when they are the seat's last message again, within `REPEAT_WINDOW`: an
+autoresponder's second and later answers say what its first said.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
@@ -32,9 +35,10 @@ from referee.service import consent, refusals, rematching, reply_cap, table_talk
 from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee.store import addresses, bounce_reports, keys, reads, rematches
+from referee import talk_text
+from referee.store import addresses, bounce_reports, keys, message_mail_rows, reads, rematches
 from referee.store.appending import outbox_row
-from referee.store.clock import now
+from referee.store.clock import now, parse_stamp, stamp
 from referee.store.tables import Game, Inbound, OutboxKind, Source
 
 if TYPE_CHECKING:
@@ -73,6 +77,7 @@ DROPPED = "dropped"
 DUPLICATE = "duplicate"
 SCREENED = "screened"
 PASSED_ON = "passed on"
+REPEAT_WINDOW = timedelta(days=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +87,7 @@ class _Words:
     text: str
     alone: bool
     answer: bool
+    quiet_until: str | None
     in_reply_to: str | None
 
 
@@ -125,7 +131,9 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
         words = None
         if parts.words:
             alone = parts.read is None
-            words = _Words(parts.words, alone, allowed.answer, reply.message_id)
+            words = _Words(
+                parts.words, alone, allowed.answer, allowed.quiet_until, reply.message_id
+            )
         if parts.read is None:
             # Words alone: passed on below, once this reply is taken for good.
             outcome, inbound.submission_id = PASSED_ON, None
@@ -150,12 +158,16 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
 def _pass_on(referee: Referee, game_id: str, seat: int, words: _Words, outcome: str) -> str:
     """Pass a reply's words on to the other seats; answer the sender when they came alone
     or could not be passed on. Returns the reply's outcome with what became of them."""
-    refused: str | None = None
-    try:
-        table_talk.post_message(referee, game_id, seat, words.text, via="mail")
-    except (refusals.BadMessage, refusals.TooManyMessages) as problem:
-        refused = problem.reason
-    if words.answer and (words.alone or refused is not None):
+    refused = _repeated(referee, game_id, seat, words)
+    if not words.answer:
+        # Past the cap on answers: a robot's, most likely, whose words are no one's.
+        return f"{outcome}, words not passed on (past the answer cap)"
+    if refused is None:
+        try:
+            table_talk.post_message(referee, game_id, seat, words.text, via="mail")
+        except (refusals.BadMessage, refusals.TooManyMessages) as problem:
+            refused = problem.reason
+    if words.alone or refused is not None:
         with referee.db.transaction() as session:
             game = session.get(Game, game_id)
             assert game is not None
@@ -166,12 +178,24 @@ def _pass_on(referee: Referee, game_id: str, seat: int, words: _Words, outcome: 
             }
             if refused is not None:
                 answer["reason"] = refused
+            if words.quiet_until is not None:
+                answer["quiet_until"] = words.quiet_until
             notice = outbox_row(game_id, OutboxKind.PASSED_ON, seat, answer, now())
             write(session.connection(), None, [notice])
         publish(referee, Published(news=True))
     if refused is None:
         return outcome if words.alone else f"{outcome}, words passed on"
     return f"{outcome}, words not passed on ({refused})"
+
+
+def _repeated(referee: Referee, game_id: str, seat: int, words: _Words) -> str | None:
+    """Why the words are not passed on when they are the seat's last message again."""
+    since = stamp(parse_stamp(now()) - REPEAT_WINDOW)
+    with referee.db.reading() as session:
+        last = message_mail_rows.last_text(session, game_id, seat, since)
+    if last is not None and last == talk_text.shown(words.text):
+        return "they are the same as your last message, which the other players have"
+    return None
 
 
 def screen_reply(referee: Referee, reply: Reply) -> Taken:

@@ -80,6 +80,21 @@ def waiting(session: Session, written_after: str, written_before: str) -> list[W
     ]
 
 
+def last_text(session: Session, game_id: str, seat: int, since: str) -> str | None:
+    """The text of the seat's latest message in the game, if written after `since`."""
+    found = session.connection().execute(
+        sa.select(_MESSAGE.c.text)
+        .where(
+            _MESSAGE.c.game_id == game_id,
+            _MESSAGE.c.seat == seat,
+            _MESSAGE.c.created_at > since,
+        )
+        .order_by(_MESSAGE.c.seq.desc())
+        .limit(1)
+    ).scalar()
+    return None if found is None else str(found)
+
+
 def claim(session: Session, game_id: str, seat: int, stamp: str, quiet_since: str) -> bool:
     """Take the seat's next mail of unseen messages for `stamp`, unless one went out after
     `quiet_since`: one conditional UPDATE (or the first row), so two sweeps never both
