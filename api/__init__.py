@@ -20,7 +20,14 @@ from werkzeug.exceptions import HTTPException
 
 from api.http import bodies, errors, headers, undeclared
 from api.http.context import EXTENSION
-from api.schemas.events import GAME_EVENT, PLAYER_EVENT, GameEventOut, PlayerEventOut
+from api.schemas.events import (
+    GAME_EVENT,
+    MESSAGE_EVENT,
+    PLAYER_EVENT,
+    GameEventOut,
+    MessageEventOut,
+    PlayerEventOut,
+)
 from api.schemas.games import NewGameIn
 from api.schemas.problems import ProblemSchema
 from api.schemas.rules import (
@@ -67,11 +74,13 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         seat_links,
         seeks,
         sign_in,
+        talk,
         turn_mail,
         vacation,
     )
     from api.rest import boards, floor, games, rematch, rules, submissions
     from api.rest import me as me_api
+    from api.rest import messages as messages_api
     from api.rest import players as players_api
     from api.rest import profile as profile_api
     from api.rest import seeks as seeks_api
@@ -115,6 +124,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     for name, schema in described.items():
         api.spec.components.schema(name, component=schema)
     api.spec.components.schema(GAME_EVENT, schema=GameEventOut)
+    api.spec.components.schema(MESSAGE_EVENT, schema=MessageEventOut)
     api.spec.components.schema(PLAYER_EVENT, schema=PlayerEventOut)
     # In this order: it is the order of the document's tags.
     api.register_blueprint(rules.blp)
@@ -124,6 +134,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     api.register_blueprint(game_stream.blp)
     api.register_blueprint(player_stream.blp)
     api.register_blueprint(rematch.blp)
+    api.register_blueprint(messages_api.blp)
     api.register_blueprint(sign_in_api.blp)
     api.register_blueprint(vacation_api.blp)
     api.register_blueprint(me_api.blp)
@@ -136,6 +147,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         lobby.bp,
         seat_links.bp,
         game.bp,
+        talk.bp,
         sign_in.bp,
         vacation.bp,
         me.bp,
@@ -146,6 +158,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     )
     app.register_blueprint(kit.pages(*pages))
     app.register_blueprint(consent.bp)
+    app.register_blueprint(game_stream.page_bp)
     kit.install_log_redaction()
     if chosen.bench_floor:
         app.register_blueprint(floor.blp)

@@ -72,6 +72,17 @@ def seat(session: Session, game_id: str, scope: str = READ) -> int:
     return seat_of(session, game_id, caller(), scope)
 
 
+# The cookie a game's pages know a browser's seat by (`api/pages/seat_links.py` sets it,
+# scoped to `/g/<id>`): the seat's token.
+SEAT_COOKIE = "seat"
+
+
+def cookie_token() -> str | None:
+    """This browser's seat token for the game of the page, if it holds a plausible one."""
+    token = request.cookies.get(SEAT_COOKIE)
+    return token if token and len(token) <= MAX_TOKEN else None
+
+
 def check_api_key() -> bool:
     """Creating games may need `REFEREE_API_KEY` (header `X-API-Key`).
 

@@ -22,9 +22,11 @@ from api.http import errors
 from api.http.context import find, referee, session
 from api.http.errors import Problem, status_of
 from api.http.expensive import taking_turns
+from api.http.seat_auth import cookie_token
 from api.pages.in_words import ON_TIMEOUT, bot_names, shown_names
 from api.pages.kit import JSONish, check_csrf, whole_number
-from api.pages.seat_links import NO_SEAT_HERE, cookie_seat, cookie_token, with_seat_cookie
+from api.pages.seat_links import NO_SEAT_HERE, cookie_seat, with_seat_cookie
+from api.pages.talk import talk_context
 from referee import render
 from referee.engine import Building, Played
 from referee.games import AnyGame
@@ -302,6 +304,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "seed": game.seed if game.status == "over" else None,
         "deadline": _deadline(game, standing.due_at),
         "away": _away(standing, names, game.to_act),
+        "talk": talk_context(game.id, seat),
     }
 
 

@@ -32,7 +32,7 @@ from api.pages.seeks import card
 from referee import games
 from referee.delivery.play_links import play_url, works_until
 from referee.names import shown as shown_name
-from referee.service import refusals
+from referee.service import refusals, table_talk
 from referee.service.my_events import mark_now
 from referee.service.my_games import MyGame, first_pages
 from referee.service.players import PLAY, READ, Player
@@ -69,6 +69,8 @@ class Row:
     result: str
     # Each seat's final score, with its name (finished games).
     scores: list[tuple[str, Any]]
+    # The others' messages my seats have not read (`referee.service.table_talk`).
+    unread: int = 0
 
 
 def _title(name: str) -> str:
@@ -91,7 +93,7 @@ def _href(game: MyGame, mine: list[int], secret: bytes, now: datetime) -> str:
     return play_url("", secret, game.id, seat)
 
 
-def _row(game: MyGame, secret: bytes, now: datetime) -> Row:
+def _row(game: MyGame, secret: bytes, now: datetime, unread: int) -> Row:
     names = [shown_name(s.name) or f"Seat {s.seat}" for s in game.seats]
     mine = [s.seat for s in game.seats if s.me]
     running = game.status == GameStatus.ACTIVE
@@ -108,6 +110,7 @@ def _row(game: MyGame, secret: bytes, now: datetime) -> Row:
         moves=game.version,
         result="" if running else result_words(game.result, mine),
         scores=list(zip(names, (game.result or {}).get("scores", []), strict=False)),
+        unread=unread,
     )
 
 
@@ -119,14 +122,26 @@ def _lists(player: Player) -> dict[str, Any]:
         referee(), player, {GameStatus.ACTIVE: RUNNING_SHOWN, GameStatus.OVER: FINISHED_SHOWN}
     )
     running, over = pages[GameStatus.ACTIVE], pages[GameStatus.OVER]
-    rows = [(game.my_turn, _row(game, secret, now)) for game in running.games]
+    unread = _unread([*running.games, *over.games])
+    rows = [
+        (game.my_turn, _row(game, secret, now, unread.get(game.id, 0))) for game in running.games
+    ]
     return {
         "turns": [row for mine, row in rows if mine],
         "waiting": [row for mine, row in rows if not mine],
-        "finished": [_row(game, secret, now) for game in over.games],
+        "finished": [_row(game, secret, now, unread.get(game.id, 0)) for game in over.games],
         "more_running": running.next_cursor is not None,
         "more_finished": over.next_cursor is not None,
     }
+
+
+def _unread(listed: list[MyGame]) -> dict[str, int]:
+    """The others' messages my seats of each game have not read, where there are any."""
+    seats = {(game.id, seat.seat) for game in listed for seat in game.seats if seat.me}
+    counts: dict[str, int] = {}
+    for (game_id, _seat), found in table_talk.unread(referee(), seats).items():
+        counts[game_id] = counts.get(game_id, 0) + found.count
+    return counts
 
 
 def _to_sign_in() -> Response:

@@ -16,11 +16,12 @@ referrer policy, its token cut out of the logs too.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, make_response, render_template, request, url_for
+from flask import Blueprint, Response, make_response, render_template, url_for
 from sqlmodel import Session
 
 from api.http.context import find, referee, session
 from api.http.errors import Problem
+from api.http.seat_auth import MAX_TOKEN, SEAT_COOKIE, cookie_token
 from api.pages.kit import check_csrf, secure_cookies
 from referee.names import shown as shown_name
 from referee.service.play_now import open_seat
@@ -29,19 +30,11 @@ from referee.store import reads
 
 bp = Blueprint("seat_links", __name__)
 
-SEAT_COOKIE = "seat"
 SEAT_COOKIE_DAYS = 180
-MAX_TOKEN = 200
 
 
 def _seat_cookie_path(game_id: str) -> str:
     return url_for("pages.game.game", game_id=game_id)
-
-
-def cookie_token() -> str | None:
-    """This browser's seat token for the game of the page, if it holds a plausible one."""
-    token = request.cookies.get(SEAT_COOKIE)
-    return token if token and len(token) <= MAX_TOKEN else None
 
 
 def cookie_seat(db: Session, game_id: str) -> int | None:

@@ -10,6 +10,7 @@ from referee.service.my_events import KINDS
 
 # The components of each event's `data` (registered by create_app).
 GAME_EVENT = "GameEvent"
+MESSAGE_EVENT = "MessageEvent"
 PLAYER_EVENT = "PlayerEvent"
 
 
@@ -20,6 +21,19 @@ class GameEventOut(Progress):
     view = fields.Nested(
         EnvelopeOut, required=True, metadata={"description": "the state as the caller may see it"}
     )
+
+
+class MessageEventOut(Schema):
+    """A message of the game's seats, as `GET .../events` tells it to a seat (never to a
+    spectator, nor to a seat that muted its writer)."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(["message"]))
+    game_id = fields.String(required=True)
+    seq = fields.Integer(required=True, metadata={"description": "its number in the game"})
+    seat = fields.Integer(required=True, metadata={"description": "the seat that wrote it"})
+    name = fields.String(required=True, metadata={"description": "that seat's name, as shown"})
+    text = fields.String(required=True, metadata={"description": "plain text, as shown"})
+    created_at = fields.String(required=True)
 
 
 class PlayerEventOut(Schema):
@@ -41,7 +55,8 @@ class PlayerEventOut(Schema):
             "the referee's mail first); ended; your_turn: one of my seats must act; "
             "changed: anything else. Of an open game (seek): seek_invited: a private one "
             "invites me; seek_started: one I sit at started (`game_id`); seek_withdrawn: "
-            "its creator withdrew one I sit at; seek_expired: one I sit at expired"
+            "its creator withdrew one I sit at; seek_expired: one I sit at expired. "
+            "message: a message my seat may read in one of my games (the latest)"
         },
     )
     version = fields.Integer(metadata={"description": "a game's event only"})
@@ -59,4 +74,16 @@ class PlayerEventOut(Schema):
     seated = fields.List(
         fields.String(),
         metadata={"description": "a seek's event only: the public names of those seated"},
+    )
+    my_seat = fields.Integer(metadata={"description": "a message's event only: my seat"})
+    seq = fields.Integer(metadata={"description": "a message's event only: its number"})
+    seat = fields.Integer(metadata={"description": "a message's event only: who wrote it"})
+    name = fields.String(metadata={"description": "a message's event only: the writer's name"})
+    text = fields.String(metadata={"description": "a message's event only: plain text"})
+    created_at = fields.String(metadata={"description": "a message's event only"})
+    unread = fields.Integer(
+        metadata={
+            "description": "a message's event only: the others' messages my seat has not "
+            "seen (read with `GET /v1/games/{id}/messages` or on the game page)"
+        }
     )

@@ -6,6 +6,8 @@
 // 4. With the player's leave (a button, never unasked), a notification when it becomes their turn.
 // 5. A move is built by clicking targets on the board, step by step, and sent with one confirm.
 // 6. The arrow keys step through the history.
+// 7. Table talk: messages are sent without leaving the page, and new ones appear as the
+//    stream tells of them (read once the page is in view: reading marks them seen).
 (function () {
   "use strict";
   var root = document.getElementById("game");
@@ -200,6 +202,124 @@
     note.onclick = function () { window.focus(); note.close(); };
   }
 
+  // -- table talk ------------------------------------------------------------------------
+
+  var talkBehind = false;
+  var talkFetching = false;
+
+  function talk() { return document.getElementById("talk"); }
+
+  function lastSaid(section) { return Number(section.dataset.last || "0"); }
+
+  // Each message as text nodes only: what a player wrote is never read as markup or a link.
+  function messageItem(said, mine) {
+    var item = document.createElement("li");
+    item.dataset.seq = String(said.seq);
+    if (mine) { item.className = "mine"; }
+    var who = document.createElement("span");
+    who.className = "who";
+    var isolated = document.createElement("bdi");
+    isolated.textContent = said.name;
+    who.appendChild(isolated);
+    var when = document.createElement("time");
+    when.setAttribute("datetime", said.created_at);
+    when.textContent = said.at;
+    var text = document.createElement("p");
+    text.className = "said";
+    text.textContent = said.text;
+    item.append(who, " ", when, text);
+    return item;
+  }
+
+  function showSaid(messages) {
+    var section = talk();
+    if (!section) { return; }
+    var list = document.getElementById("talk-list");
+    var last = lastSaid(section);
+    messages.forEach(function (said) {
+      if (said.seq <= last) { return; }
+      list.appendChild(messageItem(said, String(said.seat) === section.dataset.seat));
+      last = said.seq;
+    });
+    section.dataset.last = String(last);
+    var empty = document.getElementById("talk-empty");
+    if (empty && list.children.length) { empty.hidden = true; }
+    var box = document.getElementById("talk-scroll");
+    // Reversed like the move list: either scroll sign clamps to the newest message.
+    if (box) { box.scrollTop = box.scrollHeight; }
+  }
+
+  // New messages, read (and so marked seen) only while the page is in view.
+  function catchUp() {
+    var section = talk();
+    if (!section) { return; }
+    if (document.visibilityState !== "visible") { talkBehind = true; return; }
+    if (talkFetching) { talkBehind = true; return; }
+    talkFetching = true;
+    talkBehind = false;
+    fetch(section.dataset.messages + "?after=" + lastSaid(section), {
+      credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" }
+    })
+      .then(function (reply) {
+        if (!reply.ok) { throw new Error("status " + reply.status); }
+        return reply.json();
+      })
+      .then(function (body) {
+        talkFetching = false;
+        showSaid(body.messages || []);
+        if (talkBehind) { catchUp(); }
+      })
+      .catch(function () { talkFetching = false; });
+  }
+
+  function talkProblem(words) {
+    var problem = document.getElementById("talk-problem");
+    if (!problem) { return; }
+    problem.textContent = words || "";
+    problem.hidden = !words;
+  }
+
+  function sendSaid(form) {
+    var send = document.getElementById("talk-send");
+    var text = document.getElementById("talk-text");
+    if (!text.value.trim()) { talkProblem("Write something first."); return; }
+    send.disabled = true;
+    fetch(form.action, {
+      method: "POST", body: new FormData(form), credentials: "same-origin",
+      headers: { Accept: "application/json" }
+    })
+      .then(function (reply) {
+        return reply.json().then(function (body) { return { ok: reply.ok, body: body }; });
+      })
+      .then(function (answer) {
+        send.disabled = false;
+        if (!answer.ok) { talkProblem(answer.body.detail || "The message was not sent."); return; }
+        talkProblem("");
+        text.value = "";
+        showSaid([answer.body]);
+        text.focus();
+      })
+      .catch(function () {
+        send.disabled = false;
+        talkProblem("The referee could not be reached: your message was not sent. Try again.");
+      });
+  }
+
+  root.addEventListener("submit", function (event) {
+    var form = event.target.closest("#talk-form");
+    if (!form || !window.fetch || !window.FormData) { return; }
+    event.preventDefault();
+    sendSaid(form);
+  });
+
+  root.addEventListener("keydown", function (event) {
+    // Ctrl+Enter (Cmd+Enter) sends; Enter alone starts a new line.
+    if (event.target.id === "talk-text" && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      sendSaid(document.getElementById("talk-form"));
+    }
+  });
+
   // -- updating in place ---------------------------------------------------------------
 
   // What the player is typing survives an update: its text, and the focus and caret.
@@ -263,10 +383,27 @@
     var kept = typing();
     var open = openDetails();
     var scrolled = window.scrollY;
+    // The table talk stays as it is (a message half typed, the scroll): it only gains
+    // the messages the fresh page holds beyond it.
+    var talking = talk();
     Array.prototype.forEach.call(fresh.attributes, function (attribute) {
       root.setAttribute(attribute.name, attribute.value);
     });
     root.replaceChildren.apply(root, Array.prototype.slice.call(fresh.childNodes));
+    var freshTalk = talk();
+    if (talking && freshTalk) {
+      var newer = [];
+      freshTalk.querySelectorAll("#talk-list li").forEach(function (item) {
+        if (Number(item.dataset.seq) > lastSaid(talking)) { newer.push(item); }
+      });
+      freshTalk.replaceWith(talking);
+      var list = document.getElementById("talk-list");
+      newer.forEach(function (item) { list.appendChild(item); });
+      if (newer.length) {
+        talking.dataset.last = newer[newer.length - 1].dataset.seq;
+        document.getElementById("talk-empty").hidden = true;
+      }
+    }
     document.title = page.title;
     reopen(open);
     keepTyping(kept);
@@ -337,11 +474,15 @@
       wait = FIRST_WAIT;
       var change;
       try { change = JSON.parse(event.data); } catch (garbled) { return; }
+      // A message of the table talk (told to a seat's stream only): read it, no page.
+      if (change.kind === "message") { catchUp(); return; }
       // A new stream starts with the game as it is: only a page that is behind fetches.
       if (String(change.version) !== root.dataset.version || change.status !== "active") {
         refresh();
       }
     };
+    // Messages written while the stream was away are read as it opens again.
+    source.onopen = function () { if (talk()) { catchUp(); } };
     source.onerror = function () {
       // EventSource reconnects by itself (with Last-Event-ID) after a cut connection,
       // but gives up on an answer that is no stream: a 429, a 503, a proxy's error page.
@@ -360,6 +501,7 @@
     if (document.visibilityState !== "visible") { hiddenSince = Date.now(); return; }
     var away = hiddenSince === null ? 0 : Date.now() - hiddenSince;
     hiddenSince = null;
+    if (talkBehind) { catchUp(); }
     if (root.dataset.watch === "yes" && (!source || away > LONG_ABSENCE)) { follow(); }
   });
   window.addEventListener("online", function () {

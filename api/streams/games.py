@@ -24,9 +24,10 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import flask
 from flask import Response, request
 from flask_smorest import Blueprint
 from sqlmodel import Session, col, select
@@ -35,14 +36,16 @@ from api.http import seat_auth, throttle
 from api.http.context import find, referee, session
 from api.http.errors import BAD_QUERY, BAD_TOKEN, NO_GAME, SCOPE, Problem, declared, problem
 from api.http.player_auth import still_signed_in
-from api.schemas.events import GAME_EVENT
+from api.schemas.events import GAME_EVENT, MESSAGE_EVENT
 from api.schemas.rules import COMPONENTS
 from api.streams.hub import Follower, Hub, NoRoom, PerProcess, Watch
 from referee.games import AnyGame
 from referee.replay import envelope
-from referee.service import Referee, game_states
+from referee.service import Referee, game_states, table_talk
 from referee.service.players import is_player_token
-from referee.store import reads
+from referee.service.submitting import seat_holding
+from referee.service.table_talk import Said
+from referee.store import reads, table_messages
 from referee.store.tables import Game, GameStatus
 
 _log = logging.getLogger(__name__)
@@ -61,7 +64,7 @@ class Change:
     version is read once, and its event encoded once per viewer (each seat, and
     spectators) however many follow it."""
 
-    def __init__(self, game: Game, rules: AnyGame, state: Any) -> None:
+    def __init__(self, game: Game, rules: AnyGame, state: Any, talk_seq: int = 0) -> None:
         self.game_id = game.id
         self.version = game.version
         self.status = game.status
@@ -69,6 +72,8 @@ class Change:
         self.result = game.result
         self.rules = rules
         self.state = state
+        # The game's latest message when it was read: a stream tells those after it.
+        self.talk_seq = talk_seq
         self._events: dict[int | None, bytes] = {}
         self._lock = threading.Lock()
 
@@ -99,15 +104,41 @@ class Change:
 
 def read_change(db: Session, game: Game) -> Change:
     rules = reads.rules_of(game)
-    return Change(game, rules, game_states.state_at(db, game, game.version))
+    talk_seq = table_messages.last_seq(db, game.id)
+    return Change(game, rules, game_states.state_at(db, game, game.version), talk_seq)
+
+
+class Talk:
+    """A message of the game as its stream tells it: to its seats alone, but those that
+    muted its writer; its event is encoded once (the same for every seat)."""
+
+    def __init__(self, game_id: str, said: Said) -> None:
+        self.seq = said.message.seq
+        self.muted_by = said.muted_by
+        data = {"kind": "message", "game_id": game_id, **said.message.to_json()}
+        text = json.dumps(data, separators=(",", ":"), sort_keys=True)
+        # No `id:`: the stream's ids are the game's versions, which `Last-Event-ID` resumes.
+        self.event = f"data: {text}\n\n".encode()
+
+    def told_to(self, seat: int | None) -> bool:
+        return seat is not None and seat not in self.muted_by
+
+
+# The messages a watch keeps for its streams to catch up with (a stream behind by
+# more reads them with `GET .../messages`).
+KEPT_TALK = 100
+# A message number no game reaches: what a stream that is told no message waits past.
+NEVER = 2**62
 
 
 class _GameWatch(Watch):
-    """One followed game: its latest change."""
+    """One followed game: its latest change, and its latest messages."""
 
     def __init__(self, latest: Change) -> None:
         super().__init__()
         self.latest = latest
+        self.talk: list[Talk] = []
+        self.talk_seq = latest.talk_seq
 
     def offer(self, change: Change) -> None:
         with self.changed:
@@ -115,15 +146,27 @@ class _GameWatch(Watch):
                 self.latest = change
                 self.changed.notify_all()
 
+    def offer_talk(self, said: list[Talk]) -> None:
+        with self.changed:
+            fresh = [talk for talk in said if talk.seq > self.talk_seq]
+            if fresh:
+                self.talk = [*self.talk, *fresh][-KEPT_TALK:]
+                self.talk_seq = fresh[-1].seq
+                self.changed.notify_all()
+
 
 class GameFollower(Follower[_GameWatch]):
-    def next(self, after: int, seconds: float) -> Change | None:
-        """The game's latest change if newer than version `after`, waiting up to `seconds`."""
+    def next(self, after: int, talk_after: int, seconds: float) -> tuple[Change | None, list[Talk]]:
+        """The game's latest change if newer than version `after`, and its messages after
+        number `talk_after`, waiting up to `seconds` for either."""
         watch = self.watch
         with watch.changed:
-            watch.changed.wait_for(lambda: watch.latest.version > after, seconds)
+            watch.changed.wait_for(
+                lambda: watch.latest.version > after or watch.talk_seq > talk_after, seconds
+            )
             latest = watch.latest
-        return latest if latest.version > after else None
+            said = [talk for talk in watch.talk if talk.seq > talk_after]
+        return (latest if latest.version > after else None), said
 
 
 class GameHub(Hub[_GameWatch]):
@@ -155,35 +198,46 @@ class GameHub(Hub[_GameWatch]):
         with self.lock:
             hinted, self.hinted = self.hinted, set()
             resync, self.resync = self.resync, False
-            followed = {name: watch.latest.version for name, watch in self.watches.items()}
+            followed = {
+                name: (watch.latest.version, watch.talk_seq) for name, watch in self.watches.items()
+            }
         if not followed:
             return
         if resync or not woken:
             hinted |= self.moved(followed)
-        self.refresh(hinted & followed.keys())
+        self.refresh({name: followed[name][1] for name in hinted & followed.keys()})
 
     def missed(self, error: Exception) -> None:
         _log.warning("could not read the followed games (%s)", error)
 
-    def moved(self, followed: dict[str, int]) -> set[str]:
-        """The followed games whose version is past the one their followers have: one query."""
+    def moved(self, followed: dict[str, tuple[int, int]]) -> set[str]:
+        """The followed games whose version, or latest message, is past the one their
+        followers have: two queries."""
         with self.referee.db.reading() as db:
             rows = db.exec(
                 select(Game.id, Game.version).where(col(Game.id).in_(list(followed)))
             ).all()
-        return {game_id for game_id, version in rows if version > followed[game_id]}
+            talk = table_messages.last_seqs(db, followed)
+        moved = {game_id for game_id, version in rows if version > followed[game_id][0]}
+        return moved | {game_id for game_id, seq in talk.items() if seq > followed[game_id][1]}
 
-    def refresh(self, game_ids: Iterable[str]) -> None:
-        wanted = sorted(game_ids)
+    def refresh(self, talk_after: dict[str, int]) -> None:
+        """Read the games of `talk_after` again, and their messages after the number it
+        gives each; tell their watches."""
+        wanted = sorted(talk_after)
         if not wanted:
             return
         with self.referee.db.reading() as db:
             found = db.exec(select(Game).where(col(Game.id).in_(wanted))).all()
             changes = [read_change(db, game) for game in found]
+        said = table_talk.said_after(self.referee, talk_after)
         for change in changes:
             with self.lock:
                 watch = self.watches.get(change.game_id)
             if watch is not None:
+                watch.offer_talk(
+                    [Talk(change.game_id, one) for one in said.get(change.game_id, [])]
+                )
                 watch.offer(change)
 
 
@@ -213,14 +267,22 @@ def _stream(
     # A client that has the current version gets only what comes next; one
     # that is behind (or names a version that never was) gets it at once.
     sent = now.version if after == now.version else -1
+    # A spectator is never woken by a message: not even a keepalive's timing tells of one.
+    talk_sent = now.talk_seq if seat is not None else NEVER
     while True:
-        change = follower.next(sent, keepalive)
+        change, said = follower.next(sent, talk_sent, keepalive)
         # Followed with a player token, revoked meanwhile: the seat's view is told no more.
         if holds is not None and not holds():
             return
-        if change is None:
+        if change is None and not said:
             # Also how a client that went away is noticed: this write fails.
             yield KEEPALIVE
+            continue
+        for talk in said:
+            talk_sent = talk.seq
+            if talk.told_to(seat):
+                yield talk.event
+        if change is None:
             continue
         yield change.event(seat)
         sent = change.version
@@ -263,7 +325,9 @@ _STREAM_DOC = {
         "200": {
             "description": (
                 "Server-Sent Events: one per change of the game, `id:` its version, "
-                "`data:` {game_id, version, status, to_act, result, view}; "
+                "`data:` {game_id, version, status, to_act, result, view}; to a seat, one "
+                "per message of the game's seats (none of a seat it muted), without `id:`, "
+                "`data:` {kind: message, game_id, seq, seat, name, text, created_at}; "
                 "`: keepalive` comments between them; the stream ends after the event "
                 "of a finished game"
             ),
@@ -272,7 +336,7 @@ _STREAM_DOC = {
                     # Each event: its fields as Server-Sent Events name them.
                     "schema": {
                         "type": "object",
-                        "required": ["id", "data"],
+                        "required": ["data"],
                         "properties": {
                             "id": {
                                 "type": "string",
@@ -283,7 +347,12 @@ _STREAM_DOC = {
                             "data": {
                                 "type": "string",
                                 "contentMediaType": "application/json",
-                                "contentSchema": {"$ref": COMPONENTS + GAME_EVENT},
+                                "contentSchema": {
+                                    "oneOf": [
+                                        {"$ref": COMPONENTS + GAME_EVENT},
+                                        {"$ref": COMPONENTS + MESSAGE_EVENT},
+                                    ]
+                                },
                             },
                         },
                     }
@@ -327,14 +396,40 @@ _ERRORS = stream_errors(
 @blp.doc(operationId="followGame", **_STREAM_DOC)
 @blp.doc(responses=_ERRORS)
 def events(game_id: str) -> Response:
-    """Follow the game: an event at each change, as the caller may see it (stream)."""
+    """Follow the game: an event at each change, as the caller may see it, and each message
+    of its seats to a seat (stream)."""
+    token = seat_auth.bearer()
+    holds = still_signed_in() if token is not None and is_player_token(token) else None
+    return _follow(game_id, seat_auth.viewer, holds)
+
+
+# The game page's own stream (`/g/<id>/events`, beside the page, outside the document): the
+# same, as the seat whose cookie the browser holds (scoped to the page's path, which the
+# API's stream never gets), or a spectator's.
+page_bp = flask.Blueprint("game_page_events", __name__)
+
+
+def _cookie_seat(db: Session, game_id: str) -> int | None:
+    token = seat_auth.cookie_token()
+    return None if token is None else seat_holding(db, game_id, token)
+
+
+@page_bp.get("/g/<game_id>/events")
+def page_events(game_id: str) -> Response:
+    """The game page's stream: as `GET /v1/games/{id}/events` for the browser's seat."""
+    return _follow(game_id, _cookie_seat, None)
+
+
+def _follow(
+    game_id: str,
+    seat_of: Callable[[Session, str], int | None],
+    holds: Callable[[], bool] | None,
+) -> Response:
     after = _last_event_id()
     with session() as db:
         game = find(db, game_id)
-        seat = seat_auth.viewer(db, game.id)
+        seat = seat_of(db, game.id)
         now = read_change(db, game)
-    token = seat_auth.bearer()
-    holds = still_signed_in() if token is not None and is_player_token(token) else None
     if now.over and after is not None and after >= now.version:
         # Nothing will follow; 204 also tells an EventSource not to reconnect.
         return Response(status=204)

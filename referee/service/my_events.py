@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from referee.store import player_rows, seek_rows, seek_told
+from referee.names import shown as shown_name
+from referee.store import player_rows, seek_rows, seek_told, table_messages
 from referee.store.clock import stamp
 from referee.store.seek_told import SeekNews
 from referee.store.standings import held
@@ -48,9 +49,13 @@ YOUR_TURN = "your_turn"
 CHANGED = "changed"
 # What an open game of mine tells me (`referee.store.seek_told`).
 SEEK_KINDS = tuple(kind.value for kind in SeekNews)
-KINDS = (STARTED, INVITED, ENDED, YOUR_TURN, CHANGED, *SEEK_KINDS)
+# A seat of mine in a game was written a message (`referee.service.table_talk`).
+MESSAGE = "message"
+KINDS = (STARTED, INVITED, ENDED, YOUR_TURN, CHANGED, *SEEK_KINDS, MESSAGE)
 # A seek's key among a player's followed items: never a game's id.
 SEEK_KEY = "seek:"
+# The key of a game's messages to one of my seats: `talk:<game id>:<seat>`.
+TALK_KEY = "talk:"
 
 RESUME_SLACK = timedelta(minutes=5)
 # The most games a resume sends, the most recently changed: a player holds
@@ -105,29 +110,77 @@ class SeekStanding:
         return before is None or self.at > before.at
 
 
-# What a player's stream follows: its games, and what its open games told it.
-Item = Standing | SeekStanding
+@dataclass(frozen=True, slots=True)
+class TalkStanding:
+    """The latest message one of the player's seats may read in a game (none of a seat it
+    muted), and how many of the others' it has not seen."""
+
+    game_id: str
+    game: str
+    my_seat: int
+    seq: int
+    seat: int
+    name: str
+    text: str
+    created_at: str
+    unread: int
+
+    @property
+    def updated_at(self) -> str:
+        return self.created_at
+
+    def newer_than(self, before: TalkStanding | None) -> bool:
+        return before is None or self.seq > before.seq
+
+
+# What a player's stream follows: its games, what its open games told it, and the
+# messages its seats are written.
+Item = Standing | SeekStanding | TalkStanding
 
 
 def key_of(item: Item) -> str:
-    """An item's key in a player's followed items: a game's id, or `seek:` and a seek's."""
-    return SEEK_KEY + item.seek_id if isinstance(item, SeekStanding) else item.game_id
+    """An item's key in a player's followed items: a game's id, `seek:` and a seek's, or
+    `talk:` and a game's and a seat's."""
+    if isinstance(item, SeekStanding):
+        return SEEK_KEY + item.seek_id
+    if isinstance(item, TalkStanding):
+        return f"{TALK_KEY}{item.game_id}:{item.my_seat}"
+    return item.game_id
 
 
 def is_newer(now: Item, before: Item | None) -> bool:
     """Whether `now` is news past `before`, the item of the same key the stream had."""
+    if before is None:
+        return True
     if isinstance(now, SeekStanding):
-        return before is None or (isinstance(before, SeekStanding) and now.newer_than(before))
-    return before is None or (isinstance(before, Standing) and now.newer_than(before))
+        return isinstance(before, SeekStanding) and now.newer_than(before)
+    if isinstance(now, TalkStanding):
+        return isinstance(before, TalkStanding) and now.newer_than(before)
+    return isinstance(before, Standing) and now.newer_than(before)
 
 
 def told_kind(now: Item, *, new: bool) -> str:
     """What an item's change says (`kind_of` for a game; a seek says what it told)."""
+    if isinstance(now, TalkStanding):
+        return MESSAGE
     return now.kind if isinstance(now, SeekStanding) else kind_of(now, new=new)
 
 
 def data_of(now: Item, kind: str) -> dict[str, Any]:
-    """The JSON `data` of an event of either sort."""
+    """The JSON `data` of an event of any sort."""
+    if isinstance(now, TalkStanding):
+        return {
+            "kind": MESSAGE,
+            "game_id": now.game_id,
+            "game": now.game,
+            "my_seat": now.my_seat,
+            "seq": now.seq,
+            "seat": now.seat,
+            "name": now.name,
+            "text": now.text,
+            "created_at": now.created_at,
+            "unread": now.unread,
+        }
     if isinstance(now, SeekStanding):
         return {
             "kind": now.kind,
@@ -234,9 +287,46 @@ def followed(
     narrow it as `standings` does."""
     games = standings(referee, addresses, game_ids=heard, since=since)
     seeks = seek_standings(referee, addresses, since=since, seek_ids=heard, game_ids=heard)
+    talk = talk_standings(referee, addresses, game_ids=heard, since=since)
     found: dict[str, dict[str, Item]] = {}
-    for address in {*games, *seeks}:
-        found[address] = {**games.get(address, {}), **seeks.get(address, {})}
+    for address in {*games, *seeks, *talk}:
+        found[address] = {
+            **games.get(address, {}),
+            **seeks.get(address, {}),
+            **talk.get(address, {}),
+        }
+    return found
+
+
+def talk_standings(
+    referee: Referee,
+    addresses: Collection[str],
+    *,
+    game_ids: Collection[str] | None = None,
+    since: str | None = None,
+) -> dict[str, dict[str, TalkStanding]]:
+    """The latest message each address's seats may read, by key (`key_of`): of `game_ids`
+    and written after `since` only, when given. Only a seat's own player is told."""
+    with referee.db.reading() as session:
+        rows = table_messages.latest_for(session, addresses, game_ids=game_ids, since=since)
+        counts = {
+            (row.game_id, row.seat): row.count
+            for row in table_messages.unread(session, {(row.game_id, row.my_seat) for row in rows})
+        }
+    found: dict[str, dict[str, TalkStanding]] = {address: {} for address in addresses}
+    for row in rows:
+        standing = TalkStanding(
+            game_id=row.game_id,
+            game=row.game,
+            my_seat=row.my_seat,
+            seq=row.seq,
+            seat=row.seat,
+            name=shown_name(row.name) or f"Seat {row.seat}",
+            text=row.text,
+            created_at=row.created_at,
+            unread=counts.get((row.game_id, row.my_seat), 0),
+        )
+        found.setdefault(row.address, {})[key_of(standing)] = standing
     return found
 
 

@@ -18,7 +18,7 @@ moves backwards: what is after it, from others and not muted, is unseen.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal
@@ -158,6 +158,35 @@ def messages(
     return [_shown(row, names) for row in rows]
 
 
+@dataclass(frozen=True, slots=True)
+class Table:
+    """What a seat's game page shows of the table talk: the latest messages (none of the
+    seats it muted), every seat's name, those it muted, and its note."""
+
+    seat: int
+    messages: list[MessageShown]
+    names: list[str]
+    muted: tuple[int, ...]
+    note: Note
+
+
+def table(referee: Referee, game_id: str, seat: int | SeatRef, most: int) -> Table:
+    """The seat's table talk as its page shows it: at most `most` of the latest messages."""
+    with referee.db.reading() as session:
+        found, _seats = _seated(session, game_id, seat, READ)
+        hidden = table_messages.muted(session, game_id, found)
+        rows = table_messages.latest(session, game_id, most, hidden_seats=hidden)
+        names = _names(session, game_id)
+        kept = table_messages.note(session, game_id, found)
+    return Table(
+        seat=found,
+        messages=[_shown(row, names) for row in rows],
+        names=names,
+        muted=hidden,
+        note=Note("", None) if kept is None else Note(kept.text, kept.updated_at),
+    )
+
+
 def unseen_messages(referee: Referee, game_id: str, seat: int | SeatRef) -> list[MessageShown]:
     """The others' messages `seat` has not seen, but of the seats it muted, oldest first."""
     with referee.db.reading() as session:
@@ -167,6 +196,43 @@ def unseen_messages(referee: Referee, game_id: str, seat: int | SeatRef) -> list
         rows = table_messages.listed(session, game_id, after=after, hidden_seats=hidden)
         names = _names(session, game_id)
     return [_shown(row, names) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A message as a game's stream tells it: shown, with the seats that muted its writer
+    (which are not told)."""
+
+    message: MessageShown
+    muted_by: frozenset[int]
+
+
+def last_seqs(referee: Referee, game_ids: Collection[str]) -> dict[str, int]:
+    """The number of each game's latest message (games without any left out)."""
+    with referee.db.reading() as session:
+        return table_messages.last_seqs(session, game_ids)
+
+
+def said_after(referee: Referee, after: Mapping[str, int]) -> dict[str, list[Said]]:
+    """For streams: each game's messages after the number `after` gives it, oldest first
+    (at most `PAGE`), each with the seats that muted its writer. Only a game's seats may be
+    told them: the caller sends them to no one else."""
+    found: dict[str, list[Said]] = {}
+    with referee.db.reading() as session:
+        for game_id, seq in sorted(after.items()):
+            rows = table_messages.listed(session, game_id, after=seq, limit=PAGE)
+            if not rows:
+                continue
+            names = _names(session, game_id)
+            mutes = table_messages.mutes_of(session, game_id)
+            found[game_id] = [
+                Said(
+                    _shown(row, names),
+                    frozenset(seat for seat, muted in mutes.items() if row.seat in muted),
+                )
+                for row in rows
+            ]
+    return found
 
 
 def mark_seen(referee: Referee, game_id: str, seat: int | SeatRef, seq: int) -> None:
@@ -186,7 +252,7 @@ def mark_seen(referee: Referee, game_id: str, seat: int | SeatRef, seq: int) -> 
                 raise
 
 
-def muted(referee: Referee, game_id: str, seat: SeatRef) -> tuple[int, ...]:
+def muted(referee: Referee, game_id: str, seat: int | SeatRef) -> tuple[int, ...]:
     """The seats whose messages `seat` hides from itself."""
     with referee.db.reading() as session:
         found, _seats = _seated(session, game_id, seat, READ)
@@ -194,7 +260,7 @@ def muted(referee: Referee, game_id: str, seat: SeatRef) -> tuple[int, ...]:
 
 
 def set_mute(
-    referee: Referee, game_id: str, seat: SeatRef, other: int, *, on: bool
+    referee: Referee, game_id: str, seat: int | SeatRef, other: int, *, on: bool
 ) -> tuple[int, ...]:
     """`seat` hides (`on`) or shows again another seat's messages; the muted seats after."""
     try:
@@ -214,7 +280,7 @@ def set_mute(
         return muted(referee, game_id, seat)
 
 
-def note(referee: Referee, game_id: str, seat: SeatRef) -> Note:
+def note(referee: Referee, game_id: str, seat: int | SeatRef) -> Note:
     """The seat's private note on the game."""
     with referee.db.reading() as session:
         found, _seats = _seated(session, game_id, seat, READ)
@@ -222,7 +288,7 @@ def note(referee: Referee, game_id: str, seat: SeatRef) -> Note:
     return Note("", None) if kept is None else Note(kept.text, kept.updated_at)
 
 
-def set_note(referee: Referee, game_id: str, seat: SeatRef, text: str) -> Note:
+def set_note(referee: Referee, game_id: str, seat: int | SeatRef, text: str) -> Note:
     """Keep the seat's private note (empty: none); the note as kept."""
     shown = talk_text.shown(text)
     refused = talk_text.note_refusal(shown)

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from referee.store.tables import MessageMute, MessageSeen, SeatNote, TableMessage, core_table
+from referee.store.tables import (
+    Game,
+    MessageMute,
+    MessageSeen,
+    Seat,
+    SeatNote,
+    TableMessage,
+    core_table,
+)
 
 _MESSAGE = core_table(TableMessage)
 _SEEN = core_table(MessageSeen)
@@ -25,6 +33,18 @@ def last_seq(session: Session, game_id: str) -> int:
         select(sa.func.max(TableMessage.seq)).where(TableMessage.game_id == game_id)
     ).one()
     return int(found or 0)
+
+
+def last_seqs(session: Session, game_ids: Collection[str]) -> dict[str, int]:
+    """The number of each game's latest message, for the games of `game_ids` that have one."""
+    if not game_ids:
+        return {}
+    query = (
+        select(TableMessage.game_id, sa.func.max(TableMessage.seq))
+        .where(col(TableMessage.game_id).in_(sorted(game_ids)))
+        .group_by(col(TableMessage.game_id))
+    )
+    return {game_id: int(seq) for game_id, seq in session.exec(query)}
 
 
 def append(
@@ -77,6 +97,17 @@ def listed(
     if limit is not None:
         query = query.limit(limit)
     return list(session.exec(query))
+
+
+def latest(
+    session: Session, game_id: str, most: int, *, hidden_seats: Collection[int] = ()
+) -> list[TableMessage]:
+    """The game's `most` latest messages but those of `hidden_seats`, oldest first."""
+    query = select(TableMessage).where(TableMessage.game_id == game_id)
+    if hidden_seats:
+        query = query.where(col(TableMessage.seat).not_in(sorted(hidden_seats)))
+    query = query.order_by(col(TableMessage.seq).desc()).limit(most)
+    return list(reversed(session.exec(query).all()))
 
 
 def seen_seq(session: Session, game_id: str, seat: int) -> int:
@@ -208,3 +239,81 @@ def _unread(session: Session, seats: list[tuple[str, int]]) -> list[Unread]:
         Unread(game_id, seat, count, last)
         for game_id, seat, count, last in session.connection().execute(query)
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class Latest:
+    """The latest message one seat of an address may read in one game (not of a seat it
+    muted; its own count), with the game's name and the writer's seat name as stored."""
+
+    address: str
+    game_id: str
+    game: str
+    my_seat: int
+    seq: int
+    seat: int
+    name: str
+    text: str
+    created_at: str
+
+
+def latest_for(
+    session: Session,
+    addresses: Collection[str],
+    *,
+    game_ids: Collection[str] | None = None,
+    since: str | None = None,
+) -> list[Latest]:
+    """For the seats the addresses (already normal) hold, the latest message each may read:
+    of `game_ids` only when given, written after `since` (a stamp) only when given."""
+    if not addresses:
+        return []
+    seat = core_table(Seat).alias("mine")
+    writer = core_table(Seat).alias("writer")
+    game = core_table(Game)
+    owner = sa.func.lower(seat.c.email)
+    latest = (
+        sa.select(
+            owner.label("address"),
+            seat.c.game_id,
+            seat.c.seat,
+            sa.func.max(_MESSAGE.c.seq).label("seq"),
+        )
+        .select_from(
+            seat.join(_MESSAGE, _MESSAGE.c.game_id == seat.c.game_id).outerjoin(
+                _MUTE,
+                sa.and_(
+                    _MUTE.c.game_id == seat.c.game_id,
+                    _MUTE.c.seat == seat.c.seat,
+                    _MUTE.c.muted_seat == _MESSAGE.c.seat,
+                ),
+            )
+        )
+        .where(owner.in_(sorted(addresses)), seat.c.bot.is_(None), _MUTE.c.seat.is_(None))
+        .group_by(owner, seat.c.game_id, seat.c.seat)
+    )
+    if game_ids is not None:
+        latest = latest.where(seat.c.game_id.in_(sorted(game_ids)))
+    if since is not None:
+        latest = latest.where(_MESSAGE.c.created_at > since)
+    found = latest.subquery("latest")
+    query = sa.select(
+        found.c.address,
+        found.c.game_id,
+        game.c.name,
+        found.c.seat,
+        _MESSAGE.c.seq,
+        _MESSAGE.c.seat,
+        writer.c.name,
+        _MESSAGE.c.text,
+        _MESSAGE.c.created_at,
+    ).select_from(
+        found.join(
+            _MESSAGE, sa.and_(_MESSAGE.c.game_id == found.c.game_id, _MESSAGE.c.seq == found.c.seq)
+        )
+        .join(game, game.c.id == found.c.game_id)
+        .join(
+            writer, sa.and_(writer.c.game_id == found.c.game_id, writer.c.seat == _MESSAGE.c.seat)
+        )
+    )
+    return [Latest(*row) for row in session.connection().execute(query)]
