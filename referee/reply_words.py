@@ -45,16 +45,80 @@ from referee.reply_text import (
 # Numbers written out, in the languages replies are read in: "take thirteen" is a move
 # attempt ("Take care" is not).
 NUMBER_WORDS = frozenset(
-    (
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty "
-        "sixty seventy "
-        "zéro un deux trois quatre cinq sept huit neuf dix onze douze treize quatorze "
-        "quinze seize trente quarante cinquante soixante "
-        "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn "
-        "vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig dreißig vierzig "
-        "fünfzig sechzig siebzig"
-    ).split()
+    {
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "zéro",
+        "un",
+        "deux",
+        "trois",
+        "quatre",
+        "cinq",
+        "sept",
+        "huit",
+        "neuf",
+        "dix",
+        "onze",
+        "douze",
+        "treize",
+        "quatorze",
+        "quinze",
+        "seize",
+        "trente",
+        "quarante",
+        "cinquante",
+        "soixante",
+        "null",
+        "eins",
+        "zwei",
+        "drei",
+        "vier",
+        "fünf",
+        "sechs",
+        "sieben",
+        "acht",
+        "neun",
+        "zehn",
+        "elf",
+        "zwölf",
+        "dreizehn",
+        "vierzehn",
+        "fünfzehn",
+        "sechzehn",
+        "siebzehn",
+        "achtzehn",
+        "neunzehn",
+        "zwanzig",
+        "dreißig",
+        "vierzig",
+        "fünfzig",
+        "sechzig",
+        "siebzig",
+    }
 )
 # The words of the games' notations (and the commands): a line made of them, and of
 # words holding digits, is a move attempt, not a sentence.

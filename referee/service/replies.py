@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from referee import talk_text
 from referee.reply_text import Command, Read, Unread, same_address
 from referee.reply_words import split_reply
 from referee.service import consent, refusals, rematching, reply_cap, table_talk
 from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee import talk_text
 from referee.store import addresses, bounce_reports, keys, message_mail_rows, reads, rematches
 from referee.store.appending import outbox_row
 from referee.store.clock import now, parse_stamp, stamp

@@ -82,16 +82,20 @@ def waiting(session: Session, written_after: str, written_before: str) -> list[W
 
 def last_text(session: Session, game_id: str, seat: int, since: str) -> str | None:
     """The text of the seat's latest message in the game, if written after `since`."""
-    found = session.connection().execute(
-        sa.select(_MESSAGE.c.text)
-        .where(
-            _MESSAGE.c.game_id == game_id,
-            _MESSAGE.c.seat == seat,
-            _MESSAGE.c.created_at > since,
+    found = (
+        session.connection()
+        .execute(
+            sa.select(_MESSAGE.c.text)
+            .where(
+                _MESSAGE.c.game_id == game_id,
+                _MESSAGE.c.seat == seat,
+                _MESSAGE.c.created_at > since,
+            )
+            .order_by(_MESSAGE.c.seq.desc())
+            .limit(1)
         )
-        .order_by(_MESSAGE.c.seq.desc())
-        .limit(1)
-    ).scalar()
+        .scalar()
+    )
     return None if found is None else str(found)
 
 
