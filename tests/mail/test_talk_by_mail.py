@@ -20,17 +20,20 @@ from typing import Any, TypeVar
 
 import pytest
 from celery import Celery
+from playwright.sync_api import Browser, ViewportSize
 
 from referee import games
 from referee.reply_text import line_read
 from tests.clock import real_now
 from tests.mail.players import html_of, kind, text_of, wait_mail
 from tests.mail.talk_corpus import Case, cases
+from tests.mail.test_phone import ARTIFACTS, DESKTOP, PHONE, as_shown, browser
 from tests.mailboxes import MailService, Received
 from tests.servers import redis_url
 from tests.stacks import Client
 
 pytestmark = pytest.mark.long
+__all__ = ["browser"]
 
 Found = TypeVar("Found")
 RULES = games.get("subdivision")
@@ -181,17 +184,38 @@ def sweep(env: MailService, after: timedelta) -> None:
     )
 
 
+def shown_fits(browser: Browser, mail: Received, name: str) -> None:
+    """The mail's HTML as a mail program shows it, at 1280 and 390 px: nothing overflows
+    the phone; screenshots under var/artifacts/mail/talk/."""
+    folder = ARTIFACTS / "talk"
+    folder.mkdir(parents=True, exist_ok=True)
+    for label, size in (("1280", DESKTOP), ("390", PHONE)):
+        context = browser.new_context(
+            viewport=ViewportSize(width=size["width"], height=size["height"])
+        )
+        page = context.new_page()
+        page.set_content(as_shown(mail), wait_until="load")
+        page.screenshot(path=folder / f"{name}-{label}.png", full_page=True)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        context.close()
+        assert width <= size["width"], (name, label, width)
+
+
 def test_turn_mail_shows_unseen_messages_once_and_a_short_mail_tells_the_rest(
-    mail_service: MailService,
+    mail_service: MailService, browser: Browser
 ) -> None:
     env = mail_service
     game = create(env, "shown")
     ann, bob = "shown-ann@players.test", "shown-bob@players.test"
     client = Client(env.service.url)
-    posted = client.post(
-        f"/v1/games/{game['id']}/messages", {"text": "Hi Bob <b>&</b> good luck!"}, token(game, 0)
-    )
-    assert posted.status_code == 201, posted.text
+    for text in (
+        "Hi Bob <b>&</b> good luck!",
+        "I played the corner last time and regretted it for the whole game, so this time "
+        "I am trying the middle first.\nWe will see!",
+        "よろしくお願いします。https://example.test/a-very-long-link-that-should-wrap-nicely",
+    ):
+        posted = client.post(f"/v1/games/{game['id']}/messages", {"text": text}, token(game, 0))
+        assert posted.status_code == 201, posted.text
     turn = wait_mail(env, ann, "your_turn", 0)
     legal = client.get(f"/v1/games/{game['id']}/legal-moves", token(game, 0)).json()["moves"]
     played = client.move(game["id"], token(game, 0), {"move": legal[0]["move"]})
@@ -201,6 +225,7 @@ def test_turn_mail_shows_unseen_messages_once_and_a_short_mail_tells_the_rest(
     assert "Messages you have not seen" in text and "Hi Bob <b>&</b> good luck!" in text
     assert "Hi Bob &lt;b&gt;&amp;&lt;/b&gt; good luck!" in html and "<b>&</b>" not in html
     assert "Messages you have not seen" not in text_of(turn.mail)
+    shown_fits(browser, bobs_turn, "turn-mail")
     # Seen by that mail: the hour's sweep mails Bob nothing of it.
     sweep(env, timedelta(minutes=70))
     time.sleep(3)
@@ -219,6 +244,7 @@ def test_turn_mail_shows_unseen_messages_once_and_a_short_mail_tells_the_rest(
     told = text_of(short.mail)
     assert "Still there?" in told and "Hi Bob" not in told
     assert "Your legal moves" not in told and "Still there?" in html_of(short.mail)
+    shown_fits(browser, short, "messages-mail")
     # Not again within 6 hours, even with more unseen; after them, again.
     third = client.post(f"/v1/games/{game['id']}/messages", {"text": "Hello?"}, token(game, 0))
     assert third.status_code == 201, third.text
@@ -236,6 +262,8 @@ def test_turn_mail_shows_unseen_messages_once_and_a_short_mail_tells_the_rest(
         "Content-Type: text/plain; charset=utf-8\r\n\r\nYes, thinking!\r\n\r\n> Hello?\r\n"
     )
     smtp(env, bob, str(latest.mail["Reply-To"]), answer.encode())
-    told = " ".join(text_of(wait_mail(env, bob, "passed_on").mail).split())
+    passed = wait_mail(env, bob, "passed_on")
+    told = " ".join(text_of(passed.mail).split())
     assert "passed on to the other players" in told and "It is still your turn" in told
+    shown_fits(browser, passed, "passed-on-mail")
     assert said(env, game, 0)[-1] == "Yes, thinking!"
