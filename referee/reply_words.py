@@ -268,7 +268,16 @@ def _attempt(rules: AnyGame, options: JSON, line: str) -> bool:
         return True
     if len(tokens) == 1 and _near_notation_word(tokens[0].lower()):
         return True
-    return len(tokens) <= _SHORT_LINE and mentioned_move(rules, options, text) is not None
+    if len(tokens) > _SHORT_LINE:
+        return False
+    # A move a short line begins or ends with, unless it is one word without a digit:
+    # a sentence may begin with a word that is a MaNiKi order ("So, what now?").
+    mentioned = mentioned_move(rules, options, text)
+    return mentioned is not None and (len(mentioned.split()) > 1 or _has_digit(mentioned))
+
+
+def _has_digit(text: str) -> bool:
+    return any(character.isascii() and character.isdigit() for character in text)
 
 
 _LEADING_NOTATION = re.compile(r"^[A-Za-z]{0,3}[0-9][A-Za-z0-9@,+\-]*")
@@ -278,7 +287,7 @@ def _notation_like(token: str) -> bool:
     lowered = token.lower()
     if lowered in NOTATION_WORDS:
         return True
-    if any(character.isascii() and character.isdigit() for character in token):
+    if _has_digit(token):
         # A move in notation, or one with words of another script run on ("2c2です"),
         # not a sentence with a number inside ("明日10時に").
         return bool(_LEADING_NOTATION.match(token))
