@@ -268,7 +268,7 @@ def own_paragraphs(
     Lines are cut at `MAX_MOVE` characters when only a move is looked for (the first
     paragraphs), at `MAX_LINE` when the words are read too.
     """
-    width = MAX_MOVE if most <= MAX_PARAGRAPHS else MAX_LINE
+    width = _line_width(most)
     lines = _without_attributions(text).split("\n")
     found: list[list[str]] = []
     paragraph: list[str] = []
@@ -287,6 +287,11 @@ def own_paragraphs(
     if paragraph:
         found = [*found, paragraph[:MAX_PARAGRAPH_LINES]][:most]
     return [_unwrapped(lines, width) for lines in found] if hard_wrapped else found
+
+
+def _line_width(most: int) -> int:
+    """How much of a line is read: a move's length, or a message's when words are read."""
+    return MAX_MOVE if most <= MAX_PARAGRAPHS else MAX_LINE
 
 
 def reply_paragraphs(message: EmailMessage) -> list[list[str]]:

@@ -122,14 +122,16 @@ def digest_notices(
                 {"game": seat.game_id, "seat": seat.seat, "version": seat.version}
                 for seat in others
             ]
-        if listed:
-            carrier = (listed[0][0].game_id, listed[0][0].seat)
-        elif others:
-            carrier = (others[0].game_id, others[0].seat)
-        elif address in carriers:
-            carrier = carriers[address]
-        else:
+        carrier = _carrier([seat for seat, _due in listed] + others, carriers.get(address))
+        if carrier is None:
             # No seat reaches it in full (its games are all of untrusted clients).
             continue
         notices.append(outbox_row(carrier[0], OutboxKind.DIGEST, carrier[1], payload, at))
     return notices
+
+
+def _carrier(shown: list[HeldSeat], fallback: tuple[str, int] | None) -> tuple[str, int] | None:
+    """The seat carrying a digest: that of the first game it shows, else `fallback`."""
+    if shown:
+        return shown[0].game_id, shown[0].seat
+    return fallback

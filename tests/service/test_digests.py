@@ -209,6 +209,22 @@ def test_digest_notices_order_by_deadline_and_skip_seats_not_to_act() -> None:
     assert notice["payload"]["games"][0]["due_at"].startswith("2031-05-06T09:00:00")
 
 
+def test_digest_notices_list_other_games_with_unseen_messages() -> None:
+    def held(game: str, to_act: list[int], created: str) -> HeldSeat:
+        return HeldSeat(ANN, game, 0, to_act, 3, "2031-05-06T08:00:00+00:00", None, created)
+
+    seats = [held("mine", [0], "2031-01-01"), held("talk", [1], "2031-02-01")]
+    seats.append(held("quiet", [1], "2031-03-01"))
+    hour, at = "2031-05-06T09:00:00+00:00", "2031-05-06T09:00:01+00:00"
+    (notice,) = digest_notices(seats, {}, hour, at, talk={("talk", 0)})
+    assert [entry["game"] for entry in notice["payload"]["games"]] == ["mine"]
+    assert notice["payload"]["talk"] == [{"game": "talk", "seat": 0, "version": 3}]
+    # Messages alone make a digest, carried by their game's seat.
+    (alone,) = digest_notices(seats[1:], {}, hour, at, talk={("talk", 0)})
+    assert alone["game_id"] == "talk" and alone["payload"]["games"] == []
+    assert digest_notices(seats[1:], {}, hour, at) == []
+
+
 # -- what mail follows the settings ------------------------------------------------
 
 
@@ -220,6 +236,10 @@ def test_digest_notices_order_by_deadline_and_skip_seats_not_to_act() -> None:
         (OutboxKind.YOUR_TURN, TurnMail.OFF, True, False, False),
         (OutboxKind.YOUR_TURN, TurnMail.EACH, True, True, False),
         (OutboxKind.ROUND_OVER, TurnMail.DIGEST, True, False, False),
+        (OutboxKind.MESSAGES, TurnMail.EACH, True, False, True),
+        (OutboxKind.MESSAGES, TurnMail.DIGEST, True, False, False),
+        (OutboxKind.MESSAGES, TurnMail.EACH, True, True, False),
+        (OutboxKind.PASSED_ON, TurnMail.OFF, False, True, True),
         (OutboxKind.REMINDER, TurnMail.DIGEST, True, False, True),
         (OutboxKind.REMINDER, TurnMail.OFF, True, False, True),
         (OutboxKind.REMINDER, TurnMail.EACH, False, False, False),
