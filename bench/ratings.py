@@ -9,7 +9,7 @@ hold are written straight into the tables, in bulk: players with public
 names; finished games of every game, 2 to 5 seats, each with a few moves
 an hour or so apart and its `rated_game` row; each player's rating per game
 and one `rating_change` per player per game; every move with its submission (one in fifty
-a timeout). Then the app answers, in this
+a timeout); each player's totals, as the ratings' job leaves them. Then the app answers, in this
 process through Flask's test client (the whole request without the network):
 a leaderboard's first page of 50 and a page deep in it (`GET
 /v1/ratings/{game}`, the page `/ratings/<game>`), and the profile of the
@@ -25,6 +25,7 @@ import random
 import statistics
 import time
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
@@ -36,12 +37,14 @@ from bench.me import on_both, timings
 from referee import games
 from referee.ratings import START
 from referee.service import Referee
+from referee.service.tallying import Share, add_share, fresh_totals
 from referee.settings import Settings
 from referee.store.clock import stamp
 from referee.store.tables import (
     Address,
     Game,
     Move,
+    PlayerTotals,
     RatedGame,
     Rating,
     RatingChange,
@@ -94,11 +97,65 @@ def _players(connection: sa.Connection, count: int) -> None:
     )
 
 
+def _moves(
+    made: dict[type[Any], list[dict[str, Any]]],
+    game_id: str,
+    seats: int,
+    begun: datetime,
+    rng: random.Random,
+) -> list[Share]:
+    """A finished game's moves with their submissions; what they add to each seat's
+    player's totals."""
+    timeouts = [0] * seats
+    answers: list[list[tuple[str, str]]] = [[] for _ in range(seats)]
+    asked = stamp(begun)
+    for move in range(1, MOVES_PER_GAME + 1):
+        at = begun + timedelta(hours=move, minutes=rng.randrange(60))
+        submission_id = f"{game_id[:24]}{move:08d}"
+        # One move in fifty played by the referee when time ran out.
+        source = "timeout" if rng.randrange(50) == 0 else "rest"
+        timeouts[move % seats] += source == "timeout"
+        answers[move % seats].append((asked, stamp(at)))
+        asked = stamp(at)
+        made[Submission].append(
+            {
+                "id": submission_id,
+                "game_id": game_id,
+                "seat": move % seats,
+                "move": {},
+                "request_hash": "r",
+                "status": "accepted",
+                "seq": move,
+                "created_at": stamp(at),
+                "decided_at": stamp(at),
+                "source": source,
+            }
+        )
+        made[Move].append(
+            {
+                "game_id": game_id,
+                "seq": move,
+                "seat": move % seats,
+                "move": {},
+                "notation": "x",
+                "created_at": stamp(at),
+                "prev_hash": "h",
+                "hash": "h",
+                "submission_id": submission_id,
+            }
+        )
+    return [
+        Share(timeouts[seat], 0, tuple(answers[seat]), ("", game_id, (seat,)))
+        for seat in range(seats)
+    ]
+
+
 def _games(connection: sa.Connection, players: int, count: int, rng: random.Random) -> None:
     """`count` finished games, each with its seats, moves, seek and rating rows, the players
     chosen so that some play far more than others (as on a real server)."""
     names = [game.name for game in games.all_games()]
     skills: dict[tuple[int, str], tuple[float, float, int, int, int]] = {}
+    totals: dict[int, PlayerTotals] = {}
     made: dict[type[Any], list[dict[str, Any]]] = {
         model: [] for model in (Game, Seat, Submission, Move, Seek, RatedGame, RatingChange)
     }
@@ -142,39 +199,10 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
                     "token_hash": "t",
                     "webhook_failures": 0,
                     "webhook_generation": 0,
+                    "tallied": True,
                 }
             )
-        for move in range(1, MOVES_PER_GAME + 1):
-            at = begun + timedelta(hours=move, minutes=rng.randrange(60))
-            submission_id = f"{game_id[:24]}{move:08d}"
-            made[Submission].append(
-                {
-                    "id": submission_id,
-                    "game_id": game_id,
-                    "seat": move % seats,
-                    "move": {},
-                    "request_hash": "r",
-                    "status": "accepted",
-                    "seq": move,
-                    "created_at": stamp(at),
-                    "decided_at": stamp(at),
-                    # One move in fifty played by the referee when time ran out.
-                    "source": "timeout" if rng.randrange(50) == 0 else "rest",
-                }
-            )
-            made[Move].append(
-                {
-                    "game_id": game_id,
-                    "seq": move,
-                    "seat": move % seats,
-                    "move": {},
-                    "notation": "x",
-                    "created_at": stamp(at),
-                    "prev_hash": "h",
-                    "hash": "h",
-                    "submission_id": submission_id,
-                }
-            )
+        moved = _moves(made, game_id, seats, begun, rng)
         made[Seek].append(
             {
                 "id": uuid.UUID(int=rng.getrandbits(128)).hex,
@@ -200,8 +228,15 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
                 "counted": True,
                 "finished_at": stamp(ended),
                 "applied_at": stamp(ended),
+                "tallied": True,
             }
         )
+        # Each player's totals, as the ratings' job leaves them.
+        for number, player in enumerate(table):
+            share = replace(moved[number], recent=(stamp(ended), game_id, (number,)))
+            if player not in totals:
+                totals[player] = fresh_totals(_address(player))
+            add_share(totals[player], share)
         for number, player in enumerate(table):
             mu, sigma, played, wins, _ = skills.get(
                 (player, name), (START.mu, START.sigma, 0, 0, 0)
@@ -225,6 +260,7 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
             )
     for model in (Game, Seat, Submission, Move, Seek, RatedGame, RatingChange):
         _insert(connection, model, made[model])
+    _insert(connection, PlayerTotals, [row.model_dump() for row in totals.values()])
     _insert(
         connection,
         Rating,

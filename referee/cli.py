@@ -473,6 +473,64 @@ def upgrade() -> None:
     click.echo(f"{database.url}: up to date")
 
 
+@db.command("copy")
+@click.option("--to", "target", required=True, help="The empty database to copy into (a URL).")
+def copy_db(target: str) -> None:
+    """Copy the whole database into an empty one (the embedded SQLite to PostgreSQL, say),
+    then check every game's log afresh on both. Refuses a target that holds any row."""
+    from referee.service.relocating import CopyRefused, copy_database
+
+    referee = _referee(_settings())
+    try:
+        copied = copy_database(referee, target, lambda table, rows: click.echo(f"{table}: {rows}"))
+    except CopyRefused as refused:
+        _fail(f"nothing copied: {refused}")
+    finally:
+        referee.close()
+    click.echo(f"{sum(copied.rows.values())} rows copied; {copied.games} games checked on both")
+    for line in copied.differing:
+        click.echo(line)
+    if copied.differing:
+        sys.exit(1)
+    click.echo("every game checks out the same on the copy")
+
+
+@db.command("verify")
+def verify_db() -> None:
+    """Check every game's log afresh (its hash chain, and its replay against the stored
+    state): after a restore or a copy. Exits 1 naming each game that fails."""
+    from referee.service.relocating import check_every_game
+
+    referee = _referee(_settings())
+    failed = checked = 0
+    try:
+        for game_id, outcome in check_every_game(referee.db):
+            checked += 1
+            if not (outcome.chain_valid and outcome.replay_matches):
+                failed += 1
+                click.echo(f"game {game_id}: " + "; ".join(outcome.problems))
+    finally:
+        referee.close()
+    click.echo(f"{checked} games checked, {failed} failed")
+    if failed:
+        sys.exit(1)
+
+
+@main.command("export")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+def export(folder: Path) -> None:
+    """Write every game's record to FOLDER/<id>.jsonl, as anyone may have it (the seed once
+    the game is over): records `referee verify` reads, for a backup beside the database's."""
+    from referee.service.relocating import export_records
+
+    referee = _referee(_settings())
+    try:
+        written = export_records(referee, folder)
+    finally:
+        referee.close()
+    click.echo(f"{written} game records written to {folder}")
+
+
 @main.group()
 def ratings() -> None:
     """The players' ratings, a projection of the finished games."""
@@ -481,9 +539,10 @@ def ratings() -> None:
 @ratings.command()
 @click.option("--check", is_flag=True, help="Only compare: exit 1 when anything differs.")
 def rebuild(check: bool) -> None:
-    """Work every rating out again from the finished games, in the order they were taken
-    in, and make the stored figures the replay's; print what differed (nothing when the
-    two agree). With --check nothing is written and a difference exits 1."""
+    """Work every rating and player's totals out again from the finished games, in the
+    order they were taken in, and make the stored figures the replay's; print what
+    differed (nothing when the two agree). With --check nothing is written and a
+    difference exits 1."""
     from referee.service.rating import rebuild as rebuild_ratings
 
     referee = _referee(_settings())

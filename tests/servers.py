@@ -278,6 +278,19 @@ def pg_admin() -> str:
     return _STARTED["pg"].url
 
 
+def pg_tool(name: str) -> str:
+    """The path of a PostgreSQL client program (`pg_dump`, `pg_restore`) of the server's
+    own version: the session's server's, or, on a server given, the system's."""
+    if os.environ.get("REFEREE_TEST_PG"):
+        found = shutil.which(name)
+        assert found, f"{name} is not installed"
+        return found
+    pg_admin()
+    server = _STARTED["pg"]
+    assert isinstance(server, Postgres)
+    return str(server.bin / name)
+
+
 def redis_url() -> str:
     """The URL of the session's Redis (Valkey); started on first use."""
     given = os.environ.get("REFEREE_TEST_REDIS")

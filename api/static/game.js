@@ -450,7 +450,7 @@
   function done() {
     fetching = false;
     if (again) { again = false; refresh(); }
-    if (root.dataset.watch !== "yes") { stop(); }
+    if (!watching()) { stop(); }
   }
 
   // -- following the stream ----------------------------------------------------------
@@ -465,9 +465,12 @@
     if (retry) { window.clearTimeout(retry); retry = null; }
   }
 
+  // A game in play is followed; a seat's page goes on following a finished game for its talk.
+  function watching() { return root.dataset.watch === "yes" || root.dataset.talk === "yes"; }
+
   function follow() {
     stop();
-    if (root.dataset.watch !== "yes") { return; }
+    if (!watching()) { return; }
     // One stream per page: a client may hold only a few (REFEREE_EVENTS_PER_CLIENT).
     source = new EventSource(root.dataset.events);
     source.onmessage = function (event) {
@@ -477,7 +480,7 @@
       // A message of the table talk (told to a seat's stream only): read it, no page.
       if (change.kind === "message") { catchUp(); return; }
       // A new stream starts with the game as it is: only a page that is behind fetches.
-      if (String(change.version) !== root.dataset.version || change.status !== "active") {
+      if (String(change.version) !== root.dataset.version || (change.status !== "active" && root.dataset.watch === "yes")) {
         refresh();
       }
     };
@@ -502,10 +505,10 @@
     var away = hiddenSince === null ? 0 : Date.now() - hiddenSince;
     hiddenSince = null;
     if (talkBehind) { catchUp(); }
-    if (root.dataset.watch === "yes" && (!source || away > LONG_ABSENCE)) { follow(); }
+    if (watching() && (!source || away > LONG_ABSENCE)) { follow(); }
   });
   window.addEventListener("online", function () {
-    if (root.dataset.watch === "yes") { follow(); }
+    if (watching()) { follow(); }
   });
   window.addEventListener("pagehide", stop);
   window.addEventListener("pageshow", function (event) {

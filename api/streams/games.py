@@ -262,7 +262,10 @@ def _stream(
     after: int | None,
     keepalive: float,
     holds: Callable[[], bool] | None = None,
+    past_end: bool = False,
 ) -> Iterator[bytes]:
+    """The stream's bytes; it ends after the event of a finished game, unless `past_end`
+    (a seat's page, whose players may still talk)."""
     # Runs after the request's context has gone: it is handed what it needs.
     # A client that has the current version gets only what comes next; one
     # that is behind (or names a version that never was) gets it at once.
@@ -286,7 +289,7 @@ def _stream(
             continue
         yield change.event(seat)
         sent = change.version
-        if change.over:
+        if change.over and not past_end:
             return
 
 
@@ -416,29 +419,33 @@ def _cookie_seat(db: Session, game_id: str) -> int | None:
 
 @page_bp.get("/g/<game_id>/events")
 def page_events(game_id: str) -> Response:
-    """The game page's stream: as `GET /v1/games/{id}/events` for the browser's seat."""
-    return _follow(game_id, _cookie_seat, None)
+    """The game page's stream: as `GET /v1/games/{id}/events` for the browser's seat, which
+    it goes on telling of messages once the game is over."""
+    return _follow(game_id, _cookie_seat, None, talk_past_end=True)
 
 
 def _follow(
     game_id: str,
     seat_of: Callable[[Session, str], int | None],
     holds: Callable[[], bool] | None,
+    talk_past_end: bool = False,
 ) -> Response:
     after = _last_event_id()
     with session() as db:
         game = find(db, game_id)
         seat = seat_of(db, game.id)
         now = read_change(db, game)
-    if now.over and after is not None and after >= now.version:
+    past_end = talk_past_end and seat is not None
+    if now.over and after is not None and after >= now.version and not past_end:
         # Nothing will follow; 204 also tells an EventSource not to reconnect.
         return Response(status=204)
     try:
         follower = game_hub(referee()).follow(now, throttle.client())
     except NoRoom as full:
         return busy(full)
+    keepalive = referee().settings.events_keepalive
     response = Response(
-        _stream(follower, seat, now, after, referee().settings.events_keepalive, holds),
+        _stream(follower, seat, now, after, keepalive, holds, past_end),
         mimetype="text/event-stream",
         headers={
             "Cache-Control": "no-cache",

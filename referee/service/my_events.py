@@ -12,6 +12,12 @@ Such an event carries the seek's id, its game, the game it started, and
 public names: its creator's and those seated, never an address. It is keyed
 apart from the games (`key_of`) and told once, when it happens.
 
+A game's messages (`referee.service.table_talk`) tell each of its seats'
+players too: `message`, keyed per game and seat, carrying the latest message
+that seat may read (none of a seat it muted) and how many of the others' it
+has not seen. Only the game's seats' players follow it (`talk_standings`
+reads the seats their addresses hold), so no one else hears of one.
+
 Each event's id is a *mark*: microseconds since 1970 (UTC) when the stream
 wrote it, never lower than the one before. A client that comes back with
 `Last-Event-ID: <mark>` is sent, at once, every game of its player that

@@ -25,24 +25,29 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee.names import public_key
 from referee.ratings import Skill, finishing_ranks, shown
 from referee.service import refusals
-from referee.store import player_rows, rating_rows, seat_stats
+from referee.service.tallying import (
+    ANSWERS_MOST,
+    fresh_totals,
+    latest_answers,
+    latest_games,
+)
+from referee.store import player_rows, player_totals, rating_rows, seat_stats
 from referee.store.addresses import normal
 from referee.store.clock import parse_stamp
-from referee.store.tables import Address, GameStatus, Rating, RatingChange, Seat
+from referee.store.tables import Address, GameStatus, PlayerTotals, Rating, Seat
 
 if TYPE_CHECKING:
     from sqlmodel import Session
 
     from referee.service import Referee
 
-ANSWERS_MOST = 100
-RECENT_MOST = 10
-HISTORY_MOST = 200
+# Enough for a chart a phone's width shows point by point.
+HISTORY_MOST = 100
 _HOUR = 3600.0
 
 
@@ -113,38 +118,58 @@ def player_profile(referee: Referee, name: str, history: bool = False) -> Player
             else _rating(rating, [])
             for rating in rating_rows.of_player(session, known.address)
         )
-        held = seat_stats.held_seats(session, known.address)
-        counts = seat_stats.games_by_status(held)
-        tally = seat_stats.tally(session, known.address)
-        answers = seat_stats.answers(session, held, ANSWERS_MOST)
-        finished = seat_stats.last_finished(session, held, RECENT_MOST)
+        totals = player_totals.of_address(session, known.address) or fresh_totals(known.address)
+        live = seat_stats.untallied_seats(session, known.address)
+        counts = seat_stats.games_by_status(live)
+        tally = seat_stats.tally(session, live)
+        answers = [
+            [answer.asked_at, answer.moved_at]
+            for answer in seat_stats.answers(session, live, ANSWERS_MOST)
+        ]
+        finished = seat_stats.finished_games(session, _last_finished(totals, live))
     stats = Stats(
-        games_finished=counts.get(GameStatus.OVER, 0),
+        games_finished=totals.games_finished + counts.get(GameStatus.OVER, 0),
         games_active=counts.get(GameStatus.ACTIVE, 0),
-        timeouts=tally.timeouts,
-        resigned=tally.resigned,
-        median_response_hours=median_hours(answers),
+        timeouts=totals.timeouts + tally.timeouts,
+        resigned=totals.resigned + tally.resigned,
+        median_response_hours=median_hours(latest_answers([*totals.answers, *answers])),
     )
     recent = tuple(_recent(game) for game in finished)
     return PlayerProfile(known.public_name, known.created_at, ratings, stats, recent)
 
 
-def median_hours(answers: list[seat_stats.Answer]) -> float | None:
-    """The median time from a turn asked to its move, in hours (two decimals)."""
+def _last_finished(totals: PlayerTotals, live: list[seat_stats.HeldSeat]) -> dict[str, list[int]]:
+    """The player's last finished games, latest first, with the seats it held in each:
+    from its totals and the finished games they do not hold yet."""
+    untallied: dict[str, list[Any]] = {}
+    for seat in live:
+        if seat.status == GameStatus.OVER:
+            untallied.setdefault(seat.game_id, [seat.updated_at, seat.game_id, []])[2].append(
+                seat.seat
+            )
+    return {
+        game_id: list(seats)
+        for _, game_id, seats in latest_games([*totals.recent, *untallied.values()])
+    }
+
+
+def median_hours(answers: list[list[str]]) -> float | None:
+    """The median time from a turn asked to its move, in hours (two decimals), of
+    `[asked_at, moved_at]` pairs."""
     if not answers:
         return None
     waits = [
-        max(0.0, (parse_stamp(a.moved_at) - parse_stamp(a.asked_at)).total_seconds())
-        for a in answers
+        max(0.0, (parse_stamp(moved) - parse_stamp(asked)).total_seconds())
+        for asked, moved in answers
     ]
     return round(statistics.median(waits) / _HOUR, 2)
 
 
-def _rating(rating: Rating, changes: list[RatingChange]) -> GameRating:
+def _rating(rating: Rating, changes: list[rating_rows.Moved]) -> GameRating:
     now = shown(Skill(rating.mu, rating.sigma))
     points = []
     for change in changes:
-        after = shown(Skill(change.mu_after, change.sigma_after))
+        after = shown(Skill(change.mu, change.sigma))
         points.append(RatingPoint(change.at, after.rating, after.deviation, after.provisional))
     return GameRating(
         game=rating.game,

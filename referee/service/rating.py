@@ -30,12 +30,21 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session
 
 from referee.ratings import START, Skill, finishing_ranks, updated
+from referee.service import tallying
 from referee.service.game_states import state_at
-from referee.store import rated_games, rating_rows
+from referee.store import player_totals, rated_games, rating_rows, seat_stats
 from referee.store.clock import now
 from referee.store.rated_games import GameFacts
 from referee.store.reads import rules_of
-from referee.store.tables import Game, RatedGame, Rating, RatingChange, Source, TimeoutPolicy
+from referee.store.tables import (
+    Game,
+    PlayerTotals,
+    RatedGame,
+    Rating,
+    RatingChange,
+    Source,
+    TimeoutPolicy,
+)
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -97,7 +106,9 @@ def _outcomes(session: Session, games: Sequence[Game]) -> Iterator[tuple[Game, O
 
 
 def rate_finished(referee: Referee) -> int:
-    """Take in every finished game not taken in yet, in order; how many were."""
+    """Take in every finished game not taken in yet, in order, adding each to its
+    players' totals (`tallying`) too; how many were taken in."""
+    tallying.tally_untallied(referee)
     with referee.db.reading() as session:
         if not rated_games.unrated(session, 1):
             return 0
@@ -120,8 +131,10 @@ def _take_in(session: Session, game: Game, outcome: Outcome) -> None:
         counted=outcome.counted,
         finished_at=game.updated_at,
         applied_at=now(),
+        tallied=True,
     )
     seq = rated_games.add_rated_game(session, rated)
+    tallying.tally_game(session, game)
     if not outcome.counted:
         return
     held = rating_rows.of_players(session, outcome.addresses, game.name)
@@ -195,6 +208,11 @@ def rebuild(referee: Referee, *, write: bool = True) -> Rebuilt:
             outcomes = {game.id: outcome for game, outcome in read}
             for rated in batch:
                 replay.take(rated, outcomes[rated.game_id])
+                replay.tally(tallying.shares(session, games[rated.game_id]))
+                if write and not rated.tallied:
+                    rated.tallied = True
+                    session.add(rated)
+                    seat_stats.mark_tallied(session, rated.game_id)
             seq = batch[-1].seq or seq
         found = Rebuilt(replay.games, len({address for address, _ in replay.ratings}))
         found.ratings = len(replay.ratings)
@@ -210,6 +228,7 @@ class _Replay:
     counted: dict[int, tuple[RatedGame, bool]] = field(default_factory=dict)
     ratings: dict[tuple[str, str], Rating] = field(default_factory=dict)
     changes: dict[tuple[int, str], RatingChange] = field(default_factory=dict)
+    totals: dict[str, PlayerTotals] = field(default_factory=dict)
 
     def take(self, rated: RatedGame, outcome: Outcome) -> None:
         assert rated.seq is not None
@@ -228,6 +247,11 @@ class _Replay:
             _moved(rating, change)
             self.changes[(change.seq, change.address)] = change
 
+    def tally(self, shares: dict[str, tallying.Share]) -> None:
+        for address, share in shares.items():
+            totals = self.totals.setdefault(address, tallying.fresh_totals(address))
+            tallying.add_share(totals, share)
+
     def compare(self, session: Session, *, write: bool) -> list[str]:
         """Each stored figure that differs from the replay's (fixed with `write`)."""
         differences = []
@@ -244,10 +268,14 @@ class _Replay:
         differences += _differing(session, "rating", stored, self.ratings, _RATING, write=write)
         changes = {(row.seq, row.address): row for row in rated_games.every_change(session)}
         differences += _differing(session, "change", changes, self.changes, _CHANGE, write=write)
+        totals = {(row.address,): row for row in player_totals.every_totals(session)}
+        summed = {(address,): row for address, row in self.totals.items()}
+        differences += _differing(session, "totals", totals, summed, _TOTALS, write=write)
         return differences
 
 
 _RATING = ("mu", "sigma", "games", "wins", "last_seq")
+_TOTALS = ("games_finished", "timeouts", "resigned", "answers", "recent")
 _CHANGE = (
     "game",
     "seat",

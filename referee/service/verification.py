@@ -21,6 +21,8 @@ from referee.store.records import full_record
 from referee.store.tables import Game
 
 if TYPE_CHECKING:
+    from sqlmodel import Session
+
     from referee.service import Referee
 
 
@@ -43,6 +45,12 @@ def verify_game(referee: Referee, game: Game) -> Checked:
     checked = _work_out(game, full, stored)
     verdicts.keep(referee.db, game, checked.chain_valid, checked.replay_matches, checked.problems)
     return checked
+
+
+def check_afresh(session: Session, game: Game) -> Checked:
+    """The outcome of checking `game`'s log, worked out now (never a kept outcome: after a
+    copy or a restore, the log itself is what is checked)."""
+    return _work_out(game, full_record(session, game), state_at(session, game, game.version))
 
 
 def _work_out(game: Game, full: Record, stored: object) -> Checked:

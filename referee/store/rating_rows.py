@@ -32,15 +32,25 @@ def of_players(session: Session, addresses: Collection[str], game: str) -> dict[
     return {rating.address: rating for rating in session.exec(query)}
 
 
-def history(session: Session, address: str, game: str, most: int) -> list[RatingChange]:
-    """The player's last `most` changes at `game`, oldest first."""
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A player's skill after one change: when, and the figures it was left with."""
+
+    at: str
+    mu: float
+    sigma: float
+
+
+def history(session: Session, address: str, game: str, most: int) -> list[Moved]:
+    """The player's last `most` changes at `game`, oldest first (the figures a chart
+    draws alone, not whole rows: a page reads hundreds)."""
     query = (
-        select(RatingChange)
+        select(RatingChange.at, RatingChange.mu_after, RatingChange.sigma_after)
         .where(RatingChange.address == address, RatingChange.game == game)
         .order_by(col(RatingChange.seq).desc())
         .limit(most)
     )
-    return list(reversed(session.exec(query).all()))
+    return [Moved(*row) for row in reversed(session.exec(query).all())]
 
 
 @dataclass(frozen=True, slots=True)

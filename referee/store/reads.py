@@ -77,6 +77,15 @@ def turn(session: Session, game_id: str) -> Turn | None:
     return None if row is None else Turn(*row)
 
 
+def every_game_id(session: Session) -> list[str]:
+    """Every game's id, in id order (an operator's walk over all of them)."""
+    return list(session.exec(select(Game.id).order_by(col(Game.id))))
+
+
+def game_by_id(session: Session, game_id: str) -> Game | None:
+    return session.get(Game, game_id)
+
+
 def seats(session: Session, game_id: str) -> list[Seat]:
     return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))))
 

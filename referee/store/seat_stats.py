@@ -1,28 +1,36 @@
 """What a player's seats did, read for its profile: its games by status, its timeouts and
 resignations, how long it took over its last moves, its last finished games.
 
-Everything starts from one read of the player's seats (`held_seats`: on the index of
-`lower(seat.email)`, each seat's game read from the covering index of its id, status
-and times), so that a profile costs what the player's own games cost, not the size of
-the server: a few milliseconds for a player of some thirty games, a hundred and more
-for one of thousands (docs/performance.md). Timeouts and resignations are counted on
-partial indexes that hold those moves alone, and the last moves are looked for in the
-player's latest games first.
+A profile reads these for the games its player's totals do not hold yet
+(`untallied_seats`: games in play, and finished games the ratings' job has
+not taken in), and the ratings' job reads them for each game it takes in
+(`seats_of_game`), so that what a profile costs follows the player's games
+in play, not its history (docs/performance.md). Timeouts and resignations
+are counted on partial indexes that hold those moves alone, and the last
+moves are looked for in the latest games first.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from referee.engine import RESIGN_NOTATION
 from referee.store.addresses import normal
-from referee.store.tables import Game, GameStatus, Move, Seat, Source, Submission, core_table
+from referee.store.tables import (
+    UNTALLIED_ROWS,
+    Game,
+    Move,
+    Seat,
+    Source,
+    Submission,
+    core_table,
+)
 
 _GAME = core_table(Game)
 _SEAT = core_table(Seat)
@@ -47,21 +55,36 @@ class HeldSeat:
     created_at: str
 
 
-def _held(address: str) -> sa.ColumnElement[bool]:
-    return sa.func.lower(_SEAT.c.email) == normal(address)
-
-
-def held_seats(session: Session, address: str) -> list[HeldSeat]:
-    """Every seat the player holds, the latest changed game first."""
+def untallied_seats(session: Session, address: str) -> list[HeldSeat]:
+    """The seats the player holds in games its totals do not hold (`Seat.tallied`): in
+    play, or finished and not tallied yet; the latest changed game first."""
     rows = session.connection().execute(
         sa.select(
             _SEAT.c.game_id, _SEAT.c.seat, _GAME.c.status, _GAME.c.updated_at, _GAME.c.created_at
         )
         .select_from(_SEAT.join(_GAME, _GAME.c.id == _SEAT.c.game_id))
-        .where(_held(address))
+        .where(sa.func.lower(_SEAT.c.email) == normal(address), UNTALLIED_ROWS)
         .order_by(_GAME.c.updated_at.desc(), _GAME.c.id, _SEAT.c.seat)
     )
     return [HeldSeat(*row) for row in rows]
+
+
+def mark_tallied(session: Session, game_id: str) -> None:
+    """Mark a game's seats as held by their players' totals."""
+    session.connection().execute(
+        sa.update(_SEAT).where(_SEAT.c.game_id == game_id).values(tallied=True)
+    )
+
+
+def seats_of_game(session: Session, game: Game) -> dict[str, list[HeldSeat]]:
+    """A game's seats held by players, by the player's address."""
+    held: dict[str, list[HeldSeat]] = {}
+    for seat in session.exec(select(Seat).where(Seat.game_id == game.id)):
+        if seat.email:
+            held.setdefault(normal(seat.email), []).append(
+                HeldSeat(game.id, seat.seat, game.status, game.updated_at, game.created_at)
+            )
+    return held
 
 
 def games_by_status(held: Sequence[HeldSeat]) -> dict[str, int]:
@@ -77,38 +100,35 @@ class Tally:
     resigned: int
 
 
-def tally(session: Session, address: str) -> Tally:
-    held = _held(address)
+def tally(session: Session, held: Sequence[HeldSeat]) -> Tally:
+    """The timeouts and resignations of the seats `held`."""
+    seats = {(seat.game_id, seat.seat) for seat in held}
+    if not seats:
+        return Tally(0, 0)
+    games = sorted({game_id for game_id, _ in seats})
     connection = session.connection()
     timeouts = connection.execute(
-        sa.select(sa.func.count())
-        .select_from(
-            _SEAT.join(
-                _SUBMISSION,
-                sa.and_(
-                    _SUBMISSION.c.game_id == _SEAT.c.game_id,
-                    _SUBMISSION.c.seat == _SEAT.c.seat,
-                    _SUBMISSION.c.source == _TIMEOUT,
-                ),
-            )
+        sa.select(_SUBMISSION.c.game_id, _SUBMISSION.c.seat, sa.func.count())
+        .where(
+            _SUBMISSION.c.game_id.in_(games),
+            _SUBMISSION.c.source == _TIMEOUT,
+            _SUBMISSION.c.seq.is_not(None),
         )
-        .where(held, _SUBMISSION.c.seq.is_not(None))
-    ).scalar_one()
+        .group_by(_SUBMISSION.c.game_id, _SUBMISSION.c.seat)
+    )
     resigned = connection.execute(
-        sa.select(sa.func.count(sa.distinct(_MOVE.c.game_id)))
-        .select_from(
-            _SEAT.join(
-                _MOVE,
-                sa.and_(
-                    _MOVE.c.game_id == _SEAT.c.game_id,
-                    _MOVE.c.seat == _SEAT.c.seat,
-                    _MOVE.c.notation == _RESIGN,
-                ),
-            ).join(_SUBMISSION, _SUBMISSION.c.id == _MOVE.c.submission_id)
+        sa.select(_MOVE.c.game_id, _MOVE.c.seat)
+        .select_from(_MOVE.join(_SUBMISSION, _SUBMISSION.c.id == _MOVE.c.submission_id))
+        .where(
+            _MOVE.c.game_id.in_(games),
+            _MOVE.c.notation == _RESIGN,
+            _SUBMISSION.c.source != Source.TIMEOUT,
         )
-        .where(held, _SUBMISSION.c.source != Source.TIMEOUT)
-    ).scalar_one()
-    return Tally(timeouts=timeouts or 0, resigned=resigned or 0)
+    )
+    return Tally(
+        timeouts=sum(count for game_id, seat, count in timeouts if (game_id, seat) in seats),
+        resigned=len({game_id for game_id, seat in resigned if (game_id, seat) in seats}),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +141,8 @@ class Answer:
 
 
 def answers(session: Session, held: Sequence[HeldSeat], most: int) -> list[Answer]:
-    """The player's last `most` moves, latest first: played by the player itself or for
-    it on timeout (a bot's moves for its seat are not its).
+    """The last `most` moves of the seats `held`, latest first: played by the player
+    itself or for it on timeout (a bot's moves for its seat are not its).
 
     A move is never later than its game's last change, so the games are read latest
     changed first, and the search stops once `most` moves are found that are all later
@@ -166,13 +186,9 @@ class Finished:
     seats: Sequence[int]
 
 
-def last_finished(session: Session, held: Sequence[HeldSeat], most: int) -> list[Finished]:
-    """The player's `most` last finished games, the latest first (a finished game's
-    `updated_at` is when its last move was logged)."""
-    seats: dict[str, list[int]] = {}
-    for seat in held:
-        if seat.status == GameStatus.OVER and (seat.game_id in seats or len(seats) < most):
-            seats.setdefault(seat.game_id, []).append(seat.seat)
+def finished_games(session: Session, seats: Mapping[str, Sequence[int]]) -> list[Finished]:
+    """The finished games `seats` names, with the seats the player held in each, in its
+    order (a finished game's `updated_at` is when its last move was logged)."""
     if not seats:
         return []
     rows = session.connection().execute(
@@ -184,4 +200,5 @@ def last_finished(session: Session, held: Sequence[HeldSeat], most: int) -> list
     return [
         Finished(game_id, found[game_id][1], found[game_id][2], found[game_id][3], tuple(held_in))
         for game_id, held_in in seats.items()
+        if game_id in found
     ]

@@ -47,11 +47,16 @@ def last_seqs(session: Session, game_ids: Collection[str]) -> dict[str, int]:
     return {game_id: int(seq) for game_id, seq in session.exec(query)}
 
 
+def locked_game(session: Session, game_id: str) -> Game | None:
+    """The game under its lock (as deciding takes it), so that its messages are numbered
+    one at a time."""
+    return session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
+
+
 def append(
     session: Session, game_id: str, seat: int, text: str, via: str, stamp: str
 ) -> TableMessage:
-    """Add a message after the game's latest; a writer that took the same number at the
-    same moment makes the commit fail (the primary key), and the caller tries again."""
+    """Add a message after the game's latest, with the game locked (`locked_game`)."""
     row = TableMessage(
         game_id=game_id,
         seq=last_seq(session, game_id) + 1,

@@ -147,6 +147,8 @@ DECISION_FIELDS = ("status", "code", "reason", "seq", "decided_at")
 # SQLite uses one for a query that names its condition's value as a literal.
 TIMEOUT_ROWS = text("source = 'timeout'")
 RESIGN_ROWS = text("notation = 'resign'")
+# The rated games and seats whose players' totals do not hold them yet.
+UNTALLIED_ROWS = text("NOT tallied")
 
 
 class Game(SQLModel, table=True):
@@ -214,6 +216,14 @@ class Seat(SQLModel, table=True):
         UniqueConstraint("game_id", "seat"),
         # A player's seats are found by its address, compared without case.
         Index("ix_seat_address", text("lower(email)")),
+        # And those its totals do not hold yet (its games in play, mostly): a profile
+        # reads these alone.
+        Index(
+            "ix_seat_untallied",
+            text("lower(email)"),
+            sqlite_where=UNTALLIED_ROWS,
+            postgresql_where=UNTALLIED_ROWS,
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -239,6 +249,8 @@ class Seat(SQLModel, table=True):
     # For a seat handed to a bot after timeouts in a row, the game's version then
     # (None: a bot from the start, or a person).
     bot_since: int | None = None
+    # Whether its player's `PlayerTotals` hold its game (finished and tallied).
+    tallied: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
 
 
 class SeatHandover(SQLModel, table=True):
@@ -324,12 +336,39 @@ class RatedGame(SQLModel, table=True):
     it was rated (a rated seek's, persons with public names only, no bot's move)."""
 
     __tablename__ = "rated_game"
+    __table_args__ = (
+        Index(
+            "ix_rated_game_untallied",
+            "seq",
+            sqlite_where=UNTALLIED_ROWS,
+            postgresql_where=UNTALLIED_ROWS,
+        ),
+    )
     seq: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", max_length=32, unique=True)
     game: str = Field(max_length=40)
     counted: bool
     finished_at: str = Field(max_length=40)
     applied_at: str = Field(max_length=40)
+    # Whether its players' `PlayerTotals` hold it: every game taken in since they came
+    # (migration 0019), and, once the ratings' job has caught up, every game before.
+    tallied: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
+
+
+class PlayerTotals(SQLModel, table=True):
+    """What a player's finished games add up to, for its profile: the games whose
+    `RatedGame` is `tallied`, summed when each was taken in. A projection of the
+    finished games like the ratings; a profile adds the games not tallied yet."""
+
+    __tablename__ = "player_totals"
+    address: str = Field(max_length=254, primary_key=True)
+    games_finished: int = 0
+    timeouts: int = 0
+    resigned: int = 0
+    # Its last moves in them, latest first, as [asked_at, moved_at].
+    answers: list[list[str]] = Field(sa_column=Column(JSON, nullable=False))
+    # Its last finished games, latest first, as [finished_at, game_id, [seats]].
+    recent: list[list[Any]] = Field(sa_column=Column(JSON, nullable=False))
 
 
 class RatingChange(SQLModel, table=True):

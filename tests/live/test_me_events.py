@@ -416,6 +416,8 @@ def test_the_openapi_document_declares_the_stream(stack: Service) -> None:
         "seek_started",
         "seek_withdrawn",
         "seek_expired",
+        "message",
     }
     assert {"seek_id", "by", "seated"} <= event["properties"].keys()
+    assert {"my_seat", "seq", "seat", "name", "text", "unread"} <= event["properties"].keys()
     assert {"player", "session"} <= document["components"]["securitySchemes"].keys()

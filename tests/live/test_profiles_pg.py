@@ -20,6 +20,7 @@ from tests.service.test_profile_view import (  # noqa: F401  (run here on Postgr
     test_a_leaderboard_lists_by_rating_with_shared_places_and_pages,
     test_a_profile_is_found_by_name_in_any_case_and_says_no_address,
     test_an_unknown_name_or_a_player_without_one_has_no_profile,
+    test_games_taken_in_before_the_totals_existed_are_tallied_later_to_the_same,
     test_joining_respects_the_rating_range_and_a_refusal_changes_nothing,
     test_recent_games_are_the_last_finished_with_how_each_went,
     test_seeks_show_each_players_rating_at_their_game,

@@ -19,9 +19,11 @@ from referee.service.creating import NewGame, create_game
 from referee.service.creating import Player as Seated
 from referee.service.leaderboards import leaderboard
 from referee.service.players import MANAGE, PLAY, READ, Player
-from referee.service.profile_view import player_profile
+from referee.service.profile_view import PlayerProfile, player_profile
+from referee.service.rating import rate_finished
 from referee.service.seeks import NewSeek, get_seek, join_seek, post_seek
-from referee.store.tables import Address, Seek, SeekPlayer
+from referee.store import player_totals
+from referee.store.tables import Address, PlayerTotals, RatedGame, Seat, Seek, SeekPlayer
 from tests import rating_rows
 
 NAMES = {"ann@x.test": "Ann", "bob@x.test": "Bob", "cy@x.test": "Cyd", "dee@x.test": "Dée"}
@@ -80,8 +82,22 @@ def test_an_unknown_name_or_a_player_without_one_has_no_profile(
         player_profile(referee, name)
 
 
+def profile_of(referee: Referee, name: str, tallied: bool) -> PlayerProfile:
+    """A profile read from the games alone, or, `tallied`, once the ratings' job has
+    added the finished games to their players' totals: the same either way."""
+    if tallied:
+        rate_finished(referee)
+        with referee.db.reading() as session:
+            assert not player_totals.untallied(session, 1)
+    return player_profile(referee, name)
+
+
+TALLIED = pytest.mark.parametrize("tallied", [False, True], ids=["untallied", "tallied"])
+
+
+@TALLIED
 def test_stats_count_games_timeouts_resignations_and_the_median_answer(
-    referee: Referee,
+    referee: Referee, tallied: bool
 ) -> None:
     with referee.db.transaction() as session:
         # Finished: Bob seated twice in one (counted once), and a game he resigned.
@@ -105,7 +121,7 @@ def test_stats_count_games_timeouts_resignations_and_the_median_answer(
         rating_rows.move(session, active, 7, 0, T0 + timedelta(hours=60), source="timeout")
         rating_rows.move(session, active, 8, 1, T0 + timedelta(hours=61))
         rating_rows.move(session, active, 9, 0, T0 + timedelta(hours=62), source="bot")
-    stats = player_profile(referee, "Bob").stats
+    stats = profile_of(referee, "Bob", tallied).stats
     # His seats of the trusted game the fixture made are in play too.
     assert (stats.games_finished, stats.games_active) == (3, 2)
     assert (stats.timeouts, stats.resigned) == (2, 1)
@@ -117,9 +133,14 @@ def test_stats_count_games_timeouts_resignations_and_the_median_answer(
     assert player_profile(referee, "Dée").stats.median_response_hours is None
 
 
-def test_the_median_is_over_the_last_hundred_moves(referee: Referee) -> None:
+@TALLIED
+def test_the_median_is_over_the_last_hundred_moves(referee: Referee, tallied: bool) -> None:
     with referee.db.transaction() as session:
-        played = rating_rows.game(session, ["dee@x.test", "cy@x.test"], T0, status="active")
+        # Finished, so that its moves are in Dée's totals once tallied.
+        status, ended = ("over", T0 + timedelta(days=60)) if tallied else ("active", None)
+        played = rating_rows.game(
+            session, ["dee@x.test", "cy@x.test"], T0, status=status, finished=ended
+        )
         at = T0
         for seq in range(1, 301, 2):
             # 50 slow answers (10 hours) first, then 100 quick ones (1 hour).
@@ -127,10 +148,13 @@ def test_the_median_is_over_the_last_hundred_moves(referee: Referee) -> None:
             rating_rows.move(session, played, seq, 1, at + timedelta(minutes=1))
             at += timedelta(minutes=1) + wait
             rating_rows.move(session, played, seq + 1, 0, at)
-    assert player_profile(referee, "Dée").stats.median_response_hours == 1.0
+    assert profile_of(referee, "Dée", tallied).stats.median_response_hours == 1.0
 
 
-def test_recent_games_are_the_last_finished_with_how_each_went(referee: Referee) -> None:
+@TALLIED
+def test_recent_games_are_the_last_finished_with_how_each_went(
+    referee: Referee, tallied: bool
+) -> None:
     with referee.db.transaction() as session:
         games = []
         for n, (scores, winners) in enumerate(
@@ -147,7 +171,7 @@ def test_recent_games_are_the_last_finished_with_how_each_went(referee: Referee)
                 )
             )
         rating_rows.game(session, ["cy@x.test", None], T0, status="active")
-    recent = player_profile(referee, "Cyd").recent
+    recent = profile_of(referee, "Cyd", tallied).recent
     assert [g.id for g in recent] == games[::-1]
     assert [(g.result, g.place, g.players) for g in recent] == [
         ("lost", 2, 3),
@@ -155,6 +179,43 @@ def test_recent_games_are_the_last_finished_with_how_each_went(referee: Referee)
         ("lost", 3, 3),
         ("won", 1, 2),
     ]
+
+
+def test_games_taken_in_before_the_totals_existed_are_tallied_later_to_the_same(
+    referee: Referee,
+) -> None:
+    with referee.db.transaction() as session:
+        for n in range(14):
+            seats = ["ann@x.test", "bob@x.test"] if n % 2 else ["bob@x.test", "ann@x.test"]
+            played = rating_rows.game(
+                session,
+                seats,
+                T0,
+                result={"scores": [n, 3], "winners": [0]},
+                finished=T0 + timedelta(days=n, hours=2),
+            )
+            rating_rows.move(session, played, 1, 0, T0 + timedelta(days=n, hours=n % 5))
+            source = "timeout" if n % 4 == 0 else "rest"
+            rating_rows.move(session, played, 2, 1, T0 + timedelta(days=n, hours=2), source=source)
+    read_live = player_profile(referee, "Ann")
+    rate_finished(referee)
+    tallied = player_profile(referee, "Ann")
+    assert tallied == read_live
+    # Ann holds seat 1 in the even games, timed out in games 0, 4, 8 and 12.
+    assert (tallied.stats.games_finished, tallied.stats.timeouts) == (14, 4)
+    # As a database upgraded to keep totals holds them: games taken in, none tallied.
+    with referee.db.transaction() as session:
+        for row in session.exec(select(PlayerTotals)):
+            session.delete(row)
+        for row in [*session.exec(select(RatedGame)), *session.exec(select(Seat))]:
+            row.tallied = False
+            session.add(row)
+    assert player_profile(referee, "Ann") == read_live
+    assert rate_finished(referee) == 0  # nothing new taken in; the old ones tallied
+    with referee.db.reading() as session:
+        assert not player_totals.untallied(session, 1)
+        assert session.get(PlayerTotals, "ann@x.test") is not None
+    assert player_profile(referee, "Ann") == read_live
 
 
 def _board(referee: Referee, skills: dict[str, tuple[float, float]]) -> None:

@@ -16,7 +16,7 @@ from referee import games
 from referee.cli import main
 from referee.service import Referee
 from referee.service.rating import rate_finished, rebuild
-from referee.store.tables import RatedGame, Rating, RatingChange
+from referee.store.tables import PlayerTotals, RatedGame, Rating, RatingChange
 from tests.rated_games import ADDRESSES, name_players, play_out, resign, rows, seek_game
 
 pytestmark = pytest.mark.long
@@ -28,11 +28,12 @@ KINDS = [(game.name, count) for game in games.all_games() for count in game.play
 SHORT = [(game, count) for game, count in KINDS if game not in ("ice_palace", "maniki")]
 
 
-def figures(referee: Referee) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
-    """Every stored rating and change, each figure as stored."""
+def figures(referee: Referee) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]], set[str]]:
+    """Every stored rating, change and player's totals, each figure as stored."""
     ratings = {tuple(sorted(row.model_dump().items())) for row in rows(referee, Rating)}
     changes = {tuple(sorted(row.model_dump().items())) for row in rows(referee, RatingChange)}
-    return ratings, changes
+    totals = {repr(sorted(row.model_dump().items())) for row in rows(referee, PlayerTotals)}
+    return ratings, changes, totals
 
 
 def ratings_cli(referee: Referee, *args: str) -> tuple[int, str]:
@@ -85,15 +86,21 @@ def test_rebuild_after_200_random_rated_games_gets_exactly_the_stored_figures(
         session.add(rating)
         change = session.get(RatingChange, (last, _seated(referee, last)))
         session.delete(change)
+        # And a player's totals (its profile's counts) one game short.
+        totals = session.get(PlayerTotals, ADDRESSES[1])
+        assert totals is not None
+        totals.games_finished -= 1
+        session.add(totals)
     code, output = ratings_cli(referee, "--check")
     assert code == 1, output
     assert f"rating {ADDRESSES[0]} maniki: stored mu=" in output
     assert f"change {last} " in output and "missing" in output
-    assert "2 figures differed" in output
+    assert f"totals {ADDRESSES[1]}: stored games_finished=" in output
+    assert "3 figures differed" in output
     assert figures(referee) != stored
     code, output = ratings_cli(referee)
     assert code == 0, output
-    assert "2 figures differed and were rewritten" in output
+    assert "3 figures differed and were rewritten" in output
     assert figures(referee) == stored
     assert ratings_cli(referee, "--check")[0] == 0
 

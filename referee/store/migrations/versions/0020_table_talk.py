@@ -1,7 +1,7 @@
 """Table talk: seats' messages, what each seat has seen, mutes, and private notes
 
 Revision ID: 0020
-Revises: 0018
+Revises: 0019
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0020"
-# 0019 is another branch's; the integrator renumbers when both land.
-down_revision = "0018"
+down_revision = "0019"
 branch_labels = None
 depends_on = None
 
