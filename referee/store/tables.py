@@ -612,7 +612,11 @@ class TableMessage(SQLModel, table=True):
 
     __tablename__ = "message"
     # A seat's messages of the last hour are counted at each new one.
-    __table_args__ = (Index("ix_message_seat_created", "game_id", "seat", "created_at"),)
+    # And the sweep of unseen messages (`referee.service.talk_mailing`) reads the last days'.
+    __table_args__ = (
+        Index("ix_message_seat_created", "game_id", "seat", "created_at"),
+        Index("ix_message_created", "created_at"),
+    )
 
     game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
     seq: int = Field(primary_key=True)

@@ -1,4 +1,5 @@
-"""Table talk by mail: when each seat was last sent the mail of its unseen messages
+"""Table talk by mail: when each seat was last sent the mail of its unseen messages, and
+messages found by their time
 
 Revision ID: 0021
 Revises: 0020
@@ -22,7 +23,9 @@ def upgrade() -> None:
         sa.Column("seat", sa.Integer(), primary_key=True),
         sa.Column("sent_at", sa.String(40), nullable=False),
     )
+    op.create_index("ix_message_created", "message", ["created_at"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_message_created", table_name="message")
     op.drop_table("message_mail")
