@@ -86,6 +86,8 @@ class _Words:
 
     text: str
     alone: bool
+    # Why they are held back before anything is tried (a robot's, most likely), or None.
+    held: str | None
     answer: bool
     quiet_until: str | None
     in_reply_to: str | None
@@ -130,20 +132,24 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
         parts = split_reply(reads.rules_of(game), game.options, reply.paragraphs, reply.subject)
         words = None
         if parts.words:
+            held = _held(session, game_id, seat, parts.words, allowed)
             alone = parts.read is None
             words = _Words(
-                parts.words, alone, allowed.answer, allowed.quiet_until, reply.message_id
+                parts.words, alone, held, allowed.answer, allowed.quiet_until, reply.message_id
             )
         if parts.read is None:
-            # Words alone: passed on below, once this reply is taken for good.
-            outcome, inbound.submission_id = PASSED_ON, None
+            # Words alone (there is no read only with words): passed on below, once this
+            # reply is taken for good.
+            assert words is not None
+            outcome = PASSED_ON if words.held is None else f"words not passed on ({words.held})"
+            inbound.submission_id = None
         else:
             outcome, inbound.submission_id = _act(
                 session, game, seat, address, reply, parts.read, named.version, published, allowed
             )
         inbound.answered = allowed.answer and outcome != "accepted"
         inbound.quiet_until = allowed.quiet_until if inbound.answered else None
-        if not allowed.answer and outcome != "accepted":
+        if not allowed.answer and outcome != "accepted" and parts.read is not None:
             outcome = f"{outcome} (past the answer cap)"
         inbound.outcome = outcome
         session.add(inbound)
@@ -158,10 +164,9 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
 def _pass_on(referee: Referee, game_id: str, seat: int, words: _Words, outcome: str) -> str:
     """Pass a reply's words on to the other seats; answer the sender when they came alone
     or could not be passed on. Returns the reply's outcome with what became of them."""
-    refused = _repeated(referee, game_id, seat, words)
-    if not words.answer:
-        # Past the cap on answers: a robot's, most likely, whose words are no one's.
-        return f"{outcome}, words not passed on (past the answer cap)"
+    if words.held is not None and not words.answer:
+        return outcome if words.alone else f"{outcome}, words not passed on ({words.held})"
+    refused = words.held
     if refused is None:
         try:
             table_talk.post_message(referee, game_id, seat, words.text, via="mail")
@@ -185,15 +190,21 @@ def _pass_on(referee: Referee, game_id: str, seat: int, words: _Words, outcome: 
         publish(referee, Published(news=True))
     if refused is None:
         return outcome if words.alone else f"{outcome}, words passed on"
+    if words.alone:
+        return f"words not passed on ({refused})"
     return f"{outcome}, words not passed on ({refused})"
 
 
-def _repeated(referee: Referee, game_id: str, seat: int, words: _Words) -> str | None:
-    """Why the words are not passed on when they are the seat's last message again."""
+def _held(
+    session: Session, game_id: str, seat: int, text: str, allowed: reply_cap.Allowance
+) -> str | None:
+    """Why a reply's words are not passed on before anything is tried: past the cap on
+    answers, or the seat's last message again (a robot's, most likely)."""
+    if not allowed.answer:
+        return "past the answer cap"
     since = stamp(parse_stamp(now()) - REPEAT_WINDOW)
-    with referee.db.reading() as session:
-        last = message_mail_rows.last_text(session, game_id, seat, since)
-    if last is not None and last == talk_text.shown(words.text):
+    last = message_mail_rows.last_text(session, game_id, seat, since)
+    if last is not None and last == talk_text.shown(text):
         return "they are the same as your last message, which the other players have"
     return None
 
