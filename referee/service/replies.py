@@ -77,6 +77,7 @@ DROPPED = "dropped"
 DUPLICATE = "duplicate"
 SCREENED = "screened"
 PASSED_ON = "passed on"
+NOT_PASSED_ON = "not passed on"
 REPEAT_WINDOW = timedelta(days=1)
 
 
@@ -141,7 +142,7 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
             # Words alone (there is no read only with words): passed on below, once this
             # reply is taken for good.
             assert words is not None
-            outcome = PASSED_ON if words.held is None else f"words not passed on ({words.held})"
+            outcome = PASSED_ON if words.held is None else NOT_PASSED_ON
             inbound.submission_id = None
         else:
             outcome, inbound.submission_id = _act(
@@ -149,7 +150,7 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
             )
         inbound.answered = allowed.answer and outcome != "accepted"
         inbound.quiet_until = allowed.quiet_until if inbound.answered else None
-        if not allowed.answer and outcome != "accepted" and parts.read is not None:
+        if not allowed.answer and outcome != "accepted":
             outcome = f"{outcome} (past the answer cap)"
         inbound.outcome = outcome
         session.add(inbound)
@@ -165,7 +166,7 @@ def _pass_on(referee: Referee, game_id: str, seat: int, words: _Words, outcome: 
     """Pass a reply's words on to the other seats; answer the sender when they came alone
     or could not be passed on. Returns the reply's outcome with what became of them."""
     if words.held is not None and not words.answer:
-        return outcome if words.alone else f"{outcome}, words not passed on ({words.held})"
+        return outcome if words.alone else f"{outcome}, words not passed on"
     refused = words.held
     if refused is None:
         try:
@@ -191,7 +192,7 @@ def _pass_on(referee: Referee, game_id: str, seat: int, words: _Words, outcome: 
     if refused is None:
         return outcome if words.alone else f"{outcome}, words passed on"
     if words.alone:
-        return f"words not passed on ({refused})"
+        return f"{NOT_PASSED_ON} ({refused})"
     return f"{outcome}, words not passed on ({refused})"
 
 

@@ -12,7 +12,7 @@ from referee.service import Referee, table_talk
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.replies import Reply, take_reply
 from referee.store import keys
-from referee.store.tables import Game, Outbox, OutboxKind, Submission, TableMessage
+from referee.store.tables import Game, Inbound, Outbox, OutboxKind, Submission, TableMessage
 
 ANN, BOB = "ann@players.test", "bob@players.test"
 
@@ -94,10 +94,10 @@ def test_the_same_words_again_are_not_passed_on_and_too_long_are_answered(
     robot = [["Thank you for your mail. I am away until Monday."]]
     assert take_reply(referee, reply(referee, game_id, robot, "f")).outcome == "passed on"
     again = take_reply(referee, reply(referee, game_id, robot, "g"))
-    assert again.outcome.startswith("words not passed on (they are the same")
+    assert again.outcome.startswith("not passed on (they are the same")
     assert len(rows(referee, TableMessage, game_id)) == 1
     long = take_reply(referee, reply(referee, game_id, [["word " * 300]], "h"))
-    assert long.outcome.startswith("words not passed on (a message holds at most 1000")
+    assert long.outcome.startswith("not passed on (a message holds at most 1000")
     answers = [row.payload for row in rows(referee, Outbox, game_id) if row.kind == "passed_on"]
     assert [found["passed_on"] for found in answers] == [True, False, False]
     assert "at most 1000 characters" in answers[-1]["reason"]
@@ -109,7 +109,9 @@ def test_past_the_cap_on_answers_words_are_not_passed_on(referee: Referee) -> No
     for number in range(cap + 3):
         said = [[f"Automatic note number {number}: I read mail on Mondays."]]
         taken = take_reply(referee, reply(referee, game_id, said, f"cap{number}"))
-    assert taken.outcome == "words not passed on (past the answer cap)"
+    assert taken.outcome == "not passed on (past the answer cap)"
     assert len(rows(referee, TableMessage, game_id)) == cap
     answers = [row for row in rows(referee, Outbox, game_id) if row.kind == "passed_on"]
     assert len(answers) == cap and answers[-1].payload.get("quiet_until")
+    # What is kept of each reply fits its column (PostgreSQL refuses longer).
+    assert all(len(row.outcome) <= 40 for row in rows(referee, Inbound, game_id))
