@@ -144,6 +144,8 @@ NOTATION_WORDS = frozenset(
     }
 )
 _ORDERS = ("ki", "lo", "ni", "ma", "so")
+# The notation words that are a move alone.
+_MOVE_WORDS = frozenset({"resign", "pass"})
 # A line longer than this in words is a sentence, whatever it begins or ends with.
 _SHORT_LINE = 6
 _MOST_NOTATION_WORDS = 8
@@ -270,10 +272,14 @@ def _attempt(rules: AnyGame, options: JSON, line: str) -> bool:
         return True
     if len(tokens) > _SHORT_LINE:
         return False
-    # A move a short line begins or ends with, unless it is one word without a digit:
-    # a sentence may begin with a word that is a MaNiKi order ("So, what now?").
+    # A move a short line begins or ends with ("I resign."), unless it is one word without
+    # a digit that is no notation word: a sentence may begin with a MaNiKi order ("So, what
+    # now?").
     mentioned = mentioned_move(rules, options, text)
-    return mentioned is not None and (len(mentioned.split()) > 1 or _has_digit(mentioned))
+    if mentioned is None:
+        return False
+    word = cleaned(mentioned).lower()
+    return len(mentioned.split()) > 1 or _has_digit(mentioned) or word in _MOVE_WORDS
 
 
 def _has_digit(text: str) -> bool:

@@ -104,6 +104,8 @@ def test_moves_and_words(
         ),
         ("subdivision", [["2c2"], ["Thanks!"], ["3d3"]], 'two different moves, "2c2" and "3d3"'),
         ("subdivision", [["3c4は"], ["よろしく"]], '"3c4は" is not a move'),
+        ("subdivision", [["I resign."], ["Well played."]], '"I resign." is not a move'),
+        ("maniki", [["OK I pass"]], '"OK I pass" is not a move'),
     ],
 )
 def test_move_attempts_are_refused_and_pass_nothing_on(
