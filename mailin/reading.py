@@ -39,11 +39,20 @@ MAX_READ_LINES = 2000
 # The HTML read: a reply's own words come long before this.
 MAX_HTML = 1_000_000
 MAX_PARAGRAPHS = 2
+# Paragraphs read when the reply's words are passed on as a message (`referee.reply_words`).
+MAX_WORD_PARAGRAPHS = 30
 MAX_PARAGRAPH_LINES = 50
 # A hard line break is a mail program's wrapping when the next word would not have fit
 # in this many columns: programs wrap at 72 to 78, people rarely type lines this long.
 WRAP_COLUMNS = 64
-_FORWARD = re.compile(r"^-{2,}\s*(original message|forwarded message)", re.IGNORECASE)
+# Where a quoted or forwarded message begins in mail programs that do not quote with `>`
+# (Outlook, Samsung), in English, French, German and Japanese.
+_FORWARD = re.compile(
+    r"^(?:-{2,}\s*(?:original message|forwarded message|message d'origine|message transf[ée]r[ée]|"
+    r"urspr[üu]ngliche nachricht|original-nachricht|weitergeleitete nachricht|"
+    r"元のメッセージ|転送されたメッセージ)|(?:差出人|送信者)\s*[:\uff1a])",
+    re.IGNORECASE,
+)
 # Every language the library knows but its test fixture ("david").
 _LANGUAGES = [name for name in MAIL_LANGUAGES if name != "david"]
 _HEADERS: re.Pattern[str] = ReplyText(text="", languages=list(_LANGUAGES)).HEADER_REGEX
@@ -248,39 +257,55 @@ def _ends_own_text(raw: str, started: bool) -> bool:
     return raw.rstrip() == "--" or bool(_FORWARD.match(line)) or line.startswith("_____")
 
 
-def own_paragraphs(text: str, hard_wrapped: bool = False) -> list[list[str]]:
-    """The first paragraphs of the player's own text, as lines stripped of spaces.
+def own_paragraphs(
+    text: str, hard_wrapped: bool = False, most: int = MAX_PARAGRAPHS
+) -> list[list[str]]:
+    """The first `most` paragraphs of the player's own text, as lines stripped of spaces.
 
     `hard_wrapped`: the text's line breaks may be a mail program's wrapping
     (plain text that is not flowed), so a line broken at the wrapping width
     is joined with the next. Empty when the reply holds nothing of the player's.
+    Lines are cut at `MAX_MOVE` characters when only a move is looked for (the first
+    paragraphs), at `MAX_LINE` when the words are read too.
     """
+    width = _line_width(most)
     lines = _without_attributions(text).split("\n")
     found: list[list[str]] = []
     paragraph: list[str] = []
     number = 0
-    while number < len(lines) and len(found) < MAX_PARAGRAPHS:
+    while number < len(lines) and len(found) < most:
         line = lines[number].strip()
         if _ends_own_text(lines[number], started=bool(paragraph or found)):
             break
         attribution = None if paragraph or not line else _ends_above_quote(lines, number)
         number = number + 1 if attribution is None else attribution + 1
         if attribution is None and line and not _quoted(line):
-            paragraph.append(line[:MAX_MOVE].rstrip())
+            paragraph.append(line[:width].rstrip())
         elif paragraph:
             found.append(paragraph[:MAX_PARAGRAPH_LINES])
             paragraph = []
     if paragraph:
-        found = [*found, paragraph[:MAX_PARAGRAPH_LINES]][:MAX_PARAGRAPHS]
-    return [_unwrapped(lines) for lines in found] if hard_wrapped else found
+        found = [*found, paragraph[:MAX_PARAGRAPH_LINES]][:most]
+    return [_unwrapped(lines, width) for lines in found] if hard_wrapped else found
 
 
-def _unwrapped(lines: list[str]) -> list[str]:
+def _line_width(most: int) -> int:
+    """How much of a line is read: a move's length, or a message's when words are read."""
+    return MAX_MOVE if most <= MAX_PARAGRAPHS else MAX_LINE
+
+
+def reply_paragraphs(message: EmailMessage) -> list[list[str]]:
+    """The player's own paragraphs of a whole reply: the move and the words to pass on."""
+    text, hard_wrapped = body_text(message)
+    return own_paragraphs(text, hard_wrapped, MAX_WORD_PARAGRAPHS)
+
+
+def _unwrapped(lines: list[str], width: int) -> list[str]:
     """Lines with each one a mail program broke at its width joined with the next."""
     joined = [lines[0]]
     for before, line in itertools.pairwise(lines):
         if len(before) + 1 + len(line.split(" ", 1)[0]) > WRAP_COLUMNS:
-            joined[-1] = f"{joined[-1]} {line}"[:MAX_MOVE]
+            joined[-1] = f"{joined[-1]} {line}"[:width]
         else:
             joined.append(line)
     return joined

@@ -127,10 +127,9 @@ def _read(reply: Reply, raw: bytes) -> Reply:
     """The reply with the player's own text read from the whole message."""
     message = BytesParser(policy=policy.default).parsebytes(raw)
     assert isinstance(message, EmailMessage)
-    text, hard_wrapped = reading.body_text(message)
     return replace(
         reply,
-        paragraphs=reading.own_paragraphs(text, hard_wrapped),
+        paragraphs=reading.reply_paragraphs(message),
         subject=reading.subject_words(message),
     )
 

@@ -116,6 +116,25 @@ def _seen_in(
     return whole, mentioned
 
 
+def line_read(rules: AnyGame, options: JSON, line: str) -> Command | Move | None:
+    """The line read as one move or command, or None when it is neither."""
+    found = _line(rules, options, line)
+    return None if found is None else found.read
+
+
+def mentioned_move(rules: AnyGame, options: JSON, line: str) -> str | None:
+    """The move, as written, that a line that is no move begins or ends with ("sorry, I
+    meant take 50"), the longest; None when it holds none there."""
+    found = next(_mentions(rules, options, line), None)
+    return None if found is None else found.written
+
+
+def cleaned(text: str) -> str:
+    """The text without odd spaces, invisible characters, and the quotes, emoji and full
+    stop around it: what is read of a line."""
+    return _cleaned(text)
+
+
 def _line(rules: AnyGame, options: JSON, line: str) -> _Seen | None:
     """The line read as one move or command, forgiving what leaves no doubt."""
     text = _cleaned(line)

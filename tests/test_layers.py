@@ -28,6 +28,7 @@ PURE = [
     "referee/pace.py",
     "referee/bots",
     "referee/reply_text.py",
+    "referee/reply_words.py",
 ]
 # What pure code may not import: the upper layers, frameworks, I/O, clocks, global random.
 FORBIDDEN_IN_PURE = {

@@ -46,6 +46,11 @@ class Content(Protocol):
     def message_id(self) -> str:
         """Stable for a notice: every attempt on every channel carries the same id."""
 
+    @property
+    def talk_seen(self) -> tuple[tuple[str, int, int], ...]:
+        """The seats' messages its mail shows, as (game, seat, latest number): seen by
+        those seats once the full mail went out (`referee.delivery.talk_lines`)."""
+
     def json(self) -> bytes:
         """The notice as JSON (what a webhook receives)."""
 

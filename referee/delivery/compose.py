@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 from sqlmodel import Session, col, select
 
-from referee.delivery import reachable, wording
+from referee.delivery import reachable, talk_lines, wording
 from referee.delivery.channel import Consent
 from referee.delivery.mail import message_id as notice_message_id
 from referee.delivery.play_links import play_url, works_until
@@ -259,6 +259,7 @@ _PICTURED = frozenset(
         OutboxKind.ANSWER,
         OutboxKind.REFUSED,
         OutboxKind.SEAT_TAKEN,
+        OutboxKind.PASSED_ON,
     }
 )
 # The kinds that list the seat's legal moves when it is to act.
@@ -270,6 +271,7 @@ _LISTING = frozenset(
         OutboxKind.BOARD,
         OutboxKind.ANSWER,
         OutboxKind.REFUSED,
+        OutboxKind.PASSED_ON,
     }
 )
 
@@ -281,7 +283,14 @@ def _shown_version(game: Game, row: Outbox) -> int:
     if kind == OutboxKind.GAME_OVER:
         return game.version
     version = int(row.payload.get("version", game.version))
-    if kind in (OutboxKind.INVITATION, OutboxKind.ANSWER, OutboxKind.HELP, OutboxKind.REFUSED):
+    if kind in (
+        OutboxKind.INVITATION,
+        OutboxKind.ANSWER,
+        OutboxKind.HELP,
+        OutboxKind.REFUSED,
+        OutboxKind.PASSED_ON,
+        OutboxKind.MESSAGES,
+    ):
         version = min(version, game.version)
     return version
 
@@ -363,6 +372,9 @@ def _base_context(
         "away": [],
         "quiet_until": _quiet_until(row),
         "problem": row.payload.get("reason"),
+        "talk": None,
+        "passed_on": row.payload.get("passed_on"),
+        "my_turn": row.seat in shown.view["to_act"],
         "waiting_for": [],
         "personal_link": None,
         # The seat's play-now link: a full mail's alone, never the webhook's text.
@@ -512,6 +524,9 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
     context["thread_names"] = _thread_names(game, seats, typed, handed)
     context |= _deadline_context(session, game, row, shown.version, names)
     context |= _kind_context(game, rules, row, shown, names)
+    # The seats' messages this seat has not seen, up to the notice's own time.
+    talk = talk_lines.unseen(session, game.id, row.seat, names, row.created_at)
+    context["talk"] = talk
     their_reply = row.payload.get("in_reply_to")
     if row.kind == OutboxKind.ANSWER:
         submission = session.get(Submission, row.payload["submission"])
@@ -531,6 +546,7 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
         site=site,
         play_link=play_url(site.public_url, secret, game.id, row.seat),
         their_reply=their_reply if isinstance(their_reply, str) else None,
+        talk_seen=talk_lines.seen_marks([talk]),
     )
 
 
@@ -569,6 +585,8 @@ class Composed:
     site: Site
     # The seat's play-now link (`referee.delivery.play_links`): in its full mails only.
     play_link: str
+    # The messages it shows, seen by the seat once its full mail went out.
+    talk_seen: tuple[tuple[str, int, int], ...] = ()
 
     def json(self) -> bytes:
         """The notice as JSON, with the mail's text less anything personal (links, consent)."""
@@ -721,6 +739,8 @@ class SignInLink:
     link: str
     minutes: int
     site: Site
+    # It shows no messages.
+    talk_seen: tuple[tuple[str, int, int], ...] = ()
 
     def json(self) -> bytes:
         """What a webhook would get, were it sent one (it is not): never the link."""

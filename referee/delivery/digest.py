@@ -18,13 +18,13 @@ a digest may hold those alone.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import Any
 
 from sqlmodel import Session
 
-from referee.delivery import wording
+from referee.delivery import talk_lines, wording
 from referee.delivery.channel import Consent
 from referee.delivery.compose import (
     Site,
@@ -57,6 +57,8 @@ class Listed:
     deadline: str
     summary: str
     link: str
+    # The seat's messages it has not seen in this game (`referee.delivery.talk_lines`).
+    talk: talk_lines.Unseen | None = None
 
 
 def _summary(rules: Any, state: Any, version: int, names: list[str]) -> str:
@@ -91,6 +93,7 @@ def _listed(
         deadline=("runs out " + wording.moment(parse_stamp(due), sent)) if due else "no deadline",
         summary=_summary(rules, state, version, names),
         link=link,
+        talk=talk_lines.unseen(session, game.id, seat, names, row.created_at),
     )
 
 
@@ -98,18 +101,22 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Digest:
     """The digest notice `row`, its games read at once and listed in the notice's order."""
     assert row.id is not None and row.kind == OutboxKind.DIGEST
     entries = row.payload["games"]
-    found = digest_rows.listed_games(session, [entry["game"] for entry in entries])
-    games = [
-        _listed(
-            session,
-            row,
-            entry,
-            found[entry["game"]],
-            play_url(site.public_url, secret, entry["game"], int(entry["seat"])),
-        )
-        for entry in entries
-        if entry["game"] in found
-    ]
+    talk = row.payload.get("talk", [])
+    found = digest_rows.listed_games(session, [entry["game"] for entry in entries + talk])
+    games, talk_games = (
+        [
+            _listed(
+                session,
+                row,
+                entry,
+                found[entry["game"]],
+                play_url(site.public_url, secret, entry["game"], int(entry["seat"])),
+            )
+            for entry in listed
+            if entry["game"] in found
+        ]
+        for listed in (entries, talk)
+    )
     told = row.payload.get("seeks", [])
     new = row.payload.get("new_seeks", [])
     lines = described(session, [entry["seek"] for entry in told] + new, site)
@@ -124,6 +131,8 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Digest:
             if entry["seek"] in lines
         ],
         new_seeks=[lines[seek_id] for seek_id in new if seek_id in lines],
+        talk_games=[game for game in talk_games if game.talk is not None],
+        talk_seen=talk_lines.seen_marks(game.talk for game in games + talk_games),
     )
 
 
@@ -153,6 +162,10 @@ class Digest:
     site: Site
     seeks: list[ToldSeek]
     new_seeks: list[SeekLine]
+    # The player's other games holding messages it has not seen.
+    talk_games: list[Listed] = field(default_factory=list)
+    # The messages it shows, seen once it went out.
+    talk_seen: tuple[tuple[str, int, int], ...] = ()
 
     def json(self) -> bytes:
         """The digest as data, without its links (which are the player's alone)."""
@@ -174,6 +187,8 @@ class Digest:
     def subject(self) -> str:
         if self.games:
             return f"Your turn in {wording.counted(len(self.games), 'game')}"
+        if self.talk_games:
+            return "Messages from your games"
         return "News of open games"
 
     def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
@@ -184,6 +199,7 @@ class Digest:
             "games": self.games,
             "seeks": self.seeks,
             "new_seeks": self.new_seeks,
+            "talk_games": self.talk_games,
             "lobby": f"{site.public_url}/seeks",
             "subject": self.subject(),
             "settings": f"{site.public_url}/me/settings",

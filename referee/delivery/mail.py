@@ -40,12 +40,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import EmailMessage
+from functools import partial
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import sqlalchemy as sa
 
-from referee.delivery import mail_consent, wishes
+from referee.delivery import mail_consent, talk_lines, wishes
 from referee.delivery.channel import Build, Consent, Outcome, Sent, Skipped, backoff
 from referee.settings import Settings
 from referee.store import addresses, bounce_reports, delivery, keys, mail_settings, reads
@@ -273,10 +274,19 @@ class MailSender:
         # Reports of this mail's delivery come back to an address naming its recipient (VERP).
         token = bounce_reports.token_of(self.db, self.secret, known)
         bounce_to = f"bounce+{token}@{self.settings.mail_domain}"
-        self.transport.send(build().mail(recipient.email, consent, root), bounce_to)
-        if consent.link is None:
+        content = build()
+        self.transport.send(content.mail(recipient.email, consent, root), bounce_to)
+        # The one invitation asking to accept shows nothing of the game: no message seen.
+        seen = () if consent.ask else content.talk_seen
+        if consent.link is None and not seen:
             return Sent()
-        return Sent(lambda: addresses.linked(self.db, job.game_id, job.seat))
+        return Sent(partial(self._followed, job, consent.link is not None, seen))
+
+    def _followed(self, job: Claimed, linked: bool, seen: tuple[tuple[str, int, int], ...]) -> None:
+        """What follows from a mail that went out: its link sent, its messages seen."""
+        if linked:
+            addresses.linked(self.db, job.game_id, job.seat)
+        talk_lines.mark_seen(self.db, seen)
 
     def failed(self, job: Claimed, error: str, moment: datetime) -> float:
         return backoff(self.settings, job.attempts)

@@ -99,6 +99,8 @@ class SeekMail:
     kind: str
     seeks: list[SeekLine]
     site: Site
+    # It shows no messages.
+    talk_seen: tuple[tuple[str, int, int], ...] = ()
 
     def json(self) -> bytes:
         """What a webhook would get, were it sent one (it is not): the seeks' ids alone."""

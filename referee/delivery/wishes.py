@@ -5,7 +5,8 @@ The mail channel asks `withheld` when a notice's turn comes to be sent
 queued. Webhooks do not ask: a seat's webhook is its own choice, made for
 that seat, and hears everything as before.
 
-- A turn (`your_turn`) and a round's end (`round_over`) are mailed only with
+- A turn (`your_turn`), a round's end (`round_over`) and the short mail of
+  messages not seen for an hour (`messages`) are mailed only with
   `turn_mail` = `each`: under `digest` the digest tells of turns instead, under
   `off` nothing does.
 - A deadline reminder follows `reminders` alone (so it still comes under
@@ -16,7 +17,7 @@ that seat, and hears everything as before.
   `arrived`).
 - The invitation, the mail telling a player which bot's seat it took over
   (`seat_taken`, its first of the game), answers to the player's own doing (a reply, help, the
-  board, a rematch, a move the referee played for it when time ran out)
+  board, a rematch, words passed on, a move the referee played for it when time ran out)
   always go: they carry a game's first link, or answer what the player did.
 - The digest goes while `turn_mail` is still `digest`; a sign-in link always.
 - What is told of open games one by one (an invitation to a private seek, a
@@ -38,7 +39,7 @@ _OF_SEEKS = {
     TurnMail.DIGEST: "the player is told of open games by its digest",
     TurnMail.OFF: "the player turned turn mail off",
 }
-_PER_TURN = frozenset({OutboxKind.YOUR_TURN, OutboxKind.ROUND_OVER})
+_PER_TURN = frozenset({OutboxKind.YOUR_TURN, OutboxKind.ROUND_OVER, OutboxKind.MESSAGES})
 _FOLLOW_MUTE = frozenset(
     {
         *_PER_TURN,

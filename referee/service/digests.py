@@ -23,7 +23,7 @@ transaction of a few statements, whatever the number of their games.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.seek_telling import DigestNews, digest_news
 from referee.service.vacations import due_times
-from referee.store import digest_rows
+from referee.store import digest_rows, table_messages
 from referee.store.appending import outbox_row
 from referee.store.clock import stamp
 from referee.store.digest_rows import HeldSeat
@@ -68,8 +68,12 @@ def sweep_digests(referee: Referee, moment: datetime) -> int:
             dues = due_times(session, held, moment)
             seeks = digest_news(session, {address: last.get(address) for address in claimed}, hour)
             turning = {seat.address for seat in held if seat.seat in seat.to_act}
+            waiting = [(seat.game_id, seat.seat) for seat in held if seat.seat not in seat.to_act]
+            talk = {
+                (found.game_id, found.seat) for found in table_messages.unread(session, waiting)
+            }
             carriers = digest_rows.carriers(connection, [a for a in seeks if a not in turning])
-            notices = digest_notices(held, dues, hour_stamp, stamp(moment), seeks, carriers)
+            notices = digest_notices(held, dues, hour_stamp, stamp(moment), seeks, carriers, talk)
             write(connection, None, notices)
         written += len(notices)
     publish(referee, Published(news=written > 0))
@@ -83,18 +87,23 @@ def digest_notices(
     at: str,
     seeks: Mapping[str, DigestNews] | None = None,
     carriers: Mapping[str, tuple[str, int]] | None = None,
+    talk: Collection[tuple[str, int]] = (),
 ) -> list[dict[str, Any]]:
-    """One notice per player with a turn in `held` or news of open games in `seeks`: its
+    """One notice per player with a turn in `held`, news of open games in `seeks`, or
+    messages it has not seen in one of its other games (`talk`, game and seat): its
     turns, the soonest deadline first (then the oldest game), carried by the seat of the
-    first; with no turn, its news alone, carried by its seat in `carriers`."""
+    first; with no turn, by a game with messages, else its seat in `carriers`."""
     seeks, carriers = seeks or {}, carriers or {}
     turns: dict[str, list[tuple[HeldSeat, str | None]]] = defaultdict(list)
+    talking: dict[str, list[HeldSeat]] = defaultdict(list)
     for seat in held:
         if seat.seat in seat.to_act:
             due = dues.get(seat.game_id)
             turns[seat.address].append((seat, None if due is None else stamp(due)))
+        elif (seat.game_id, seat.seat) in talk:
+            talking[seat.address].append(seat)
     notices = []
-    for address in sorted(turns.keys() | seeks.keys()):
+    for address in sorted(turns.keys() | seeks.keys() | talking.keys()):
         listed = sorted(
             turns[address],
             key=lambda turn: (turn[1] is None, turn[1] or "", turn[0].created_at, turn[0].game_id),
@@ -107,12 +116,22 @@ def digest_notices(
         news = seeks.get(address)
         if news:
             payload |= {"seeks": news.told, "new_seeks": news.new}
-        if listed:
-            carrier = (listed[0][0].game_id, listed[0][0].seat)
-        elif address in carriers:
-            carrier = carriers[address]
-        else:
+        others = sorted(talking[address], key=lambda seat: (seat.created_at, seat.game_id))
+        if others:
+            payload["talk"] = [
+                {"game": seat.game_id, "seat": seat.seat, "version": seat.version}
+                for seat in others
+            ]
+        carrier = _carrier([seat for seat, _due in listed] + others, carriers.get(address))
+        if carrier is None:
             # No seat reaches it in full (its games are all of untrusted clients).
             continue
         notices.append(outbox_row(carrier[0], OutboxKind.DIGEST, carrier[1], payload, at))
     return notices
+
+
+def _carrier(shown: list[HeldSeat], fallback: tuple[str, int] | None) -> tuple[str, int] | None:
+    """The seat carrying a digest: that of the first game it shows, else `fallback`."""
+    if shown:
+        return shown[0].game_id, shown[0].seat
+    return fallback

@@ -34,6 +34,7 @@ from referee.service.seek_telling import sweep_seek_news
 from referee.service.seeks import expire_seeks
 from referee.service.signing_in import request_sign_in
 from referee.service.standing_seeks import top_up
+from referee.service.talk_mailing import sweep_message_mail
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -53,10 +54,12 @@ def _deadlines(referee: Referee, at: str | None = None) -> dict[str, list[str]]:
 
 
 def _digests(referee: Referee, at: str | None = None) -> int:
-    """The digests due in the hour of `at` (ISO 8601; default: now), and the daily mails of
-    new open games due then; how many of both were written."""
+    """The digests due in the hour of `at` (ISO 8601; default: now), the daily mails of
+    new open games due then, and the mails of messages seats have not seen for an hour;
+    how many of them all were written."""
     moment = datetime.fromisoformat(at) if at else datetime.now(UTC)
-    return sweep_digests(referee, moment) + sweep_seek_news(referee, moment)
+    written = sweep_digests(referee, moment) + sweep_seek_news(referee, moment)
+    return written + sweep_message_mail(referee, moment)
 
 
 def _seeks(referee: Referee, at: str | None = None) -> dict[str, list[str]]:

@@ -7,26 +7,38 @@ to the referee's mail, `help` and `board` are answered at once, a move is
 submitted like any other (seen at the answered mail's version; the worker
 decides it and mails the answer), and text that is no move gets a mail
 saying why. Mail from a machine is taken and dropped without an answer.
+
+Words to people beside the move (`referee.reply_words`) are passed on to the
+other seats as a message (`table_talk.post_message`, via "mail") once the
+reply is taken; a reply of words alone is answered that they were passed on
+(and whether it is still the seat's turn), and words that could not be (too
+many messages this hour, too long) are answered so. A refused reply passes
+nothing on. Against a robot that answers every mail without saying so (RFC
+3834), words are not passed on past the cap on answers (`reply_cap`), nor
+when they are the seat's last message again, within `REPEAT_WINDOW`: an
+autoresponder's second and later answers say what its first said.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from referee.reply_text import Command, Unread, read_reply, same_address
-from referee.service import consent, refusals, rematching, reply_cap
+from referee import talk_text
+from referee.reply_text import Command, Read, Unread, same_address
+from referee.reply_words import split_reply
+from referee.service import consent, refusals, rematching, reply_cap, table_talk
 from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee.store import addresses, bounce_reports, keys, reads, rematches
+from referee.store import addresses, bounce_reports, keys, message_mail_rows, reads, rematches
 from referee.store.appending import outbox_row
-from referee.store.clock import now
+from referee.store.clock import now, parse_stamp, stamp
 from referee.store.tables import Game, Inbound, OutboxKind, Source
 
 if TYPE_CHECKING:
@@ -64,6 +76,22 @@ class Taken:
 DROPPED = "dropped"
 DUPLICATE = "duplicate"
 SCREENED = "screened"
+PASSED_ON = "passed on"
+NOT_PASSED_ON = "not passed on"
+REPEAT_WINDOW = timedelta(days=1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """Words of a reply to pass on once it is taken, and how its answer may go."""
+
+    text: str
+    alone: bool
+    # Why they are held back before anything is tried (a robot's, most likely), or None.
+    held: str | None
+    answer: bool
+    quiet_until: str | None
+    in_reply_to: str | None
 
 
 def reply_seat(referee: Referee, token: str) -> keys.ReplyKey:
@@ -102,9 +130,24 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
             session.rollback()
             return Taken(DUPLICATE, game_id, seat)
         allowed = reply_cap.allowance(session, referee.settings, game_id, seat, datetime.now(UTC))
-        outcome, inbound.submission_id = _act(
-            session, game, seat, address, reply, named.version, published, allowed
-        )
+        parts = split_reply(reads.rules_of(game), game.options, reply.paragraphs, reply.subject)
+        words = None
+        if parts.words:
+            held = _held(session, game_id, seat, parts.words, allowed)
+            alone = parts.read is None
+            words = _Words(
+                parts.words, alone, held, allowed.answer, allowed.quiet_until, reply.message_id
+            )
+        if parts.read is None:
+            # Words alone (there is no read only with words): passed on below, once this
+            # reply is taken for good.
+            assert words is not None
+            outcome = PASSED_ON if words.held is None else NOT_PASSED_ON
+            inbound.submission_id = None
+        else:
+            outcome, inbound.submission_id = _act(
+                session, game, seat, address, reply, parts.read, named.version, published, allowed
+            )
         inbound.answered = allowed.answer and outcome != "accepted"
         inbound.quiet_until = allowed.quiet_until if inbound.answered else None
         if not allowed.answer and outcome != "accepted":
@@ -114,7 +157,57 @@ def take_reply(referee: Referee, reply: Reply) -> Taken:
     publish(referee, published)
     for finished, rematch_id in published.rematches:
         rematching.start_rematch(referee, finished, rematch_id)
+    if words is not None:
+        outcome = _pass_on(referee, game_id, seat, words, outcome)
     return Taken(outcome, game_id, seat)
+
+
+def _pass_on(referee: Referee, game_id: str, seat: int, words: _Words, outcome: str) -> str:
+    """Pass a reply's words on to the other seats; answer the sender when they came alone
+    or could not be passed on. Returns the reply's outcome with what became of them."""
+    if words.held is not None and not words.answer:
+        return outcome if words.alone else f"{outcome}, words not passed on"
+    refused = words.held
+    if refused is None:
+        try:
+            table_talk.post_message(referee, game_id, seat, words.text, via="mail")
+        except (refusals.BadMessage, refusals.TooManyMessages) as problem:
+            refused = problem.reason
+    if words.alone or refused is not None:
+        with referee.db.transaction() as session:
+            game = session.get(Game, game_id)
+            assert game is not None
+            answer: dict[str, Any] = {
+                "in_reply_to": words.in_reply_to,
+                "version": game.version,
+                "passed_on": refused is None,
+            }
+            if refused is not None:
+                answer["reason"] = refused
+            if words.quiet_until is not None:
+                answer["quiet_until"] = words.quiet_until
+            notice = outbox_row(game_id, OutboxKind.PASSED_ON, seat, answer, now())
+            write(session.connection(), None, [notice])
+        publish(referee, Published(news=True))
+    if refused is None:
+        return outcome if words.alone else f"{outcome}, words passed on"
+    if words.alone:
+        return f"{NOT_PASSED_ON} ({refused})"
+    return f"{outcome}, words not passed on ({refused})"
+
+
+def _held(
+    session: Session, game_id: str, seat: int, text: str, allowed: reply_cap.Allowance
+) -> str | None:
+    """Why a reply's words are not passed on before anything is tried: past the cap on
+    answers, or the seat's last message again (a robot's, most likely)."""
+    if not allowed.answer:
+        return "past the answer cap"
+    since = stamp(parse_stamp(now()) - REPEAT_WINDOW)
+    last = message_mail_rows.last_text(session, game_id, seat, since)
+    if last is not None and last == talk_text.shown(text):
+        return "they are the same as your last message, which the other players have"
+    return None
 
 
 def screen_reply(referee: Referee, reply: Reply) -> Taken:
@@ -172,13 +265,14 @@ def _act(
     seat: int,
     address: str,
     reply: Reply,
+    read: Read,
     seen: int | None,
     published: Published,
     allowed: reply_cap.Allowance,
 ) -> tuple[str, str | None]:
-    """Do what the reply says; returns the outcome and the submission it made, if any.
-    Fills `published` with what to publish; answers only as `allowed`."""
-    read = read_reply(reads.rules_of(game), game.options, reply.paragraphs, reply.subject)
+    """Do what the reply's move or command says (`read`); returns the outcome and the
+    submission it made, if any. Fills `published` with what to publish; answers only as
+    `allowed`."""
     if read == Command("accept"):
         # The seat's own address (the sender check) says yes to our mail.
         known = addresses.find(session, address) if address else None

@@ -92,6 +92,11 @@ class OutboxKind(StrEnum):
     SEEK_WITHDRAWN = "seek_withdrawn"
     SEEK_EXPIRED = "seek_expired"
     SEEK_NEWS = "seek_news"
+    # Table talk by mail (`referee.service.talk_mailing`): the answer to a reply whose
+    # words were passed on to the other seats (or could not be), and the short mail of
+    # the messages a seat has not seen for an hour.
+    PASSED_ON = "passed_on"
+    MESSAGES = "messages"
     # The benchmark's floor: a row written already sent, never delivered.
     BENCH = "bench"
 
@@ -613,7 +618,11 @@ class TableMessage(SQLModel, table=True):
 
     __tablename__ = "message"
     # A seat's messages of the last hour are counted at each new one.
-    __table_args__ = (Index("ix_message_seat_created", "game_id", "seat", "created_at"),)
+    # And the sweep of unseen messages (`referee.service.talk_mailing`) reads the last days'.
+    __table_args__ = (
+        Index("ix_message_seat_created", "game_id", "seat", "created_at"),
+        Index("ix_message_created", "created_at"),
+    )
 
     game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
     seq: int = Field(primary_key=True)
@@ -652,6 +661,16 @@ class SeatNote(SQLModel, table=True):
     seat: int = Field(primary_key=True)
     text: str = Field(max_length=4000)
     updated_at: str = Field(max_length=40)
+
+
+class MessageMail(SQLModel, table=True):
+    """When a seat was last sent the short mail of the messages it had not seen
+    (`referee.service.talk_mailing`): at most one per game and seat in 6 hours."""
+
+    __tablename__ = "message_mail"
+    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    seat: int = Field(primary_key=True)
+    sent_at: str = Field(max_length=40)
 
 
 class Snapshot(SQLModel, table=True):

@@ -1,11 +1,12 @@
 """Mail loops: a robot that answers every mail gets a few answers, then silence.
 
 An autoresponder that ignores RFC 3834 (no `Auto-Submitted`, no
-`Precedence`, a subject the reader does not know) sends the referee a reply
-it cannot read, over and over. Against the real processes (`referee serve`,
-a worker, `referee mail-in`, the players' SMTP server), only
-`REFEREE_MAIL_ANSWERS` answers go out, the last one saying so; the seat's
-moves are still played, and another seat's answers are its own.
+`Precedence`, a subject the reader does not know) sends the referee the
+same words, over and over. Against the real processes (`referee serve`,
+a worker, `referee mail-in`, the players' SMTP server), its words reach the
+other seats once (as a person's would: nothing tells them apart yet), never
+again; only `REFEREE_MAIL_ANSWERS` answers go out, the last one saying so;
+the seat's moves are still played, and another seat's answers are its own.
 """
 
 from __future__ import annotations
@@ -46,7 +47,17 @@ def robot_reply(env: MailService, turn: Received, number: int) -> None:
 
 
 def refusals_to(env: MailService, address: str, after: int) -> list[Received]:
-    return [m for m in env.mailbox.to(address)[after:] if kind(m) == "refused"]
+    """The answers to replies that played nothing: refused, or of words passed on or not."""
+    return [m for m in env.mailbox.to(address)[after:] if kind(m) in ("refused", "passed_on")]
+
+
+def messages(env: MailService, game: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    """The game's messages as a seat reads them."""
+    token = str(game["seats"][seat]["token"])
+    found = Client(env.service.url).get(f"/v1/games/{game['id']}/messages", token)
+    assert found.status_code == 200, found.text
+    listed: list[dict[str, Any]] = found.json()["messages"]
+    return listed
 
 
 def version(env: MailService, game_id: str) -> int:
@@ -68,7 +79,7 @@ def test_twenty_robot_replies_get_the_cap_of_answers_and_moves_still_play(
 
     for number in range(20):
         robot_reply(env, turn, number)
-    wait_mail(env, ANN, "refused", after=before)
+    wait_mail(env, ANN, "passed_on", after=before)
     deadline = time.monotonic() + 30
     while len(refusals_to(env, ANN, before)) < CAP and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -85,6 +96,11 @@ def test_twenty_robot_replies_get_the_cap_of_answers_and_moves_still_play(
     lines = [line for line in env.inbound.output().splitlines() if "from=" + ANN in line]
     assert len(lines) == 20
     assert sum("past the answer cap" in line for line in lines) == 20 - CAP
+    # Its words reached Bob once: the first reply's, as a person's would have.
+    said = [found["text"] for found in messages(env, game, 1)]
+    assert said == ["Thank you for your message. I read my mail on Mondays only."]
+    assert "passed on to the other players" in texts[0]
+    assert all("not passed on" in text for text in texts[1:])
 
     # The cap is on answers, not on moves: Ann's move is played, and answered.
     move = listed_moves(text_of(turn.mail))[0]
@@ -97,7 +113,7 @@ def test_twenty_robot_replies_get_the_cap_of_answers_and_moves_still_play(
     # Another seat's answers are its own.
     bob_turn = wait_mail(env, BOB, "your_turn", 1)
     before = len(env.mailbox.to(BOB))
-    garbage = answer(bob_turn, "what a game", BOB, "<bob-1@robots.test>")
-    env.reply(str(bob_turn.mail["Reply-To"]), garbage, BOB)
-    bobs = wait_mail(env, BOB, "refused", after=before)
+    words = answer(bob_turn, "what a game", BOB, "<bob-1@robots.test>")
+    env.reply(str(bob_turn.mail["Reply-To"]), words, BOB)
+    bobs = wait_mail(env, BOB, "passed_on", after=before)
     assert STOPS not in text_of(bobs.mail)

@@ -84,7 +84,9 @@ def test_garbage_gets_an_answer_and_no_move(
     mail_service: MailService, game: dict[str, Any]
 ) -> None:
     before = count(mail_service, ANN)
-    reply(mail_service, game["turn"], "I think I'd rather go for a walk")
+    # Words to people are passed on (tests/mail/test_talk_by_mail.py); a move that
+    # cannot be read is refused.
+    reply(mail_service, game["turn"], "c3c3c")
     refused = wait_mail(mail_service, ANN, "refused", after=before)
     assert "could not be read as a move" in text_of(refused.mail)
     assert "expected" in text_of(refused.mail) or "not" in text_of(refused.mail)

@@ -361,7 +361,7 @@ def test_a_strangers_later_game_quotes_its_names_plainly_in_every_mail(
     client = Client(env.service.url)
     seen = len(env.mailbox.to(bob))
     turn = wait_mail(env, bob, "your_turn", 0, after=seen)
-    for command in ("help", "board", "take the red one"):
+    for command in ("help", "board", "take 99"):
         reply_to(env, turn, command, bob)
     for wanted in ("help", "board", "refused"):
         wait_mail(env, bob, wanted, after=seen)

@@ -17,10 +17,10 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import col, select
 
-from referee.delivery import wishes
+from referee.delivery import talk_lines, wishes
 from referee.delivery.channel import Consent
 from referee.delivery.mail import MailSender
-from referee.service import Referee, refusals
+from referee.service import Referee, refusals, table_talk
 from referee.service.creating import NewGame, create_game
 from referee.service.creating import Player as Seated
 from referee.service.delivering import content
@@ -161,6 +161,34 @@ def test_the_digest_mail_lists_each_game_with_its_play_now_link(referee: Referee
     assert "/seat/" not in text and "play+" not in str(mail)
 
 
+def test_the_digest_shows_unseen_messages_and_lists_other_games_holding_some(
+    referee: Referee,
+) -> None:
+    mine, theirs, quiet = _game(referee, 0), _game(referee, 1), _game(referee, 1)
+    table_talk.post_message(referee, mine, 1, "Your move, Ann <3", via="api")
+    table_talk.post_message(referee, theirs, 1, "Hi P0, I'm thinking.", via="api")
+    table_talk.post_message(referee, theirs, 0, "Take your time, Ann", via="api")
+    _to_digest(referee)
+    sweep_digests(referee, HOUR)
+    (row,) = _digests(referee)
+    assert _listed(row) == [mine]
+    assert row.payload["talk"] == [{"game": theirs, "seat": 1, "version": 0}]
+    assert row.id is not None
+    built = content(referee, row.id)
+    mail = built.mail(ANN, _consent(), None)
+    text = " ".join(_text(mail).split())
+    assert "Messages you have not seen: P1 (" in text and "Your move, Ann <3" in text
+    assert "Messages in your other games:" in text and f"(game {theirs[:8]})" in text
+    # Her own message is not shown to her; the quiet game is not listed.
+    assert "Take your time, Ann" in text and "I'm thinking" not in text
+    assert quiet[:8] not in text
+    html = mail.get_body(preferencelist=("html",))
+    assert html is not None and "Your move, Ann &lt;3" in str(html.get_content())
+    assert built.talk_seen == ((mine, 0, 1), (theirs, 1, 2))
+    talk_lines.mark_seen(referee.db, built.talk_seen)
+    assert table_talk.unseen_messages(referee, mine, 0) == []
+
+
 def test_the_digest_names_a_bots_seat_as_pages_and_mails_do(referee: Referee) -> None:
     players = [Seated("Ann", ANN), Seated("Robo", bot="random")]
     game_id = create_game(referee, NewGame("subdivision", players, {}, trusted=True)).game.id
@@ -209,6 +237,22 @@ def test_digest_notices_order_by_deadline_and_skip_seats_not_to_act() -> None:
     assert notice["payload"]["games"][0]["due_at"].startswith("2031-05-06T09:00:00")
 
 
+def test_digest_notices_list_other_games_with_unseen_messages() -> None:
+    def held(game: str, to_act: list[int], created: str) -> HeldSeat:
+        return HeldSeat(ANN, game, 0, to_act, 3, "2031-05-06T08:00:00+00:00", None, created)
+
+    seats = [held("mine", [0], "2031-01-01"), held("talk", [1], "2031-02-01")]
+    seats.append(held("quiet", [1], "2031-03-01"))
+    hour, at = "2031-05-06T09:00:00+00:00", "2031-05-06T09:00:01+00:00"
+    (notice,) = digest_notices(seats, {}, hour, at, talk={("talk", 0)})
+    assert [entry["game"] for entry in notice["payload"]["games"]] == ["mine"]
+    assert notice["payload"]["talk"] == [{"game": "talk", "seat": 0, "version": 3}]
+    # Messages alone make a digest, carried by their game's seat.
+    (alone,) = digest_notices(seats[1:], {}, hour, at, talk={("talk", 0)})
+    assert alone["game_id"] == "talk" and alone["payload"]["games"] == []
+    assert digest_notices(seats[1:], {}, hour, at) == []
+
+
 # -- what mail follows the settings ------------------------------------------------
 
 
@@ -220,6 +264,10 @@ def test_digest_notices_order_by_deadline_and_skip_seats_not_to_act() -> None:
         (OutboxKind.YOUR_TURN, TurnMail.OFF, True, False, False),
         (OutboxKind.YOUR_TURN, TurnMail.EACH, True, True, False),
         (OutboxKind.ROUND_OVER, TurnMail.DIGEST, True, False, False),
+        (OutboxKind.MESSAGES, TurnMail.EACH, True, False, True),
+        (OutboxKind.MESSAGES, TurnMail.DIGEST, True, False, False),
+        (OutboxKind.MESSAGES, TurnMail.EACH, True, True, False),
+        (OutboxKind.PASSED_ON, TurnMail.OFF, False, True, True),
         (OutboxKind.REMINDER, TurnMail.DIGEST, True, False, True),
         (OutboxKind.REMINDER, TurnMail.OFF, True, False, True),
         (OutboxKind.REMINDER, TurnMail.EACH, False, False, False),

@@ -203,8 +203,8 @@ def test_a_mail_reply_out_of_turn_is_refused_in_the_deciders_words(referee: Refe
     refused = refusals.NotYourTurn()
     assert (submission.code, submission.reason) == (refused.code, refused.reason)
     assert answer.payload == {"submission": submission.id}
-    # Text that is no move at all is answered at once, saying why.
-    taken = take_reply(referee, _reply(referee, game_id, seat, ["no such move"]))
+    # Text written as a move that is none is answered at once, saying why.
+    taken = take_reply(referee, _reply(referee, game_id, seat, ["9z9z"]))
     assert taken.outcome == "refused"
 
 

@@ -2,7 +2,7 @@
 token drops the webhook
 
 Revision ID: 0022
-Revises: 0020 (0021, table talk's mail, when it lands before this)
+Revises: 0021
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0022"
-down_revision = "0020"
+down_revision = "0021"
 branch_labels = None
 depends_on = None
 
