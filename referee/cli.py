@@ -492,7 +492,9 @@ def serve(host: str, port: int, threads: int | None) -> None:
     # those every other request shares, so followers can never take them all.
     threads = (threads or chosen.threads) + chosen.events_max
     waitress = server.create(app, chosen, host, port, threads)
-    click.echo(f"referee: http://{host}:{port}/v1/rules  (database {referee.db.url})")
+    lobby = chosen.public_url.rstrip("/")
+    click.echo(f"referee: the lobby is at {lobby}/  (the API: {lobby}/v1/rules)")
+    click.echo(f"referee: listening on {host}:{port}, database {referee.db.url}")
     waitress.run()
 
 

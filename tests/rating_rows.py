@@ -35,9 +35,10 @@ def game(
     result: dict[str, Any] | None = None,
     finished: datetime | None = None,
     bots: Sequence[int] = (),
+    game_id: str | None = None,
 ) -> str:
     """A game whose seats are given these addresses (None: no address), made at `made`."""
-    game_id = f"t{next(_ids):06d}"
+    game_id = game_id or f"t{next(_ids):06d}"
     session.add(
         Game(
             id=game_id,

@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, make_response, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    jsonify,
+    make_response,
+    render_template,
+    request,
+    url_for,
+)
 from sqlmodel import Session
 
 from api.http import errors
@@ -44,6 +53,8 @@ bp = Blueprint("game", __name__)
 
 # How long a form waits for the referee's answer before showing "recorded".
 WAIT = 10.0
+# A game's id shortened as mail subjects show it (ids are 32 hexadecimal digits).
+SHORT_ID = re.compile(r"[0-9a-f]{8,31}")
 MAX_NOTATION = 400
 # Moves of the log a page lists: a window around the position shown, not the whole log.
 LOG_PAGE = 50
@@ -358,7 +369,16 @@ def _answer(db: Session, game: Game, seat: int | None, rules: AnyGame) -> JSONis
 
 @bp.get("/g/<game_id>")
 @taking_turns
-def game(game_id: str) -> str:
+def game(game_id: str) -> str | Response:
+    # A mail's subject names its game by the first 8 digits of its id: typed into the
+    # address bar, they open the game when no other game's id begins alike.
+    if SHORT_ID.fullmatch(game_id):
+        with session() as db:
+            found = reads.ids_starting(db, game_id, 2)
+        if len(found) == 1 and found[0] != game_id:
+            response = make_response("", 302)
+            response.headers["Location"] = url_for(".game", game_id=found[0])
+            return response
     return render_template("web/game.html", **game_context(game_id))
 
 

@@ -82,6 +82,19 @@ def every_game_id(session: Session) -> list[str]:
     return list(session.exec(select(Game.id).order_by(col(Game.id))))
 
 
+def ids_starting(session: Session, prefix: str, most: int) -> list[str]:
+    """Up to `most` game ids that begin with `prefix` (not empty), in order: a range of
+    the primary key, which both databases read on its index (LIKE may not)."""
+    after = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    query = (
+        select(Game.id)
+        .where(col(Game.id) >= prefix, col(Game.id) < after)
+        .order_by(col(Game.id))
+        .limit(most)
+    )
+    return list(session.exec(query))
+
+
 def game_by_id(session: Session, game_id: str) -> Game | None:
     return session.get(Game, game_id)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 from click.testing import CliRunner
 
 from referee.cli import main
@@ -236,3 +237,10 @@ def test_a_bot_plays_its_seat_and_suggest_replays_its_moves(
         args = ["suggest", str(path), "--seat", "1", "--at", str(entry.seq - 1)]
         done = runner.invoke(main, args)
         assert done.exit_code == 0 and done.stdout.strip() == entry.move, done.output
+
+
+def test_serve_says_where_the_lobby_is(service: Service) -> None:
+    # `referee serve` without REFEREE_PUBLIC_URL: the address it listens on; a page there.
+    said = service.server.output()
+    assert f"referee: the lobby is at {service.url}/  (the API: {service.url}/v1/rules)" in said
+    assert requests.get(f"{service.url}/", timeout=10).status_code == 200
