@@ -53,12 +53,15 @@ SEEKS = "referee.seeks"
 # Ratings (`referee.service.rating.rate_finished`): every finished game not taken in
 # yet is, in order; enqueued once a game's last move is committed, and swept.
 RATINGS = "referee.ratings"
+# Finished games' cached states and old deliveries dropped after REFEREE_KEEP_DAYS
+# (`referee.service.trimming`).
+TRIM = "referee.trim"
 # Outbound delivery (mail, webhooks): its own queue, `<REFEREE_QUEUE>.delivery`,
 # so a slow recipient never holds up a decision.
 DELIVERY = (DELIVER,)
 # The periodic sweeps: pending submissions, deadlines, digests, bots, open games,
-# ratings, due mail and webhooks.
-SWEEPS = (SWEEP, DEADLINES, DIGESTS, BOT_SWEEP, SEEKS, RATINGS, *DELIVERY)
+# ratings, trimming, due mail and webhooks.
+SWEEPS = (SWEEP, DEADLINES, DIGESTS, BOT_SWEEP, SEEKS, RATINGS, TRIM, *DELIVERY)
 # Time limits of every task (s): the soft one raises inside the task, the
 # hard one kills its pool process. Deciding takes milliseconds; a delivery
 # task stops claiming after a minute and each webhook post has its own

@@ -107,6 +107,9 @@ class Settings:
     mail_tls_key: str | None = None
     # Days of vacation each player may take in any 365 days in a row (`referee.service.vacations`).
     vacation_days: int = 30
+    # Days finished games keep their cached states, and notices their delivery rows
+    # (`referee.service.trimming`).
+    keep_days: int = 90
     # Days an open game waits for players before it expires, how many open games one
     # player may hold, and how often one player may post, join or leave them.
     seek_days: int = 14
@@ -152,6 +155,8 @@ class Settings:
             raise BadSetting("REFEREE_MAIL_TLS_CERT and REFEREE_MAIL_TLS_KEY go together")
         if not 0 <= self.vacation_days <= 366:
             raise BadSetting("REFEREE_VACATION_DAYS must be from 0 to 366")
+        if not 1 <= self.keep_days <= 3650:
+            raise BadSetting("REFEREE_KEEP_DAYS must be from 1 to 3650")
         self._check_seeks()
 
     def _check_seeks(self) -> None:
@@ -292,6 +297,7 @@ ENVIRONMENT = {
     "rate_create": "REFEREE_RATE_CREATE",
     "rate_seeks": "REFEREE_RATE_SEEKS",
     "seek_days": "REFEREE_SEEK_DAYS",
+    "keep_days": "REFEREE_KEEP_DAYS",
     "seeks_per_player": "REFEREE_SEEKS_PER_PLAYER",
     "rate_moves": "REFEREE_RATE_MOVES",
     "trusted_proxies": "REFEREE_TRUSTED_PROXY",

@@ -8,6 +8,7 @@ process that enqueues them, and delivery on its own threads.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from referee.queue import (
     SEEKS,
     SIGN_IN,
     SWEEP,
+    TRIM,
 )
 from referee.service.bots import play_bots, sweep_bots
 from referee.service.deadlines import sweep_deadlines
@@ -35,6 +37,7 @@ from referee.service.seeks import expire_seeks
 from referee.service.signing_in import request_sign_in
 from referee.service.standing_seeks import top_up
 from referee.service.talk_mailing import sweep_message_mail
+from referee.service.trimming import trim
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -70,6 +73,13 @@ def _seeks(referee: Referee, at: str | None = None) -> dict[str, list[str]]:
     return {"expired": expired, "posted": top_up(referee, moment)}
 
 
+def _trim(referee: Referee, at: str | None = None) -> dict[str, int]:
+    """What is older than REFEREE_KEEP_DAYS at `at` (ISO 8601; default: now) is dropped:
+    how many games' cached states, deliveries and notices."""
+    moment = datetime.fromisoformat(at) if at else datetime.now(UTC)
+    return asdict(trim(referee, moment))
+
+
 def _noop(_referee: Referee, *_args: object) -> None:
     """Does nothing: the benchmark's floor enqueues it."""
 
@@ -81,6 +91,7 @@ JOBS: dict[str, Job] = {
     DIGESTS: _digests,
     SEEKS: _seeks,
     RATINGS: rate_finished,
+    TRIM: _trim,
     NOOP: _noop,
     DELIVER: deliver,
     SIGN_IN: request_sign_in,

@@ -153,11 +153,24 @@ TIMEOUT_ROWS = text("source = 'timeout'")
 RESIGN_ROWS = text("notation = 'resign'")
 # The rated games and seats whose players' totals do not hold them yet.
 UNTALLIED_ROWS = text("NOT tallied")
+# Finished games whose cached state the trim sweep has not dropped yet.
+CACHED_OVER_ROWS = text("status = 'over' AND state IS NOT NULL")
+# Deliveries done with (sent, skipped or given up): the trim sweep drops the old ones.
+DONE_ROWS = text("done_at IS NOT NULL")
 
 
 class Game(SQLModel, table=True):
-    # A player's seats reach their games' status and times without reading the rows.
-    __table_args__ = (Index("ix_game_id_status_times", "id", "status", "updated_at", "created_at"),)
+    __table_args__ = (
+        # A player's seats reach their games' status and times without reading the rows.
+        Index("ix_game_id_status_times", "id", "status", "updated_at", "created_at"),
+        # The finished games still holding a cached state: the trim sweep's.
+        Index(
+            "ix_game_cached_over",
+            "updated_at",
+            sqlite_where=CACHED_OVER_ROWS,
+            postgresql_where=CACHED_OVER_ROWS,
+        ),
+    )
 
     id: str = Field(primary_key=True, max_length=32)
     name: str = Field(max_length=40, index=True)
@@ -699,7 +712,7 @@ class Outbox(SQLModel, table=True):
     kind: str = Field(max_length=20)
     seat: int | None = None
     payload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
-    created_at: str = Field(max_length=40)
+    created_at: str = Field(max_length=40, index=True)
 
 
 class Delivery(SQLModel, table=True):
@@ -710,6 +723,7 @@ class Delivery(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("notice_id", "channel"),
         Index("ix_delivery_due", "channel", "status", "next_attempt_at"),
+        Index("ix_delivery_done", "done_at", sqlite_where=DONE_ROWS, postgresql_where=DONE_ROWS),
     )
 
     id: int | None = Field(default=None, primary_key=True)
