@@ -174,7 +174,7 @@ def _log_lines(page: _PageReads, names: list[str]) -> list[JSONish]:
     def name(seat: int, seq: int) -> str:
         if seat in bots and seq < bots[seat][1]:
             return bots[seat][0]
-        return names[seat] if 0 <= seat < len(names) else f"Seat {seat}"
+        return names[seat] if 0 <= seat < len(names) else f"Player {seat + 1}"
 
     return [
         {
@@ -220,7 +220,7 @@ def _breakdown(page: _PageReads, names: list[str]) -> list[JSONish]:
     resigned = page.rules.resigned(page.state)
     return [
         {
-            "name": names[seat] if seat < len(names) else f"Seat {seat}",
+            "name": names[seat] if seat < len(names) else f"Player {seat + 1}",
             "lines": lines,
             "total": result.scores[seat],
             "winner": seat in result.winners,
@@ -328,7 +328,7 @@ def _away(standing: GameClock, names: list[str], to_act: list[int]) -> list[JSON
     """The seats on vacation now, when each is back, and whether it holds the turn's clock."""
     return [
         {
-            "name": names[seat] if seat < len(names) else f"Seat {seat}",
+            "name": names[seat] if seat < len(names) else f"Player {seat + 1}",
             "until": clock.stamp(until),
             "until_text": until.strftime("%Y-%m-%d %H:%M UTC"),
             "holds": seat in to_act,

@@ -26,14 +26,14 @@ ON_TIMEOUT: dict[str, str] = {
 def shown_names(seats: list[Any]) -> list[str]:
     """The players' names as pages show them (`names.shown`); `Seat N` where none is left;
     a bot's seat says so (`Name (bot, strong)`)."""
-    return [with_bot(shown_name(s.name) or f"Seat {s.seat}", s.bot) for s in seats]
+    return [with_bot(shown_name(s.name) or f"Player {s.seat + 1}", s.bot) for s in seats]
 
 
 def bot_names(handed: list[Any]) -> dict[int, tuple[str, int]]:
     """For each seat a person took over from a bot (`SeatHandover` rows), the bot's name
     as pages show it and the first move that is no longer the bot's."""
     return {
-        h.seat: (with_bot(shown_name(h.bot_name) or f"Seat {h.seat}", h.bot), h.from_seq or 0)
+        h.seat: (with_bot(shown_name(h.bot_name) or f"Player {h.seat + 1}", h.bot), h.from_seq or 0)
         for h in handed
     }
 

@@ -269,7 +269,7 @@ def create_game(name: str) -> tuple[str, int]:
     links = [
         {
             "seat": n,
-            "name": shown_name(player.name) or f"Seat {n}",
+            "name": shown_name(player.name) or f"Player {n + 1}",
             "link": None
             if (player.email and not command.trusted) or player.bot
             else _seat_link(game_id, token),

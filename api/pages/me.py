@@ -94,7 +94,7 @@ def _href(game: MyGame, mine: list[int], secret: bytes, now: datetime) -> str:
 
 
 def _row(game: MyGame, secret: bytes, now: datetime, unread: int) -> Row:
-    names = [shown_name(s.name) or f"Seat {s.seat}" for s in game.seats]
+    names = [shown_name(s.name) or f"Player {s.seat + 1}" for s in game.seats]
     mine = [s.seat for s in game.seats if s.me]
     running = game.status == GameStatus.ACTIVE
     due = game.deadline if running else None

@@ -34,7 +34,7 @@ bp = Blueprint("turn_mail", __name__)
 
 def shown(game: RunningGame) -> RunningGame:
     """A game's players' names as every page shows them (`names.shown`; `Seat N` when empty)."""
-    names = [shown_name(name) or f"Seat {seat}" for seat, name in enumerate(game.names)]
+    names = [shown_name(name) or f"Player {seat + 1}" for seat, name in enumerate(game.names)]
     return replace(game, names=names)
 
 

@@ -120,9 +120,10 @@ def mail_names(game: Game, typed: list[str]) -> list[str]:
     another game's mail and not this one's. They are quoted plainly
     (`referee.names.plain`: no link, domain or address, at most 32 characters).
     A trusted game's names are shown as typed, less what no name may hold
-    (`referee.names.shown`). A seat left with nothing is called `seat N`."""
+    (`referee.names.shown`). A seat left with nothing is called `Player N`, counted
+    from 1 as people count (the API's seats count from 0)."""
     tidy = shown_name if game.trusted else plain_name
-    return [tidy(name) or f"seat {seat}" for seat, name in enumerate(typed)]
+    return [tidy(name) or f"Player {seat + 1}" for seat, name in enumerate(typed)]
 
 
 def subject(title: str, names: list[str], game_id: str) -> str:
@@ -208,10 +209,12 @@ def _last_moves(
     version: int,
     first_sealed: int,
     handed: list[SeatHandover],
+    names: list[str],
     count: int = LAST_MOVES,
 ) -> list[str]:
-    """The last `count` moves up to `version`, sealed ones hidden, each noted when the
-    referee played or recorded it, or a bot a person took the seat over from played it."""
+    """The last `count` moves up to `version`, each by its player's name, sealed ones
+    hidden, each noted when the referee played or recorded it, or a bot a person took
+    the seat over from played it."""
     rows = list(
         session.exec(
             select(Move)
@@ -235,7 +238,7 @@ def _last_moves(
         note = "  (played by the referee: time ran out)" if row.submission_id in timed_out else ""
         note = note or ("  (recorded by the referee)" if row.submission_id is None else "")
         note = note or ("  (played by the bot)" if row.seq < bot_until.get(row.seat, 0) else "")
-        lines.append(f"{row.seq}. seat {row.seat}: {shown}{note}")
+        lines.append(f"{row.seq}. {names[row.seat]}: {shown}{note}")
     return lines
 
 
@@ -333,7 +336,7 @@ def _base_context(
     version, head_seq, head_hash = shown.version, shown.head_seq, shown.head_hash
     # A seat's newcomer is told what happened so far; the others, the last moves.
     count = SO_FAR_MOST if row.kind == OutboxKind.SEAT_TAKEN else LAST_MOVES
-    moves = _last_moves(session, game, version, shown.first_sealed, handed, count)
+    moves = _last_moves(session, game, version, shown.first_sealed, handed, names, count)
     return {
         "kind": OutboxKind(row.kind),
         "title": rules.title,
@@ -404,7 +407,7 @@ def _to_act(session: Session, game: Game, seats: list[int], names: list[str]) ->
     """The seats to act, each marked when the referee's mail no longer reaches it."""
     unreachable = unreached_seats.unreachable_seats(session, game.id, reachable)
     marked = " (unreachable: mail to this player bounces)"
-    return [f"seat {s} ({names[s]})" + (marked if s in unreachable else "") for s in seats]
+    return [names[s] + (marked if s in unreachable else "") for s in seats]
 
 
 def _deadline_context(
@@ -468,11 +471,11 @@ def _kind_context(
         found["waiting_for"] = [names[seat] for seat in row.payload.get("waiting_for", [])]
     if kind == OutboxKind.BOT_SEAT:
         handed = int(row.payload["seat"])
-        found["handed"] = "you" if handed == row.seat else f"seat {handed} ({names[handed]})"
+        found["handed"] = "you" if handed == row.seat else names[handed]
         found["timeouts"] = row.payload.get("timeouts")
     if kind == OutboxKind.UNREACHED:
         unreached = int(row.payload["seat"])
-        found["unreached"] = f"seat {unreached} ({names[unreached]})"
+        found["unreached"] = names[unreached]
     if kind in (OutboxKind.SEAT_TAKEN, OutboxKind.ARRIVED):
         taken = int(row.payload["seat"])
         found["taken"] = {"seat": taken, "name": names[taken], "bot": row.payload["bot"]}
@@ -563,7 +566,7 @@ def _thread_names(
     ]
     tidy = shown_name if game.trusted else plain_name
     for number, found in bots.items():
-        first[number] = with_bot(tidy(found.bot_name) or f"seat {number}", found.bot)
+        first[number] = with_bot(tidy(found.bot_name) or f"Player {number + 1}", found.bot)
     return first
 
 
@@ -709,11 +712,11 @@ def _round_lines(rules: AnyGame, state: Any, names: list[str]) -> list[str]:
     summary = rules.round_summary(state)
     lines = []
     if summary.winners is not None:
-        won = ", ".join(f"seat {s} ({names[s]})" for s in summary.winners)
+        won = ", ".join(names[s] for s in summary.winners)
         lines.append(f"winner: {won or 'nobody'}")
     lines += [f"{label}: {'-' if value is None else value}" for label, value in summary.facts]
     scores = rules.scores(state)
-    lines += [f"score of seat {s} ({names[s]}): {score}" for s, score in enumerate(scores)]
+    lines += [f"score of {names[s]}: {score}" for s, score in enumerate(scores)]
     return lines
 
 
@@ -721,7 +724,7 @@ def _result_lines(game: Game, names: list[str]) -> list[str]:
     assert game.result is not None
     winners = set(game.result["winners"])
     return [
-        f"seat {s} ({names[s]}): {score}" + ("  winner" if s in winners else "")
+        f"{names[s]}: {score}" + ("  winner" if s in winners else "")
         for s, score in enumerate(game.result["scores"])
     ]
 

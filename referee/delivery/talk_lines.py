@@ -66,7 +66,7 @@ def unseen(
     shown = rows[-SHOWN_MOST:]
     lines = [
         TalkLine(
-            names[row.seat] if 0 <= row.seat < len(names) else f"seat {row.seat}",
+            names[row.seat] if 0 <= row.seat < len(names) else f"Player {row.seat + 1}",
             row.text,
             f"{row.created_at[:16].replace('T', ' ')} UTC",
         )

@@ -26,7 +26,7 @@ def seat_name(names: Sequence[str] | None, seat: int) -> str:
     """
     name = names_shown(names[seat]) if names is not None and seat < len(names) else ""
     if not name:
-        return f"Seat {seat}"
+        return f"Player {seat + 1}"
     return name if name.isascii() else f"{FSI}{name}{PDI}"
 
 

@@ -34,7 +34,7 @@ PEOPLE = {
 }
 SIGN_IN = re.compile(r"https?://[^\s\"<>]+(/me/sign-in/[A-Za-z0-9_-]+)")
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
-TOOK = re.compile(r"You took over seat (\d+) in a game of Ice Palace")
+TOOK = re.compile(r"You took over Player (\d+)'s seat in a game of Ice Palace")
 
 
 def _mail(stack: MailService, address: str, kind: str, seconds: float = 60) -> list[Received]:
@@ -180,7 +180,7 @@ def test_an_ice_palace_seek_started_with_two_bots_is_joined_by_people_who_take_t
         text = " ".join(text_of(told.mail).split())
         found = TOOK.search(text)
         assert found is not None, text
-        taken[name] = int(found.group(1))
+        taken[name] = int(found.group(1)) - 1  # Player N is seat N - 1
         assert "random bot held this seat" in text and "Moves so far:" in text
         assert "/play/" in text and "/seat/" in text
     assert sorted(taken.values()) == sorted(s["seat"] for s in seats if s["bot"] is not None), taken
@@ -191,7 +191,8 @@ def test_an_ice_palace_seek_started_with_two_bots_is_joined_by_people_who_take_t
     _wait_for_arrivals(stack, "ann@warm.test", 2)
     arrived = [" ".join(text_of(m.mail).split()) for m in _mail(stack, "ann@warm.test", "arrived")]
     for name, seat in taken.items():
-        assert any(f"{name} took over seat {seat} from the random bot" in a for a in arrived)
+        said = f"{name} took over Player {seat + 1}'s seat from the random bot"
+        assert any(said in a for a in arrived)
     assert not any("@warm.test" in a for a in arrived)
     loser = "Dee" if second == "Cyd" else "Cyd"
     assert not [

@@ -57,4 +57,4 @@ def test_a_seat_handed_to_a_bot_keeps_its_persons_subject(mail_service: MailServ
     assert said_bob.startswith("Hello Bob,")
     # The others are told whose seat the bot plays now.
     said_ann = " ".join(text_of(told_ann.mail).split())
-    assert "seat 1 (Bob (bot, greedy)) ran out of time 3 turns in a row" in said_ann
+    assert "Bob (bot, greedy) ran out of time 3 turns in a row" in said_ann

@@ -176,7 +176,7 @@ def test_three_hard_bounces_stop_the_mail_and_the_deadline_plays_on(env: MailSer
     settled(env, game_id, [False, True])
     # Ann is told at once, whoever is to act; the operators can list the address.
     told = " ".join(text_of(wait_mail(env, ANN, "unreached").mail).split())
-    assert "mail to seat 1 (Bob) bounces: the referee no longer mails that player" in told
+    assert "mail to Bob bounces: the referee no longer mails that player" in told
     assert "Their turns run out after" in told and '"random"' in told
     assert wait_mail(env, ANN, "unreached").mail["Subject"] == turn.mail["Subject"]
     assert bounced_out(env) == [BOB]
@@ -187,7 +187,7 @@ def test_three_hard_bounces_stop_the_mail_and_the_deadline_plays_on(env: MailSer
     move = listed_moves(text_of(turn.mail))[0]
     env.reply(str(turn.mail["Reply-To"]), answer(turn, move, ANN, "<ann-1@bounces.test>"), ANN)
     told = " ".join(text_of(wait_mail(env, ANN, "answer", after=before).mail).split())
-    assert "seat 1 (Bob) (unreachable: mail to this player bounces)" in told
+    assert "Bob (unreachable: mail to this player bounces)" in told
     page = Client(env.service.url).get(f"/g/{game_id}").text
     assert "unreachable by mail" in page
 

@@ -68,14 +68,14 @@ def test_a_won_sealed_card_mails_each_seat_one_round_over_with_the_winner(
         assert "A round of MaNiKi" in text_of(mail.mail)
         text, html = text_of(mail.mail), html_of(mail.mail)
         assert text.startswith(f"Hello P{seat},")
-        assert "winner: seat 0 (P0)" in text and "winner: seat 0 (P0)" in html
+        assert "winner: P0" in text and "winner: P0" in html
         assert f"sequence: {sequence}" in text
         last = state_of(mail.mail)["state"]["last_round"]
         assert last["winner"] == 0 and last["sequence"] == sequence
         assert f"shortest: {last['shortest']}" in text
-        assert "score of seat 0 (P0): 1" in text
+        assert "score of P0: 1" in text
         # The round is decided, so its moves are shown, not sealed.
-        assert f"1. seat 0: {sequence}" in text
+        assert f"1. P0: {sequence}" in text
 
     # A later move that ends no round and the game's end (resigns) bring no more.
     accepted(client, game_id, tokens[0], "pass")

@@ -75,15 +75,15 @@ def test_an_old_games_names_are_isolated_and_cleaned_everywhere(
     players = [Player("\u202egnp.exe Ann"), Player("\u200b\u3000"), Player(PERSIAN)]
     game_id = create_game(referee, NewGame("subdivision", players, {})).game.id
     lobby = client.get("/").get_data(as_text=True)
-    assert f"<bdi>gnp.exe Ann</bdi>, <bdi>Seat 1</bdi>, <bdi>{PERSIAN}</bdi>" in lobby
+    assert f"<bdi>gnp.exe Ann</bdi>, <bdi>Player 2</bdi>, <bdi>{PERSIAN}</bdi>" in lobby
     page = client.get(f"/g/{game_id}").get_data(as_text=True)
     # The players' table and the line saying who is to play isolate each name.
     assert "<td><bdi>gnp.exe Ann</bdi></td>" in page
-    assert "<td><bdi>Seat 1</bdi></td>" in page
+    assert "<td><bdi>Player 2</bdi></td>" in page
     assert f"<td><bdi>{PERSIAN}</bdi></td>" in page
     assert "To play: <strong><bdi>gnp.exe Ann</bdi></strong>" in page
     svg = client.get(f"/v1/games/{game_id}/board.svg").get_data(as_text=True)
-    assert "gnp.exe Ann" in svg and "Seat 1" in svg
+    assert "gnp.exe Ann" in svg and "Player 2" in svg
     for shown in (lobby, page, svg):
         # The one bidi control shown: the isolate (FSI...PDI) pictures and text boards
         # put around a name of other than ASCII, here the Persian one, whole or clipped.

@@ -156,14 +156,14 @@ def test_a_seat_whose_bot_is_not_to_act_is_the_players_at_once(referee: Referee)
     (told,) = _mail(referee, "seat_taken")
     text = _text(told)
     assert told["To"].addresses[0].addr_spec == "bob@x.test"
-    assert f"You took over seat {first_free}" in text and "random bot" in text
+    assert f"You took over Player {first_free + 1}'s seat" in text and "random bot" in text
     assert f"from move {game.version + 1} on, the seat is yours" in text
     assert "Moves so far:" in text and "(played by the bot)" in text
     assert f"/g/{game_id}/seat/{token}" in text and f"/g/{game_id}/play/" in text
     # Ann is told who arrived; the bot's seat nothing.
     (arrived,) = _mail(referee, "arrived")
     assert arrived["To"].addresses[0].addr_spec == "ann@x.test"
-    assert f"Bob took over seat {first_free} from the random bot" in _text(arrived)
+    assert f"Bob took over Player {first_free + 1}'s seat from the random bot" in _text(arrived)
     assert "bob@x.test" not in arrived.as_string()
     # One subject for the game's thread, as when it began.
     assert told["Subject"] == arrived["Subject"] and "Open seat" in told["Subject"]
@@ -211,7 +211,7 @@ def test_a_seat_whose_bot_is_to_act_is_handed_over_after_the_bots_move(
     assert all(again.header.bot_at(first_free, m.seq) == "random" for m in bots_moves)
     assert again.header.bot_at(first_free, after.version + 1) is None
     (told,) = _mail(referee, "seat_taken")
-    assert f"You took over seat {first_free}" in _text(told)
+    assert f"You took over Player {first_free + 1}'s seat" in _text(told)
     # Bob plays his seat's next turn himself: his move is his, the bot plays no more there.
     while first_free not in _game(referee, game_id).to_act:
         _step(referee, game_id)

@@ -98,5 +98,5 @@ def test_what_the_document_shows_of_names_is_taken(name: str) -> None:
 
 def test_mail_quotes_an_untrusted_games_names_plainly_and_a_trusted_ones_as_typed() -> None:
     typed = ["Dr. Ann <ann@example.org>", "\u202eBob", "\u200b"]
-    assert mail_names(Game(trusted=True), typed) == ["Dr. Ann <ann@example.org>", "Bob", "seat 2"]
-    assert mail_names(Game(trusted=False), typed) == ["Dr Ann ann example org", "Bob", "seat 2"]
+    assert mail_names(Game(trusted=True), typed) == ["Dr. Ann <ann@example.org>", "Bob", "Player 3"]
+    assert mail_names(Game(trusted=False), typed) == ["Dr Ann ann example org", "Bob", "Player 3"]
