@@ -11,18 +11,10 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from referee.store.tables import (
-    MessageMail,
-    MessageMute,
-    MessageSeen,
-    Seat,
-    TableMessage,
-    core_table,
-)
+from referee.store.table_messages import unseen_by
+from referee.store.tables import MessageMail, Seat, TableMessage, core_table
 
 _MESSAGE = core_table(TableMessage)
-_SEEN = core_table(MessageSeen)
-_MUTE = core_table(MessageMute)
 _SEAT = core_table(Seat)
 _MAIL = core_table(MessageMail)
 
@@ -43,29 +35,13 @@ def waiting(session: Session, written_after: str, written_before: str) -> list[W
     """The seats (people with an address) whose oldest unseen message, not of a seat they
     muted, was written between `written_after` and `written_before`."""
     oldest = sa.func.min(_MESSAGE.c.created_at)
+    joined, unseen = unseen_by(_SEAT)
     query = (
         sa.select(_SEAT.c.game_id, _SEAT.c.seat, _SEAT.c.email, oldest, sa.func.max(_MESSAGE.c.seq))
-        .select_from(
-            _MESSAGE.join(
-                _SEAT,
-                sa.and_(_SEAT.c.game_id == _MESSAGE.c.game_id, _SEAT.c.seat != _MESSAGE.c.seat),
-            )
-            .outerjoin(
-                _SEEN, sa.and_(_SEEN.c.game_id == _SEAT.c.game_id, _SEEN.c.seat == _SEAT.c.seat)
-            )
-            .outerjoin(
-                _MUTE,
-                sa.and_(
-                    _MUTE.c.game_id == _SEAT.c.game_id,
-                    _MUTE.c.seat == _SEAT.c.seat,
-                    _MUTE.c.muted_seat == _MESSAGE.c.seat,
-                ),
-            )
-        )
+        .select_from(joined)
         .where(
             _MESSAGE.c.created_at > written_after,
-            _MESSAGE.c.seq > sa.func.coalesce(_SEEN.c.seen_seq, 0),
-            _MUTE.c.seat.is_(None),
+            unseen,
             _SEAT.c.email.is_not(None),
             _SEAT.c.email != "",
             _SEAT.c.bot.is_(None),

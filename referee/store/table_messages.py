@@ -210,6 +210,31 @@ def unread(session: Session, seats: Collection[tuple[str, int]]) -> list[Unread]
     return found
 
 
+def unseen_by(readers: sa.FromClause) -> tuple[sa.FromClause, sa.ColumnElement[bool]]:
+    """Others' messages that each of `readers` (rows with a `game_id` and a `seat`) may
+    read and has not seen: the join of the readers to them, and the condition that
+    keeps those after its last seen and not of a seat it muted."""
+    joined = (
+        readers.join(
+            _MESSAGE,
+            sa.and_(_MESSAGE.c.game_id == readers.c.game_id, _MESSAGE.c.seat != readers.c.seat),
+        )
+        .outerjoin(
+            _SEEN, sa.and_(_SEEN.c.game_id == readers.c.game_id, _SEEN.c.seat == readers.c.seat)
+        )
+        .outerjoin(
+            _MUTE,
+            sa.and_(
+                _MUTE.c.game_id == readers.c.game_id,
+                _MUTE.c.seat == readers.c.seat,
+                _MUTE.c.muted_seat == _MESSAGE.c.seat,
+            ),
+        )
+    )
+    unseen = sa.and_(_MESSAGE.c.seq > sa.func.coalesce(_SEEN.c.seen_seq, 0), _MUTE.c.seat.is_(None))
+    return joined, unseen
+
+
 def _unread(session: Session, seats: list[tuple[str, int]]) -> list[Unread]:
     # The pairs as rows (SQLite names no columns of a VALUES list): one SELECT each.
     mine = sa.union_all(
@@ -218,26 +243,11 @@ def _unread(session: Session, seats: list[tuple[str, int]]) -> list[Unread]:
             for game_id, seat in seats
         )
     ).subquery("mine")
+    joined, unseen = unseen_by(mine)
     query = (
         sa.select(mine.c.game_id, mine.c.seat, sa.func.count(), sa.func.max(_MESSAGE.c.seq))
-        .select_from(
-            mine.join(
-                _MESSAGE,
-                sa.and_(_MESSAGE.c.game_id == mine.c.game_id, _MESSAGE.c.seat != mine.c.seat),
-            )
-            .outerjoin(
-                _SEEN, sa.and_(_SEEN.c.game_id == mine.c.game_id, _SEEN.c.seat == mine.c.seat)
-            )
-            .outerjoin(
-                _MUTE,
-                sa.and_(
-                    _MUTE.c.game_id == mine.c.game_id,
-                    _MUTE.c.seat == mine.c.seat,
-                    _MUTE.c.muted_seat == _MESSAGE.c.seat,
-                ),
-            )
-        )
-        .where(_MESSAGE.c.seq > sa.func.coalesce(_SEEN.c.seen_seq, 0), _MUTE.c.seat.is_(None))
+        .select_from(joined)
+        .where(unseen)
         .group_by(mine.c.game_id, mine.c.seat)
     )
     return [
