@@ -36,6 +36,7 @@ _LEVELS: dict[str, Mapping[str, Bot]] = {
 # The bots of earlier rules versions whose play differs (their `Knowledge` plays by
 # those rules): games and records of that version keep their bots' moves.
 _EARLIER: dict[tuple[str, str], Mapping[str, Bot]] = {
+    ("ice_palace", "2"): standard_levels(ice_palace.KNOWLEDGE_V2),
     ("ice_palace", "1"): standard_levels(ice_palace.KNOWLEDGE_V1),
 }
 

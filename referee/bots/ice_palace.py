@@ -22,10 +22,11 @@ plans), the few best for the builder's lead kept, and the best of them
 bettered by climbing (two pyramids of a size trade places, a pyramid
 covers another stack, while every step stays legal).
 
-How good a position looks: the score lead once the yard is built as the
-referee's plan would build it (`build auto`, by the game's rules version:
-`referee_plan`), with a little more for the seat that builds (the best plan
-for it may beat the referee's) and a share for the
+How good a position looks: the score lead once the yard is built by the
+plan that the referee's own search (`build auto`) starts from (`quick_plan`,
+by the game's rules version: the whole search at every node of the tree
+would cost the bot most of its time), with a little more for the seat that
+builds (the best plan for it may beat that one) and a share for the
 pyramids of its own colour each seat still holds. Nearly every coloured
 pyramid of a yard is built, most of them founding a stack, a point to
 their colour: a game is won mostly by putting one's own colour into the
@@ -50,6 +51,7 @@ from referee.games.ice_palace import (
     BUILD,
     GAME,
     GAME_V1,
+    GAME_V2,
     NOBODY,
     SIZES,
     STASH_PER_SIZE,
@@ -184,10 +186,10 @@ def _built_scores(
     builder: int,
     resigned: tuple[int, ...],
 ) -> tuple[int, ...]:
-    """Each seat's score once `builder` builds `yard` on `palace` by the referee's plan."""
+    """Each seat's score once `builder` builds `yard` on `palace` by `quick_plan`."""
     if not yard or builder == NOBODY:
         return _scores_after(palace, (), colours)
-    plan = game.referee_plan(palace, yard, colours, builder, resigned)
+    plan = game.quick_plan(palace, yard, colours, builder, resigned)
     return _scores_after(palace, _as_places(plan), colours)
 
 
@@ -557,6 +559,13 @@ def _distinct_yard_moves(state: State, seat: int) -> list[Move]:
     return moves
 
 
+class IcePalaceKnowledgeV2(IcePalaceKnowledge):
+    """The bots of rules version 2's games, which play by that version's rules: a
+    record of such a game keeps replaying its bots' moves (`referee verify --bots`)."""
+
+    game = GAME_V2
+
+
 class IcePalaceKnowledgeV1(IcePalaceKnowledge):
     """The bots of rules version 1's games, which judge builds by that version's plan:
     a record of such a game keeps replaying its bots' moves (`referee verify --bots`)."""
@@ -565,4 +574,5 @@ class IcePalaceKnowledgeV1(IcePalaceKnowledge):
 
 
 KNOWLEDGE = IcePalaceKnowledge()
+KNOWLEDGE_V2 = IcePalaceKnowledgeV2()
 KNOWLEDGE_V1 = IcePalaceKnowledgeV1()

@@ -26,7 +26,12 @@ _REGISTERED: tuple[AnyGame, ...] = (
     subdivision.GAME,
 )
 
-_EARLIER: tuple[AnyGame, ...] = (ice_palace.GAME_V1, mandala.GAME_V1, maniki.GAME_V1)
+_EARLIER: tuple[AnyGame, ...] = (
+    ice_palace.GAME_V2,
+    ice_palace.GAME_V1,
+    mandala.GAME_V1,
+    maniki.GAME_V1,
+)
 
 _GAMES: dict[str, AnyGame] = {game.name: game for game in _REGISTERED}
 _VERSIONS: dict[tuple[str, str], AnyGame] = {

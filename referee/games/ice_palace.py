@@ -38,15 +38,19 @@ RULINGS (where the rules file is silent):
   round ends and kept in the state (`build_plan`), so replay is exact.
   Changing which plan that is changes history: it needs a new rules
   version.
-- Which maximal plan (version 2): the solver's plans with the colours in a
-  few orders (`_auto_orders`: alphabetical, the builder's colour last, the
-  same with the leader's colour first), and of those placing the most, the
-  one with the most palace points for the builder's colour, then the
+- Which maximal plan (version 3): of all plans placing the required number,
+  the one with the most palace points for the builder's colour, then the
   fewest for the leader's (the other seat still playing with the most
-  palace points, the lowest on a tie), then the first. The random
-  builder (`random_move`, playouts) draws its colour order from its rng.
-  Version 1 (`IcePalaceV1`, kept for games begun under it) took the
-  colours alphabetically in both, which favoured the colour met last.
+  palace points, the lowest on a tie), then the first found.
+  `ice_palace_solver.best_plan` searches for it from `quick_plan` (version
+  2's choice, below), with a budget of work (`BEST_BUDGET`, counted, never
+  timed): every small build is searched to the end, and past the budget
+  the best plan found stands, never worse for the builder than
+  `quick_plan`'s. The random builder (`random_move`, playouts) draws its
+  colour order from its rng. Version 2 (`IcePalaceV2`) took the best of
+  the solver's plans for a few colour orders (`_auto_orders`), which fell
+  short of the best in most small builds; version 1 (`IcePalaceV1`) took
+  the colours alphabetically in both, which favoured the colour met last.
 - The builder's required number (`build_max`) is the solver's maximum.
   Should its exact search reach its budget (a fixed count of work:
   positions searched and steps of the bounds computed for them, never a
@@ -670,7 +674,7 @@ class _IcePalaceRules(Game[State, Move]):
 
     name: ClassVar[str] = "ice_palace"
     title: ClassVar[str] = "Ice Palace"
-    rules_version: ClassVar[str] = "2"
+    rules_version: ClassVar[str] = "3"
     players: ClassVar[tuple[int, ...]] = (3, 4, 5, 6)
     options_schema: ClassVar[type[marshmallow.Schema]] = IcePalaceOptions
     move_fields: ClassVar[Mapping[str, JSON]] = {
@@ -778,9 +782,28 @@ class _IcePalaceRules(Game[State, Move]):
         self, palace: Board, yard: Board, colours: str, builder: int, resigned: Sequence[int]
     ) -> ice_palace_solver.Plan:
         """The plan `build auto` plays when `builder` builds `yard` into `palace` (RULINGS):
-        of the maximal plans the solver gives with the colours in each of `_auto_orders`,
-        the most palace points for the builder's colour, then the fewest for the leader
-        among the other seats still playing, then the first in that list."""
+        of the maximal plans, the one with the most palace points for the builder's
+        colour, then the fewest for the leader among the other seats still playing,
+        then the first found by `ice_palace_solver.best_plan`, whose search starts from
+        `quick_plan` (so never worse for the builder than it)."""
+        quick = self.quick_plan(palace, yard, colours, builder, resigned)
+        if quick.count == 0:
+            return quick
+        stacks = {(x, y): (_PIECE[stack[-1]], len(stack)) for x, y, stack in palace}
+        pieces = [_PIECE[p] for p in _buildable(yard)]
+        leader = _leader(palace, colours, builder, resigned)
+        steps = ice_palace_solver.best_plan(
+            stacks, pieces, quick.count, colours[builder], leader, quick.steps
+        )
+        return ice_palace_solver.Plan(quick.count, steps, quick.exact)
+
+    def quick_plan(
+        self, palace: Board, yard: Board, colours: str, builder: int, resigned: Sequence[int]
+    ) -> ice_palace_solver.Plan:
+        """A maximal plan good for `builder`, found fast (rules version 2's `build
+        auto`): of the solver's plans with the colours in each of `_auto_orders`, the
+        most palace points for the builder's colour, then the fewest for the leader,
+        then the first in that list. Bots estimate builds by it."""
         tops = {(x, y): _PIECE[stack[-1]] for x, y, stack in palace}
         pieces = [_PIECE[p] for p in _buildable(yard)]
         found = sorted({colour for _, colour in pieces} | {c for _, c in tops.values()})
@@ -1572,7 +1595,19 @@ class IcePalace(_IcePalaceRules):
             yield _new_tuple(Played, (played_by, move, state))
 
 
-class IcePalaceV1(IcePalace):
+class IcePalaceV2(IcePalace):
+    """Rules version 2: `build auto` was `quick_plan`, the best of the solver's plans
+    for a few colour orders rather than of all maximal plans (RULINGS)."""
+
+    rules_version: ClassVar[str] = "2"
+
+    def referee_plan(
+        self, palace: Board, yard: Board, colours: str, builder: int, resigned: Sequence[int]
+    ) -> ice_palace_solver.Plan:
+        return self.quick_plan(palace, yard, colours, builder, resigned)
+
+
+class IcePalaceV1(IcePalaceV2):
     """Rules version 1: `build auto` was the solver's plan with the colours in
     alphabetical order, and so was the random builder's (RULINGS)."""
 
@@ -1581,7 +1616,7 @@ class IcePalaceV1(IcePalace):
     def _random_order(self, state: State, rng: Rng) -> tuple[str, ...]:
         return ()
 
-    def referee_plan(
+    def quick_plan(
         self, palace: Board, yard: Board, colours: str, builder: int, resigned: Sequence[int]
     ) -> ice_palace_solver.Plan:
         tops = {(x, y): _PIECE[stack[-1]] for x, y, stack in palace}
@@ -1589,4 +1624,5 @@ class IcePalaceV1(IcePalace):
 
 
 GAME = IcePalace()
+GAME_V2 = IcePalaceV2()
 GAME_V1 = IcePalaceV1()

@@ -81,6 +81,7 @@ version.
 
 from __future__ import annotations
 
+import contextlib
 from bisect import insort
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -1430,3 +1431,178 @@ class _Search:
                         moves.append(((code, spot),))
         moves.extend(self.recolourings(greedy=False))
         return moves
+
+
+BEST_BUDGET = 20_000
+"""How much work `best_plan`'s search may do: each position counts one more than
+the stacks of its palace, and the bounds count as in `SEARCH_BUDGET`."""
+
+
+def best_plan(
+    stacks: Mapping[Cell, tuple[Piece, int]],
+    pieces: Iterable[Piece],
+    need: int,
+    mine: str,
+    leader: str,
+    start: Sequence[Step],
+    budget: int = BEST_BUDGET,
+) -> tuple[Step, ...]:
+    """Of the plans placing `need` of `pieces`, the one with the most palace points
+    for colour `mine`, then the fewest for `leader`, then the first found.
+
+    `stacks` maps each palace cell to its top and its height. `start` is a plan
+    placing `need`: the search's first best, so the answer is never worse for
+    `mine` than it. The search goes depth first over real placements (every
+    cover and every founding, the builder's covers of the tallest stacks
+    first), each position once, and cuts a position from which the
+    relaxation's bound cannot place what is still needed, or from which the
+    builder's points cannot reach the best found. Past `budget` of work the
+    best found stands. Deterministic, like `solve`: `build auto` is replayed
+    by calling it again.
+    """
+    tops = {cell: top for cell, (top, _) in stacks.items()}
+    search, letters = _prepare(tops, pieces, None, budget, (mine, leader))
+    heights = {_cell(x, y): height for (x, y), (_, height) in stacks.items()}
+    # A colour in neither the palace nor the yard has no points, and never will:
+    # it is counted in a slot no placement touches.
+    absent = _COLOUR_MASK + 1
+    colour = {letter: index for index, letter in enumerate(letters)}
+    best = _Best(
+        search, heights, colour.get(mine, absent), colour.get(leader, absent), start, colour
+    )
+    search.meter.limit = budget
+    with contextlib.suppress(_OutOfWork):
+        best.descend(need)
+    return _plan(len(best.plan), best.plan, letters, False).steps
+
+
+class _Best:
+    """`best_plan`'s search: `_Search` keeps the palace, the yard and the bounds;
+    this keeps the stacks' heights and the colours' points beside it."""
+
+    def __init__(
+        self,
+        search: _Search,
+        heights: dict[int, int],
+        mine: int,
+        leader: int,
+        start: Sequence[Step],
+        colour: Mapping[str, int],
+    ) -> None:
+        self.search = search
+        self.heights = heights
+        self.mine = mine
+        self.leader = leader
+        # Each colour's palace points, kept as placements come and go.
+        self.points = [0] * (_COLOUR_MASK + 2)
+        for cell, code in search.tops.items():
+            self.points[code & _COLOUR_MASK] += heights[cell]
+        # Positions already searched, by the set of placements that made them:
+        # a placement's level on its cell follows from its size.
+        self.seen: set[frozenset[tuple[int, int]]] = set()
+        codes = [((size << _SHIFT) | colour[c], _cell(x, y)) for size, c, x, y in start]
+        for code, cell in codes:
+            self.place(code, cell)
+        self.value, self.plan = self.score(), codes
+        for _ in codes:
+            self.take_back()
+
+    def score(self) -> tuple[int, int]:
+        return self.points[self.mine], -self.points[self.leader]
+
+    def place(self, code: int, cell: int) -> None:
+        before = self.search.tops.get(cell)
+        height = self.heights.get(cell, 0)
+        if before is not None:
+            self.points[before & _COLOUR_MASK] -= height
+        self.points[code & _COLOUR_MASK] += height + 1
+        self.heights[cell] = height + 1
+        self.search.place(code, cell)
+
+    def take_back(self) -> None:
+        code, cell = self.search.trail[-1]
+        self.search.take_back()
+        height = self.heights[cell] - 1
+        self.points[code & _COLOUR_MASK] -= height + 1
+        after = self.search.tops.get(cell)
+        if after is None:
+            del self.heights[cell]
+        else:
+            self.heights[cell] = height
+            self.points[after & _COLOUR_MASK] += height
+
+    def descend(self, need: int) -> None:
+        search = self.search
+        search.meter.charge(1 + len(search.tops))
+        if need == 0:
+            score = self.score()
+            if score > self.value:
+                self.value, self.plan = score, list(search.trail)
+            return
+        key = frozenset(search.trail)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        if self.most_points(need) < self.value[0] or search.bound() < need:
+            return
+        for code, cell in self.moves():
+            self.place(code, cell)
+            self.descend(need - 1)
+            self.take_back()
+
+    def most_points(self, need: int) -> int:
+        """An upper bound of the builder's points once `need` more are placed.
+
+        A stack whose top has size `t` takes at most `t - 1` more pyramids
+        (each strictly smaller). So each of the builder's pyramids placed
+        takes over at most one other stack, worth at most its height plus
+        that, or founds a stack at most 3 high; the builder's own stacks
+        grow by at most their room."""
+        search = self.search
+        own = 0
+        gains = [3] * min(need, sum(search.colour_counts(self.mine)))
+        for cell, code in search.tops.items():
+            room = (code >> _SHIFT) - 1
+            if code & _COLOUR_MASK == self.mine:
+                own += room
+            elif room:
+                gains.append(self.heights[cell] + room)
+        gains.sort(reverse=True)
+        takes = min(need, sum(search.colour_counts(self.mine)))
+        return self.points[self.mine] + sum(gains[:takes]) + min(need, own)
+
+    def moves(self) -> list[tuple[int, int]]:
+        """Every placement, the builder's covers of the tallest stacks first, then
+        covers of the leader's, then foundings, then the other covers."""
+        search = self.search
+        tops, counts = search.tops, search.counts
+        if not tops:
+            return [(code, _ORIGIN) for code in range(len(counts)) if counts[code]]
+        ranked: list[tuple[int, int, int, int]] = []
+        spots: dict[int, int] = {}
+        for cell, top in tops.items():
+            bit = 1 << (top & _COLOUR_MASK)
+            for step in _NEAR:
+                spot = cell + step
+                if spot not in tops:
+                    spots[spot] = spots.get(spot, 0) | bit
+        for code in range(len(counts)):
+            if not counts[code]:
+                continue
+            colour, size = code & _COLOUR_MASK, code >> _SHIFT
+            for cell, top in tops.items():
+                if top >> _SHIFT <= size:
+                    continue
+                height = self.heights[cell]
+                if colour == self.mine:
+                    rank = 0 if top & _COLOUR_MASK != self.mine else 3
+                elif top & _COLOUR_MASK == self.leader:
+                    rank = 1
+                else:
+                    rank = 3 if top & _COLOUR_MASK != self.mine else 4
+                ranked.append((rank, -height, code, cell))
+            for spot, mask in spots.items():
+                if mask >> colour & 1:
+                    ranked.append((2, 0, code, spot))
+        ranked.sort()
+        return [(code, cell) for _, _, code, cell in ranked]

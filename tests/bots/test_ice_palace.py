@@ -18,6 +18,7 @@ from referee.bots.ice_palace import (
     _lead_after,
 )
 from referee.bots.levels import _advance
+from referee.games import ice_palace
 from referee.games.ice_palace import BUILD, GAME, STASH_PER_SIZE, Build, Pass, Place, State
 from referee.replay import new_state
 from referee.rng import QuickRng, Rng
@@ -196,10 +197,10 @@ def test_a_bettered_plan_is_legal_and_no_worse_for_its_builder() -> None:
     assert bettered > 0
 
 
-def test_a_yard_is_judged_as_the_referees_plan_would_build_it() -> None:
-    # In the yard as at the build, the palace is judged as the referee's plan
-    # (`build auto`) would leave it: placing one's own colour mostly looks
-    # better than passing.
+def test_a_yard_is_judged_as_the_referees_quick_plan_would_build_it() -> None:
+    # In the yard as at the build, the palace is judged as the plan the referee's
+    # search (`build auto`) starts from would leave it: placing one's own colour
+    # mostly looks better than passing.
     own_better = own_placements = 0
     for state in positions(games=3, every=1):
         if state.phase == BUILD or not state.yard:
@@ -214,7 +215,11 @@ def test_a_yard_is_judged_as_the_referees_plan_would_build_it() -> None:
     assert own_better > 0.8 * own_placements
     for state in positions(games=2, every=1000):
         if state.phase == BUILD and state.build_max > 0:
-            built = _advance(GAME, GAME.play(state, state.turn, Build(auto=True)))
+            quick = GAME.quick_plan(
+                state.palace, state.yard, state.colours, state.turn, state.resigned
+            )
+            plan = Build(ice_palace._places(quick))
+            built = _advance(GAME, GAME.play(state, state.turn, plan))
             judged = _built_scores(
                 GAME, state.palace, state.yard, state.colours, state.turn, state.resigned
             )
