@@ -540,7 +540,10 @@
   showCurrentMove();
   showNotifyButton();
   startBuilding();
-  var refused = document.getElementById("message");
-  if (refused && refused.closest("#your-move") && field()) { field().focus(); }
+  // A move refused: the caret goes back to its text, once the page has scrolled to it.
+  window.addEventListener("load", function () {
+    var refused = document.getElementById("message");
+    if (refused && refused.closest("#your-move") && field()) { field().focus(); }
+  });
   follow();
 })();
