@@ -285,6 +285,21 @@ def _legible(page: Page, width: int) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
+# Each entry of the move list: its number, and how its text is laid out (a block starts
+# on the number's line, however many lines it wraps onto).
+LOG_ENTRIES = """() => Array.from(document.querySelectorAll('#log li')).map(li =>
+  [li.value, getComputedStyle(li.querySelector('a')).display])"""
+
+
+def _one_entry_a_move(page: Page, version: int) -> None:
+    """The move list gives each move one numbered entry, however long its notation (an Ice
+    Palace build wraps inside its entry, its number on the first line)."""
+    entries = page.evaluate(LOG_ENTRIES)
+    numbers = [number for number, _ in entries]
+    assert numbers == list(range(numbers[0], version + 1)), numbers
+    assert {display for _, display in entries} == {"block"}
+
+
 def _wait_for_my_turn_or_end(page: Page) -> bool:
     """True when the page offers this seat a move, False when the game is over."""
     expect(page.locator("#builder:not([hidden]), #breakdown").first).to_be_visible(timeout=20_000)
@@ -329,7 +344,13 @@ def _play(
     created = requests.post(
         web_service.url + "/v1/games",
         headers=API_KEY,
-        json={"game": game, "players": [{"name": n} for n in names], "options": setup.options},
+        json={
+            "game": game,
+            "players": [{"name": n} for n in names],
+            "options": setup.options,
+            # On a phone the deadline's line is on the first screen too.
+            **({"deadline": "72h"} if width == 390 else {}),
+        },
         timeout=30,
     )
     assert created.ok, created.text
@@ -382,5 +403,7 @@ def _play(
     assert not _wait_for_my_turn_or_end(page)
     expect(page.locator("#breakdown")).to_be_visible()
     _legible(page, width)
+    _one_entry_a_move(page, final)
+    page.locator("#log-scroll").screenshot(path=artifacts / f"log-{game}-{width}.png")
     page.screenshot(path=artifacts / f"clicks-{game}-{width}-end.png", full_page=True)
     page.context.close()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Request, expect
 
 from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     artifacts,
@@ -233,7 +233,11 @@ def test_a_typed_move_that_cannot_be_read_and_an_old_answer(
     for page, width in zip(pages, (1280, 390), strict=True):
         open_from_mail(page, f"{url}/g/{game_id}/seat/{tokens[mover]}")
         posted: list[str] = []
-        page.on("request", lambda sent, posted=posted: posted.append(sent.method))
+
+        def record(sent: Request, posted: list[str] = posted) -> None:
+            posted.append(sent.method)
+
+        page.on("request", record)
         # With the script, the move as text is folded under the board's builder.
         page.click("details.as-text summary")
         page.fill("#notation", "zzz top left")
