@@ -22,7 +22,7 @@ from referee import games
 from referee.games import AnyGame
 from referee.names import shown as shown_name
 from referee.service import creating, refusals
-from referee.store import addresses, reads
+from referee.store import reads
 
 bp = Blueprint("lobby", __name__)
 
@@ -265,7 +265,6 @@ def create_game(name: str) -> tuple[str, int]:
         values = {k: v for k, v in form.items() if k not in ("csrf", "api_key")}
         return render_template("web/new.html", **_form_context(rules, values, errors)), 422
     game_id = created.game.id
-    consent = _consent([player.email for player in command.players if player.email])
     # A seat with a mail address gets its link there, not on this page.
     links = [
         {
@@ -276,23 +275,14 @@ def create_game(name: str) -> tuple[str, int]:
             else _seat_link(game_id, token),
             "bot": player.bot,
             # What the mail does for this seat: None (no address), or the address's consent.
-            "mail": None if not player.email else consent.get(addresses.normal(player.email)),
-            "trusted": command.trusted,
+            "mail": consent,
         }
-        for n, (player, token) in enumerate(zip(command.players, created.tokens, strict=True))
+        for n, (player, token, consent) in enumerate(
+            zip(command.players, created.tokens, created.consent, strict=True)
+        )
     ]
     page = render_template("web/created.html", rules=describe(rules), game_id=game_id, links=links)
     return page, 201
-
-
-def _consent(emails: list[str]) -> dict[str, str]:
-    """Each address's consent to the referee's mail, as the new game found it: accepted
-    already (its link is mailed now), invited (its link waits), or stopped."""
-    if not emails:
-        return {}
-    with session() as db:
-        found = [addresses.find(db, email) for email in emails]
-    return {known.address: str(known.state) for known in found if known is not None}
 
 
 def _seat_link(game_id: str, token: str) -> str:
