@@ -817,10 +817,13 @@ def test_a_rematch_starts_when_every_seat_accepts_on_the_page(app: Flask) -> Non
 
     seen = page(ann, game_id)
     assert 'id="rematch-accept"' in seen and "Waiting for: <bdi>Ann</bdi>, <bdi>Bob</bdi>" in seen
+    # Where the rematch stands, as the seat's stream tells it (the page refetches on a change).
+    assert 'data-rematch=""' in seen
     assert 'id="rematch-accept"' not in page(host, game_id)  # a spectator only watches
     assert ann.post(f"/g/{game_id}/rematch", data={"csrf": csrf_of(seen)}).status_code == 303
     seen = page(ann, game_id)
     assert 'id="rematch-mine"' in seen and "Waiting for: <bdi>Bob</bdi>" in seen
+    assert 'data-rematch="0"' in seen
     assert rematch_id_of(app, game_id) is None
 
     # Bob accepts last: the rematch starts and his browser goes straight to his seat in it.
@@ -838,6 +841,7 @@ def test_a_rematch_starts_when_every_seat_accepts_on_the_page(app: Flask) -> Non
 
     # Ann's browser finds the rematch on the old page, and her seat in it.
     assert 'id="rematch-open"' in page(ann, game_id)
+    assert f'data-rematch="0,1;{new_id}"' in page(ann, game_id)
     assert ann.get(f"/g/{game_id}/rematch").headers["Location"] == f"/g/{new_id}"
     assert "You are <strong><bdi>Ann</bdi></strong>" in page(ann, new_id)
     assert f'href="/g/{new_id}"' in page(host, game_id)  # "Watch the rematch"
