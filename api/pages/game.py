@@ -9,7 +9,9 @@ is a spectator's.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import json
 import re
 from dataclasses import dataclass
@@ -29,11 +31,11 @@ from sqlmodel import Session
 
 from api.http import errors
 from api.http.context import find, referee, session
-from api.http.errors import Problem, status_of
+from api.http.errors import Problem
 from api.http.expensive import taking_turns
 from api.http.seat_auth import cookie_token
 from api.pages.in_words import ON_TIMEOUT, bot_names, shown_names
-from api.pages.kit import JSONish, check_csrf, whole_number
+from api.pages.kit import JSONish, check_csrf, secure_cookies, whole_number
 from api.pages.seat_links import NO_SEAT_HERE, cookie_seat, with_seat_cookie
 from api.pages.talk import talk_context
 from referee import render
@@ -46,7 +48,7 @@ from referee.service.profile_view import seat_profiles
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
 from referee.service.vacations import GameClock, game_clock
-from referee.store import clock, handover_rows, reads, records
+from referee.store import clock, handover_rows, reads, records, rematches
 from referee.store.tables import Game, SeatHandover, Submission
 
 bp = Blueprint("game", __name__)
@@ -60,6 +62,12 @@ MAX_NOTATION = 400
 LOG_PAGE = 50
 # Legal moves offered as buttons up to this many; beyond it, only the text field is quick.
 MOVE_BUTTONS = 400
+# A refused form's message and text, carried by its redirect to the page (`_to_refusal`):
+# the cookie's name, and how long it lives (the redirect follows at once).
+REFUSED_COOKIE = "refused"
+REFUSED_SECONDS = 60
+# A typed move is quoted in its refusal up to this many characters.
+QUOTED = 60
 
 
 def _at(game: Game) -> int:
@@ -118,6 +126,8 @@ class _PageReads:
     history: tuple[Any, list[Played[Any, Any]]] | None
     # A finished game's rematch: who accepted, and the new game once all have.
     rematch: Rematch | None
+    # Its standing as the seat's stream tells it (`rematches.standing_keys`), "" in play.
+    rematch_key: str
     # The public names of the seats' players, for the seats a person holds who chose one.
     profiles: dict[int, str]
 
@@ -156,6 +166,9 @@ def _page_reads(game_id: str) -> _PageReads:
             unreachable=reachability.unreachable_seats(db, game.id),
             history=history,
             rematch=rematch_of(db, game) if game.status == "over" else None,
+            rematch_key=rematches.standing_keys(db, [game.id])[game.id]
+            if game.status == "over"
+            else "",
             profiles=seat_profiles(db, seats),
         )
 
@@ -235,8 +248,10 @@ def _rematch(page: _PageReads, names: list[str]) -> JSONish | None:
     standing = page.rematch
     if standing is None or page.at != page.game.version:
         return None
+    # The new game once it is made (its id is claimed a moment before).
+    begun = standing.game_id is not None and ";" in page.rematch_key
     return {
-        "game_id": standing.game_id,
+        "game_id": standing.game_id if begun else None,
         "accepted": [names[seat] for seat in standing.accepted if seat < len(names)],
         "waiting_for": [names[seat] for seat in standing.waiting_for if seat < len(names)],
         "mine": page.seat in standing.accepted,
@@ -271,7 +286,9 @@ def _building_key(page: _PageReads) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def game_context(game_id: str, message: str | None = None, typed: str = "") -> JSONish:
+def game_context(
+    game_id: str, message: str | None = None, typed: str = "", form: str = "move"
+) -> JSONish:
     page = _page_reads(game_id)
     game, rules, seat = page.game, page.rules, page.seat
     names = shown_names(page.seats)
@@ -303,6 +320,7 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "players": _player_lines(page, env, names),
         "breakdown": _breakdown(page, names),
         "rematch": _rematch(page, names),
+        "rematch_key": page.rematch_key,
         "to_act_names": [names[n] for n in env["to_act"] if n < len(names)],
         "log": _log_lines(page, names),
         "log_window": page.shown,
@@ -311,12 +329,21 @@ def game_context(game_id: str, message: str | None = None, typed: str = "") -> J
         "complete": rules.lists_every_move and len(moves) <= MOVE_BUTTONS,
         "answer": page.answer,
         "message": message,
-        "typed": typed,
+        # Which form the refusal answers: "move" (shown at the move field) or another.
+        "message_form": form,
+        # A move the referee refused comes back in the field, to be put right.
+        "typed": typed or _refused_text(page.answer),
         "seed": game.seed if game.status == "over" else None,
         "deadline": _deadline(game, standing.due_at),
         "away": _away(standing, names, game.to_act),
         "talk": talk_context(game.id, seat),
     }
+
+
+def _refused_text(answer: JSONish | None) -> str:
+    if answer is None or answer["status"] != "rejected":
+        return ""
+    return str(answer["notation"])
 
 
 def _clock(game: Game) -> GameClock:
@@ -360,6 +387,9 @@ def _answer(db: Session, game: Game, seat: int | None, rules: AnyGame) -> JSONis
     found = db.get(Submission, wanted)
     if found is None or found.game_id != game.id or found.seat != seat:
         return None
+    if found.status == "accepted" and found.seq is not None and game.version > found.seq:
+        # Old news once another move was played: the banner goes with the next move.
+        return None
     try:
         notation = rules.notate(rules.move_from_json(found.move))
     except Exception:  # an old submission of another rules version: say nothing of its move
@@ -379,10 +409,23 @@ def game(game_id: str) -> str | Response:
             response = make_response("", 302)
             response.headers["Location"] = url_for(".game", game_id=found[0])
             return response
-    return render_template("web/game.html", **game_context(game_id))
+    refused = _refusal_told(game_id)
+    if refused is None:
+        return render_template("web/game.html", **game_context(game_id))
+    page = render_template("web/game.html", **game_context(game_id, *refused))
+    # Told once: a reload shows the page as it is.
+    response = make_response(page)
+    response.delete_cookie(
+        REFUSED_COOKIE,
+        path=_refused_path(game_id),
+        secure=secure_cookies(),
+        httponly=True,
+        samesite="Strict",
+    )
+    return response
 
 
-def _submitted(game_id: str, move: Any, expected: int | None) -> Response | tuple[str, int]:
+def _submitted(game_id: str, move: Any, expected: int | None) -> Response:
     """Submit this browser's seat's move and show its answer, or the page with the refusal."""
     typed = move if isinstance(move, str) else ""
     try:
@@ -392,9 +435,65 @@ def _submitted(game_id: str, move: Any, expected: int | None) -> Response | tupl
         raise
     except refusals.Refusal as refused:
         said = NO_SEAT_HERE if isinstance(refused, refusals.Unauthorized) else refused.reason
-        page = render_template("web/game.html", **game_context(game_id, message=said, typed=typed))
-        return page, status_of(refused)
+        return _to_refusal(game_id, _quoting(typed, said), typed, "move" if typed else "resign")
     return _to_answer(game_id, submission.id)
+
+
+def _quoting(typed: str, said: str) -> str:
+    """The refusal of a typed move, quoting what was typed (shortened if long)."""
+    if not typed:
+        return said
+    shown = typed if len(typed) <= QUOTED else typed[: QUOTED - 1] + "…"
+    return f"Your move “{shown}” was not played: {said}"
+
+
+def _refused_path(game_id: str) -> str:
+    return url_for(".game", game_id=game_id)
+
+
+def _sealed(message: str, typed: str, form: str) -> str:
+    """The refusal and the text typed, as the cookie carries them: signed with the
+    server's secret, so that no other page can make the game page say anything."""
+    body = base64.urlsafe_b64encode(json.dumps([message, typed, form]).encode()).decode()
+    mac = hmac.new(referee().secret(), f"{REFUSED_COOKIE}:{body}".encode(), "sha256")
+    return f"{body}.{mac.hexdigest()[:32]}"
+
+
+def _refusal_told(game_id: str) -> tuple[str, str, str] | None:
+    """The refusal a form's redirect carried to this page (`_to_refusal`), if any."""
+    raw = request.cookies.get(REFUSED_COOKIE, "")
+    body, _, mac = raw.partition(".")
+    if not body or len(raw) > 4000:
+        return None
+    expected = hmac.new(referee().secret(), f"{REFUSED_COOKIE}:{body}".encode(), "sha256")
+    if not hmac.compare_digest(mac, expected.hexdigest()[:32]):
+        return None
+    try:
+        message, typed, form = json.loads(base64.urlsafe_b64decode(body.encode()))
+    except ValueError:
+        return None
+    return str(message), str(typed)[:MAX_NOTATION], str(form)
+
+
+def _to_refusal(game_id: str, message: str, typed: str = "", form: str = "move") -> Response:
+    """Back to the game page, which shows the refusal and the text typed, open: a
+    redirect after the POST, so that a reload never sends the move again. The refusal
+    rides in a short-lived cookie of the game's pages, not in the address (a sealed
+    answer typed must not land in the history or a log)."""
+    response = make_response("", 303)
+    response.headers["Location"] = url_for(
+        ".game", game_id=game_id, _anchor="your-move" if form == "move" else "status"
+    )
+    response.set_cookie(
+        REFUSED_COOKIE,
+        _sealed(message, typed[:MAX_NOTATION], form),
+        max_age=REFUSED_SECONDS,
+        path=_refused_path(game_id),
+        httponly=True,
+        samesite="Strict",
+        secure=secure_cookies(),
+    )
+    return response
 
 
 def _to_answer(game_id: str, submission_id: str) -> Response:
@@ -442,18 +541,20 @@ def move(game_id: str) -> Response | tuple[str, int]:
     check_csrf()
     notation = request.form.get("notation", "").strip()
     raw_expected = request.form.get("expected_version", "")
+    typed = notation[:MAX_NOTATION]
+    if raw_expected and not whole_number(raw_expected):
+        # Not a player's slip but a form no page of ours sends: answered as it is, 422.
+        said = "This form is damaged: reload the page and try again."
+        return render_template("web/game.html", **game_context(game_id, said, typed)), 422
     problem = None
     if not notation:
         problem = "Type a move, or choose one of the legal moves."
     elif len(notation) > MAX_NOTATION:
         problem = f"A move is at most {MAX_NOTATION} characters long."
-    elif raw_expected and not whole_number(raw_expected):
-        problem = "This form is damaged: reload the page and try again."
     if problem is not None:
-        page = render_template(
-            "web/game.html", **game_context(game_id, message=problem, typed=notation[:MAX_NOTATION])
-        )
-        return page, 422
+        with session() as db:
+            find(db, game_id)
+        return _to_refusal(game_id, problem, typed)
     return _submitted(game_id, notation, int(raw_expected) if raw_expected else None)
 
 
@@ -478,12 +579,10 @@ def open_rematch(game_id: str) -> Response:
 
 
 @bp.post("/g/<game_id>/resign")
-def resign(game_id: str) -> Response | tuple[str, int]:
+def resign(game_id: str) -> Response:
     check_csrf()
     if request.form.get("confirm") != "yes":
-        page = render_template(
-            "web/game.html",
-            **game_context(game_id, message="Tick the box to confirm that you resign."),
-        )
-        return page, 422
+        with session() as db:
+            find(db, game_id)
+        return _to_refusal(game_id, "Tick the box to confirm that you resign.", form="resign")
     return _submitted(game_id, {"type": "resign"}, None)

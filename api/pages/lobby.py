@@ -274,8 +274,12 @@ def create_game(name: str) -> tuple[str, int]:
             if (player.email and not command.trusted) or player.bot
             else _seat_link(game_id, token),
             "bot": player.bot,
+            # What the mail does for this seat: None (no address), or the address's consent.
+            "mail": consent,
         }
-        for n, (player, token) in enumerate(zip(command.players, created.tokens, strict=True))
+        for n, (player, token, consent) in enumerate(
+            zip(command.players, created.tokens, created.consent, strict=True)
+        )
     ]
     page = render_template("web/created.html", rules=describe(rules), game_id=game_id, links=links)
     return page, 201

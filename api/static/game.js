@@ -8,6 +8,8 @@
 // 6. The arrow keys step through the history.
 // 7. Table talk: messages are sent without leaving the page, and new ones appear as the
 //    stream tells of them (read once the page is in view: reading marks them seen).
+// 8. A finished game's rematch: who accepted shows as they do, and a seat that accepted
+//    is taken to its seat in the new game when it starts.
 (function () {
   "use strict";
   var root = document.getElementById("game");
@@ -54,8 +56,9 @@
     var form = builder();
     if (!form) { steps = []; return; }
     form.hidden = false;
+    // A typed move the referee refused stays open in its field, to be put right.
     var asText = root.querySelector("details.as-text");
-    if (asText) { asText.open = false; }
+    if (asText && !asText.dataset.keep) { asText.open = false; }
     if (steps.length && answering !== undefined && answering !== form.dataset.key) {
       steps = [];
       say("The game moved on: start your move again.");
@@ -379,6 +382,7 @@
     var fresh = page.getElementById("game");
     if (!fresh) { return false; }
     var wasActing = root.dataset.acting === "yes";
+    var awaitingRematch = Boolean(document.getElementById("rematch-mine"));
     var answering = builder() ? builder().dataset.key : undefined;
     var kept = typing();
     var open = openDetails();
@@ -405,6 +409,7 @@
       }
     }
     document.title = page.title;
+    forgetOldAnswer();
     reopen(open);
     keepTyping(kept);
     window.scrollTo(window.scrollX, scrolled);
@@ -412,7 +417,19 @@
     showNotifyButton();
     if (!wasActing && root.dataset.acting === "yes") { tellTurn(); }
     startBuilding(answering);
+    // This seat accepted a rematch and waited: it starts, and the page opens its seat there.
+    var rematch = document.getElementById("rematch-open");
+    if (awaitingRematch && rematch) { window.location.assign(rematch.href); }
     return true;
+  }
+
+  // The referee's answer to a move (`?sub=`) is old news once the next move is played:
+  // the page no longer shows it, and the address, reloaded, asks for it no more.
+  function forgetOldAnswer() {
+    if (document.getElementById("answer") || !/[?&]sub=/.test(window.location.search)) { return; }
+    if (window.history && window.history.replaceState) {
+      window.history.replaceState(window.history.state, "", root.dataset.page + window.location.hash);
+    }
   }
 
   // The seat's token is an HttpOnly cookie the stream never sees: the stream (a
@@ -479,6 +496,11 @@
       try { change = JSON.parse(event.data); } catch (garbled) { return; }
       // A message of the table talk (told to a seat's stream only): read it, no page.
       if (change.kind === "message") { catchUp(); return; }
+      // A finished game's rematch moved on (told to a seat's stream only): who accepted.
+      if (change.kind === "rematch") {
+        if (change.rematch !== root.dataset.rematch) { refresh(); }
+        return;
+      }
       // A new stream starts with the game as it is: only a page that is behind fetches.
       if (String(change.version) !== root.dataset.version || (change.status !== "active" && root.dataset.watch === "yes")) {
         refresh();
@@ -518,5 +540,10 @@
   showCurrentMove();
   showNotifyButton();
   startBuilding();
+  // A move refused: the caret goes back to its text, once the page has scrolled to it.
+  window.addEventListener("load", function () {
+    var refused = document.getElementById("message");
+    if (refused && refused.closest("#your-move") && field()) { field().focus(); }
+  });
   follow();
 })();

@@ -45,7 +45,7 @@ from referee.service import Referee, game_states, table_talk
 from referee.service.players import is_player_token
 from referee.service.submitting import seat_holding
 from referee.service.table_talk import Said
-from referee.store import reads, table_messages
+from referee.store import reads, rematches, table_messages
 from referee.store.tables import Game, GameStatus
 
 _log = logging.getLogger(__name__)
@@ -64,7 +64,9 @@ class Change:
     version is read once, and its event encoded once per viewer (each seat, and
     spectators) however many follow it."""
 
-    def __init__(self, game: Game, rules: AnyGame, state: Any, talk_seq: int = 0) -> None:
+    def __init__(
+        self, game: Game, rules: AnyGame, state: Any, talk_seq: int = 0, rematch: str = ""
+    ) -> None:
         self.game_id = game.id
         self.version = game.version
         self.status = game.status
@@ -74,12 +76,21 @@ class Change:
         self.state = state
         # The game's latest message when it was read: a stream tells those after it.
         self.talk_seq = talk_seq
+        # Where a finished game's rematch stands (`rematches.standing_keys`): a seat's page
+        # is told when it moves ("" while the game runs, or nobody accepted).
+        self.rematch = rematch
         self._events: dict[int | None, bytes] = {}
         self._lock = threading.Lock()
 
     @property
     def over(self) -> bool:
         return self.status == GameStatus.OVER
+
+    def rematch_event(self) -> bytes:
+        """The event of the rematch's standing, the same for every seat (no `id:`: the
+        stream's ids are the game's versions)."""
+        data = {"kind": "rematch", "game_id": self.game_id, "rematch": self.rematch}
+        return f"data: {json.dumps(data, separators=(',', ':'), sort_keys=True)}\n\n".encode()
 
     def event(self, seat: int | None) -> bytes:
         """The Server-Sent Event for `seat` (None: a spectator), encoded once per viewer."""
@@ -105,7 +116,10 @@ class Change:
 def read_change(db: Session, game: Game) -> Change:
     rules = reads.rules_of(game)
     talk_seq = table_messages.last_seq(db, game.id)
-    return Change(game, rules, game_states.state_at(db, game, game.version), talk_seq)
+    rematch = (
+        rematches.standing_keys(db, [game.id])[game.id] if game.status == GameStatus.OVER else ""
+    )
+    return Change(game, rules, game_states.state_at(db, game, game.version), talk_seq, rematch)
 
 
 class Talk:
@@ -129,6 +143,8 @@ class Talk:
 KEPT_TALK = 100
 # A message number no game reaches: what a stream that is told no message waits past.
 NEVER = 2**62
+# A rematch's standing no game has: a seat's page stream starts with it, so it tells the first.
+UNTOLD = "?"
 
 
 class _GameWatch(Watch):
@@ -142,7 +158,9 @@ class _GameWatch(Watch):
 
     def offer(self, change: Change) -> None:
         with self.changed:
-            if change.version > self.latest.version:
+            latest = self.latest
+            moved = change.version == latest.version and change.rematch != latest.rematch
+            if change.version > latest.version or moved:
                 self.latest = change
                 self.changed.notify_all()
 
@@ -156,17 +174,24 @@ class _GameWatch(Watch):
 
 
 class GameFollower(Follower[_GameWatch]):
-    def next(self, after: int, talk_after: int, seconds: float) -> tuple[Change | None, list[Talk]]:
-        """The game's latest change if newer than version `after`, and its messages after
-        number `talk_after`, waiting up to `seconds` for either."""
+    def next(
+        self, after: int, talk_after: int, seconds: float, rematch: str | None = None
+    ) -> tuple[Change | None, list[Talk]]:
+        """The game's latest change if newer than version `after` (or, given `rematch`, if
+        its rematch stands otherwise), and its messages after number `talk_after`, waiting
+        up to `seconds` for either."""
         watch = self.watch
+
+        def news(latest: Change) -> bool:
+            return latest.version > after or (rematch is not None and latest.rematch != rematch)
+
         with watch.changed:
             watch.changed.wait_for(
-                lambda: watch.latest.version > after or watch.talk_seq > talk_after, seconds
+                lambda: news(watch.latest) or watch.talk_seq > talk_after, seconds
             )
             latest = watch.latest
             said = [talk for talk in watch.talk if talk.seq > talk_after]
-        return (latest if latest.version > after else None), said
+        return (latest if news(latest) else None), said
 
 
 class GameHub(Hub[_GameWatch]):
@@ -201,24 +226,35 @@ class GameHub(Hub[_GameWatch]):
             followed = {
                 name: (watch.latest.version, watch.talk_seq) for name, watch in self.watches.items()
             }
+            # The finished games followed (by their seats' pages), with their rematch's standing.
+            finished = {
+                name: watch.latest.rematch
+                for name, watch in self.watches.items()
+                if watch.latest.over
+            }
         if not followed:
             return
         if resync or not woken:
-            hinted |= self.moved(followed)
+            hinted |= self.moved(followed, finished)
         self.refresh({name: followed[name][1] for name in hinted & followed.keys()})
 
     def missed(self, error: Exception) -> None:
         _log.warning("could not read the followed games (%s)", error)
 
-    def moved(self, followed: dict[str, tuple[int, int]]) -> set[str]:
+    def moved(
+        self, followed: dict[str, tuple[int, int]], finished: dict[str, str] | None = None
+    ) -> set[str]:
         """The followed games whose version, or latest message, is past the one their
-        followers have: two queries."""
+        followers have, or (of the `finished` ones) whose rematch stands otherwise: two
+        queries, and two more while finished games are followed."""
         with self.referee.db.reading() as db:
             rows = db.exec(
                 select(Game.id, Game.version).where(col(Game.id).in_(list(followed)))
             ).all()
             talk = table_messages.last_seqs(db, followed)
+            standing = rematches.standing_keys(db, finished) if finished else {}
         moved = {game_id for game_id, version in rows if version > followed[game_id][0]}
+        moved |= {game_id for game_id, key in standing.items() if key != (finished or {})[game_id]}
         return moved | {game_id for game_id, seq in talk.items() if seq > followed[game_id][1]}
 
     def refresh(self, talk_after: dict[str, int]) -> None:
@@ -272,8 +308,11 @@ def _stream(
     sent = now.version if after == now.version else -1
     # A spectator is never woken by a message: not even a keepalive's timing tells of one.
     talk_sent = now.talk_seq if seat is not None else NEVER
+    # A seat's page is told where the rematch stands once the game is over: at once (the
+    # page may be older than the stream), and at each change.
+    rematch_sent = UNTOLD if past_end else None
     while True:
-        change, said = follower.next(sent, talk_sent, keepalive)
+        change, said = follower.next(sent, talk_sent, keepalive, rematch_sent)
         # Followed with a player token, revoked meanwhile: the seat's view is told no more.
         if holds is not None and not holds():
             return
@@ -287,8 +326,13 @@ def _stream(
                 yield talk.event
         if change is None:
             continue
-        yield change.event(seat)
-        sent = change.version
+        if change.version != sent:
+            yield change.event(seat)
+            sent = change.version
+        if rematch_sent is not None and change.rematch != rematch_sent:
+            if change.over:
+                yield change.rematch_event()
+            rematch_sent = change.rematch
         if change.over and not past_end:
             return
 

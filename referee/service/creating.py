@@ -80,6 +80,9 @@ class Created:
     game: Game
     # Each seat's secret token, in seat order.
     tokens: tuple[str, ...]
+    # Each seat's address's consent to the referee's mail as the game found it
+    # (`AddressState`: accepted, invited, stopped), None for a seat without one.
+    consent: tuple[str | None, ...] = ()
 
 
 def rules_named(name: str, rules_version: str | None = None) -> AnyGame:
@@ -153,6 +156,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
         for name, value in appended.game.items():
             setattr(game, name, value)
         seats, tokens = _seats(session, game.id, command, secret)
+        consent = tuple(_consent(session, player.email) for player in command.players)
         insert_game(session, game, seats, appended)
         # An invitation for each seat, then the news of the moves logged at the start.
         notices = [
@@ -180,7 +184,12 @@ def create_game(referee: Referee, command: NewGame) -> Created:
     # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it;
     # and a bot's turn, when a bot plays first.
     publish(referee, Published(changed=[game.id], news=True, bots=_bots_first(game, command)))
-    return Created(game, tuple(tokens))
+    return Created(game, tuple(tokens), consent)
+
+
+def _consent(session: Any, email: str | None) -> str | None:
+    known = addresses.find(session, email) if email else None
+    return None if known is None else str(known.state)
 
 
 def _seats(

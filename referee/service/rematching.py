@@ -22,6 +22,7 @@ from sqlmodel import Session
 
 from referee.service import refusals
 from referee.service.creating import NewGame, Player, create_game
+from referee.service.publishing import Published, publish
 from referee.service.submitting import SeatRef, seat_of
 from referee.store import clock, reads, rematches
 from referee.store.creation import new_id
@@ -63,6 +64,9 @@ def accept_rematch(referee: Referee, game_id: str, seat: SeatRef) -> Rematch:
         standing, claimed = record_acceptance(session, game, seat_of(session, game.id, seat))
     if claimed is not None:
         start_rematch(referee, game, claimed)
+    else:
+        # The finished game's followers (its seats' pages) show who accepted as they do.
+        publish(referee, Published(changed=[game.id]))
     return standing
 
 
@@ -110,6 +114,8 @@ def start_rematch(referee: Referee, game: Game, rematch_id: str) -> None:
         with referee.db.transaction() as session:
             rematches.unclaim(session, game.id)
         raise
+    # Told once the new game exists: the old game's pages open it.
+    publish(referee, Published(changed=[game.id]))
 
 
 def rematch_seat(referee: Referee, game_id: str, seat: SeatRef) -> tuple[str, str]:

@@ -256,6 +256,8 @@ def _rematch(
         published.rematches.append((locked, claimed))
         return None
     answer["waiting_for"] = list(standing.waiting_for)
+    # The finished game's followers (its seats' pages) show who accepted as they do.
+    published.changed.append(game.id)
     return OutboxKind.REMATCH
 
 

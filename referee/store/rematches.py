@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
+from collections.abc import Collection
+
+from sqlmodel import Session, col, select
 
 from referee.store.tables import Game, RematchAcceptance, RematchClaim
 
@@ -42,3 +44,32 @@ def unclaim(session: Session, game_id: str) -> None:
     found = session.get(RematchClaim, game_id)
     if found is not None:
         session.delete(found)
+
+
+def standing_keys(session: Session, game_ids: Collection[str]) -> dict[str, str]:
+    """Where each game's rematch stands, as a short text that changes when a seat accepts
+    or the rematch starts (its game made): `0,2` (seats 0 and 2 accepted), `0,1,2;<id>`
+    (begun). Two statements however many games; a game nobody accepted is `""`."""
+    wanted = list(game_ids)
+    if not wanted:
+        return {}
+    seats: dict[str, list[int]] = {game_id: [] for game_id in wanted}
+    rows = session.exec(
+        select(RematchAcceptance.game_id, RematchAcceptance.seat).where(
+            col(RematchAcceptance.game_id).in_(wanted)
+        )
+    ).all()
+    for game_id, seat in rows:
+        seats[game_id].append(seat)
+    begun = dict(
+        session.exec(
+            select(RematchClaim.game_id, RematchClaim.rematch_id)
+            .join(Game, col(Game.id) == col(RematchClaim.rematch_id))
+            .where(col(RematchClaim.game_id).in_(wanted))
+        ).all()
+    )
+    return {
+        game_id: ",".join(str(seat) for seat in sorted(found))
+        + (f";{begun[game_id]}" if game_id in begun else "")
+        for game_id, found in seats.items()
+    }

@@ -27,7 +27,7 @@ from referee import games
 from referee.games import AnyGame
 from referee.service import Referee, game_states
 from referee.settings import Settings
-from referee.store import reads, rematches
+from referee.store import addresses, reads, rematches
 from referee.store.db import Database
 from referee.store.tables import Game
 
@@ -157,11 +157,46 @@ def test_creating_shows_each_personal_link_once(app: Flask) -> None:
     links = links_of(text)
     # Bob has a mail address: his link goes there, not to whoever made the game.
     assert len(links) == 2 and len(set(links)) == 2
-    assert 'data-seat="1"' in text and "invited by mail" in text
+    assert fates(text) == {0: "link", 1: "invited", 2: "link"}
+    assert "Invited by mail: their personal link goes to their address once they accept" in text
     game_id = links[0].split("/")[4]
     for link in links:
         assert link.rsplit("/", 1)[1] not in page(host, game_id)
         assert link.rsplit("/", 1)[1] not in browser(app).get("/").get_data(as_text=True)
+
+
+def fates(text: str) -> dict[int, str]:
+    """What the game-ready page says happened to each seat."""
+    found = re.findall(r'class="seat-fate[^"]*" data-seat="(\d+)" data-fate="(\w+)"', text)
+    return {int(seat): fate for seat, fate in found}
+
+
+def test_the_ready_page_says_what_happened_to_each_seat(app: Flask) -> None:
+    """An address that accepted the referee's mail gets its link mailed at once, one that
+    never answered is invited, one that stopped gets nothing; a bot needs no link."""
+    with Session(database(app).engine) as session:
+        for address, consents in (("keen@example.org", True), ("done@example.org", False)):
+            addresses.ensure(session, b"s" * 32, address)
+            known = addresses.find(session, address)
+            assert known is not None
+            if consents:
+                addresses.accept(session, known)
+            else:
+                addresses.stop(session, known)
+        session.commit()
+    fields = {"email-0": "Keen@example.org", "email-1": "new@example.org"}
+    _, answer = create(
+        app,
+        "mandala",
+        ["Ann", "Bob", "Cy", "", ""],
+        **fields,
+        **{"email-2": "done@example.org", "bot-3": "random"},
+    )
+    text = answer.get_data(as_text=True)
+    assert answer.status_code == 201, message(text)
+    assert fates(text) == {0: "mailed", 1: "invited", 2: "stopped", 3: "bot"}
+    assert "Accepted the referee's mail already: their personal link is mailed" in text
+    assert links_of(text) == []
 
 
 @pytest.mark.parametrize(
@@ -220,7 +255,7 @@ def test_a_seat_chosen_as_a_bot_gets_no_link_and_is_shown_as_a_bot(app: Flask) -
     _host, answer = create(app, "mandala", ["Ann"], **{"bot-1": "greedy"})
     assert answer.status_code == 201
     page = answer.get_data(as_text=True)
-    assert len(links_of(page)) == 1 and "a bot (greedy) plays this seat" in page
+    assert len(links_of(page)) == 1 and "A bot (greedy) plays this seat" in page
     game_id = re.findall(r'href="/g/([0-9a-f]{32})"', page)[0]
     assert "Bot 2 (bot, greedy)" in browser(app).get(f"/g/{game_id}").get_data(as_text=True)
 
@@ -349,29 +384,73 @@ def test_a_seat_sees_its_legal_moves_and_the_referees_answer(app: Flask) -> None
     assert f"<code>{legal[0]}</code>" in page(host, game_id)  # the log
 
 
+def refused(client: FlaskClient, answer: TestResponse, game_id: str, anchor: str) -> str:
+    """The page a refused form leads to: a redirect after the POST (a reload never sends
+    it again), whose page tells the refusal once."""
+    assert answer.status_code == 303
+    assert answer.headers["Location"] == f"/g/{game_id}#{anchor}"
+    (cookie,) = [c for c in answer.headers.getlist("Set-Cookie") if c.startswith("refused=")]
+    for part in ("HttpOnly", "SameSite=Strict", f"Path=/g/{game_id}"):
+        assert part in cookie
+    text = page(client, game_id)
+    # Told once: the page as it is after a reload.
+    assert 'id="message"' not in page(client, game_id)
+    return text
+
+
 @pytest.mark.parametrize(
-    ("notation", "extra", "status", "expected"),
+    ("notation", "extra", "expected"),
     [
-        ("", {}, 422, "Type a move"),
-        ("x" * 401, {}, 422, "at most 400"),
-        ("zzz", {}, 422, "expected a size and a cell"),
-        ("VALID", {"expected_version": "7"}, 409, "not 7"),
-        ("VALID", {"expected_version": "-1"}, 422, "damaged"),
+        ("", {}, "Type a move"),
+        ("x" * 401, {}, "at most 400"),
+        ("zzz", {}, "Your move “zzz” was not played: expected a size and a cell"),
+        ("VALID", {"expected_version": "7"}, "not 7"),
     ],
 )
 def test_bad_moves_get_a_clear_message(
-    app: Flask, notation: str, extra: dict[str, str], status: int, expected: str
+    app: Flask, notation: str, extra: dict[str, str], expected: str
 ) -> None:
     game_id, _, seats = new_game(app, "subdivision", ["Ann", "Bob"])
     number, seat = acting(app, seats, game_id)
     _, rules, state = stored(app, game_id)
     if notation == "VALID":
         notation = rules.notate(rules.legal_moves(state, number)[0])
-    answer = play(seat, game_id, notation, **extra)
-    text = answer.get_data(as_text=True)
-    assert answer.status_code == status and expected in message(text)
-    assert "Your move" in text  # the form is back, with what was typed
+    text = refused(seat, play(seat, game_id, notation, **extra), game_id, "your-move")
+    assert expected in message(text)
+    # The move's field is back, open, with what was typed and the refusal beside it.
+    assert re.search(r'<details class="as-text" open data-keep="yes">', text)
+    field = re.search(r'<input id="notation"[^>]*>', text)
+    assert field is not None and 'aria-invalid="true"' in field.group(0)
+    assert f'value="{notation[:400]}"' in field.group(0)
     assert stored(app, game_id)[0].version == 0
+
+
+def test_a_damaged_form_is_answered_422_as_it_is(app: Flask) -> None:
+    """Not a player's slip: a form no page sends (what a hostile client sends) is a 4xx."""
+    game_id, _, seats = new_game(app, "subdivision", ["Ann", "Bob"])
+    _, seat = acting(app, seats, game_id)
+    answer = play(seat, game_id, "a1", expected_version="-1")
+    assert answer.status_code == 422 and "damaged" in message(answer.get_data(as_text=True))
+    assert stored(app, game_id)[0].version == 0
+
+
+def test_a_forged_refusal_cookie_says_nothing(app: Flask) -> None:
+    game_id, _, seats = new_game(app, "subdivision", ["Ann", "Bob"])
+    _, seat = acting(app, seats, game_id)
+    seat.set_cookie("refused", "WyJoaSIsICIiLCAibW92ZSJd.0123", path=f"/g/{game_id}")
+    assert 'id="message"' not in page(seat, game_id)
+
+
+def test_an_accepted_moves_banner_goes_with_the_next_move(app: Flask) -> None:
+    game_id, _, seats = new_game(app, "subdivision", ["Ann", "Bob"])
+    number, seat = acting(app, seats, game_id)
+    _, rules, state = stored(app, game_id)
+    answer = play(seat, game_id, rules.notate(rules.legal_moves(state, number)[0]))
+    assert answer.status_code == 303
+    assert 'id="answer"' in seat.get(answer.headers["Location"]).get_data(as_text=True)
+    _, _, state = stored(app, game_id)
+    assert play(seats[1 - number], game_id, rules.notate(rules.legal_moves(state, 1 - number)[0]))
+    assert 'id="answer"' not in seat.get(answer.headers["Location"]).get_data(as_text=True)
 
 
 def test_moves_out_of_turn_and_without_a_seat_are_refused(app: Flask) -> None:
@@ -380,10 +459,9 @@ def test_moves_out_of_turn_and_without_a_seat_are_refused(app: Flask) -> None:
     _, rules, state = stored(app, game_id)
     move = rules.notate(rules.legal_moves(state, number)[0])
     answer = play(seats[1 - number], game_id, move)
-    assert answer.status_code == 409 and "not your turn" in message(answer.get_data(as_text=True))
+    assert "not your turn" in message(refused(seats[1 - number], answer, game_id, "your-move"))
     answer = play(host, game_id, move)
-    assert answer.status_code == 401
-    assert "open your personal link" in message(answer.get_data(as_text=True))
+    assert "open your personal link" in message(refused(host, answer, game_id, "your-move"))
     assert browser(app).post(f"/g/{'f' * 32}/move", data={}).status_code == 403
 
 
@@ -405,7 +483,7 @@ def test_resigning_needs_the_box_ticked_and_then_ends_a_two_seat_game(app: Flask
     game, _, _ = stored(app, game_id)
     assert game.seed not in before and 'id="seed"' not in before
     unticked = ann.post(f"/g/{game_id}/resign", data={"csrf": csrf_of(page(ann, game_id))})
-    assert unticked.status_code == 422 and "Tick the box" in message(unticked.get_data(True))
+    assert "Tick the box" in message(refused(ann, unticked, game_id, "status"))
     ticked = ann.post(
         f"/g/{game_id}/resign", data={"csrf": csrf_of(page(ann, game_id)), "confirm": "yes"}
     )
@@ -739,10 +817,13 @@ def test_a_rematch_starts_when_every_seat_accepts_on_the_page(app: Flask) -> Non
 
     seen = page(ann, game_id)
     assert 'id="rematch-accept"' in seen and "Waiting for: <bdi>Ann</bdi>, <bdi>Bob</bdi>" in seen
+    # Where the rematch stands, as the seat's stream tells it (the page refetches on a change).
+    assert 'data-rematch=""' in seen
     assert 'id="rematch-accept"' not in page(host, game_id)  # a spectator only watches
     assert ann.post(f"/g/{game_id}/rematch", data={"csrf": csrf_of(seen)}).status_code == 303
     seen = page(ann, game_id)
     assert 'id="rematch-mine"' in seen and "Waiting for: <bdi>Bob</bdi>" in seen
+    assert 'data-rematch="0"' in seen
     assert rematch_id_of(app, game_id) is None
 
     # Bob accepts last: the rematch starts and his browser goes straight to his seat in it.
@@ -760,6 +841,7 @@ def test_a_rematch_starts_when_every_seat_accepts_on_the_page(app: Flask) -> Non
 
     # Ann's browser finds the rematch on the old page, and her seat in it.
     assert 'id="rematch-open"' in page(ann, game_id)
+    assert f'data-rematch="0,1;{new_id}"' in page(ann, game_id)
     assert ann.get(f"/g/{game_id}/rematch").headers["Location"] == f"/g/{new_id}"
     assert "You are <strong><bdi>Ann</bdi></strong>" in page(ann, new_id)
     assert f'href="/g/{new_id}"' in page(host, game_id)  # "Watch the rematch"

@@ -3,7 +3,11 @@
 Against a real `referee serve` (the fixtures of test_web_browser.py). One
 seat plays in Chromium at 1280 px, by clicks on the targets inside the
 board's `<svg>` and the one Play button under it: no typing and no move
-buttons; at 390 px it plays its first turns so, then by the API. The
+buttons; at 390 px it plays its first turns so, then by the API, and at
+each step of those turns (390 x 844, the page unscrolled) every target of
+the board lies above the move box, and Play inside it, on the first screen
+(at 1280 px the move box, stuck to the window's bottom, is always in
+sight). The
 other seats play through the API; the browser's page must follow them
 live (its event stream), mark their last move, and at the end show the
 score breakdown. Every label on the board reads at 11 CSS px or more and
@@ -206,11 +210,49 @@ def _targets(page: Page) -> list[str]:
     )
 
 
-def _play_my_turn(page: Page, table: Table, clicker: Clicker) -> str:
-    """Build a move by clicks on the board and send it; its notation."""
+# Where the board's targets and the move box sit on the screen, the page unscrolled.
+ON_SCREEN = """() => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
+  return {
+    scrolled: window.scrollY,
+    height: window.innerHeight,
+    targets: Array.from(document.querySelectorAll('#board svg [data-step]')).map(box),
+    builder: box(document.getElementById('builder')),
+    play: box(document.getElementById('build-send')),
+  };
+}"""
+
+
+def _on_the_first_screen(page: Page) -> None:
+    """Every target of the board and Play lie on the first screen, no scrolling: the
+    targets above the move box (which sticks to the window's bottom), Play inside it."""
+    seen = page.evaluate(ON_SCREEN)
+    assert seen["scrolled"] == 0, seen
+    top, bottom = seen["builder"]
+    assert top >= 0 and bottom <= seen["height"], seen
+    assert top <= seen["play"][0] and seen["play"][1] <= bottom, seen
+    assert seen["targets"], seen
+    for target in seen["targets"]:
+        assert target[0] >= 0 and target[1] <= top, (target, seen)
+
+
+def _play_in_sight(page: Page) -> None:
+    """Wherever the page is scrolled, the move box and its Play are in the window."""
+    seen = page.evaluate(ON_SCREEN)
+    top, bottom = seen["builder"]
+    assert top >= 0 and bottom <= seen["height"], seen
+
+
+def _play_my_turn(page: Page, table: Table, clicker: Clicker, phone: bool = False) -> str:
+    """Build a move by clicks on the board and send it; its notation. On a phone, the
+    targets of each step and Play must be on the first screen."""
     send = page.locator("#build-send")
     for taken in range(1, MAX_CLICKS + 1):
         steps = _targets(page)
+        if phone and steps:
+            _on_the_first_screen(page)
+        elif steps:
+            _play_in_sight(page)
         sendable = send.is_enabled()
         step = clicker(table, steps, sendable)
         if step is None:
@@ -241,6 +283,21 @@ def _legible(page: Page, width: int) -> None:
     """Every label of the board reads at 11 CSS px or more, and nothing scrolls sideways."""
     assert page.evaluate(SMALLEST_TEXT) >= 10.95
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+# Each entry of the move list: its number, and how its text is laid out (a block starts
+# on the number's line, however many lines it wraps onto).
+LOG_ENTRIES = """() => Array.from(document.querySelectorAll('#log li')).map(li =>
+  [li.value, getComputedStyle(li.querySelector('a')).display])"""
+
+
+def _one_entry_a_move(page: Page, version: int) -> None:
+    """The move list gives each move one numbered entry, however long its notation (an Ice
+    Palace build wraps inside its entry, its number on the first line)."""
+    entries = page.evaluate(LOG_ENTRIES)
+    numbers = [number for number, _ in entries]
+    assert numbers == list(range(numbers[0], version + 1)), numbers
+    assert {display for _, display in entries} == {"block"}
 
 
 def _wait_for_my_turn_or_end(page: Page) -> bool:
@@ -287,7 +344,13 @@ def _play(
     created = requests.post(
         web_service.url + "/v1/games",
         headers=API_KEY,
-        json={"game": game, "players": [{"name": n} for n in names], "options": setup.options},
+        json={
+            "game": game,
+            "players": [{"name": n} for n in names],
+            "options": setup.options,
+            # On a phone the deadline's line is on the first screen too.
+            **({"deadline": "72h"} if width == 390 else {}),
+        },
         timeout=30,
     )
     assert created.ok, created.text
@@ -322,7 +385,10 @@ def _play(
             # The other seats' last move came live, and is marked on the board
             # (an Ice Palace pass changes nothing there to mark).
             assert page.locator("#board svg .last").count() > 0
-        _play_my_turn(page, table, setup.clicker)
+        if mine == 0:
+            # The first screen, the page unscrolled: the status, the board and its move box.
+            page.screenshot(path=artifacts / f"clicks-{game}-{width}-first-screen.png")
+        _play_my_turn(page, table, setup.clicker, phone=width == 390)
         mine += 1
         if mine == 3:
             _legible(page, width)
@@ -337,5 +403,7 @@ def _play(
     assert not _wait_for_my_turn_or_end(page)
     expect(page.locator("#breakdown")).to_be_visible()
     _legible(page, width)
+    _one_entry_a_move(page, final)
+    page.locator("#log-scroll").screenshot(path=artifacts / f"log-{game}-{width}.png")
     page.screenshot(path=artifacts / f"clicks-{game}-{width}-end.png", full_page=True)
     page.context.close()

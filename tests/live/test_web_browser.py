@@ -138,6 +138,17 @@ def test_a_whole_game_through_the_pages(
     host.fill("#api_key", TEST_API_KEY)
     host.click("text=Create the game")
     host.screenshot(path=artifacts / "created.png", full_page=True)
+    # What happened to each seat, under its name: with the API key both links are
+    # shown, and Bob's is mailed to his address too.
+    fates = host.locator(".seat-fate").all_inner_texts()
+    assert fates == [
+        "Link shown here: give it to them yourself.",
+        "Link shown here, and mailed to their address too.",
+    ]
+    host.set_viewport_size({"width": 390, "height": 844})
+    host.screenshot(path=artifacts / "created-390.png", full_page=True)
+    assert host.evaluate("document.documentElement.scrollWidth") <= 390
+    host.set_viewport_size({"width": 1280, "height": 900})
     links = [host.input_value(f"#link-{n}") for n in range(2)]
     host.click("#game-link")
     host.wait_for_url(GAME_URL)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Request, expect
 
 from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     artifacts,
@@ -27,7 +27,7 @@ from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     playwright,
     web_service,
 )
-from tests.stacks import Service
+from tests.stacks import TEST_API_KEY, Service
 
 # Enough moves that the move list overflows its box (it shows about a dozen).
 MOVES_BEFORE = 16
@@ -205,3 +205,107 @@ def test_a_past_position_follows_the_game_and_keeps_its_board(
     assert page.locator("#status .badge").all_inner_texts() == ["looking back"]
     assert page.inner_html("#board") == board
     assert page.locator("#log li").last.get_attribute("value") == "4"
+
+
+def _game_by_api(url: str, game: str) -> tuple[str, list[str]]:
+    created = requests.post(
+        f"{url}/v1/games",
+        headers={"X-API-Key": TEST_API_KEY},
+        json={"game": game, "players": [{"name": "Ann"}, {"name": "Bob"}]},
+        timeout=30,
+    )
+    assert created.ok, created.text
+    body = created.json()
+    return body["id"], [seat["token"] for seat in body["seats"]]
+
+
+def test_a_typed_move_that_cannot_be_read_and_an_old_answer(
+    web_service: Service,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    """A move typed that cannot be read comes back in its open field, quoted, by a
+    redirect (a reload sends nothing); the answer to a move goes with the next move."""
+    url = web_service.url
+    game_id, tokens = _game_by_api(url, "subdivision")
+    (mover,) = summary(url, game_id)["to_act"]
+    pages = [new_page(browser), new_page(browser, phone=True)]
+    for page, width in zip(pages, (1280, 390), strict=True):
+        open_from_mail(page, f"{url}/g/{game_id}/seat/{tokens[mover]}")
+        posted: list[str] = []
+
+        def record(sent: Request, posted: list[str] = posted) -> None:
+            posted.append(sent.method)
+
+        page.on("request", record)
+        # With the script, the move as text is folded under the board's builder.
+        page.click("details.as-text summary")
+        page.fill("#notation", "zzz top left")
+        page.click("form.typed button[type=submit]")
+        page.wait_for_url(f"{url}/g/{game_id}#your-move")
+        alert = page.locator("#your-move #message")
+        expect(alert).to_contain_text("Your move “zzz top left” was not played:")
+        assert page.locator("details.as-text").evaluate("details => details.open")
+        assert page.input_value("#notation") == "zzz top left"
+        assert page.locator("#notation").evaluate("field => document.activeElement === field")
+        page.screenshot(path=artifacts / f"typed-refused-{width}.png")
+        assert posted.count("POST") == 1
+        page.reload()
+        assert posted.count("POST") == 1  # the reload sent nothing again
+        assert page.locator("#message").count() == 0
+        assert summary(url, game_id)["version"] == 0
+
+    # Played by typing: its answer shows until the next move, then goes, live.
+    desk = pages[0]
+    legal = requests.get(
+        f"{url}/v1/games/{game_id}/legal-moves", headers=bearer(tokens[mover]), timeout=10
+    ).json()["moves"]
+    desk.click("details.as-text summary")
+    desk.fill("#notation", legal[0]["notation"])
+    desk.click("form.typed button[type=submit]")
+    desk.wait_for_url(lambda address: "sub=" in address)
+    expect(desk.locator("#answer")).to_contain_text("was accepted as move 1")
+    desk.evaluate(f"() => {{ {MARKER} = 'still here'; }}")
+    play_by_api(url, game_id, tokens[1 - mover])
+    expect(desk.locator("#game")).to_have_attribute("data-version", "2")
+    assert desk.evaluate(f"() => {MARKER}") == "still here"
+    assert desk.locator("#answer").count() == 0
+    assert "sub=" not in desk.url
+    desk.reload()
+    assert desk.locator("#answer").count() == 0
+
+
+def test_a_finished_games_rematch_follows_who_accepts_and_opens_the_new_game(
+    web_service: Service,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    """Bob accepts on his phone; Ann's page shows it as he does (her seat's stream);
+    Ann accepts and goes to the new game, and Bob's page, waiting, opens his seat there."""
+    url = web_service.url
+    game_id, tokens = _game_by_api(url, "mandala")
+    resigned = requests.post(
+        f"{url}/v1/games/{game_id}/resign?wait=10", headers=bearer(tokens[1]), timeout=30
+    )
+    assert resigned.json()["submission"]["status"] == "accepted", resigned.text
+    ann, bob = new_page(browser), new_page(browser, phone=True)
+    for page, seat in ((ann, 0), (bob, 1)):
+        open_from_mail(page, f"{url}/g/{game_id}/seat/{tokens[seat]}")
+        expect(page.locator("#rematch-accept")).to_be_visible()
+    ann.evaluate(f"() => {{ {MARKER} = 'still here'; }}")
+
+    bob.click("#rematch-accept")
+    expect(bob.locator("#rematch-mine")).to_be_visible()
+    expect(ann.locator("#rematch")).to_contain_text("Accepted: Bob")
+    assert ann.evaluate(f"() => {MARKER}") == "still here"  # told by the stream, in place
+    expect(ann.locator("#rematch")).to_contain_text("Waiting for: Ann")
+    ann.locator("#rematch").screenshot(path=artifacts / "rematch-live-1280.png")
+    bob.screenshot(path=artifacts / "rematch-waiting-390.png", full_page=True)
+
+    ann.click("#rematch-accept")
+    ann.wait_for_url(lambda address: game_id not in address)
+    rematch_id = ann.url.rsplit("/", 1)[1]
+    bob.wait_for_url(f"{url}/g/{rematch_id}")
+    for page, name, width in ((ann, "Ann", 1280), (bob, "Bob", 390)):
+        expect(page.locator("#status")).to_contain_text(f"You are {name}.")
+        page.screenshot(path=artifacts / f"rematch-opened-{width}.png")
