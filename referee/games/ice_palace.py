@@ -34,10 +34,12 @@ RULINGS (where the rules file is silent):
   `build` (`forced_move`): the yard and the palace are public, so every
   seat can see there is nothing to choose.
 - `build auto` stays `build auto` in the log; `play` replaces it with the
-  referee's plan for that position (`referee_plan`), computed when the
-  round ends and kept in the state (`build_plan`), so replay is exact.
-  Changing which plan that is changes history: it needs a new rules
-  version.
+  referee's plan for that position (`auto_plan`), worked out again from the
+  position on every replay, so replay is exact. Changing which plan that
+  is changes history: it needs a new rules version. When the round ends
+  the state keeps a maximal plan found fast (`build_plan`, `quick_plan`'s),
+  which `legal_moves` offers and `build auto`'s search starts from (in
+  versions 1 and 2 it was `build auto`'s plan itself).
 - Which maximal plan (version 3): of all plans placing the required number,
   the one with the most palace points for the builder's colour, then the
   fewest for the leader's (the other seat still playing with the most
@@ -47,7 +49,10 @@ RULINGS (where the rules file is silent):
   timed): every small build is searched to the end, and past the budget
   the best plan found stands, never worse for the builder than
   `quick_plan`'s. The random builder (`random_move`, playouts) draws its
-  colour order from its rng. Version 2 (`IcePalaceV2`) took the best of
+  colour order from its rng, and where it draws the referee's plan it
+  plays the plan the state keeps (`build_plan`): the search would cost
+  every playout dearly (versions 1 and 2 played `build auto`, the same
+  plan there). Version 2 (`IcePalaceV2`) took the best of
   the solver's plans for a few colour orders (`_auto_orders`), which fell
   short of the best in most small builds; version 1 (`IcePalaceV1`) took
   the colours alphabetically in both, which favoured the colour met last.
@@ -752,9 +757,15 @@ class _IcePalaceRules(Game[State, Move]):
         the plan places as many as can be placed, or the referee's own plan."""
         self._check_turn(state, seat)
         view = self.view(state, seat)
+        taken = tuple(steps)
+        if state.phase == BUILD and taken[:1] == (AUTO_STEP,):
+            if len(taken) > 1:
+                raise bad_step(taken[1])
+            _show_plan(view, self.auto_plan(state))
+            return Building(taken, (), Build(auto=True), view, "Play the referee's plan, or undo")
         if state.phase == BUILD:
-            return _palace_building(state, tuple(steps), view)
-        return _yard_building(state, seat, tuple(steps), view)
+            return _palace_building(state, taken, view)
+        return _yard_building(state, seat, taken, view)
 
     def _random_move_in_turn(self, state: State, seat: int, rng: Rng) -> Move:
         if state.phase == BUILD:
@@ -763,7 +774,7 @@ class _IcePalaceRules(Game[State, Move]):
 
     def _random_build(self, state: State, rng: Rng) -> Build:
         if rng.below(4) == 0:
-            return Build(auto=True)
+            return self._drawn_auto(state)
         # A random plan when it is maximal: palaces then grow in every
         # shape, as players grow them, not only in the solver's lines.
         tops, pieces = _build_input(state)
@@ -773,10 +784,23 @@ class _IcePalaceRules(Game[State, Move]):
             return Build(_places(plan))
         return Build(state.build_plan)
 
+    def _drawn_auto(self, state: State) -> Build:
+        """What the random builder plays where it draws the referee's plan: the plan
+        kept for the build, as `build auto`'s search would cost every playout dearly."""
+        return Build(state.build_plan)
+
     def _random_order(self, state: State, rng: Rng) -> tuple[str, ...]:
         """The order the random builder takes the colours in: drawn from its stream, so
         that no colour is buried first in every random palace (RULINGS)."""
         return tuple(rng.shuffled(list(state.colours)))
+
+    def auto_plan(self, state: State) -> tuple[Place, ...]:
+        """The plan `build auto` plays in this build: `referee_plan`, its search started
+        from the plan the state keeps (`quick_plan`'s, found when the round ended)."""
+        kept = tuple((_size(p.pyramid), p.pyramid[1], p.x, p.y) for p in state.build_plan)
+        quick = ice_palace_solver.Plan(state.build_max, kept)
+        args = (state.palace, state.yard, state.colours, state.turn, state.resigned)
+        return _places(self._bettered(*args, quick))
 
     def referee_plan(
         self, palace: Board, yard: Board, colours: str, builder: int, resigned: Sequence[int]
@@ -787,6 +811,17 @@ class _IcePalaceRules(Game[State, Move]):
         then the first found by `ice_palace_solver.best_plan`, whose search starts from
         `quick_plan` (so never worse for the builder than it)."""
         quick = self.quick_plan(palace, yard, colours, builder, resigned)
+        return self._bettered(palace, yard, colours, builder, resigned, quick)
+
+    def _bettered(
+        self,
+        palace: Board,
+        yard: Board,
+        colours: str,
+        builder: int,
+        resigned: Sequence[int],
+        quick: ice_palace_solver.Plan,
+    ) -> ice_palace_solver.Plan:
         if quick.count == 0:
             return quick
         stacks = {(x, y): (_PIECE[stack[-1]], len(stack)) for x, y, stack in palace}
@@ -903,7 +938,7 @@ class _IcePalaceRules(Game[State, Move]):
         out = state.out_of_game + pyramids - len(pieces)
         if builder in state.resigned:
             return self._after_build(state, state.palace, out + len(pieces))
-        plan = self.referee_plan(state.palace, state.yard, state.colours, builder, state.resigned)
+        plan = self.quick_plan(state.palace, state.yard, state.colours, builder, state.resigned)
         return _replace(
             state,
             phase=BUILD,
@@ -914,7 +949,7 @@ class _IcePalaceRules(Game[State, Move]):
         )
 
     def _build(self, state: State, move: Build) -> State:
-        steps = state.build_plan if move.auto else move.steps
+        steps = self.auto_plan(state) if move.auto else move.steps
         left = Counter(_buildable(state.yard))
         palace = _as_dict(state.palace)
         for number, step in enumerate(steps, 1):
@@ -1422,12 +1457,7 @@ class _PalacePlan:
 
 
 def _palace_building(state: State, steps: tuple[str, ...], view: JSON) -> Building[Move]:
-    """Pyramid, cell, pyramid, cell... or the referee's plan in one step."""
-    if steps[:1] == (AUTO_STEP,):
-        if len(steps) > 1:
-            raise bad_step(steps[1])
-        _show_plan(view, state.build_plan)
-        return Building(steps, (), Build(auto=True), view, "Play the referee's plan, or undo")
+    """Pyramid, cell, pyramid, cell... (the referee's plan in one step is `build`'s)."""
     plan = _PalacePlan(state)
     for index in range(0, len(steps) - 1, 2):
         plan.take_step(steps[index], steps[index + 1])
@@ -1526,7 +1556,7 @@ class IcePalace(_IcePalaceRules):
             return super().play_random(state, seat, rng)
         if state.phase == BUILD:
             build = self._random_build(state, rng)
-            steps = state.build_plan if build.auto else build.steps
+            steps = self.auto_plan(state) if build.auto else build.steps
             coloured = len(_buildable(state.yard))
             palace = _as_dict(state.palace)
             for step in steps:
@@ -1605,6 +1635,12 @@ class IcePalaceV2(IcePalace):
         self, palace: Board, yard: Board, colours: str, builder: int, resigned: Sequence[int]
     ) -> ice_palace_solver.Plan:
         return self.quick_plan(palace, yard, colours, builder, resigned)
+
+    def auto_plan(self, state: State) -> tuple[Place, ...]:
+        return state.build_plan
+
+    def _drawn_auto(self, state: State) -> Build:
+        return Build(auto=True)
 
 
 class IcePalaceV1(IcePalaceV2):

@@ -344,7 +344,8 @@ def test_the_first_palace_pyramid_goes_at_the_origin_and_auto_builds_the_maximum
 
 def test_a_build_whose_search_runs_out_of_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     # The RULINGS: out of budget, the required number is the best plan's,
-    # `build auto` plays that plan, and a plan placing more is accepted.
+    # `build auto` plays a plan placing that many, and a plan placing more is
+    # accepted.
     # Issue 12's shape in yellow; the yard Mr Lr Lr. With its budget the
     # solver sees that the red medium must cover a yellow large first (3
     # placed); starved, it keeps the greedy plan (a red large into a hole, 2).
@@ -362,8 +363,11 @@ def test_a_build_whose_search_runs_out_of_budget(monkeypatch: pytest.MonkeyPatch
     )
     starved = build_position(yard, palace)
     assert starved.build_max == 2 and len(starved.build_plan) == 2
+    # `build auto` plays a plan placing that many too: the best for the builder
+    # the search finds from the plan kept (rules version 3).
     auto = GAME.play(starved, 0, Build(auto=True))
-    assert auto == GAME.play(starved, 0, Build(starved.build_plan))
+    assert len(GAME.auto_plan(starved)) == 2
+    assert auto == GAME.play(starved, 0, Build(GAME.auto_plan(starved)))
     assert GAME.play(starved, 0, Build(full.build_plan)).out_of_game == starved.out_of_game
     assert "must place 2" in refused(starved, 0, Build(full.build_plan[:1])).reason
 
