@@ -16,7 +16,7 @@ PDI = "\u2069"
 
 
 def seat_name(names: Sequence[str] | None, seat: int) -> str:
-    """The seat's player name, or `Seat N` (seats count from 0, as in the API).
+    """The seat's player name, or `Player N` (counted from 1: seat 0 is Player 1).
 
     The name is shown as everywhere else (`names.shown`): one line, without
     control, invisible or direction-changing characters. One of other than

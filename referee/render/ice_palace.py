@@ -616,7 +616,7 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
             else f"S{hand['S']} M{hand['M']} L{hand['L']} (hidden)"
         )
         marker = "*" if seat == view["marker"] else " "
-        lines.append(f"{marker}{seat} {who} {colour} {totals.get(colour, 0):>3} pts  hand: {held}")
+        lines.append(f"{marker}{seat + 1} {who} {colour} {totals.get(colour, 0):>3} pts  hand: {held}")
     lines.append("* holds the marker")
     pool = view["pool"]
     lines.append(f"Pool: S {pool['S']}, M {pool['M']}, L {pool['L']}.")

@@ -338,7 +338,7 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
     lines.append("")
     for seat, collection in enumerate(view["collections"]):
         who = column(seat_name(names, seat), 20)
-        lines.append(f"{seat} {who} score {view['scores'][seat]:>3}  {_whereabouts(view, seat)}")
+        lines.append(f"{seat + 1} {who} score {view['scores'][seat]:>3}  {_whereabouts(view, seat)}")
         lines.extend(_counts_lines("   holds", collection))
     return board_text(lines)
 
@@ -352,11 +352,11 @@ def _path_lines(view: JSON) -> list[str]:
         cells = []
         for index in range(row, min(row + 10, PATH_LENGTH)):
             if index in pawn_at:
-                cells.append(f"@{pawn_at[index]}")
+                cells.append(f"@{pawn_at[index] + 1}")
             else:
                 cells.append(path[index] or "..")
         lines.append(f"{row:>3}   " + "  ".join(cells))
-    waiting = [str(seat) for seat, index in enumerate(view["pawns"]) if index < 0]
+    waiting = [str(seat + 1) for seat, index in enumerate(view["pawns"]) if index < 0]
     if waiting:
         lines.append("Before the path: " + " ".join(f"@{seat}" for seat in waiting))
     return lines

@@ -471,7 +471,7 @@ def _seat_text(
         notes.append("to move")
     cells = [f"{space + 1}:{''.join(tower) or '-'}" for space, tower in enumerate(towers)]
     return [
-        f"{seat} {who} score {view['scores'][seat]:>3}  "
+        f"{seat + 1} {who} score {view['scores'][seat]:>3}  "
         f"{_objectives_text(view['objectives'][seat])}"
         + (f"  ({', '.join(notes)})" if notes else ""),
         "    " + "  ".join(cells),

@@ -456,7 +456,7 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
     lines.append("")
     for seat, won in enumerate(view["cards_won"]):
         who = column(seat_name(names, seat), 22)
-        lines.append(f"{seat} {who} cards {won:>2}   {_answer_state(view, seat)}")
+        lines.append(f"{seat + 1} {who} cards {won:>2}   {_answer_state(view, seat)}")
     if view["last_round"] is not None:
         lines.append("")
         lines.append(" ".join(_last_round(view["last_round"], names, view)))

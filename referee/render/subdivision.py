@@ -230,7 +230,7 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
         note = " resigned" if seat in resigned else ""
         who = column(seat_name(names, seat), 24)
         lines.append(
-            f"{seat} {who} score {view['scores'][seat]:>3}"
+            f"{seat + 1} {who} score {view['scores'][seat]:>3}"
             f"   to place L{large} M{medium} S{small}{note}"
         )
     return board_text(lines)

@@ -298,11 +298,12 @@ def pyramid(
 
 
 def seat_token(canvas: Canvas, cx: float, cy: float, r: float, seat: int, data: Attrs) -> None:
-    """A round token in the seat's colour with its number: pawns and labels."""
+    """A round token in the seat's colour with its player's number, counted from 1 as people
+    count (the API's seats count from 0): pawns and labels."""
     colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
     canvas.open(data)
     canvas.circle(cx, cy, r, fill="#ffffff", stroke=colour, stroke_width=r / 3)
-    canvas.text(cx, cy + r * 0.42, str(seat), size=r * 1.2, anchor="middle", bold=True)
+    canvas.text(cx, cy + r * 0.42, str(seat + 1), size=r * 1.2, anchor="middle", bold=True)
     canvas.close()
 
 
