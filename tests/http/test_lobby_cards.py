@@ -47,12 +47,11 @@ def test_each_games_card_shows_a_position_its_line_players_length_and_rules(
 
 
 @pytest.mark.parametrize("rules", games.all_games(), ids=games.names())
-def test_a_games_picture_is_a_real_position_the_same_every_time(
-    app: Flask, rules: AnyGame
-) -> None:
+def test_a_games_picture_is_a_real_position_the_same_every_time(app: Flask, rules: AnyGame) -> None:
     client = browser(app)
-    first, again = client.get(f"/pictures/{rules.name}.svg"), client.get(
-        f"/pictures/{rules.name}.svg"
+    first, again = (
+        client.get(f"/pictures/{rules.name}.svg"),
+        client.get(f"/pictures/{rules.name}.svg"),
     )
     assert first.status_code == 200 and first.mimetype == "image/svg+xml"
     assert first.data == again.data
