@@ -160,15 +160,17 @@ def _targets(canvas: Canvas, size: int, building: Building[Any], band_top: float
         x = LEFT + k * (width + 8)
         canvas.target(choice)
         ring_box(canvas, x, band_top, width, SIZE_BAND - 12)
+        # The pyramid over its size in words, both centred: "Medium" beside a large
+        # pyramid would not fit a third of a phone's board.
         pyramid(
             canvas,
-            x + 34,
-            band_top + (SIZE_BAND - 12) / 2,
-            SCALE[pips] * 56,
+            x + width / 2,
+            band_top + 26,
+            SCALE[pips] * 44,
             SEAT_COLOURS[seat],
             {"data-place": "choice", "data-size": pips},
         )
-        canvas.text(x + 66, band_top + (SIZE_BAND - 12) / 2 + 6, SIZE_WORDS[pips], size=16)
+        canvas.text(x + width / 2, band_top + 62, SIZE_WORDS[pips], size=15, anchor="middle")
         canvas.close()
 
 

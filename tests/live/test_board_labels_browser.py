@@ -47,9 +47,8 @@ MOVES = 5
 # Each text of the board that spills out of its box or the picture, or is cut.
 SPILLS = """svg => {
   const view = svg.viewBox.baseVal;
-  // Boxes: rectangles that hold text; marks, targets' rings and choices are drawn over things.
-  const boxes = Array.from(svg.querySelectorAll('rect')).filter(r =>
-    !r.closest('.last') && !r.matches('.ring, .chosen'));
+  // Boxes: every rectangle (a card, a band, a button's ring, a mark's halo).
+  const boxes = Array.from(svg.querySelectorAll('rect'));
   const found = [];
   for (const text of svg.querySelectorAll('text')) {
     if (!text.textContent.trim()) continue;
