@@ -121,12 +121,25 @@ def _fits(page: Page, where: str) -> None:
     assert spills == [], where
 
 
+@pytest.fixture(scope="module")
+def tables() -> dict[str, tuple[str, list[str | None], int]]:
+    """Each game's table, played once for both widths."""
+    return {}
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("game", games.names())
 def test_every_board_label_fits_its_box_uncut(
-    web_service: Service, browser: Browser, artifacts: Path, game: str, width: int
+    web_service: Service,
+    browser: Browser,
+    artifacts: Path,
+    tables: dict[str, tuple[str, list[str | None], int]],
+    game: str,
+    width: int,
 ) -> None:
-    game_id, tokens, acting = _a_game_some_moves_in(web_service, game)
+    if game not in tables:
+        tables[game] = _a_game_some_moves_in(web_service, game)
+    game_id, tokens, acting = tables[game]
     watching = pages.new_page(browser, phone=width == 390)
     watching.goto(f"{web_service.url}/g/{game_id}")
     _fits(watching, f"{game} at {width} px, watching")
