@@ -86,7 +86,42 @@ def _lists(items: list[tuple[int, str, str]]) -> str:
     return "".join(out)
 
 
-def to_html(markdown: str, skip_title: bool = True) -> str:
+def _table_block(lines: list[str], at: int) -> tuple[str, int]:
+    end = at
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return _table(lines[at:end]), end
+
+
+def _list_block(lines: list[str], at: int) -> tuple[str, int]:
+    items: list[tuple[int, str, str]] = []
+    while at < len(lines) and lines[at].strip():
+        item = _ITEM.fullmatch(lines[at])
+        if item is not None:
+            items.append((len(item[1]), item[2], item[3]))
+        elif items:  # a continuation line of the item before
+            indent, marker, text = items[-1]
+            items[-1] = (indent, marker, f"{text} {lines[at].strip()}")
+        at += 1
+    return _lists(items), at
+
+
+def _starts_block(line: str) -> bool:
+    return not line.strip() or bool(
+        _HEADING.fullmatch(line) or line.startswith("|") or _ITEM.fullmatch(line)
+    )
+
+
+def _paragraph_block(lines: list[str], at: int) -> tuple[str, int]:
+    paragraph = [lines[at].strip()]
+    at += 1
+    while at < len(lines) and not _starts_block(lines[at]):
+        paragraph.append(lines[at].strip())
+        at += 1
+    return f"<p>{inline(' '.join(paragraph))}</p>", at
+
+
+def to_html(markdown: str) -> str:
     """The rules page as HTML; its title (`# ...`) left out for the page's own."""
     blocks: list[str] = []
     lines = markdown.splitlines()
@@ -96,36 +131,18 @@ def to_html(markdown: str, skip_title: bool = True) -> str:
         heading = _HEADING.fullmatch(line)
         if not line.strip():
             at += 1
-        elif heading is not None:
+            continue
+        if heading is not None:
             level = len(heading[1])
-            if not (skip_title and level == 1):  # the page has its own title
+            if level > 1:  # the page has its own title
                 blocks.append(f'<h{level} id="{slug(heading[2])}">{inline(heading[2])}</h{level}>')
             at += 1
-        elif line.startswith("|"):
-            rows = []
-            while at < len(lines) and lines[at].startswith("|"):
-                rows.append(lines[at])
-                at += 1
-            blocks.append(_table(rows))
-        elif _ITEM.fullmatch(line):
-            items: list[tuple[int, str, str]] = []
-            while at < len(lines) and lines[at].strip():
-                item = _ITEM.fullmatch(lines[at])
-                if item is not None:
-                    items.append((len(item[1]), item[2], item[3]))
-                elif items:  # a continuation line of the item before
-                    indent, marker, text = items[-1]
-                    items[-1] = (indent, marker, f"{text} {lines[at].strip()}")
-                at += 1
-            blocks.append(_lists(items))
-        else:
-            paragraph = []
-            while at < len(lines) and lines[at].strip() and not _HEADING.fullmatch(lines[at]):
-                if lines[at].startswith("|") or _ITEM.fullmatch(lines[at]):
-                    break
-                paragraph.append(lines[at].strip())
-                at += 1
-            blocks.append(f"<p>{inline(' '.join(paragraph))}</p>")
+            continue
+        read = _table_block if line.startswith("|") else _paragraph_block
+        if _ITEM.fullmatch(line):
+            read = _list_block
+        block, at = read(lines, at)
+        blocks.append(block)
     return "\n".join(blocks) + "\n"
 
 
