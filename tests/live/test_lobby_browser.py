@@ -4,7 +4,8 @@ Against a real `referee serve` (the fixtures of test_web_browser.py): every card
 shows its picture (loaded, not broken), its line, players and length, and its
 links; nothing on the lobby or a rules page spills out of its card or scrolls
 the page sideways; the rules page's links inside it lead to its headings; no
-serious accessibility violation (axe-core). Screenshots go to the run's folder
+serious accessibility violation (axe-core); past 50 games, "Older games" shows the
+next ones. Screenshots go to the run's folder
 under `var/artifacts/web/`.
 """
 
@@ -13,13 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import requests
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
+from api.pages.lobby import LOBBY_GAMES
 from referee import games
 from referee.render import showcase
 from tests.live import test_web_browser as pages
-from tests.stacks import Service
+from tests.stacks import TEST_API_KEY, Service
 
 web_service = pages.web_service
 playwright = pages.playwright
@@ -90,4 +93,30 @@ def test_a_rules_page_is_reached_from_the_lobby_and_reads_at_both_widths(
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert _serious(page) == []
     page.screenshot(path=artifacts / f"rules-ice_palace-{width}.png", full_page=True)
+    page.context.close()
+
+
+def test_the_games_played_go_on_a_page_at_a_time(
+    web_service: Service, browser: Browser, artifacts: Path
+) -> None:
+    """More games than a page holds: "Older games" shows the next ones, on a phone."""
+    for n in range(LOBBY_GAMES + 1):
+        created = requests.post(
+            web_service.url + "/v1/games",
+            headers={"X-API-Key": TEST_API_KEY},
+            json={"game": "subdivision", "players": [{"name": f"Ann {n}"}, {"name": "Bob"}]},
+            timeout=30,
+        )
+        assert created.status_code == 201, created.text
+    page = pages.new_page(browser, phone=True)
+    page.goto(web_service.url + "/")
+    rows = page.locator("table.games tbody tr")
+    expect(rows).to_have_count(LOBBY_GAMES)
+    first_page = set(rows.locator("td:first-child a").evaluate_all("els => els.map(a => a.href)"))
+    page.click("text=Older games")
+    expect(page.locator("text=« Newest games")).to_be_visible()
+    older = rows.locator("td:first-child a").evaluate_all("els => els.map(a => a.href)")
+    assert older and first_page.isdisjoint(older)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=artifacts / "lobby-older-390.png", full_page=True)
     page.context.close()
