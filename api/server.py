@@ -54,6 +54,21 @@ _OVER_SHARE_SECONDS = 2.0
 _RETRY_AFTER = 1
 
 
+class StreamEnds(logging.Filter):
+    """Drops waitress's "Client disconnected while serving ..." for an event stream:
+    a stream ends when its reader leaves (a page closed or navigated away, a client
+    gone), which is how every stream ends, not an error. A request cut short
+    elsewhere is still told."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (message.startswith(_DISCONNECTED) and message.endswith(_STREAM_PATH))
+
+
+_DISCONNECTED = "Client disconnected while serving "
+_STREAM_PATH = "/events"
+
+
 def _over_share_answer() -> bytes:
     body = json.dumps(
         {

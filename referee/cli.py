@@ -424,8 +424,10 @@ class AccessLog:
 
 def _logging(access_log: str | None) -> logging.Logger:
     """Waitress's own lines to stderr; the access log to stdout, a file or nowhere;
-    seat tokens cut out of both (api/pages/kit.py's filter)."""
+    seat tokens cut out of both (api/pages/kit.py's filter); a reader leaving an event
+    stream is not told, as it is how every stream ends (api/server.py's filter)."""
     from api.pages.kit import RedactSeatLinks
+    from api.server import StreamEnds
 
     server = logging.getLogger("waitress")
     server.setLevel(logging.INFO)
@@ -444,6 +446,7 @@ def _logging(access_log: str | None) -> logging.Logger:
         access.disabled = True
     for logger in (server, access):
         logger.addFilter(RedactSeatLinks())
+    server.addFilter(StreamEnds())
     return access
 
 

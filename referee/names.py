@@ -15,6 +15,7 @@ sequences): they are taken between two visible characters only.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 
@@ -158,6 +159,16 @@ NAME_FORM = (
 def with_bot(name: str, level: str | None) -> str:
     """A seat's name as pages and mails show it: `Name (bot, strong)` for a bot's seat."""
     return name if level is None else f"{name} (bot, {level})"
+
+
+_WITH_BOT = re.compile(r"(.+) \(bot, ([a-z]+)\)")
+
+
+def bot_of(shown: str) -> tuple[str, str | None]:
+    """A name as `with_bot` gives it, split again: the name and the bot's level (None:
+    a person), for a picture that says the two apart where it has room."""
+    found = _WITH_BOT.fullmatch(shown)
+    return (shown, None) if found is None else (found[1], found[2])
 
 
 # A player's public name (`PUT /v1/me/profile`): what strangers see of it.

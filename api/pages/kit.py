@@ -161,6 +161,9 @@ def whole_number(text: str) -> bool:
 
 
 _SECRET_PAGES = ("pages.seat_links.seat", "pages.seat_links.play", "pages.sign_in.link")
+# What is the same for every browser and every day, which a cache may keep: the assets,
+# and the lobby's pictures of each game.
+_SAME_FOR_ALL = ("pages.static", "pages.lobby.picture")
 
 
 def _headers(response: Response) -> Response:
@@ -173,7 +176,7 @@ def _headers(response: Response) -> Response:
     response.headers["Referrer-Policy"] = policy
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["X-Frame-Options"] = "DENY"
-    if request.endpoint != "pages.static":
+    if request.endpoint not in _SAME_FOR_ALL:
         response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -1,4 +1,6 @@
-"""The lobby (`/`: the games, the latest played) and the new-game form (`/new/<name>`)."""
+"""The lobby (`/`: each game's card, then the games played, 50 a page), each game's
+picture (`/pictures/<name>.svg`) and rules page (`/rules/<name>`), and the new-game form
+(`/new/<name>`)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from marshmallow import ValidationError
 from api.http import bodies, throttle
 from api.http.context import referee, session
 from api.http.errors import Problem
+from api.pages import rules_text
 from api.pages.in_words import ON_TIMEOUT, shown_names
 from api.pages.kit import JSONish, check_csrf
 from api.schemas.games import PlayerIn
@@ -21,6 +24,7 @@ from api.schemas.rules import describe
 from referee import games
 from referee.games import AnyGame
 from referee.names import shown as shown_name
+from referee.render import showcase
 from referee.service import creating, refusals
 from referee.store import reads
 
@@ -29,22 +33,67 @@ bp = Blueprint("lobby", __name__)
 LOBBY_GAMES = 50
 
 _INTEGER = re.compile(r"-?[0-9]{1,9}")
+# Opened on its own, a picture runs nothing, loads nothing and is a sandboxed origin of
+# its own (as GET /v1/games/<id>/board.svg).
+_PICTURE_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+# A game's start time, as the lobby's "Older games" link gives it.
+_CURSOR = re.compile(r"[0-9T:.+\-]{1,40}")
 
 
 @bp.get("/")
 def lobby() -> str:
+    before = request.args.get("before")
+    if before is not None and not _CURSOR.fullmatch(before):
+        raise Problem(400, "bad_request", "'before' is the start time of a game the lobby listed")
     with session() as db:
-        found = reads.list_games(db, None, None, None, LOBBY_GAMES)
+        found = reads.list_games(db, None, None, before, LOBBY_GAMES + 1)
         rows = [
             {
                 "game": game,
                 "title": _title(game.name),
                 "names": shown_names(reads.seats(db, game.id)),
             }
-            for game in found
+            for game in found[:LOBBY_GAMES]
         ]
+    older = found[LOBBY_GAMES - 1].created_at if len(found) > LOBBY_GAMES else None
     return render_template(
-        "web/lobby.html", rules=[describe(r) for r in games.all_games()], rows=rows
+        "web/lobby.html",
+        cards=[_card(rules) for rules in games.all_games()],
+        rows=rows,
+        older=older,
+        paged=before is not None,
+    )
+
+
+def _card(rules: AnyGame) -> JSONish:
+    """A game as the lobby sells it: its line, players, length and picture."""
+    described = describe(rules)
+    counts = described["players"]
+    return {
+        "rules": described,
+        "line": showcase.showcase(rules.name).line,
+        "players": f"{counts[0]}\u2013{counts[-1]} players",
+        "length": showcase.length_words(rules.name),
+    }
+
+
+@bp.get("/pictures/<name>.svg")
+def picture(name: str) -> Response:
+    """A real position of the game, for its card in the lobby: the same bytes every time."""
+    _rules(name)
+    response = make_response(showcase.picture(name))
+    response.mimetype = "image/svg+xml"
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    response.headers["Content-Security-Policy"] = _PICTURE_CSP
+    return response
+
+
+@bp.get("/rules/<name>")
+def rules_page(name: str) -> str:
+    """The game's rules, as its rules page in docs/rules/ says them."""
+    rules = _rules(name)
+    return render_template(
+        "web/rules.html", card=_card(rules), text=rules_text.rules_html(rules.name)
     )
 
 

@@ -3,8 +3,9 @@
 Every drawing starts from a *view* (`game.view(state, seat)`), never from a
 state, so a picture can never show more than its viewer may see. Each game
 has a module here named like the game, with `svg(view, names, before)` and
-`text(view, names)`; `names` are the players' names by seat (None: `Seat
-0`, `Seat 1`, ...). Like the rules, this layer is pure: the same view
+`text(view, names)`; `names` are the players' names by seat (None: `Player
+1`, `Player 2`, ...; pictures count players from 1, as people do, while the
+API's seats count from 0). Like the rules, this layer is pure: the same view
 always gives the same bytes.
 
 While a player builds a move on the board, `building` (`Game.build`) gives

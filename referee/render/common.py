@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from referee.names import bot_of
 from referee.names import shown as names_shown
 
 # A text board fits any mail client's plain-text view.
@@ -16,7 +17,7 @@ PDI = "\u2069"
 
 
 def seat_name(names: Sequence[str] | None, seat: int) -> str:
-    """The seat's player name, or `Seat N` (seats count from 0, as in the API).
+    """The seat's player name, or `Player N` (counted from 1: seat 0 is Player 1).
 
     The name is shown as everywhere else (`names.shown`): one line, without
     control, invisible or direction-changing characters. One of other than
@@ -28,6 +29,13 @@ def seat_name(names: Sequence[str] | None, seat: int) -> str:
     if not name:
         return f"Player {seat + 1}"
     return name if name.isascii() else f"{FSI}{name}{PDI}"
+
+
+def person_name(names: Sequence[str] | None, seat: int) -> str:
+    """`seat_name` without a bot's level (`Bot 2`, not `Bot 2 (bot, strong)`): for a
+    status line, where the seat's card beside it says the rest."""
+    name = names_shown(names[seat]) if names is not None and seat < len(names) else ""
+    return seat_name([bot_of(name)[0]], 0) if name else seat_name(None, seat)
 
 
 def _width(char: str) -> int:

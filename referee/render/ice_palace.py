@@ -29,7 +29,7 @@ from typing import Any
 
 from referee.engine import JSON, Building, Choice
 from referee.games.ice_palace import COLOUR_WORDS
-from referee.render.common import board_text, clip, column, seat_name
+from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     INK,
     LINE,
@@ -37,12 +37,16 @@ from referee.render.svg import (
     PYRAMID_COLOURS,
     Canvas,
     chosen_box,
+    fit,
     mark_box,
+    name_label,
     open_ghost,
     pyramid,
     ring_box,
     shade,
     target_box,
+    text_width,
+    wrap,
 )
 
 SIZE_ORDER = {"S": 1, "M": 2, "L": 3}
@@ -68,8 +72,9 @@ ICE_CELL = "#f5f9fb"
 ICE_LINE = "#c9d7e2"
 ICE_EDGE = "#9fb3c4"
 LEFT_GAME = "0.4"
-# The status line's length before it wraps, at its size.
-STATUS_CHARS = 44
+# The status under the title: its size, and the width its lines wrap at.
+STATUS_SIZE = 15.0
+STATUS_WIDTH = WIDTH - 2 * PAD
 
 
 def _cells(grid: dict[str, list[str]]) -> dict[tuple[int, int], list[str]]:
@@ -167,16 +172,6 @@ def _status(view: JSON, names: Sequence[str] | None) -> str:
     return f"{seat_name(names, view['turn'])} to place or pass; {status}"
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    lines: list[str] = []
-    for word in text.split(" "):
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(clip(word, width))
-    return lines
-
-
 def _points(view: JSON) -> dict[str, int]:
     """Palace points by colour letter: each stack's height to its top's colour."""
     totals: dict[str, int] = {}
@@ -187,8 +182,10 @@ def _points(view: JSON) -> dict[str, int]:
     return totals
 
 
-def _short_names(names: Sequence[str] | None, seats: int, width: int) -> list[str]:
-    return [clip(seat_name(names, seat), width) for seat in range(seats)]
+def _status_names(names: Sequence[str] | None, seats: int) -> list[str]:
+    """The names as the status says them: without a bot's level (its card says it),
+    none wider than half a line."""
+    return [fit(person_name(names, seat), STATUS_SIZE, STATUS_WIDTH / 2) for seat in range(seats)]
 
 
 def svg(
@@ -200,8 +197,7 @@ def svg(
     seats = len(view["colours"])
     # Names in the status are short enough for its lines; in the players' rows
     # they have the width of the picture.
-    status = _status(view, _short_names(names, seats, 16))
-    lines = _wrap(status, STATUS_CHARS)
+    lines = wrap(_status(view, _status_names(names, seats)), STATUS_SIZE, STATUS_WIDTH)
     heights = _Heights(view, building)
     yard = _grid(view, before, "yard", 78 + 20 * len(lines) + 30)
     palace = _grid(view, before, "palace", yard.bottom + heights.middle + 40)
@@ -210,11 +206,11 @@ def svg(
     canvas = Canvas(WIDTH, height, f"Ice Palace: {_status(view, names)}")
     canvas.text(PAD, 34, "Ice Palace", size=22, bold=True)
     for k, line in enumerate(lines):
-        canvas.text(PAD, 60 + 20 * k, line, size=15, fill=INK if k == 0 else MUTED)
+        canvas.text(PAD, 60 + 20 * k, line, size=STATUS_SIZE, fill=INK if k == 0 else MUTED)
     _board(canvas, "Yard", yard, _yard_note(view, yard), view["phase"] == "build")
     _board(canvas, "Palace", palace, _palace_note(view), False)
     _middle(canvas, view, building, yard.bottom + 12)
-    _seats(canvas, view, _short_names(names, seats, 24), players_top)
+    _seats(canvas, view, [seat_name(names, seat) for seat in range(seats)], players_top)
     if building is not None:
         _grid_targets(canvas, yard, palace, view, building)
     return canvas.finish()
@@ -548,7 +544,9 @@ def _seat(canvas: Canvas, view: JSON, name: str, seat: int, y: float, points: in
         rx=8,
     )
     pyramid(canvas, PAD + 24, y + 24, 28, PYRAMID_COLOURS[colour], {"class": "seat-colour"})
-    canvas.text(PAD + 48, y + 22, name, size=15, bold=True)
+    # The name has the top line up to the points.
+    room = WIDTH - PAD - 12 - text_width(str(points), 22, True) - 8 - (PAD + 48)
+    canvas.text(PAD + 48, y + 22, name_label(name, 15, room), size=15, bold=True)
     tags = [COLOUR_WORDS[colour]]
     if seat == view["marker"]:
         tags.append("holds the marker")
@@ -616,7 +614,8 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
             else f"S{hand['S']} M{hand['M']} L{hand['L']} (hidden)"
         )
         marker = "*" if seat == view["marker"] else " "
-        lines.append(f"{marker}{seat} {who} {colour} {totals.get(colour, 0):>3} pts  hand: {held}")
+        points = totals.get(colour, 0)
+        lines.append(f"{marker}{seat + 1} {who} {colour} {points:>3} pts  hand: {held}")
     lines.append("* holds the marker")
     pool = view["pool"]
     lines.append(f"Pool: S {pool['S']}, M {pool['M']}, L {pool['L']}.")

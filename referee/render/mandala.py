@@ -19,7 +19,7 @@ from typing import Any
 
 from referee.engine import JSON, Building
 from referee.games.mandala import COLOURS, PATH_LENGTH
-from referee.render.common import board_text, clip, column, seat_name
+from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     LINE,
     MUTED,
@@ -29,6 +29,7 @@ from referee.render.svg import (
     chosen_box,
     ghost_ring,
     mark_box,
+    name_label,
     open_ghost,
     pyramid,
     ring_box,
@@ -95,7 +96,7 @@ def _centre(index: int) -> tuple[float, float]:
 
 def _status(view: JSON, names: Sequence[str] | None) -> str:
     to_move = view.get("to_move")
-    return "Game over" if to_move is None else f"{seat_name(names, to_move)} to move"
+    return "Game over" if to_move is None else f"{person_name(names, to_move)} to move"
 
 
 def _kind_grid(
@@ -310,7 +311,8 @@ def _panel(
     )
     seat_token(canvas, x + 17, y + 18, 11, seat, {"class": "seat"})
     # The name has the top line to itself, so that it is cut only when long.
-    canvas.text(x + 33, y + 23, clip(seat_name(names, seat), 18), size=14, bold=True)
+    label = name_label(seat_name(names, seat), 14, PANEL_WIDTH - 33 - 8)
+    canvas.text(x + 33, y + 23, label, size=14, bold=True)
     canvas.text(x + 10, y + 45, _whereabouts(view, seat), size=SMALL_TEXT, fill=MUTED)
     right = x + PANEL_WIDTH - 10
     canvas.text(right, y + 45, "points", size=SMALL_TEXT, anchor="end", fill=MUTED)
@@ -338,7 +340,8 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
     lines.append("")
     for seat, collection in enumerate(view["collections"]):
         who = column(seat_name(names, seat), 20)
-        lines.append(f"{seat} {who} score {view['scores'][seat]:>3}  {_whereabouts(view, seat)}")
+        score = view["scores"][seat]
+        lines.append(f"{seat + 1} {who} score {score:>3}  {_whereabouts(view, seat)}")
         lines.extend(_counts_lines("   holds", collection))
     return board_text(lines)
 
@@ -352,11 +355,11 @@ def _path_lines(view: JSON) -> list[str]:
         cells = []
         for index in range(row, min(row + 10, PATH_LENGTH)):
             if index in pawn_at:
-                cells.append(f"@{pawn_at[index]}")
+                cells.append(f"@{pawn_at[index] + 1}")
             else:
                 cells.append(path[index] or "..")
         lines.append(f"{row:>3}   " + "  ".join(cells))
-    waiting = [str(seat) for seat, index in enumerate(view["pawns"]) if index < 0]
+    waiting = [str(seat + 1) for seat, index in enumerate(view["pawns"]) if index < 0]
     if waiting:
         lines.append("Before the path: " + " ".join(f"@{seat}" for seat in waiting))
     return lines

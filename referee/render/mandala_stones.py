@@ -22,7 +22,7 @@ from typing import Any
 
 from referee.engine import JSON, Building, Choice
 from referee.games.mandala_stones import CIRCLE_STACKS, DIRECTIONS, STACK_CELLS
-from referee.render.common import board_text, clip, column, seat_name
+from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     MUTED,
     TARGET,
@@ -30,6 +30,7 @@ from referee.render.svg import (
     chosen_box,
     mark_box,
     mark_round,
+    name_label,
     number,
     open_ghost,
     ring_box,
@@ -38,6 +39,7 @@ from referee.render.svg import (
     spiral,
     target_box,
     target_round,
+    text_width,
 )
 
 Stone = tuple[str, str | None]  # colour, and pattern where the view shows it
@@ -86,7 +88,7 @@ def _status(view: JSON, names: Sequence[str] | None) -> str:
     to_move = view.get("to_move")
     if to_move is None:
         return "Game over"
-    return f"{seat_name(names, to_move)} to move"
+    return f"{person_name(names, to_move)} to move"
 
 
 def _symbol(canvas: Canvas, cx: float, cy: float, r: float, pattern: str, colour: str) -> None:
@@ -331,11 +333,16 @@ def _seat_board(
     x = MARGIN
     moving = view.get("to_move") == seat
     seat_panel(canvas, x, y, PANEL_W, PANEL_H, seat, moving)
-    label = clip(seat_name(names, seat), 16)
+    objectives = view["objectives"][seat]
+    held = len(objectives) if isinstance(objectives, list) else objectives
+    # The name has the top line up to the objective cards.
+    room = PANEL_W - 92 - 28 * held - 8 - 18
+    note = ""
     if seat in view.get("resigned", []):
-        label += " (out)"
+        note = " (out)"
     elif seat == view["first_player"]:
-        label += " (first)"
+        note = " (first)"
+    label = name_label(seat_name(names, seat), 15, room - text_width(note, 15, True)) + note
     canvas.text(x + 18, y + 27, label, size=15, bold=True)
     score = view["scores"][seat]
     points = f"{score} point" if score == 1 else f"{score} points"
@@ -471,7 +478,7 @@ def _seat_text(
         notes.append("to move")
     cells = [f"{space + 1}:{''.join(tower) or '-'}" for space, tower in enumerate(towers)]
     return [
-        f"{seat} {who} score {view['scores'][seat]:>3}  "
+        f"{seat + 1} {who} score {view['scores'][seat]:>3}  "
         f"{_objectives_text(view['objectives'][seat])}"
         + (f"  ({', '.join(notes)})" if notes else ""),
         "    " + "  ".join(cells),

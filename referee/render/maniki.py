@@ -22,7 +22,7 @@ from typing import Any
 
 from referee.engine import JSON, Building, Choice
 from referee.games.maniki import EFFECTS, ORDERS, PASS_NOTATION, shown_name
-from referee.render.common import board_text, clip, column, seat_name
+from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     INK,
     LINE,
@@ -30,8 +30,10 @@ from referee.render.svg import (
     SEAT_COLOURS,
     Canvas,
     chosen_box,
+    fit,
     mark_box,
     marked,
+    name_label,
     ring_box,
     shade,
 )
@@ -363,7 +365,8 @@ def _table(
                 {"data-seat": seat},
             )
         canvas.rect(MARGIN, y + 9, 11, 11, fill=SEAT_COLOURS[seat], rx=2)
-        canvas.text(MARGIN + 18, y + 19, clip(seat_name(names, seat), 18), size=14)
+        label = name_label(seat_name(names, seat), 14, 236 - 30 - MARGIN - 18, bold=False)
+        canvas.text(MARGIN + 18, y + 19, label, size=14)
         canvas.text(236, y + 19, str(won), size=14, anchor="end", bold=True)
         canvas.text(252, y + 19, _answer_state(view, seat), size=SMALL, fill=MUTED)
 
@@ -386,15 +389,16 @@ def _last(
             {"data-round": last["card"]},
         )
     first, second = _last_round(last, names, view)
-    canvas.text(MARGIN, top + 19, clip(first, 48), size=SMALL, bold=True)
-    canvas.text(MARGIN, top + 38, clip(second, 52), size=SMALL, fill=MUTED)
+    room = WIDTH - 2 * MARGIN
+    canvas.text(MARGIN, top + 19, fit(first, SMALL, room, bold=True), size=SMALL, bold=True)
+    canvas.text(MARGIN, top + 38, fit(second, SMALL, room), size=SMALL, fill=MUTED)
 
 
 def _last_round(last: JSON, names: Sequence[str] | None, view: JSON) -> tuple[str, str]:
     shortest = f"shortest: {last['shortest']} order{'s' if last['shortest'] != 1 else ''}"
     if last["winner"] is None:
         return f"Last card {last['card']}: nobody won it", shortest
-    winner = seat_name(names, last["winner"])
+    winner = person_name(names, last["winner"])
     return (
         f"Last card {last['card']}: won by {winner}",
         f"with {_shown(last['sequence'], view)} ({shortest})",
@@ -456,7 +460,7 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
     lines.append("")
     for seat, won in enumerate(view["cards_won"]):
         who = column(seat_name(names, seat), 22)
-        lines.append(f"{seat} {who} cards {won:>2}   {_answer_state(view, seat)}")
+        lines.append(f"{seat + 1} {who} cards {won:>2}   {_answer_state(view, seat)}")
     if view["last_round"] is not None:
         lines.append("")
         lines.append(" ".join(_last_round(view["last_round"], names, view)))

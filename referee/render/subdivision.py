@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine import JSON, Building
-from referee.render.common import board_text, clip, column, seat_name
+from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     INK,
     LINE,
@@ -21,10 +21,12 @@ from referee.render.svg import (
     Canvas,
     chosen_box,
     mark_box,
+    name_label,
     pyramid,
     ring_box,
     seat_panel,
     target_box,
+    text_width,
 )
 
 BOARD = 360
@@ -46,7 +48,7 @@ def _status(view: JSON, names: Sequence[str] | None) -> str:
     to_move = view.get("to_move")
     if to_move is None:
         return "Game over"
-    who = seat_name(names, to_move)
+    who = person_name(names, to_move)
     if view.get("parks_to_place"):
         return f"{who} to place a park ({view['parks_to_place']} left)"
     return f"{who} to move"
@@ -158,15 +160,17 @@ def _targets(canvas: Canvas, size: int, building: Building[Any], band_top: float
         x = LEFT + k * (width + 8)
         canvas.target(choice)
         ring_box(canvas, x, band_top, width, SIZE_BAND - 12)
+        # The pyramid over its size in words, both centred: "Medium" beside a large
+        # pyramid would not fit a third of a phone's board.
         pyramid(
             canvas,
-            x + 34,
-            band_top + (SIZE_BAND - 12) / 2,
-            SCALE[pips] * 56,
+            x + width / 2,
+            band_top + 26,
+            SCALE[pips] * 44,
             SEAT_COLOURS[seat],
             {"data-place": "choice", "data-size": pips},
         )
-        canvas.text(x + 66, band_top + (SIZE_BAND - 12) / 2 + 6, SIZE_WORDS[pips], size=16)
+        canvas.text(x + width / 2, band_top + 62, SIZE_WORDS[pips], size=15, anchor="middle")
         canvas.close()
 
 
@@ -177,11 +181,16 @@ def _panel(
     colour = SEAT_COLOURS[seat]
     moving = view.get("to_move") == seat
     seat_panel(canvas, x, y, PANEL_WIDTH, PANEL_HEIGHT, seat, moving)
-    label = clip(seat_name(names, seat), 12)
+    score = str(view["scores"][seat])
+    # The name has the top line up to the score.
+    room = PANEL_WIDTH - 16 - 10 - text_width(score, 20) - 8
     if seat in set(view.get("resigned", [])):
-        label = clip(label, 6) + " (out)"
+        label = name_label(seat_name(names, seat), 15, room - text_width(" (out)", 15, True))
+        label += " (out)"
+    else:
+        label = name_label(seat_name(names, seat), 15, room)
     canvas.text(x + 16, y + 24, label, size=15, bold=True)
-    canvas.text(x + PANEL_WIDTH - 10, y + 25, str(view["scores"][seat]), size=20, anchor="end")
+    canvas.text(x + PANEL_WIDTH - 10, y + 25, score, size=20, anchor="end")
     if not sum(stash):
         canvas.text(x + 16, y + 60, "all placed", size=14, fill=MUTED)
         return
@@ -230,7 +239,7 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
         note = " resigned" if seat in resigned else ""
         who = column(seat_name(names, seat), 24)
         lines.append(
-            f"{seat} {who} score {view['scores'][seat]:>3}"
+            f"{seat + 1} {who} score {view['scores'][seat]:>3}"
             f"   to place L{large} M{medium} S{small}{note}"
         )
     return board_text(lines)

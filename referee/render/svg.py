@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from html import escape as _html_escape
 
 from referee.engine import Choice
+from referee.names import bot_of, with_bot
+from referee.render.common import FSI, PDI
 
 Attrs = Mapping[str, str | int | float | None]
 
@@ -46,6 +49,281 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 def escape(text: str, quote: bool = True) -> str:
     """`text` safe inside an SVG element or attribute."""
     return _html_escape(_NOT_XML.sub("", text), quote=quote)
+
+
+# Advance widths of the printable ASCII characters (" " to "~") in thousandths of
+# an em, in DejaVu Sans, the widest of the fonts FONT names that a browser is
+# likely to hold (measured in Chromium): a label measured with them fits in
+# Noto Sans, Verdana, Arial or Helvetica too.
+_REGULAR = (
+    318,
+    401,
+    460,
+    838,
+    636,
+    950,
+    780,
+    275,
+    390,
+    390,
+    500,
+    838,
+    318,
+    361,
+    318,
+    337,
+    636,
+    636,
+    636,
+    636,
+    636,
+    636,
+    636,
+    636,
+    636,
+    636,
+    337,
+    337,
+    838,
+    838,
+    838,
+    531,
+    1000,
+    684,
+    686,
+    698,
+    770,
+    632,
+    575,
+    775,
+    752,
+    295,
+    295,
+    656,
+    557,
+    863,
+    748,
+    787,
+    603,
+    787,
+    695,
+    635,
+    611,
+    732,
+    684,
+    989,
+    685,
+    611,
+    685,
+    390,
+    337,
+    390,
+    838,
+    500,
+    500,
+    613,
+    635,
+    532,
+    635,
+    567,
+    352,
+    635,
+    634,
+    278,
+    278,
+    579,
+    278,
+    974,
+    634,
+    550,
+    635,
+    635,
+    384,
+    521,
+    392,
+    634,
+    592,
+    818,
+    592,
+    592,
+    525,
+    636,
+    337,
+    636,
+    838,
+)
+_BOLD = (
+    348,
+    456,
+    521,
+    838,
+    696,
+    1002,
+    872,
+    306,
+    457,
+    457,
+    523,
+    838,
+    380,
+    415,
+    380,
+    365,
+    696,
+    696,
+    696,
+    696,
+    696,
+    696,
+    696,
+    696,
+    696,
+    696,
+    400,
+    400,
+    838,
+    838,
+    838,
+    580,
+    1000,
+    774,
+    762,
+    734,
+    830,
+    683,
+    683,
+    821,
+    837,
+    372,
+    372,
+    775,
+    637,
+    995,
+    837,
+    850,
+    733,
+    850,
+    770,
+    720,
+    682,
+    812,
+    774,
+    1103,
+    771,
+    724,
+    725,
+    457,
+    365,
+    457,
+    838,
+    500,
+    500,
+    675,
+    716,
+    593,
+    716,
+    678,
+    435,
+    716,
+    712,
+    343,
+    343,
+    665,
+    343,
+    1042,
+    712,
+    687,
+    716,
+    716,
+    493,
+    595,
+    478,
+    712,
+    652,
+    924,
+    645,
+    652,
+    582,
+    712,
+    365,
+    712,
+    838,
+)
+# Any other character: a wide one (East Asian) takes a whole em, a mark none.
+_OTHER = 800
+_ELLIPSIS = "\u2026"
+
+
+def _advance(char: str, bold: bool) -> int:
+    code = ord(char)
+    if 32 <= code < 127:
+        return (_BOLD if bold else _REGULAR)[code - 32]
+    if unicodedata.combining(char) or unicodedata.category(char) == "Cf":
+        return 0
+    return 1000 if unicodedata.east_asian_width(char) in ("W", "F") else _OTHER
+
+
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """How wide `text` is drawn at `size` (at most: measured in the widest font)."""
+    return sum(_advance(char, bold) for char in text) * size / 1000
+
+
+def fit(text: str, size: float, width: float, bold: bool = False) -> str:
+    """`text` as it fits in `width` at `size`: whole, or cut with an ellipsis. A name
+    isolated by `seat_name` (FSI...PDI) is cut inside its isolate, which stays closed."""
+    if text_width(text, size, bold) <= width:
+        return text
+    isolated = len(text) > 2 and text[0] == FSI and text[-1] == PDI
+    inner = text[1:-1] if isolated else text
+    room = width - text_width(_ELLIPSIS, size, bold)
+    kept, used = [], 0.0
+    for char in inner:
+        used += _advance(char, bold) * size / 1000
+        if used > room:
+            break
+        kept.append(char)
+    cut = "".join(kept).rstrip() + _ELLIPSIS
+    return f"{FSI}{cut}{PDI}" if isolated else cut
+
+
+def wrap(text: str, size: float, width: float, bold: bool = False) -> list[str]:
+    """`text` in lines that fit `width`, broken after a phrase (`, ` or `; `) where one
+    fits, so that "1 pass since" stays together; a phrase too long alone is broken
+    between words, and a word too long alone is cut."""
+    lines: list[str] = []
+    for phrase in re.split(r"(?<=[,;]) ", text):
+        if lines and text_width(f"{lines[-1]} {phrase}", size, bold) <= width:
+            lines[-1] += " " + phrase
+        elif text_width(phrase, size, bold) <= width:
+            lines.append(phrase)
+        else:
+            for word in phrase.split(" "):
+                if lines and text_width(f"{lines[-1]} {word}", size, bold) <= width:
+                    lines[-1] += " " + word
+                else:
+                    lines.append(fit(word, size, width, bold))
+    return lines
+
+
+def name_label(name: str, size: float, width: float, bold: bool = True) -> str:
+    """A player's name as a label in `width`: whole, with its bot level (`Ann (bot,
+    strong)`) where it fits; else `Bot 2 (strong)` for a name that says bot already, and
+    `Ann (bot)` for another: the name is cut before the mark that it is a bot's is."""
+    isolated = len(name) > 2 and name[0] == FSI and name[-1] == PDI
+    plain, level = bot_of(name[1:-1] if isolated else name)
+    shown = f"{FSI}{plain}{PDI}" if isolated else plain
+    if level is None:
+        return fit(shown, size, width, bold)
+    whole = with_bot(shown, level)
+    if text_width(whole, size, bold) <= width:
+        return whole
+    says_bot = plain.lower().startswith("bot")
+    mark = f" ({level})" if says_bot else " (bot)"
+    if text_width(shown + mark, size, bold) <= width:
+        return shown + mark
+    if says_bot:
+        return fit(shown, size, width, bold)
+    return fit(shown, size, width - text_width(mark, size, bold), bold) + mark
 
 
 def number(value: float) -> str:
@@ -298,11 +576,12 @@ def pyramid(
 
 
 def seat_token(canvas: Canvas, cx: float, cy: float, r: float, seat: int, data: Attrs) -> None:
-    """A round token in the seat's colour with its number: pawns and labels."""
+    """A round token in the seat's colour with its player's number, counted from 1 as people
+    count (the API's seats count from 0): pawns and labels."""
     colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
     canvas.open(data)
     canvas.circle(cx, cy, r, fill="#ffffff", stroke=colour, stroke_width=r / 3)
-    canvas.text(cx, cy + r * 0.42, str(seat), size=r * 1.2, anchor="middle", bold=True)
+    canvas.text(cx, cy + r * 0.42, str(seat + 1), size=r * 1.2, anchor="middle", bold=True)
     canvas.close()
 
 

@@ -191,7 +191,7 @@ def mandala_says(view: JSON, text: str) -> None:
     for index, kind in enumerate(view["path"]):
         shown = rows[index - index % 10][index % 10]
         if index in pawn_at:
-            assert shown == f"@{pawn_at[index]}"
+            assert shown == f"@{pawn_at[index] + 1}"  # players counted from 1
         else:
             assert shown == (kind or "..")
     assert "Scored: " + (" ".join(view["scored"]) or "none yet") in text
@@ -200,9 +200,11 @@ def mandala_says(view: JSON, text: str) -> None:
 
 
 def seat_line(text: str, seat: int) -> str:
-    """The line of the text board that starts with the seat's number and name."""
+    """The line of the text board that starts with the player's number (from 1) and name."""
     (line,) = [
-        line for line in text.splitlines() if line.lstrip(" *").startswith(f"{seat} {NAMES[seat]} ")
+        line
+        for line in text.splitlines()
+        if line.lstrip(" *").startswith(f"{seat + 1} {NAMES[seat]} ")
     ]
     return line
 
@@ -363,7 +365,9 @@ def test_names_are_escaped_and_fit(game: AnyGame) -> None:
     view = game.view(state, 0)
     root = parse(render.render_svg(game.name, view, HOSTILE[:players]))
     shown = " ".join("".join(element.itertext()) for element in root)
-    assert '<b>&amp;"Ann"</b>' in shown
+    # Whole, or cut to the width of its card: the markup is text either way (the parse
+    # above and the tags below say no element came of it).
+    assert '<b>&amp;"Ann' in shown
     assert "Cy ]" in shown  # control characters, which XML forbids, are dropped
     assert all(element.tag.startswith(SVG) for element in root.iter())
     assert not any(name.startswith("on") for element in root.iter() for name in element.attrib)
@@ -571,3 +575,19 @@ def test_every_choice_of_a_move_being_built_is_exactly_one_target(game: AnyGame)
                         break
                     chosen = built.choices[walker.below(len(built.choices))]
                     built = game.build(step.state, seat, (*built.steps, chosen.step))
+
+
+def test_mandala_pawns_and_labels_count_players_from_one() -> None:
+    """Pictures count players as people do (Player 1 is seat 0); the `data-seat`
+    a script reads keeps the API's seat."""
+    game = games.get("mandala")
+    played = [step.state for step in steps(game, 3, game.load_options({}, 3), "5eed", Rng("p"))]
+    view = game.view(played[1], None)
+    root = parse(render.render_svg("mandala", view, NAMES[:3]))
+    pawns = [e for e in root.iter() if e.get("class") == "pawn"]
+    assert pawns
+    for pawn in pawns:
+        (number,) = [t.text for t in pawn.iter(f"{SVG}text")]
+        assert number == str(int(pawn.get("data-seat", "")) + 1)
+    labels = [e for e in root.iter() if e.get("class") == "seat"]
+    assert [t.text for label in labels for t in label.iter(f"{SVG}text")] == ["1", "2", "3"]
