@@ -397,7 +397,7 @@ class Comparison:
         each = ", ".join(f"{ratio:.0%}" for ratio in self.ratios)
         return (
             f"moves/floor throughput: {self.ratio:.0%}, the median of the rounds' ({each})"
-            " (goal: at least 50%)"
+            " (goal: at least 75%)"
         )
 
 

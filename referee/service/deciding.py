@@ -8,7 +8,9 @@ transaction (and, in a game with bots' seats, hands over each seat a player
 took over whose bot's turn these moves ended: `handovers.hand_over_due`);
 then publishes. A submission that is no longer pending when
 the lock is held is left alone, so running `decide` twice (a late ack
-redelivered, two workers racing, a sweep) decides it exactly once. The
+redelivered, two workers racing, a sweep, a batch) decides it exactly once.
+On a worker, the transaction also decides a batch of other games' pending
+submissions that no one holds: one commit for several moves. The
 deadline sweep judges the moves it plays for seats out of time with the
 same `judge`, under the lock it already holds.
 """
@@ -32,7 +34,7 @@ from referee.service.publishing import Published, publish
 from referee.store import decision_rows, submissions
 from referee.store.appending import Logged, log_entries
 from referee.store.clock import now, stamp
-from referee.store.decision_rows import Decided, Reach
+from referee.store.decision_rows import Batch, Decided, Reach
 from referee.store.reads import GameRow, rules_of
 from referee.store.tables import GameStatus, Source, SubmissionStatus
 
@@ -42,8 +44,19 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 
+# With a broker, the most pending submissions of other games one decision takes along.
+BATCH = 16
+
+
 def decide(referee: Referee, submission_id: str) -> Decided | None:
-    """Decide one submission, exactly once, and publish; None when there is no such submission."""
+    """Decide one submission, exactly once, and publish; None when there is no such submission.
+
+    With a broker (a worker's task), the same transaction also decides up to
+    `BATCH` submissions of other games still pending that no one holds: a commit
+    waits for the disk, and when moves come faster than a commit each, one commit
+    for several keeps the worker up with them. Each of those is decided exactly
+    once all the same; its own task, run later, finds it decided.
+    """
     # Read before the transaction: the first time, it may be read from the database.
     secret = referee.secret()
     with referee.db.transaction() as session:
@@ -54,14 +67,30 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
         published = Published()
         if submission["status"] != SubmissionStatus.PENDING:
             decided = decision_rows.decided(submission)
+            published.decided.append((decided, game.id))
         else:
-            judged = judge(session, game, [submission], locked.reach, secret=secret)
-            decided, published.news = judged.decided[0], judged.news
-            published.bots = judged.bots(game.id)
-            published.finished = judged.finished(game.id)
-        published.decided.append((decided, game.id))
+            decided = _judged(session, Batch(game, [submission], locked.reach), secret, published)
+            # In the embedded default every submission is decided as it is recorded.
+            more = [] if referee.queue.eager else _more(session, game.id)
+            for batch in more:
+                _judged(session, batch, secret, published)
     publish(referee, published)
     return decided
+
+
+def _more(session: Session, game_id: str) -> list[Batch]:
+    return decision_rows.lock_pending(session, game_id, reachable, BATCH)
+
+
+def _judged(session: Session, batch: Batch, secret: bytes, published: Published) -> Decided:
+    """Judge a locked game's pending submissions into `published`; the first one's decision."""
+    game_id = batch.game.id
+    judged = judge(session, batch.game, batch.submissions, batch.reach, secret=secret)
+    published.decided += [(decided, game_id) for decided in judged.decided]
+    published.news = published.news or judged.news
+    published.bots += judged.bots(game_id)
+    published.finished += judged.finished(game_id)
+    return judged.decided[0]
 
 
 def check_turn(status: str, version: int, expected: int | None) -> None:

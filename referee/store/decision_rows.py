@@ -20,12 +20,14 @@ from referee.store.tables import (
     Game,
     Seat,
     Submission,
+    SubmissionStatus,
     core_table,
 )
 
 _GAME = core_table(Game)
 _SUBMISSION = core_table(Submission)
 _SEAT = core_table(Seat)
+_PENDING = _SUBMISSION.c.status == SubmissionStatus.PENDING
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,17 +127,42 @@ def reach(session: Session, game_id: str, reaches: Reaches) -> Reach:
 # Locking the submission too matters: when another worker decided it while
 # this one waited for the lock, PostgreSQL re-reads locked rows at their
 # newest version, so the status read here is the one that worker committed.
+# Only a pending submission is locked: one decided already (by a batch of another
+# worker, `lock_pending`) is read without a lock, so that its task, run after all,
+# writes nothing and its commit waits for no disk.
+def _decision_read(reaches: Reaches) -> sa.Select[Any]:
+    return sa.select(
+        *(_GAME.c[name] for name in LockedGame.__dataclass_fields__),
+        *(_SUBMISSION.c[name].label(f"submission_{name}") for name in SUBMISSION_READ),
+        *_reach_columns(_GAME.c.id, reaches),
+    ).select_from(_SUBMISSION.join(_GAME, _GAME.c.id == _SUBMISSION.c.game_id))
+
+
 @cache
 def _lock_for_decision(reaches: Reaches) -> sa.Select[Any]:
     return (
-        sa.select(
-            *(_GAME.c[name] for name in LockedGame.__dataclass_fields__),
-            *(_SUBMISSION.c[name].label(f"submission_{name}") for name in SUBMISSION_READ),
-            *_reach_columns(_GAME.c.id, reaches),
-        )
-        .select_from(_SUBMISSION.join(_GAME, _GAME.c.id == _SUBMISSION.c.game_id))
-        .where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
+        _decision_read(reaches)
+        .where(_SUBMISSION.c.id == sa.bindparam("submission_id"), _PENDING)
         .with_for_update(of=[_GAME, _SUBMISSION], key_share=True)
+    )
+
+
+@cache
+def _read_for_decision(reaches: Reaches) -> sa.Select[Any]:
+    return _decision_read(reaches).where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
+
+
+# Pending submissions of games no transaction holds, oldest first: a batch decided in
+# the transaction that decides one submission. SKIP LOCKED makes the batch wait for
+# no lock, so it can never close a cycle of waits with another transaction.
+@cache
+def _lock_pending(reaches: Reaches) -> sa.Select[Any]:
+    return (
+        _decision_read(reaches)
+        .where(_PENDING, _GAME.c.id != sa.bindparam("game_id"))
+        .order_by(_SUBMISSION.c.created_at, _SUBMISSION.c.id)
+        .limit(sa.bindparam("most"))
+        .with_for_update(of=[_GAME, _SUBMISSION], key_share=True, skip_locked=True)
     )
 
 
@@ -155,19 +182,49 @@ class Locked:
 
 
 def lock_for_decision(session: Session, submission_id: str, reaches: Reaches) -> Locked | None:
-    """Lock a submission and its game, with the seats news can reach (`reaches`); None when
-    there is no such submission."""
+    """Lock a pending submission and its game, with the seats news can reach (`reaches`);
+    a submission decided already is read as it is, unlocked; None when there is no such
+    submission."""
     # Core statements on the session's connection: the ORM's bookkeeping
     # cost more than the statements on this path, run for every move.
-    query = _lock_for_decision(reaches)
-    found = session.connection().execute(query, {"submission_id": submission_id}).first()
-    if found is None:
-        return None
-    return Locked(
-        LockedGame(*found[: len(LockedGame.__dataclass_fields__)]),
-        {name: found._mapping[f"submission_{name}"] for name in SUBMISSION_READ},
-        _reach(found),
+    connection = session.connection()
+    found = connection.execute(
+        _lock_for_decision(reaches), {"submission_id": submission_id}
+    ).first() or (
+        connection.execute(_read_for_decision(reaches), {"submission_id": submission_id}).first()
     )
+    return None if found is None else _locked(found)
+
+
+def lock_pending(session: Session, game_id: str, reaches: Reaches, most: int) -> list[Batch]:
+    """Lock up to `most` pending submissions of games other than `game_id` that no other
+    transaction holds, with their games: each game once, with its submissions in the
+    order they came."""
+    query = _lock_pending(reaches)
+    found = session.connection().execute(query, {"game_id": game_id, "most": most})
+    games: dict[str, Batch] = {}
+    for row in found:
+        locked = _locked(row)
+        batch = games.setdefault(locked.game.id, Batch(locked.game, [], locked.reach))
+        batch.submissions.append(locked.submission)
+    return list(games.values())
+
+
+def _locked(row: sa.Row[Any]) -> Locked:
+    return Locked(
+        LockedGame(*row[: len(LockedGame.__dataclass_fields__)]),
+        {name: row._mapping[f"submission_{name}"] for name in SUBMISSION_READ},
+        _reach(row),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """A game locked for deciding, with its pending submissions locked, in order."""
+
+    game: LockedGame
+    submissions: list[dict[str, Any]]
+    reach: Reach
 
 
 def set_submission(connection: sa.Connection, submission: dict[str, Any]) -> None:

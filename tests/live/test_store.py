@@ -19,7 +19,7 @@ from referee.service.creating import NewGame, Player, create_game
 from referee.service.deciding import decide
 from referee.settings import Settings
 from referee.store import reads, records, submissions
-from referee.store.tables import Game, Outbox, Snapshot, Source
+from referee.store.tables import Game, Outbox, Snapshot, Source, Submission
 
 RULES = games.get("subdivision")
 
@@ -295,3 +295,69 @@ def test_a_move_is_judged_against_the_position_its_sender_saw(referee: Referee) 
         session.commit()
     assert decide(referee, passing).status == "accepted"  # type: ignore[union-attr]
     assert decide(referee, other).status == "accepted"  # type: ignore[union-attr]
+
+
+class _Broker:
+    """A broker (a worker's queue) that keeps the decisions announced, and sends nothing."""
+
+    eager = False
+
+    def __init__(self) -> None:
+        self.announced: list[str] = []
+
+    def announce_decided(self, decided: dict[str, Any]) -> None:
+        self.announced.append(decided["id"])
+
+    def enqueue_apart(self, *_args: Any, **_kwargs: Any) -> None:
+        pass
+
+    def deliver_soon(self) -> None:
+        pass
+
+
+def test_a_workers_decision_takes_along_the_moves_pending_in_games_no_one_holds(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, along, held = (new_game(referee, "subdivision", [None, None]) for _ in range(3))
+    with Session(referee.db.engine, expire_on_commit=False) as session:
+        opening = {}
+        for game_id in (first, along, held):
+            seed = session.get(Game, game_id).seed  # type: ignore[union-attr]
+            opening[game_id] = new_state(RULES, seed, 2, RULES.load_options({}, 2))
+        mover = min(RULES.actors(opening[first]))
+        one = _pending(session, first, mover, RULES, _legal(opening[first], mover), 0)
+        # Two moves of one game, the second answering the first: decided in their order.
+        state = opening[along]
+        seat = min(RULES.actors(state))
+        move = RULES.legal_moves(state, seat)[0]
+        earlier = _pending(session, along, seat, RULES, RULES.notate(move), 0)
+        state = RULES.play(state, seat, move)
+        other = min(RULES.actors(state))
+        later = _pending(session, along, other, RULES, _legal(state, other), 1)
+        seat = min(RULES.actors(opening[held]))
+        waits = _pending(session, held, seat, RULES, _legal(opening[held], seat), 0)
+        session.commit()
+    broker = _Broker()
+    monkeypatch.setattr(referee, "queue", broker)
+    with referee.db.transaction() as holding:
+        # Another transaction holds this game: the batch passes it by, waiting for nothing.
+        holding.exec(select(Game).where(Game.id == held).with_for_update())
+        assert decide(referee, one).status == "accepted"  # type: ignore[union-attr]
+    assert broker.announced[0] == one and broker.announced[-2:] == [earlier, later]
+    with referee.db.reading() as session:
+        decided = {s: session.get(Submission, s) for s in (earlier, later, waits)}
+        version = session.get(Game, along).version  # type: ignore[union-attr]
+    assert [(decided[s].status, decided[s].seq) for s in (earlier, later)] == [  # type: ignore[union-attr]
+        ("accepted", 1),
+        ("accepted", 2),
+    ]
+    assert decided[waits].status == "pending" and version == 2  # type: ignore[union-attr]
+    # Their own tasks, run later, find them decided and write nothing.
+    assert decide(referee, later).seq == 2  # type: ignore[union-attr]
+    with referee.db.reading() as session:
+        assert session.get(Game, along).version == 2  # type: ignore[union-attr]
+    assert decide(referee, waits).status == "accepted"  # type: ignore[union-attr]
+
+
+def _legal(state: Any, seat: int) -> str:
+    return RULES.notate(RULES.legal_moves(state, seat)[0])

@@ -17,6 +17,7 @@ from sqlmodel import select
 
 from referee import games
 from referee.engine import Resign
+from referee.queue import DECIDE
 from referee.service import Referee, game_states, refusals
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.deadlines import sweep_deadlines
@@ -96,6 +97,59 @@ def test_what_cannot_be_played_now_is_refused_at_once_with_the_deciders_words(
     later = refusals.StaleVersion.expected(1, 0)
     assert (decided.code, decided.reason) == (later.code, later.reason)
     assert refused_now.value.reason == refusals.StaleVersion.expected(0, 7).reason
+
+
+class _Broker:
+    """A broker that keeps what it is sent: the submissions are left to a worker."""
+
+    eager = False
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[Any, ...]] = []
+
+    def enqueue(self, name: str, *args: Any) -> None:
+        self.sent.append((name, *args))
+
+
+# What reading a move takes of the rules: its JSON form or its notation, no position.
+_READING_A_MOVE = {"parse", "move_from_json", "move_to_json"}
+
+
+def test_submitting_does_no_rules_work_the_worker_decides(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, tokens = _new(referee, None, None)
+    seat = _mover(referee, game_id)
+    move = _a_move(referee, game_id, seat)
+
+    def never(name: str) -> Any:
+        def called(*_args: Any, **_kwargs: Any) -> Any:
+            raise AssertionError(f"the rules' {name} was called in the API's path")
+
+        return called
+
+    # Every function of the rules but reading a move fails the test if called.
+    rules = type(RULES)
+    for name in dir(rules):
+        called = not name.startswith("__") and callable(getattr(rules, name))
+        if called and name not in _READING_A_MOVE:
+            monkeypatch.setattr(rules, name, never(name))
+    broker = _Broker()
+    monkeypatch.setattr(referee, "queue", broker)
+    submitted = submit_move(referee, SubmitMove(game_id, SeatToken(tokens[seat]), move))
+    # Out of turn, a bad token, a bad notation: refused at once, still without the rules.
+    with pytest.raises(refusals.NotYourTurn):
+        submit_move(referee, SubmitMove(game_id, SeatToken(tokens[1 - seat]), move))
+    with pytest.raises(refusals.Unauthorized):
+        submit_move(referee, SubmitMove(game_id, SeatToken("not a token"), move))
+    with pytest.raises(refusals.BadNotation):
+        submit_move(referee, SubmitMove(game_id, SeatToken(tokens[seat]), "no such move"))
+    assert submitted.status == "pending"
+    assert broker.sent == [(DECIDE, submitted.id)]
+    monkeypatch.undo()
+    # The worker reads the move and plays it, once.
+    decided = decide(referee, submitted.id)
+    assert decided is not None and (decided.status, decided.seq) == ("accepted", 1)
 
 
 def test_refusals_of_reading_a_move_and_of_a_token(referee: Referee) -> None:
