@@ -90,11 +90,26 @@ def picture(name: str) -> Response:
 
 @bp.get("/rules/<name>")
 def rules_page(name: str) -> str:
-    """The game's rules, as its rules page in docs/rules/ says them."""
+    """The game's rules, as its rules page in docs/rules/ says them, in the reader's language."""
     rules = _rules(name)
+    written = rules_text.languages(rules.name)
+    language = _reader_language(written)
     return render_template(
-        "web/rules.html", card=_card(rules), text=rules_text.rules_html(rules.name)
+        "web/rules.html",
+        card=_card(rules),
+        text=rules_text.rules_html(rules.name, language),
+        lang=language,
+        others=[other for other in written if other != language],
     )
+
+
+def _reader_language(written: tuple[str, ...]) -> str:
+    """`?lang=` if the page is written in it, else the best of Accept-Language, else English."""
+    asked = request.args.get("lang", "")
+    if asked in written:
+        return asked
+    # Werkzeug's parser weighs the q-values and lets `fr-FR` match `fr`.
+    return request.accept_languages.best_match(written, default="en")
 
 
 @bp.get("/favicon.ico")

@@ -1,4 +1,5 @@
-"""A game's rules page (`docs/rules/<game>.md`) as HTML, for `/rules/<game>`.
+"""A game's rules page (`docs/rules/<game>.md`, in French `docs/rules/fr/<game>.md`)
+as HTML, for `/rules/<game>`.
 
 The rules pages are written in the small part of Markdown they use:
 headings, paragraphs, lists (numbered or not, nested by indentation),
@@ -15,6 +16,9 @@ from html import escape
 from pathlib import Path
 
 RULES = Path(__file__).resolve().parents[2] / "docs" / "rules"
+# The languages the rules pages are written in, English first: it is the original,
+# and the one shown when the reader asks for none of them.
+LANGUAGES = ("en", "fr")
 
 _HEADING = re.compile(r"(#{1,4}) (.+)")
 _ITEM = re.compile(r"( *)([-*]|[0-9]+\.) (.*)")
@@ -146,9 +150,20 @@ def to_html(markdown: str) -> str:
     return "\n".join(blocks) + "\n"
 
 
-def rules_html(game_name: str) -> str | None:
-    """The game's rules page as HTML, None where the rules pages are not installed."""
+def source(game_name: str, language: str = "en") -> Path:
+    """Where the game's rules page in `language` is (English at the top, others in a folder)."""
+    folder = RULES if language == "en" else RULES / language
+    return folder / f"{game_name}.md"
+
+
+def languages(game_name: str) -> tuple[str, ...]:
+    """The languages the game's rules page is installed in."""
+    return tuple(language for language in LANGUAGES if source(game_name, language).is_file())
+
+
+def rules_html(game_name: str, language: str = "en") -> str | None:
+    """The game's rules page in `language` as HTML, None where that page is not installed."""
     try:
-        return to_html((RULES / f"{game_name}.md").read_text(encoding="utf-8"))
+        return to_html(source(game_name, language).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None

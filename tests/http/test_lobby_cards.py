@@ -81,6 +81,36 @@ def test_a_games_rules_page_says_its_rules(app: Flask, rules: AnyGame) -> None:
     assert browser(app).get("/rules/chess").status_code == 404
 
 
+@pytest.mark.parametrize(
+    ("query", "accept", "language"),
+    [
+        ("?lang=fr", None, "fr"),
+        ("", "fr-FR,fr;q=0.9", "fr"),
+        ("", "en-GB,en;q=0.9,fr;q=0.5", "en"),
+        ("", None, "en"),
+        ("?lang=en", "fr-FR,fr;q=0.9", "en"),
+        ("?lang=xx", None, "en"),
+        ("?lang=", "de", "en"),
+    ],
+)
+def test_a_rules_page_is_french_when_the_reader_asks_for_french(
+    app: Flask, query: str, accept: str | None, language: str
+) -> None:
+    headers = {"Accept-Language": accept} if accept else {}
+    answer = browser(app).get(f"/rules/mandala{query}", headers=headers)
+    assert answer.status_code == 200
+    text = answer.get_data(as_text=True)
+    assert f'<html lang="{language}">' in text
+    other = "en" if language == "fr" else "fr"
+    assert f'href="/rules/mandala?lang={other}" hreflang="{other}"' in text
+    french = (rules_text.RULES / "fr" / "mandala.md").read_text()
+    heading = re.findall(r"^## (.+)$", french, re.M)[0]  # "Matériel"
+    assert (f'id="{rules_text.slug(heading)}"' in text) == (language == "fr")
+    assert ("<h1>Règles de Mandala</h1>" in text) == (language == "fr")
+    # The notation is the same in both languages.
+    assert '<code>{"type": "take", "index": 17}</code>' in text
+
+
 def test_the_rules_text_escapes_markup_and_keeps_its_own_few_forms() -> None:
     html = rules_text.to_html(
         "# T\n\nA <b>bold</b> **move** of *one* `<pyramid>`, [see](#end).\n\n"
