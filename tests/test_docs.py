@@ -1,5 +1,5 @@
 """The project documents itself: a rules page per game naming every field of its view,
-links that resolve, a README that stays a front door, a settings table that
+a French rules page per game with the same sections and notation, links that resolve, a README that stays a front door, a settings table that
 names exactly the settings the code reads, and a map of the code (docs/design.md)
 with a line for every module and no path that is not there."""
 
@@ -45,6 +45,27 @@ def test_every_field_of_a_games_view_is_described_in_its_rules_page(name: str) -
             fields |= set(rules.view(step.state, seat))
     assert fields
     assert sorted(field for field in fields if f"`{field}`" not in page) == []
+
+
+def _notation_table(page: str) -> list[list[str]]:
+    """The code spans of each row of the page's notation table (moves, forms, JSON)."""
+    section = page.split("\n## Notation\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]
+    return [re.findall(r"`([^`]+)`", row) for row in rows]
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_each_games_french_rules_page_keeps_up_with_the_english_one(name: str) -> None:
+    english = (ROOT / "docs" / "rules" / f"{name}.md").read_text(encoding="utf-8")
+    french = (ROOT / "docs" / "rules" / "fr" / f"{name}.md").read_text(encoding="utf-8")
+
+    def headings(page: str) -> list[str]:
+        return re.findall(r"^(#+) ", page, re.MULTILINE)
+
+    # Same sections at the same levels, and the same notation, row by row.
+    assert headings(french) == headings(english)
+    assert _notation_table(english)
+    assert _notation_table(french) == _notation_table(english)
 
 
 def _anchors(page: Path) -> set[str]:

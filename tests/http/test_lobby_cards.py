@@ -79,6 +79,13 @@ def test_a_games_rules_page_says_its_rules(app: Flask, rules: AnyGame) -> None:
         assert f'id="{anchor}"' in text, anchor
     assert f'href="/new/{rules.name}"' in text
     assert browser(app).get("/rules/chess").status_code == 404
+    french = browser(app).get(f"/rules/{rules.name}?lang=fr").get_data(as_text=True)
+    assert '<html lang="fr">' in french
+    source = (rules_text.RULES / "fr" / f"{rules.name}.md").read_text()
+    for heading in re.findall(r"^## (.+)$", source, re.M):
+        assert f'id="{rules_text.slug(heading)}"' in french, heading
+    for anchor in re.findall(r'href="#([^"]+)"', french):
+        assert f'id="{anchor}"' in french, anchor
 
 
 @pytest.mark.parametrize(
@@ -106,7 +113,7 @@ def test_a_rules_page_is_french_when_the_reader_asks_for_french(
     french = (rules_text.RULES / "fr" / "mandala.md").read_text()
     heading = re.findall(r"^## (.+)$", french, re.M)[0]  # "Matériel"
     assert (f'id="{rules_text.slug(heading)}"' in text) == (language == "fr")
-    assert ("<h1>Règles de Mandala</h1>" in text) == (language == "fr")
+    assert ("<h1>Règles du jeu Mandala</h1>" in text) == (language == "fr")
     # The notation is the same in both languages.
     assert '<code>{"type": "take", "index": 17}</code>' in text
 
