@@ -3,9 +3,9 @@
 Against a real `referee serve` (the fixtures of test_web_browser.py): every card
 shows its picture (loaded, not broken), its line, players and length, and its
 links; nothing on the lobby or a rules page spills out of its card or scrolls
-the page sideways; the rules page's links inside it lead to its headings; no
-serious accessibility violation (axe-core); past 50 games, "Older games" shows the
-next ones. Screenshots go to the run's folder
+the page sideways; the rules page's links inside it lead to its headings, and its
+French version is a link away; no serious accessibility violation (axe-core);
+past 50 games, "Older games" shows the next ones. Screenshots go to the run's folder
 under `var/artifacts/web/`.
 """
 
@@ -93,6 +93,17 @@ def test_a_rules_page_is_reached_from_the_lobby_and_reads_at_both_widths(
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert _serious(page) == []
     page.screenshot(path=artifacts / f"rules-ice_palace-{width}.png", full_page=True)
+    # The French page is a link away, says it is French, and links back.
+    page.click('a[hreflang="fr"]')
+    expect(page.locator("h1")).to_have_text("Règles du jeu Ice Palace")
+    page.screenshot(path=artifacts / f"rules-ice_palace-fr-{width}-top.png")
+    assert page.evaluate("document.documentElement.lang") == "fr"
+    expect(page.locator("#le-maximum-du-constructeur")).to_be_attached()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert _serious(page) == []
+    page.screenshot(path=artifacts / f"rules-ice_palace-fr-{width}.png", full_page=True)
+    page.click('a[hreflang="en"]')
+    expect(page.locator("h1")).to_have_text("Rules of Ice Palace")
     page.context.close()
 
 
