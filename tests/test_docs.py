@@ -1,7 +1,8 @@
 """The project documents itself: a rules page per game naming every field of its view,
-a French rules page per game with the same sections and notation, links that resolve, a README that stays a front door, a settings table that
-names exactly the settings the code reads, and a map of the code (docs/design.md)
-with a line for every module and no path that is not there."""
+a French rules page per game with the same sections and notation, links that resolve,
+a README that stays a front door, a settings table that names exactly the settings the
+code reads, and a map of the code (docs/design.md) with a line for every module and no
+path that is not there."""
 
 from __future__ import annotations
 
