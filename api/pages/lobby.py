@@ -89,18 +89,22 @@ def picture(name: str) -> Response:
 
 
 @bp.get("/rules/<name>")
-def rules_page(name: str) -> str:
+def rules_page(name: str) -> Response:
     """The game's rules, as its rules page in docs/rules/ says them, in the reader's language."""
     rules = _rules(name)
     written = rules_text.languages(rules.name)
     language = _reader_language(written)
-    return render_template(
+    page = render_template(
         "web/rules.html",
         card=_card(rules),
         text=rules_text.rules_html(rules.name, language),
         lang=language,
         others=[other for other in written if other != language],
     )
+    response = make_response(page)
+    # One address, two languages: a cache must keep them apart.
+    response.vary.add("Accept-Language")
+    return response
 
 
 def _reader_language(written: tuple[str, ...]) -> str:

@@ -106,6 +106,7 @@ def test_a_rules_page_is_french_when_the_reader_asks_for_french(
     headers = {"Accept-Language": accept} if accept else {}
     answer = browser(app).get(f"/rules/mandala{query}", headers=headers)
     assert answer.status_code == 200
+    assert "Accept-Language" in answer.vary
     text = answer.get_data(as_text=True)
     assert f'<html lang="{language}">' in text
     other = "en" if language == "fr" else "fr"
