@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from html import unescape
+from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
@@ -117,6 +118,17 @@ def test_a_rules_page_is_french_when_the_reader_asks_for_french(
     assert ("<h1>Règles du jeu Mandala</h1>" in text) == (language == "fr")
     # The notation is the same in both languages.
     assert '<code>{"type": "take", "index": 17}</code>' in text
+
+
+def test_a_rules_page_not_written_in_french_is_shown_in_english(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "mandala.md").write_text("# Mandala\n\n## Components\n\nPyramids.\n")
+    monkeypatch.setattr(rules_text, "RULES", tmp_path)
+    answer = browser(app).get("/rules/mandala?lang=fr", headers={"Accept-Language": "fr"})
+    text = answer.get_data(as_text=True)
+    assert answer.status_code == 200 and '<html lang="en">' in text
+    assert 'id="components"' in text and "hreflang" not in text
 
 
 def test_the_rules_text_escapes_markup_and_keeps_its_own_few_forms() -> None:
