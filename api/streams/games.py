@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import flask
@@ -326,15 +326,23 @@ def _stream(
                 yield talk.event
         if change is None:
             continue
-        if change.version != sent:
-            yield change.event(seat)
-            sent = change.version
-        if rematch_sent is not None and change.rematch != rematch_sent:
-            if change.over:
-                yield change.rematch_event()
-            rematch_sent = change.rematch
+        sent, rematch_sent = yield from _changed(change, seat, sent, rematch_sent)
         if change.over and not past_end:
             return
+
+
+def _changed(
+    change: Change, seat: int | None, sent: int, rematch_sent: str | None
+) -> Generator[bytes, None, tuple[int, str | None]]:
+    """The events a change of the game tells the stream, and what it has told since."""
+    if change.version != sent:
+        yield change.event(seat)
+        sent = change.version
+    if rematch_sent is not None and change.rematch != rematch_sent:
+        if change.over:
+            yield change.rematch_event()
+        rematch_sent = change.rematch
+    return sent, rematch_sent
 
 
 def busy(full: NoRoom) -> Response:
