@@ -35,6 +35,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -96,6 +97,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "id", "name", "rules_version", "options", "seed", "seed_commitment", "status",
         "version", "head_hash", "to_act", "result", "state", "created_at", "updated_at",
         "deadline_seconds", "on_timeout", "reminded_version", "timed_out_version", "trusted",
+        "taken_in",
     ),
     "seat": ("game_id", "seat", "name", "email", "token_hash", "linked_at", "tallied"),
     "submission": (
@@ -258,8 +260,7 @@ def _write_game(plan: Plan, number: int, rows: Rows) -> None:
             "reminded_version": game.version if reminded and not finished else None,
             "timed_out_version": None,
             "trusted": True,
-            "bot_seconds": None,
-            "bot_pace": None,
+            "taken_in": finished,
         },
     )
     for seat, player in enumerate(players):
@@ -468,6 +469,16 @@ def _secondary_indexes(connection: psycopg.Connection[Any]) -> list[tuple[str, s
     return [(name, definition) for name, definition in found]
 
 
+@contextmanager
+def _pool(processes: int | None) -> Iterator[Callable[..., Iterator[Rows]]]:
+    """`imap` of a pool of `processes`, or `map` in this process for one."""
+    if processes == 1:
+        yield map
+        return
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        yield pool.imap
+
+
 def fill(
     url: str,
     plan: Plan,
@@ -489,8 +500,8 @@ def fill(
             connection.execute(f'DROP INDEX "{name}"')
         _copy_rows(connection, "address", list(_addresses(plan)))
         done = since_commit = highest = 0
-        with multiprocessing.get_context("fork").Pool(processes) as pool:
-            for rows in pool.imap(_chunk_rows, jobs):
+        with _pool(processes) as worked:
+            for rows in worked(_chunk_rows, jobs):
                 _copy_lines(connection, rows, written)
                 highest = max(highest, rows.next_notice)
                 for player, share in rows.shares:

@@ -157,6 +157,22 @@ UNTALLIED_ROWS = text("NOT tallied")
 CACHED_OVER_ROWS = text("status = 'over' AND state IS NOT NULL")
 # Deliveries done with (sent, skipped or given up): the trim sweep drops the old ones.
 DONE_ROWS = text("done_at IS NOT NULL")
+# Running games with a turn's clock, and those of them not reminded at their version yet:
+# the deadline sweep's (`referee.store.due_games`).
+CLOCKED_ROWS = text("status = 'active' AND deadline_seconds IS NOT NULL")
+# Running games, and bots' seats: the bot sweep reads those idle for a while.
+RUNNING_ROWS = text("status = 'active'")
+BOT_ROWS = text("bot IS NOT NULL")
+# Finished games the ratings have not taken in yet (`referee.store.rated_games.unrated`).
+UNTAKEN_ROWS = text("status = 'over' AND NOT taken_in")
+# Players told of their turns in a digest, and those who chose games to hear of new
+# open games of: the digest sweep's and the news sweep's.
+DIGEST_ROWS = text("turn_mail = 'digest'")
+NEWS_ROWS = text("seek_news IS NOT NULL")
+UNREMINDED_ROWS = text(
+    "status = 'active' AND deadline_seconds IS NOT NULL "
+    "AND (reminded_version IS NULL OR reminded_version <> version)"
+)
 
 
 class Game(SQLModel, table=True):
@@ -169,6 +185,35 @@ class Game(SQLModel, table=True):
             "updated_at",
             sqlite_where=CACHED_OVER_ROWS,
             postgresql_where=CACHED_OVER_ROWS,
+        ),
+        # The running games with a deadline by their turn's time and start, and those not
+        # reminded yet: the deadline sweep reads the due ones alone.
+        Index(
+            "ix_game_clock",
+            "deadline_seconds",
+            "updated_at",
+            sqlite_where=CLOCKED_ROWS,
+            postgresql_where=CLOCKED_ROWS,
+        ),
+        Index(
+            "ix_game_unreminded",
+            "deadline_seconds",
+            "updated_at",
+            sqlite_where=UNREMINDED_ROWS,
+            postgresql_where=UNREMINDED_ROWS,
+        ),
+        Index(
+            "ix_game_running",
+            "updated_at",
+            sqlite_where=RUNNING_ROWS,
+            postgresql_where=RUNNING_ROWS,
+        ),
+        Index(
+            "ix_game_untaken",
+            "updated_at",
+            "id",
+            sqlite_where=UNTAKEN_ROWS,
+            postgresql_where=UNTAKEN_ROWS,
         ),
     )
 
@@ -207,6 +252,9 @@ class Game(SQLModel, table=True):
     # How fast the machine that created it thinks (`service/bot_pace.py`), where a
     # seat is a bot's: a bot's budget is `bot_seconds` at this pace.
     bot_pace: float | None = None
+    # Whether the ratings have taken it in (it has its `RatedGame`): finished games not
+    # taken in yet are found by a partial index, however many were.
+    taken_in: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
 
 
 class RematchAcceptance(SQLModel, table=True):
@@ -241,6 +289,7 @@ class Seat(SQLModel, table=True):
             sqlite_where=UNTALLIED_ROWS,
             postgresql_where=UNTALLIED_ROWS,
         ),
+        Index("ix_seat_bot", "game_id", sqlite_where=BOT_ROWS, postgresql_where=BOT_ROWS),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -464,6 +513,13 @@ class Address(SQLModel, table=True):
     The tokens of its accept and unsubscribe links are HMACs of the address
     (`keys.address_token`), kept here so that a link finds its address.
     """
+
+    __table_args__ = (
+        Index(
+            "ix_address_digest", "address", sqlite_where=DIGEST_ROWS, postgresql_where=DIGEST_ROWS
+        ),
+        Index("ix_address_news", "address", sqlite_where=NEWS_ROWS, postgresql_where=NEWS_ROWS),
+    )
 
     address: str = Field(primary_key=True, max_length=254)
     state: str = Field(default=AddressState.INVITED, max_length=10)
