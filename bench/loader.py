@@ -84,6 +84,8 @@ class Plan:
     busy: int = 0
     players: int = 0
     salt: str = "bench"
+    # Leave every row as deciding wrote it, as if no trim sweep had run yet.
+    untrimmed: bool = False
 
     @property
     def player_count(self) -> int:
@@ -150,6 +152,11 @@ def address(number: int) -> str:
     return f"player{number}@example.org"
 
 
+def seed_of(plan: Plan, number: int) -> str:
+    """Game `number`'s seed (so its playout, whatever the size loaded)."""
+    return hashlib.sha256(f"{plan.salt}:seed:{number}".encode()).hexdigest()
+
+
 def _kind(rng: random.Random) -> tuple[AnyGame, int]:
     rules = rng.choice(games.all_games())
     counts = rules.players
@@ -214,14 +221,14 @@ def _write_game(plan: Plan, number: int, rows: Rows) -> None:
     rng = random.Random(f"{plan.salt}:{number}")
     rules, count = _kind(rng)
     finished = number < plan.finished
-    seed = hashlib.sha256(f"{plan.salt}:seed:{number}".encode()).hexdigest()
+    seed = seed_of(plan, number)
     seats = rng.sample(range(plan.player_count), count)
     players = [address(n) for n in seats]
     if number < plan.busy:
         players[number % count] = BUSY
     game_id = uuid.UUID(int=rng.getrandbits(128)).hex
     reach = Reach(count, frozenset(range(count)))
-    keep_after = plan.now - timedelta(days=KEEP_DAYS)
+    keep_after = plan.now - timedelta(days=KEEP_DAYS if not plan.untrimmed else 100 * 365)
     game = _Game(plan, rules, game_id, seed, players, rows, reach, keep_after)
     game.head_hash = commitment(seed)
     decisions = _decisions(rules, count, seed, rng)

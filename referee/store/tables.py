@@ -150,6 +150,8 @@ DECISION_FIELDS = ("status", "code", "reason", "seq", "decided_at")
 # Partial indexes hold the rows of one kind alone (a player's profile counts them):
 # SQLite uses one for a query that names its condition's value as a literal.
 TIMEOUT_ROWS = text("source = 'timeout'")
+# Submissions not decided yet: a few at any time, however many were ever made.
+PENDING_ROWS = text("status = 'pending'")
 RESIGN_ROWS = text("notation = 'resign'")
 # The rated games and seats whose players' totals do not hold them yet.
 UNTALLIED_ROWS = text("NOT tallied")
@@ -651,8 +653,15 @@ class Move(SQLModel, table=True):
 
 class Submission(SQLModel, table=True):
     __table_args__ = (
+        # Its game's submissions are found by this key's first column.
         UniqueConstraint("game_id", "seat", "idempotency_key"),
-        Index("ix_submission_status_created", "status", "created_at"),
+        # The pending ones alone: the sweep's (a decided one leaves the index).
+        Index(
+            "ix_submission_pending",
+            "created_at",
+            sqlite_where=PENDING_ROWS,
+            postgresql_where=PENDING_ROWS,
+        ),
         Index(
             "ix_submission_timeout",
             "game_id",
@@ -663,7 +672,7 @@ class Submission(SQLModel, table=True):
     )
 
     id: str = Field(primary_key=True, max_length=32)
-    game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
+    game_id: str = Field(foreign_key="game.id", max_length=32)
     seat: int
     move: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     expected_version: int | None = None
