@@ -263,10 +263,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="of moves at the rate")
     parser.add_argument("--processes", type=int, default=os.cpu_count())
     parser.add_argument("--json", default="var/bench/scale.json")
-    parser.add_argument("--table", help="only print the table of an earlier run's JSON")
+    parser.add_argument(
+        "--table", help="only print the table of earlier runs' JSON (files, comma-separated)"
+    )
     args = parser.parse_args()
     if args.table:
-        held = json.loads(Path(args.table).read_text(encoding="utf-8"))
+        held = [
+            figures
+            for name in args.table.split(",")
+            for figures in json.loads(Path(name).read_text(encoding="utf-8"))
+        ]
         print("\n".join(compare(Figures(**held[0]), Figures(**held[-1]))))
         return
     results = [measure(int(size), args) for size in args.sizes.split(",")]

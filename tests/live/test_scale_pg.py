@@ -35,7 +35,7 @@ from referee.store.tables import Game, GameStatus
 from tests.servers import pg_admin
 from tests.tiers import starts_servers
 
-FINISHED, RUNNING = 300, 60
+FINISHED, RUNNING = 200, 40
 # The tables that grow with the history: a sweep must never read one whole.
 HISTORY = {
     "game",
