@@ -49,7 +49,7 @@ from referee.service import notifying
 from referee.service.tallying import Share, add_share, fresh_totals
 from referee.store.appending import Logged, log_entries, outbox_row
 from referee.store.clock import stamp
-from referee.store.decision_rows import Reach
+from referee.store.decision_rows import LockedGame, Reach
 from referee.store.keys import hash_token
 from referee.store.submissions import request_hash
 from referee.store.tables import GameStatus, OutboxKind, Source, TimeoutPolicy
@@ -222,8 +222,7 @@ def _write_game(plan: Plan, number: int, rows: Rows) -> None:
     rules, count = _kind(rng)
     finished = number < plan.finished
     seed = seed_of(plan, number)
-    seats = rng.sample(range(plan.player_count), count)
-    players = [address(n) for n in seats]
+    players = [address(n) for n in rng.sample(range(plan.player_count), count)]
     if number < plan.busy:
         players[number % count] = BUSY
     game_id = uuid.UUID(int=rng.getrandbits(128)).hex
@@ -237,39 +236,11 @@ def _write_game(plan: Plan, number: int, rows: Rows) -> None:
         decisions = decisions[: rng.randrange(1, len(decisions))]
     deadline = rng.choice(DEADLINES) if not finished or rng.random() < 0.5 else None
     stamps = _stamps(plan, rng, len(decisions), deadline if not finished else None)
-    last = stamps[-1]
-    trimmed = finished and last < keep_after
+    trimmed = finished and stamps[-1] < keep_after
     _play(game, decisions, stamps, trimmed)
-    state = decisions[-1][2]
-    result = rules.result(state)
-    assert (result is not None) == finished, "a finished game ends, a running one does not"
-    remind_due = last + timedelta(seconds=REMIND_AT * deadline) if deadline else None
-    reminded = remind_due is not None and remind_due < plan.now - timedelta(seconds=SWEEP_SECONDS)
-    rows.add(
-        "game",
-        {
-            "id": game_id,
-            "name": rules.name,
-            "rules_version": rules.rules_version,
-            "options": rules.load_options({}, count),
-            "seed": seed,
-            "seed_commitment": commitment(seed),
-            "status": GameStatus.OVER if finished else GameStatus.ACTIVE,
-            "version": game.version,
-            "head_hash": game.head_hash,
-            "to_act": sorted(rules.actors(state)),
-            "result": None if result is None else result.to_json(),
-            "state": None if trimmed else rules.state_to_json(state),
-            "created_at": stamp(stamps[0]),
-            "updated_at": stamp(last),
-            "deadline_seconds": deadline,
-            "on_timeout": TimeoutPolicy.RANDOM if deadline else None,
-            "reminded_version": game.version if reminded and not finished else None,
-            "timed_out_version": None,
-            "trusted": True,
-            "taken_in": finished,
-        },
-    )
+    ended = rules.result(decisions[-1][2]) is not None
+    assert ended == finished, "a finished game ends, a running one does not"
+    rows.add("game", _game_row(game, decisions[-1][2], stamps, deadline, trimmed))
     for seat, player in enumerate(players):
         rows.add(
             "seat",
@@ -279,21 +250,51 @@ def _write_game(plan: Plan, number: int, rows: Rows) -> None:
                 "name": player.split("@")[0],
                 "email": player,
                 "token_hash": hash_token(f"{game_id}:{seat}"),
-                "webhook_url": None,
-                "webhook_failures": 0,
-                "webhook_error": None,
-                "webhook_retry_at": None,
-                "webhook_off_at": None,
-                "webhook_generation": 0,
-                "webhook_token_id": None,
                 "linked_at": stamp(stamps[0]),
-                "bot": None,
-                "bot_since": None,
                 "tallied": finished,
             },
         )
     if finished:
         _taken_in(game, stamps, decisions)
+
+
+def _game_row(
+    game: _Game, state: Any, stamps: list[datetime], deadline: int | None, trimmed: bool
+) -> Row:
+    """The game's row after its last decision (`state`)."""
+    rules, plan = game.rules, game.plan
+    result = rules.result(state)
+    finished = result is not None
+    last = stamps[-1]
+    # A reminder due longer ago than a sweep's period was sent.
+    reminded = (
+        deadline is not None
+        and not finished
+        and last + timedelta(seconds=REMIND_AT * deadline)
+        < plan.now - timedelta(seconds=SWEEP_SECONDS)
+    )
+    return {
+        "id": game.id,
+        "name": rules.name,
+        "rules_version": rules.rules_version,
+        "options": rules.load_options({}, len(game.players)),
+        "seed": game.seed,
+        "seed_commitment": commitment(game.seed),
+        "status": GameStatus.OVER if finished else GameStatus.ACTIVE,
+        "version": game.version,
+        "head_hash": game.head_hash,
+        "to_act": sorted(rules.actors(state)),
+        "result": None if result is None else result.to_json(),
+        "state": None if trimmed else rules.state_to_json(state),
+        "created_at": stamp(stamps[0]),
+        "updated_at": stamp(last),
+        "deadline_seconds": deadline,
+        "on_timeout": TimeoutPolicy.RANDOM if deadline else None,
+        "reminded_version": game.version if reminded else None,
+        "timed_out_version": None,
+        "trusted": True,
+        "taken_in": finished,
+    }
 
 
 # A decision: the seat's move (None for the moves logged at the game's start), the
@@ -372,7 +373,11 @@ def _play(game: _Game, decisions: list[Decision], stamps: list[datetime], trimme
                     "seen_version": game.version,
                 },
             )
-        appended = log_entries(game, rules, state, logged, at)
+        head = LockedGame(
+            game.id, rules.name, rules.rules_version, {}, game.seed, "", game.version,
+            game.head_hash, None,
+        )  # fmt: skip
+        appended = log_entries(head, rules, state, logged, at)
         for row in appended.moves:
             rows.add("move", row)
         if appended.snapshot is not None and not trimmed:
