@@ -193,7 +193,6 @@ class _Game:
     keep_after: datetime
     version: int = 0
     head_hash: str = ""
-    notices: int = 0
 
     def notice(self, notice: Row, at: datetime) -> None:
         """A notice and its mail sent at once; none once trimmed."""
@@ -548,6 +547,23 @@ def _totals_row(held: Any) -> Row:
     }
 
 
+# What a move writes: its row, its submission, its game's row, snapshots, notices, deliveries.
+WRITTEN = ("move", "submission", "game", "snapshot", "outbox", "delivery")
+
+
+def held_bytes(url: str) -> dict[str, tuple[int, int]]:
+    """The bytes of each table a move writes: its rows (with their TOAST) and its indexes."""
+    with psycopg.connect(url) as connection:
+        return {
+            table: connection.execute(
+                "SELECT pg_table_size(%s::regclass),"
+                " pg_total_relation_size(%s::regclass) - pg_table_size(%s::regclass)",
+                (table, table, table),
+            ).fetchone()  # type: ignore[misc]
+            for table in WRITTEN
+        }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("url", help="a migrated, empty PostgreSQL database (libpq URL)")
@@ -555,11 +571,19 @@ def main() -> None:
     parser.add_argument("--running", type=int, default=100)
     parser.add_argument("--busy", type=int, default=0, help="games of one busy player")
     parser.add_argument("--processes", type=int, default=os.cpu_count())
+    parser.add_argument(
+        "--untrimmed", action="store_true", help="every row as deciding wrote it, none trimmed"
+    )
     args = parser.parse_args()
-    plan = Plan(args.finished, args.running, datetime.now(UTC), busy=args.busy)
+    plan = Plan(
+        args.finished, args.running, datetime.now(UTC), busy=args.busy, untrimmed=args.untrimmed
+    )
     started = time.perf_counter()
     written = fill(args.url, plan, args.processes)
     print(f"{sum(written.values()):,} rows in {time.perf_counter() - started:.0f} s: {written}")
+    moves = written["move"]
+    for table, (rows, indexes) in held_bytes(args.url).items():
+        print(f"  {table:10} rows {rows / moves:6.0f} B a move, indexes {indexes / moves:6.0f} B")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ import psycopg
 
 from api import create_app
 from api.http.player_auth import PLAYER_COOKIE
-from bench.loader import BUSY, Plan, fill, seed_of
+from bench.loader import BUSY, WRITTEN, Plan, fill, held_bytes, seed_of
 from bench.me import timings
 from bench.service import (
     move_sender,
@@ -61,8 +61,6 @@ from referee.service.players import Player as Signed
 from referee.service.tokens import make_token
 from referee.settings import Settings
 
-# What a move writes: its row, its submission, its game's row, snapshots, notices, deliveries.
-WRITTEN = ("move", "submission", "game", "snapshot", "outbox", "delivery")
 BUSY_GAMES = 500
 GOAL, MOVES_GOAL = 1.5, 1.2
 
@@ -147,13 +145,7 @@ def _each(client: Any, paths: list[str]) -> list[float]:
 
 
 def _sizes(url: str) -> dict[str, int]:
-    with psycopg.connect(url) as connection:
-        return {
-            table: connection.execute(
-                "SELECT pg_total_relation_size(%s::regclass)", (table,)
-            ).fetchone()[0]  # type: ignore[index]
-            for table in WRITTEN
-        }
+    return {table: rows + indexes for table, (rows, indexes) in held_bytes(url).items()}
 
 
 def _moves(url: str, name: str, args: Any, figures: Figures) -> None:
