@@ -187,6 +187,8 @@ def _games(connection: sa.Connection, players: int, count: int, rng: random.Rand
                 "created_at": stamp(begun),
                 "updated_at": stamp(ended),
                 "trusted": True,
+                # Its `rated_game` row below: the ratings took it in.
+                "taken_in": True,
             }
         )
         for number, player in enumerate(table):

@@ -166,14 +166,17 @@ def start_stack(
     concurrency: int,
     workers: int = 1,
     settings: dict[str, str] | None = None,
+    database: str | None = None,
 ) -> Stack:
-    """gunicorn and `workers` worker processes on a fresh database; processes[0] is gunicorn.
+    """gunicorn and `workers` worker processes on a fresh database (or on `database`, which
+    stopping the stack drops); processes[0] is gunicorn.
 
     `settings` are more environment variables for every process.
     """
-    name = f"referee_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(pg_admin(), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+    name = database or f"referee_bench_{uuid.uuid4().hex[:8]}"
+    if database is None:
+        with psycopg.connect(pg_admin(), autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
     port = free_port()
     queue_name = f"referee-bench-{uuid.uuid4().hex[:8]}"
     env = {

@@ -36,11 +36,11 @@ from referee.service.game_states import state_at
 from referee.service.notifying import write
 from referee.service.publishing import Published, publish
 from referee.service.submitting import KnownSeat, SubmitMove, record_move
-from referee.service.turn_clock import SeatsAway, due_at, held, reminder_due
+from referee.service.turn_clock import REMIND_AT, SeatsAway, due_at, held, reminder_due
 from referee.store import bot_seats, decision_rows, vacation_rows
 from referee.store.appending import Logged, outbox_row
 from referee.store.clock import now, stamp
-from referee.store.due_games import locked, with_deadlines
+from referee.store.due_games import locked, maybe_due
 from referee.store.reads import rules_of
 from referee.store.tables import (
     BOT_AFTER_TIMEOUTS,
@@ -64,7 +64,7 @@ class Swept:
 def sweep_deadlines(referee: Referee, moment: datetime) -> Swept:
     """Send the reminders due at 80% of a turn's time and apply the timeouts due at `moment`."""
     with referee.db.reading() as session:
-        games = with_deadlines(session)
+        games = maybe_due(session, moment, REMIND_AT)
         levels = bot_seats.levels(session, [game.id for game in games])
         # A turn where only bots act has no deadline.
         games = [game for game in games if not set(game.to_act) <= set(levels.get(game.id, {}))]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from referee.store.tables import Game, GameStatus, Move, Seat, Submission, core_table
+from referee.store.tables import BOT_ROWS, RUNNING_ROWS, Game, Move, Seat, Submission, core_table
 
 _SEAT = core_table(Seat)
 _GAME = core_table(Game)
@@ -63,9 +63,9 @@ def waiting_for_bots(session: Session, before: str) -> list[tuple[str, int]]:
         sa.select(_GAME.c.id, _GAME.c.version, _GAME.c.to_act, _SEAT.c.seat)
         .select_from(_GAME.join(_SEAT, _SEAT.c.game_id == _GAME.c.id))
         .where(
-            _GAME.c.status == GameStatus.ACTIVE,
+            RUNNING_ROWS,
             _GAME.c.updated_at < before,
-            _SEAT.c.bot.is_not(None),
+            BOT_ROWS,
         )
     )
     found: dict[str, int] = {}

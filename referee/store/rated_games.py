@@ -37,6 +37,7 @@ from referee.store.tables import (
 # in order, whichever worker takes it in.
 LOCK_KEY = "ratings"
 _SETTING = core_table(Setting)
+_GAME = core_table(Game)
 _SEAT = core_table(Seat)
 _ADDRESS = core_table(Address)
 _INSERT_LOCK = {
@@ -62,7 +63,7 @@ def unrated(session: Session, limit: int) -> list[Game]:
     taken = select(RatedGame.game_id).where(RatedGame.game_id == Game.id)
     query = (
         select(Game)
-        .where(Game.status == GameStatus.OVER, ~taken.exists())
+        .where(Game.status == GameStatus.OVER, sa.not_(col(Game.taken_in)), ~taken.exists())
         .order_by(col(Game.updated_at), col(Game.id))
         .limit(limit)
     )
@@ -140,6 +141,9 @@ def add_rated_game(session: Session, rated: RatedGame) -> int:
     """Write that a game was taken in; its `seq`, the order it was taken in."""
     session.add(rated)
     session.flush()
+    session.connection().execute(
+        sa.update(_GAME).where(_GAME.c.id == rated.game_id).values(taken_in=True)
+    )
     assert rated.seq is not None
     return rated.seq
 

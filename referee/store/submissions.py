@@ -17,7 +17,7 @@ from referee.engine import JSON
 from referee.record import canonical_json
 from referee.store.clock import now
 from referee.store.creation import new_id
-from referee.store.tables import Source, Submission, SubmissionStatus, core_table
+from referee.store.tables import PENDING_ROWS, Source, Submission, SubmissionStatus, core_table
 
 _SUBMISSION = core_table(Submission)
 # A retry with the same Idempotency-Key may race the first request: the
@@ -95,7 +95,7 @@ def pending_before(session: Session, before: str, limit: int = 500) -> list[str]
     return list(
         session.exec(
             select(Submission.id)
-            .where(Submission.status == SubmissionStatus.PENDING, Submission.created_at < before)
+            .where(PENDING_ROWS, Submission.created_at < before)
             .order_by(col(Submission.created_at))
             .limit(limit)
         )

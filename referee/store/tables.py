@@ -150,6 +150,8 @@ DECISION_FIELDS = ("status", "code", "reason", "seq", "decided_at")
 # Partial indexes hold the rows of one kind alone (a player's profile counts them):
 # SQLite uses one for a query that names its condition's value as a literal.
 TIMEOUT_ROWS = text("source = 'timeout'")
+# Submissions not decided yet: a few at any time, however many were ever made.
+PENDING_ROWS = text("status = 'pending'")
 RESIGN_ROWS = text("notation = 'resign'")
 # The rated games and seats whose players' totals do not hold them yet.
 UNTALLIED_ROWS = text("NOT tallied")
@@ -157,6 +159,22 @@ UNTALLIED_ROWS = text("NOT tallied")
 CACHED_OVER_ROWS = text("status = 'over' AND state IS NOT NULL")
 # Deliveries done with (sent, skipped or given up): the trim sweep drops the old ones.
 DONE_ROWS = text("done_at IS NOT NULL")
+# Running games with a turn's clock, and those of them not reminded at their version yet:
+# the deadline sweep's (`referee.store.due_games`).
+CLOCKED_ROWS = text("status = 'active' AND deadline_seconds IS NOT NULL")
+# Running games, and bots' seats: the bot sweep reads those idle for a while.
+RUNNING_ROWS = text("status = 'active'")
+BOT_ROWS = text("bot IS NOT NULL")
+# Finished games the ratings have not taken in yet (`referee.store.rated_games.unrated`).
+UNTAKEN_ROWS = text("status = 'over' AND NOT taken_in")
+# Players told of their turns in a digest, and those who chose games to hear of new
+# open games of: the digest sweep's and the news sweep's.
+DIGEST_ROWS = text("turn_mail = 'digest'")
+NEWS_ROWS = text("seek_news IS NOT NULL")
+UNREMINDED_ROWS = text(
+    "status = 'active' AND deadline_seconds IS NOT NULL "
+    "AND (reminded_version IS NULL OR reminded_version <> version)"
+)
 
 
 class Game(SQLModel, table=True):
@@ -169,6 +187,35 @@ class Game(SQLModel, table=True):
             "updated_at",
             sqlite_where=CACHED_OVER_ROWS,
             postgresql_where=CACHED_OVER_ROWS,
+        ),
+        # The running games with a deadline by their turn's time and start, and those not
+        # reminded yet: the deadline sweep reads the due ones alone.
+        Index(
+            "ix_game_clock",
+            "deadline_seconds",
+            "updated_at",
+            sqlite_where=CLOCKED_ROWS,
+            postgresql_where=CLOCKED_ROWS,
+        ),
+        Index(
+            "ix_game_unreminded",
+            "deadline_seconds",
+            "updated_at",
+            sqlite_where=UNREMINDED_ROWS,
+            postgresql_where=UNREMINDED_ROWS,
+        ),
+        Index(
+            "ix_game_running",
+            "updated_at",
+            sqlite_where=RUNNING_ROWS,
+            postgresql_where=RUNNING_ROWS,
+        ),
+        Index(
+            "ix_game_untaken",
+            "updated_at",
+            "id",
+            sqlite_where=UNTAKEN_ROWS,
+            postgresql_where=UNTAKEN_ROWS,
         ),
     )
 
@@ -207,6 +254,9 @@ class Game(SQLModel, table=True):
     # How fast the machine that created it thinks (`service/bot_pace.py`), where a
     # seat is a bot's: a bot's budget is `bot_seconds` at this pace.
     bot_pace: float | None = None
+    # Whether the ratings have taken it in (it has its `RatedGame`): finished games not
+    # taken in yet are found by a partial index, however many were.
+    taken_in: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
 
 
 class RematchAcceptance(SQLModel, table=True):
@@ -241,6 +291,7 @@ class Seat(SQLModel, table=True):
             sqlite_where=UNTALLIED_ROWS,
             postgresql_where=UNTALLIED_ROWS,
         ),
+        Index("ix_seat_bot", "game_id", sqlite_where=BOT_ROWS, postgresql_where=BOT_ROWS),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -465,6 +516,13 @@ class Address(SQLModel, table=True):
     (`keys.address_token`), kept here so that a link finds its address.
     """
 
+    __table_args__ = (
+        Index(
+            "ix_address_digest", "address", sqlite_where=DIGEST_ROWS, postgresql_where=DIGEST_ROWS
+        ),
+        Index("ix_address_news", "address", sqlite_where=NEWS_ROWS, postgresql_where=NEWS_ROWS),
+    )
+
     address: str = Field(primary_key=True, max_length=254)
     state: str = Field(default=AddressState.INVITED, max_length=10)
     accept_token: str = Field(max_length=64, unique=True)
@@ -595,8 +653,15 @@ class Move(SQLModel, table=True):
 
 class Submission(SQLModel, table=True):
     __table_args__ = (
+        # Its game's submissions are found by this key's first column.
         UniqueConstraint("game_id", "seat", "idempotency_key"),
-        Index("ix_submission_status_created", "status", "created_at"),
+        # The pending ones alone: the sweep's (a decided one leaves the index).
+        Index(
+            "ix_submission_pending",
+            "created_at",
+            sqlite_where=PENDING_ROWS,
+            postgresql_where=PENDING_ROWS,
+        ),
         Index(
             "ix_submission_timeout",
             "game_id",
@@ -607,7 +672,7 @@ class Submission(SQLModel, table=True):
     )
 
     id: str = Field(primary_key=True, max_length=32)
-    game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
+    game_id: str = Field(foreign_key="game.id", max_length=32)
     seat: int
     move: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     expected_version: int | None = None

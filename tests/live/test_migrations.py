@@ -15,7 +15,6 @@ from alembic.config import Config
 
 from referee.store import db
 from referee.store.db import Database
-from referee.store.tables import Game, core_table
 
 MIGRATIONS = Path(db.__file__).resolve().parent / "migrations"
 GAME = "g" * 32
@@ -74,10 +73,20 @@ _SEAT_AT_0008 = sa.table(
     sa.column("webhook_url"),
 )
 
+# And the game's (without `taken_in`, which 0025 adds).
+_GAME_COLUMNS = ("id", "name", "rules_version", "seed", "seed_commitment", "status", "version")
+_GAME_AT_0008 = sa.table(
+    "game",
+    *(sa.column(name) for name in _GAME_COLUMNS),
+    *(sa.column(name) for name in ("head_hash", "created_at", "updated_at", "trusted")),
+    sa.column("options", sa.JSON),
+    sa.column("to_act", sa.JSON),
+)
+
 
 def write_old_rows(connection: sa.Connection) -> dict[str, int]:
     connection.execute(
-        sa.insert(core_table(Game)).values(
+        sa.insert(_GAME_AT_0008).values(
             id=GAME,
             name="subdivision",
             rules_version="1",

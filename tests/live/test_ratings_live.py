@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import requests
-from sqlmodel import col, delete, select
+from sqlmodel import col, delete, select, update
 
 from referee.service import Referee, profiles
 from referee.service.creating import NewGame, create_game
@@ -135,6 +135,8 @@ def test_games_ended_through_the_workers_are_rated_once_each_in_order(
         with on_server_clock(), referee.db.transaction() as session:
             for table in (RatingChange, Rating, RatedGame):
                 session.execute(delete(table))
+            # And the games' marks that they were taken in, which go with their rows.
+            session.execute(update(Game).values(taken_in=False))
         start = threading.Barrier(4)
 
         def take(_: int) -> int:

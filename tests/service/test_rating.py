@@ -169,6 +169,8 @@ def test_games_that_do_not_count_are_taken_in_and_move_nothing(referee: Referee)
     taken = {row.game_id: row.counted for row in rows(referee, RatedGame)}
     assert taken == {unrated: False, made: False, nameless: False}
     assert rows(referee, Rating) == [] and rows(referee, RatingChange) == []
+    # Each is marked taken in, which keeps it off the index the job looks at next.
+    assert {game.id for game in rows(referee, Game) if game.taken_in} == set(taken)
 
 
 def mark_rated(referee: Referee, game_id: str) -> None:
