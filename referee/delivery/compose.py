@@ -14,7 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from email.headerregistry import Address
 from email.message import EmailMessage
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 from sqlmodel import Session, col, select
 
 from referee.delivery import reachable, talk_lines, wording
@@ -384,6 +386,8 @@ def _base_context(
         "play_link": None,
         "play_until": _play_until(game),
         "unsubscribe": None,
+        # What earlier notices told, when one mail tells several (`together`).
+        "earlier": (),
     }
 
 
@@ -590,6 +594,13 @@ class Composed:
     play_link: str
     # The messages it shows, seen by the seat once its full mail went out.
     talk_seen: tuple[tuple[str, int, int], ...] = ()
+    # The notices told before it in the same mail (`together`), oldest first.
+    earlier: tuple[Composed, ...] = ()
+
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds of the notices its mail tells, in order."""
+        return [part.kind for part in self.earlier] + [self.kind]
 
     def json(self) -> bytes:
         """The notice as JSON, with the mail's text less anything personal (links, consent)."""
@@ -601,6 +612,42 @@ class Composed:
         if consent.ask:
             return _ask(self, address, consent)
         return _full_mail(self, address, consent, thread_root)
+
+
+# Kinds whose news is only that the position is the seat's to answer: told before
+# another notice that shows the board, they say nothing more.
+_SHOWN_BY_THE_LAST = frozenset({OutboxKind.YOUR_TURN, OutboxKind.BOARD, OutboxKind.REMINDER})
+
+
+def together(parts: Sequence[Composed]) -> Composed:
+    """Notices due to one seat of one game at once, as one mail: what each earlier one
+    tells, in turn, then the last one in full (its board, moves, reply address: the
+    latest position, which a reply answers).
+
+    The mail's Message-ID is its first notice's, which the thread's later mails
+    refer to (`referee.store.delivery.first_sent` finds the first notice sent);
+    it answers the player's latest reply among them.
+    """
+    *earlier, last = parts
+    replies = [part.their_reply for part in parts if part.their_reply is not None]
+    return replace(
+        last,
+        message_id=parts[0].message_id,
+        their_reply=replies[-1] if replies else last.their_reply,
+        earlier=tuple(earlier),
+    )
+
+
+def _earlier_news(composed: Composed, html: bool) -> list[str]:
+    """What the mail's earlier notices tell, each rendered as its own (HTML escaped)."""
+    shows_board = composed.kind not in (OutboxKind.HELP, OutboxKind.MESSAGES)
+    told = [
+        part for part in composed.earlier if not (shows_board and part.kind in _SHOWN_BY_THE_LAST)
+    ]
+    if html:
+        template = _html.get_template("news.html.j2")
+        return [Markup(template.render(part.context)) for part in told]
+    return [_text.get_template("news.txt.j2").render(part.context) for part in told]
 
 
 def _full_mail(
@@ -616,9 +663,11 @@ def _full_mail(
     mail = EmailMessage()
     _mail_headers(mail, composed, address, thread_root)
     _unsubscribe_headers(site, mail, consent)
-    mail.set_content(_text.get_template("mail.txt.j2").render(context))
+    text_context = {**context, "earlier": _earlier_news(composed, html=False)}
+    mail.set_content(_text.get_template("mail.txt.j2").render(text_context))
     cid = f"board.{composed.notice_id}@{site.domain}" if composed.kind in _PICTURED else None
-    html = _html.get_template("mail.html.j2").render({**context, "cid": cid})
+    html_context = {**context, "cid": cid, "earlier": _earlier_news(composed, html=True)}
+    html = _html.get_template("mail.html.j2").render(html_context)
     mail.add_alternative(html, subtype="html")
     view = composed.data["envelope"]
     if cid is not None:
@@ -663,6 +712,8 @@ def _mail_headers(
     mail["X-Referee-Seat"] = str(composed.seat)
     mail["X-Referee-Version"] = str(context["version"])
     mail["X-Referee-Kind"] = composed.kind
+    # Every notice the mail tells, in order (its kind is the last one's).
+    mail["X-Referee-Kinds"] = " ".join(composed.kinds)
     mail["X-Referee-Head"] = f"{context['head_seq']} {context['head_hash']}"
 
 

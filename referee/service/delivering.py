@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,11 +31,11 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from referee.delivery import CHANNELS, compose, digest, seek_mail
-from referee.delivery.channel import Channel, Content, Sender, Sent, Skipped
+from referee.delivery.channel import Channel, Content, Later, Sender, Sent, Skipped
 from referee.store import delivery
 from referee.store.db import Database
 from referee.store.delivery import Claim, Claimed
-from referee.store.tables import TOLD_OF_SEEKS, Outbox, OutboxKind
+from referee.store.tables import TOLD_OF_SEEKS, TOLD_TO_PLAYER, Outbox, OutboxKind
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -123,6 +123,7 @@ def deliver_due(referee: Referee, name: str, moment: datetime | None = None) -> 
                     at,
                     chosen.mail_lease,
                     in_order=channel.threads > 1,
+                    whole_seats=channel.merges,
                 )
                 if not claim.rows:
                     break
@@ -143,17 +144,38 @@ def _groups(run: _Pass) -> list[list[Claimed]]:
     return list(seats.values())
 
 
+def _messages(run: _Pass, rows: list[Claimed]) -> list[list[Claimed]]:
+    """The rows as the channel sends them, in order of their first notice: where it
+    merges, a seat's notices of one game together (what is told to a player, a
+    digest or a sign-in link, alone); otherwise one by one."""
+    if not run.channel.merges:
+        return [[row] for row in rows]
+    together: dict[tuple[str, int], list[Claimed]] = {}
+    messages: list[list[Claimed]] = []
+    for row in rows:
+        if row.kind in TOLD_TO_PLAYER:
+            messages.append([row])
+            continue
+        found = together.get((row.game_id, row.seat))
+        if found is None:
+            found = together[row.game_id, row.seat] = []
+            messages.append(found)
+        found.append(row)
+    return messages
+
+
 def _send_rows(run: _Pass, rows: list[Claimed]) -> int:
     """Send rows in order. With threads, a seat's rows after a failure are given back:
     they wait for its backoff."""
     finished = 0
-    for index, row in enumerate(rows):
+    messages = _messages(run, rows)
+    for index, message in enumerate(messages):
         if time.monotonic() - run.started >= _TASK_SECONDS:
-            _release(run, rows[index:])
+            _release(run, [row for rest in messages[index:] for row in rest])
             break
-        outcome = _send_one(run, row)
+        outcome = _send_message(run, message)
         if outcome is None and run.channel.threads > 1:
-            _release(run, rows[index + 1 :])
+            _release(run, [row for rest in messages[index + 1 :] for row in rest])
             break
         finished += outcome or 0
     return finished
@@ -164,24 +186,47 @@ def _release(run: _Pass, rows: list[Claimed]) -> None:
         delivery.release(run.db, row.id)
 
 
-def _send_one(run: _Pass, row: Claimed) -> int | None:
-    """Send one row: 1 finished, 0 not ours or not now, None failed (tried again later)."""
-    if not delivery.hold(run.db, row.id, run.claim, run.referee.settings.mail_lease):
+def _send_message(run: _Pass, rows: list[Claimed]) -> int | None:
+    """Send one message of rows: how many were finished (0: none ours or none now),
+    None when it failed (each row is tried again later)."""
+    lease = run.referee.settings.mail_lease
+    ours = [row for row in rows if delivery.hold(run.db, row.id, run.claim, lease)]
+    if not ours:
         return 0
+    moment = run.claim.moment or datetime.now(UTC)
     try:
-        outcome = run.sender.send(row, lambda: content(run.referee, row.notice_id))
+        outcomes = run.sender.send(ours, partial(_built, run.referee), moment)
     except OperationalError:
-        # The database went away, not a fault of the row: it goes back untried.
-        delivery.release(run.db, row.id)
+        # The database went away, not a fault of the rows: they go back untried.
+        _release(run, ours)
         return 0
     except _Unbuildable as error:
-        delivery.failed(run.db, row.id, f"cannot be built: {error}")
-        return 1
+        for row in ours:
+            delivery.failed(run.db, row.id, f"cannot be built: {error}")
+        return len(ours)
     except Exception as error:
-        _failed(run, row, str(error) or type(error).__name__)
+        for row in ours:
+            _failed(run, row, str(error) or type(error).__name__)
         return None
-    _mark(run.db, row, outcome)
-    return 1
+    finished = 0
+    for row, outcome in zip(ours, outcomes, strict=True):
+        if isinstance(outcome, Later):
+            delivery.later(run.db, row.id, outcome.until, outcome.reason)
+            continue
+        _mark(run.db, row, outcome)
+        finished += 1
+    return finished
+
+
+def _built(referee: Referee, rows: Sequence[Claimed]) -> Content:
+    """The content of one notice, or of a seat's notices of one game as one mail."""
+    if len(rows) == 1:
+        return content(referee, rows[0].notice_id)
+    parts = [content(referee, row.notice_id) for row in rows]
+    composed = [part for part in parts if isinstance(part, compose.Composed)]
+    if len(composed) != len(parts):
+        raise _Unbuildable("only notices of a game are told together")
+    return compose.together(composed)
 
 
 def _failed(run: _Pass, row: Claimed, error: str) -> None:
