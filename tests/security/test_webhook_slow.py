@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.mail.players import told
 from tests.security.webhook_servers import (
     SlowServer,
     Stack,
@@ -42,7 +43,7 @@ def stops_nothing(stack: Stack, slow: SlowServer) -> None:
         for address in addresses:
             # The invitation and one your-turn mail each.
             found = stack.mailbox.wait_for(address, 2, seconds=60)
-            assert {m.mail["X-Referee-Kind"] for m in found} >= {"invitation", "your_turn"}
+            assert set(told(found)) >= {"invitation", "your_turn"}
     assert slow.holding(), "the slow server was let go before the others were done"
 
     wait_until(lambda: slow.left, 60, "the referee to give up on the slow webhook")
