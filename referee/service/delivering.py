@@ -7,7 +7,10 @@ Its task runs on the delivery queue (`REFEREE_QUEUE.delivery`), or on the
 embedded default's delivery threads, never where moves are decided. Each
 run claims due deliveries (`referee.store.delivery`), builds each notice's
 content once, has the channel send it, and marks it at
-once. A failure puts the delivery back with exponential backoff
+once. A channel that merges (mail) is handed a seat's notices of one game
+together, claimed together, and sends them as one message
+(`referee.delivery.compose.together`); it may also hold some back a while
+(`Later`: a turn mail while its seat's game page is open). A failure puts the delivery back with exponential backoff
 (`REFEREE_MAIL_BACKOFF` seconds, doubling, at most
 `REFEREE_MAIL_BACKOFF_MAX`) until `REFEREE_MAIL_ATTEMPTS` attempts; a
 worker that dies mid-send leaves its deliveries claimed until their lease
