@@ -6,15 +6,16 @@ channel, each its own task, so a slow channel never holds another back.
 Its task runs on the delivery queue (`REFEREE_QUEUE.delivery`), or on the
 embedded default's delivery threads, never where moves are decided. Each
 run claims due deliveries (`referee.store.delivery`), builds each notice's
-content once, has the channel send it, and marks it at
-once. A channel that merges (mail) is handed a seat's notices of one game
-together, claimed together, and sends them as one message
+content once, has the channel send it, and marks it at once. A channel
+that merges (mail) is handed a seat's notices of one game together,
+claimed together, and sends them as one message
 (`referee.delivery.compose.together`); it may also hold some back a while
-(`Later`: a turn mail while its seat's game page is open). A failure puts the delivery back with exponential backoff
-(`REFEREE_MAIL_BACKOFF` seconds, doubling, at most
-`REFEREE_MAIL_BACKOFF_MAX`) until `REFEREE_MAIL_ATTEMPTS` attempts; a
-worker that dies mid-send leaves its deliveries claimed until their lease
-(`REFEREE_MAIL_LEASE` seconds) runs out, when another worker sends them.
+(`Later`: a turn mail while its seat's game page is open). A failure puts
+the delivery back with exponential backoff (`REFEREE_MAIL_BACKOFF`
+seconds, doubling, at most `REFEREE_MAIL_BACKOFF_MAX`) until
+`REFEREE_MAIL_ATTEMPTS` attempts; a worker that dies mid-send leaves its
+deliveries claimed until their lease (`REFEREE_MAIL_LEASE` seconds) runs
+out, when another worker sends them.
 """
 
 from __future__ import annotations
