@@ -151,7 +151,11 @@ def _groups(run: _Pass) -> list[list[Claimed]]:
 def _messages(run: _Pass, rows: list[Claimed]) -> list[list[Claimed]]:
     """The rows as the channel sends them, in order of their first notice: where it
     merges, a seat's notices of one game together (what is told to a player, a
-    digest or a sign-in link, alone); otherwise one by one."""
+    digest or a sign-in link, alone); otherwise one by one.
+
+    A seat taken over from a bot ends its mail: that mail lists every move so
+    far, which a later notice's mail (the last moves) would not.
+    """
     if not run.channel.merges:
         return [[row] for row in rows]
     together: dict[tuple[str, int], list[Claimed]] = {}
@@ -160,11 +164,14 @@ def _messages(run: _Pass, rows: list[Claimed]) -> list[list[Claimed]]:
         if row.kind in TOLD_TO_PLAYER:
             messages.append([row])
             continue
-        found = together.get((row.game_id, row.seat))
+        seat = (row.game_id, row.seat)
+        found = together.get(seat)
         if found is None:
-            found = together[row.game_id, row.seat] = []
+            found = together[seat] = []
             messages.append(found)
         found.append(row)
+        if row.kind == OutboxKind.SEAT_TAKEN:
+            del together[seat]
     return messages
 
 
