@@ -61,6 +61,19 @@ _BUILDERS: dict[str, Callable[[Session, Outbox, bytes, compose.Site], Content]] 
 }
 
 
+# What answers one of the player's replies (or a move played for it): one per mail.
+_ANSWERS = frozenset(
+    {
+        OutboxKind.ANSWER,
+        OutboxKind.REFUSED,
+        OutboxKind.PASSED_ON,
+        OutboxKind.HELP,
+        OutboxKind.BOARD,
+        OutboxKind.REMATCH,
+    }
+)
+
+
 class _Unbuildable(Exception):
     """A notice whose content cannot be built (not the database's fault)."""
 
@@ -153,8 +166,10 @@ def _messages(run: _Pass, rows: list[Claimed]) -> list[list[Claimed]]:
     merges, a seat's notices of one game together (what is told to a player, a
     digest or a sign-in link, alone); otherwise one by one.
 
-    A seat taken over from a bot ends its mail: that mail lists every move so
-    far, which a later notice's mail (the last moves) would not.
+    A mail answers at most one of the player's replies (its `In-Reply-To`):
+    a second answer starts the next mail. A seat taken over from a bot ends
+    its mail: that mail lists every move so far, which a later notice's mail
+    (the last moves) would not.
     """
     if not run.channel.merges:
         return [[row] for row in rows]
@@ -166,7 +181,8 @@ def _messages(run: _Pass, rows: list[Claimed]) -> list[list[Claimed]]:
             continue
         seat = (row.game_id, row.seat)
         found = together.get(seat)
-        if found is None:
+        answered = found is not None and any(told.kind in _ANSWERS for told in found)
+        if found is None or (answered and row.kind in _ANSWERS):
             found = together[seat] = []
             messages.append(found)
         found.append(row)
