@@ -65,6 +65,9 @@ class Settings:
     # Hard bounces (RFC 3464 reports, `Action: failed`, 5.x.x) after which an address
     # is no longer mailed, until it shows a sign of life.
     mail_bounces: int = 3
+    # Seconds a turn mail waits while its seat's game page is open: answered there
+    # meanwhile, it is not sent (0: never held).
+    mail_page_hold: float = 60.0
     # `referee serve`: requests served at once, and its access log ("-": stdout,
     # a file name, or None: no log, which an empty variable asks for).
     threads: int = 16
@@ -181,6 +184,8 @@ class Settings:
             raise BadSetting("REFEREE_CONNECTIONS must be 1 or more")
 
     def _check_mail_limits(self) -> None:
+        if not 0 <= self.mail_page_hold <= 3600:
+            raise BadSetting("REFEREE_MAIL_PAGE_HOLD must be 0 to 3600 seconds")
         if self.mail_answers < 1 or self.mail_answers_window <= 0:
             raise BadSetting(
                 "REFEREE_MAIL_ANSWERS must be at least 1 and REFEREE_MAIL_ANSWERS_WINDOW above 0"
@@ -280,6 +285,7 @@ ENVIRONMENT = {
     "mail_answers": "REFEREE_MAIL_ANSWERS",
     "mail_answers_window": "REFEREE_MAIL_ANSWERS_WINDOW",
     "mail_bounces": "REFEREE_MAIL_BOUNCES",
+    "mail_page_hold": "REFEREE_MAIL_PAGE_HOLD",
     "threads": "REFEREE_THREADS",
     "access_log": "REFEREE_ACCESS_LOG",
     "events_keepalive": "REFEREE_EVENTS_KEEPALIVE",

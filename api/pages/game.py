@@ -42,7 +42,7 @@ from referee import render
 from referee.engine import Building, Played
 from referee.games import AnyGame
 from referee.replay import SEALED_NOTATION, envelope
-from referee.service import game_states, reachability, refusals
+from referee.service import game_states, page_presence, reachability, refusals
 from referee.service.building import build_move
 from referee.service.profile_view import seat_profiles
 from referee.service.rematching import Rematch, accept_rematch, rematch_of, rematch_seat
@@ -291,6 +291,9 @@ def game_context(
 ) -> JSONish:
     page = _page_reads(game_id)
     game, rules, seat = page.game, page.rules, page.seat
+    if seat is not None and game.status == "active":
+        # Its turn answered here soon, the seat is not mailed about it too.
+        page_presence.seen(referee(), game.id, seat)
     names = shown_names(page.seats)
     standing = _clock(game)
     env = envelope(rules, page.state, page.at, seat)

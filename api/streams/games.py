@@ -30,6 +30,7 @@ from typing import Any
 import flask
 from flask import Response, request
 from flask_smorest import Blueprint
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from api.http import seat_auth, throttle
@@ -41,7 +42,7 @@ from api.schemas.rules import COMPONENTS
 from api.streams.hub import Follower, Hub, NoRoom, PerProcess, Watch
 from referee.games import AnyGame
 from referee.replay import envelope
-from referee.service import Referee, game_states, table_talk
+from referee.service import Referee, game_states, page_presence, table_talk
 from referee.service.players import is_player_token
 from referee.service.submitting import seat_holding
 from referee.service.table_talk import Said
@@ -299,9 +300,11 @@ def _stream(
     keepalive: float,
     holds: Callable[[], bool] | None = None,
     past_end: bool = False,
+    beat: Callable[[], None] | None = None,
 ) -> Iterator[bytes]:
     """The stream's bytes; it ends after the event of a finished game, unless `past_end`
-    (a seat's page, whose players may still talk)."""
+    (a seat's page, whose players may still talk). `beat` is called as it goes on,
+    at each event or keepalive: its seat's page is still open."""
     # Runs after the request's context has gone: it is handed what it needs.
     # A client that has the current version gets only what comes next; one
     # that is behind (or names a version that never was) gets it at once.
@@ -312,6 +315,8 @@ def _stream(
     # page may be older than the stream), and at each change.
     rematch_sent = UNTOLD if past_end else None
     while True:
+        if beat is not None:
+            beat()
         change, said = follower.next(sent, talk_sent, keepalive, rematch_sent)
         # Followed with a player token, revoked meanwhile: the seat's view is told no more.
         if holds is not None and not holds():
@@ -473,7 +478,23 @@ def _cookie_seat(db: Session, game_id: str) -> int | None:
 def page_events(game_id: str) -> Response:
     """The game page's stream: as `GET /v1/games/{id}/events` for the browser's seat, which
     it goes on telling of messages once the game is over."""
-    return _follow(game_id, _cookie_seat, None, talk_past_end=True)
+    return _follow(game_id, _cookie_seat, None, talk_past_end=True, page=True)
+
+
+def _page_open(serving: Referee, game_id: str, seat: int | None) -> Callable[[], None] | None:
+    """What a seat's page stream calls as it goes on: the seat's page is open, so a turn
+    answered there soon is not mailed too (`referee.service.page_presence`)."""
+    if seat is None:
+        return None
+
+    def beat() -> None:
+        try:
+            page_presence.seen(serving, game_id, seat)
+        except OperationalError as error:
+            # The stream goes on without the mark: at worst a turn mail goes out.
+            _log.warning("could not mark the page of game %s open (%s)", game_id, error)
+
+    return beat
 
 
 def _follow(
@@ -481,6 +502,7 @@ def _follow(
     seat_of: Callable[[Session, str], int | None],
     holds: Callable[[], bool] | None,
     talk_past_end: bool = False,
+    page: bool = False,
 ) -> Response:
     after = _last_event_id()
     with session() as db:
@@ -496,8 +518,9 @@ def _follow(
     except NoRoom as full:
         return busy(full)
     keepalive = referee().settings.events_keepalive
+    beat = _page_open(referee(), game.id, seat) if page and not now.over else None
     response = Response(
-        _stream(follower, seat, now, after, keepalive, holds, past_end),
+        _stream(follower, seat, now, after, keepalive, holds, past_end, beat),
         mimetype="text/event-stream",
         headers={
             "Cache-Control": "no-cache",

@@ -11,7 +11,7 @@ each channel renders it its own way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
@@ -59,8 +59,9 @@ class Content(Protocol):
         refers to (None: this mail starts the thread)."""
 
 
-# Builds the notice's content when a channel needs it (once per notice).
-Build = Callable[[], Content]
+# Builds the content of notices when a channel needs it (once per notice): one
+# notice's own, or several of one seat and game told as one message.
+Build = Callable[[Sequence[Claimed]], Content]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +79,24 @@ class Skipped:
     reason: str
 
 
-Outcome = Sent | Skipped
+@dataclass(frozen=True, slots=True)
+class Later:
+    """Not now: the notice waits until `until` (no attempt counts), and why."""
+
+    until: datetime
+    reason: str
+
+
+Outcome = Sent | Skipped | Later
 
 
 class Sender(Protocol):
     """A channel's means of sending during one delivery pass (an SMTP connection, ...)."""
 
-    def send(self, job: Claimed, build: Build) -> Outcome:
-        """Send one notice; raises when it was not taken (it is tried again later)."""
+    def send(self, jobs: Sequence[Claimed], build: Build, moment: datetime) -> list[Outcome]:
+        """Send notices to one seat, as one message where the channel merges them
+        (one notice otherwise), at `moment`; an outcome per notice, in order. Raises
+        when the message was not taken (each is tried again later)."""
 
     def failed(self, job: Claimed, error: str, moment: datetime) -> float | None:
         """After a failed send: seconds until the delivery is tried again, or None
@@ -107,6 +118,10 @@ class Channel(Protocol):
     def threads(self) -> int:
         """Senders one pass runs at once. Above 1, a seat's deliveries go one at a time
         and in order, and after a failure the seat's others wait for the next pass."""
+
+    @property
+    def merges(self) -> bool:
+        """Whether a seat's notices of one game waiting together go out as one message."""
 
     def reaches(self, seat: sa.Table) -> sa.ColumnElement[bool]:
         """Whom it can reach: a condition on a row of the `seat` table."""

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from email.headerregistry import Address
 from email.message import EmailMessage
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup, escape
 from sqlmodel import Session, col, select
 
 from referee.delivery import reachable, talk_lines, wording
@@ -75,6 +78,28 @@ _html = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def code_spans(text: str) -> Markup:
+    """A game's help as HTML: its Markdown code spans (`take 17`) as `<code>`, the rest
+    escaped; no backtick is shown."""
+    pieces = _CODE_SPAN.split(str(text))
+    return Markup("").join(
+        Markup("<code>{}</code>").format(piece) if odd else escape(piece)
+        for odd, piece in ((index % 2 == 1, piece) for index, piece in enumerate(pieces))
+    )
+
+
+def quoted_code(text: str) -> str:
+    """A game's help as plain text: its Markdown code spans in double quotes."""
+    return _CODE_SPAN.sub(r'"\1"', str(text))
+
+
+_html.filters["code_spans"] = code_spans
+_text.filters["quoted_code"] = quoted_code
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,19 +178,22 @@ _PICTURES_KEPT = 256
 _pictures_lock = threading.Lock()
 
 
-def board_png(game_name: str, view_state: JSON, names: list[str]) -> bytes:
-    """The board's PNG, drawn once per distinct picture in this process.
+def board_png(
+    game_name: str, view_state: JSON, names: list[str], before: JSON | None = None
+) -> bytes:
+    """The board's PNG, marking what the last move changed since `before` (the same
+    seat's view a move earlier) as the game page does; drawn once per distinct
+    picture in this process.
 
     Every seat that sees the same thing, and each mail of a seat until the
     position changes, shares one drawing: resvg takes most of a mail's CPU.
     The key is the hash of what is drawn, so no view can get another's picture.
     """
-    key = hashlib.sha256(
-        canonical_json({"game": game_name, "view": view_state, "names": names}).encode()
-    ).hexdigest()
+    drawn = {"game": game_name, "view": view_state, "names": names, "before": before}
+    key = hashlib.sha256(canonical_json(drawn).encode()).hexdigest()
     found = _PICTURES.get(key)
     if found is None:
-        found = render_png(game_name, view_state, names, zoom=PICTURE_ZOOM)
+        found = render_png(game_name, view_state, names, zoom=PICTURE_ZOOM, before=before)
         with _pictures_lock:
             if len(_PICTURES) >= _PICTURES_KEPT:
                 del _PICTURES[next(iter(_PICTURES))]
@@ -308,16 +336,20 @@ class _Position:
     head_seq: int
     head_hash: str
     view: JSON
+    # The seat's view a move earlier (None at the start): the picture marks the last move.
+    before: JSON | None
 
 
 def _position(session: Session, game: Game, rules: AnyGame, row: Outbox) -> _Position:
     assert row.seat is not None
     version = _shown_version(game, row)
-    state = game_states.state_at(session, game, version)
+    state, previous = game_states.state_and_previous(session, game, version)
     first_sealed = version - rules.hidden_tail(state) + 1
     head_seq, head_hash = _head(session, game, first_sealed - 1)
     view = envelope(rules, state, version, row.seat)
-    return _Position(version, state, first_sealed, head_seq, head_hash, view)
+    # The seat's own view, as the game page compares: nothing it could not see already.
+    before = None if previous is None else rules.view(previous, row.seat)
+    return _Position(version, state, first_sealed, head_seq, head_hash, view, before)
 
 
 def _base_context(
@@ -384,6 +416,8 @@ def _base_context(
         "play_link": None,
         "play_until": _play_until(game),
         "unsubscribe": None,
+        # What earlier notices told, when one mail tells several (`together`).
+        "earlier": (),
     }
 
 
@@ -550,6 +584,7 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
         play_link=play_url(site.public_url, secret, game.id, row.seat),
         their_reply=their_reply if isinstance(their_reply, str) else None,
         talk_seen=talk_lines.seen_marks([talk]),
+        before=shown.before,
     )
 
 
@@ -590,6 +625,15 @@ class Composed:
     play_link: str
     # The messages it shows, seen by the seat once its full mail went out.
     talk_seen: tuple[tuple[str, int, int], ...] = ()
+    # The notices told before it in the same mail (`together`), oldest first.
+    earlier: tuple[Composed, ...] = ()
+    # The seat's view a move before the one shown: its picture marks the last move.
+    before: JSON | None = None
+
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds of the notices its mail tells, in order."""
+        return [part.kind for part in self.earlier] + [self.kind]
 
     def json(self) -> bytes:
         """The notice as JSON, with the mail's text less anything personal (links, consent)."""
@@ -601,6 +645,42 @@ class Composed:
         if consent.ask:
             return _ask(self, address, consent)
         return _full_mail(self, address, consent, thread_root)
+
+
+# Kinds whose news is only that the position is the seat's to answer: told before
+# another notice that shows the board, they say nothing more.
+_SHOWN_BY_THE_LAST = frozenset({OutboxKind.YOUR_TURN, OutboxKind.BOARD, OutboxKind.REMINDER})
+
+
+def together(parts: Sequence[Composed]) -> Composed:
+    """Notices due to one seat of one game at once, as one mail: what each earlier one
+    tells, in turn, then the last one in full (its board, moves, reply address: the
+    latest position, which a reply answers).
+
+    The mail's Message-ID is its first notice's, which the thread's later mails
+    refer to (`referee.store.delivery.first_sent` finds the first notice sent);
+    it answers the player's latest reply among them.
+    """
+    *earlier, last = parts
+    replies = [part.their_reply for part in parts if part.their_reply is not None]
+    return replace(
+        last,
+        message_id=parts[0].message_id,
+        their_reply=replies[-1] if replies else last.their_reply,
+        earlier=tuple(earlier),
+    )
+
+
+def _earlier_news(composed: Composed, html: bool) -> list[str]:
+    """What the mail's earlier notices tell, each rendered as its own (HTML escaped)."""
+    shows_board = composed.kind not in (OutboxKind.HELP, OutboxKind.MESSAGES)
+    told = [
+        part for part in composed.earlier if not (shows_board and part.kind in _SHOWN_BY_THE_LAST)
+    ]
+    if html:
+        template = _html.get_template("news.html.j2")
+        return [Markup(template.render(part.context)) for part in told]
+    return [_text.get_template("news.txt.j2").render(part.context) for part in told]
 
 
 def _full_mail(
@@ -616,15 +696,17 @@ def _full_mail(
     mail = EmailMessage()
     _mail_headers(mail, composed, address, thread_root)
     _unsubscribe_headers(site, mail, consent)
-    mail.set_content(_text.get_template("mail.txt.j2").render(context))
+    text_context = {**context, "earlier": _earlier_news(composed, html=False)}
+    mail.set_content(_text.get_template("mail.txt.j2").render(text_context))
     cid = f"board.{composed.notice_id}@{site.domain}" if composed.kind in _PICTURED else None
-    html = _html.get_template("mail.html.j2").render({**context, "cid": cid})
+    html_context = {**context, "cid": cid, "earlier": _earlier_news(composed, html=True)}
+    html = _html.get_template("mail.html.j2").render(html_context)
     mail.add_alternative(html, subtype="html")
     view = composed.data["envelope"]
     if cid is not None:
         html_part = mail.get_payload()[1]  # type: ignore[index]
         assert isinstance(html_part, EmailMessage)
-        png = board_png(composed.game_name, view["state"], context["names"])
+        png = board_png(composed.game_name, view["state"], context["names"], composed.before)
         # Shown in the HTML only: inline, so no mail program lists it as an attachment too.
         html_part.add_related(
             png, "image", "png", cid=f"<{cid}>", disposition="inline", filename="board.png"
@@ -663,6 +745,8 @@ def _mail_headers(
     mail["X-Referee-Seat"] = str(composed.seat)
     mail["X-Referee-Version"] = str(context["version"])
     mail["X-Referee-Kind"] = composed.kind
+    # Every notice the mail tells, in order (its kind is the last one's).
+    mail["X-Referee-Kinds"] = " ".join(composed.kinds)
     mail["X-Referee-Head"] = f"{context['head_seq']} {context['head_hash']}"
 
 

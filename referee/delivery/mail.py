@@ -37,8 +37,9 @@ import smtplib
 import socket
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from functools import partial
 from pathlib import Path
@@ -47,15 +48,27 @@ from urllib.parse import unquote, urlsplit
 import sqlalchemy as sa
 
 from referee.delivery import mail_consent, talk_lines, wishes
-from referee.delivery.channel import Build, Consent, Outcome, Sent, Skipped, backoff
+from referee.delivery.channel import Build, Consent, Later, Outcome, Sent, Skipped, backoff
 from referee.settings import Settings
-from referee.store import addresses, bounce_reports, delivery, keys, mail_settings, reads
+from referee.store import (
+    addresses,
+    bounce_reports,
+    delivery,
+    keys,
+    mail_settings,
+    page_views,
+    reads,
+)
 from referee.store.db import Database
 from referee.store.delivery import Claimed
-from referee.store.tables import TOLD_TO_PLAYER, Address, AddressState, Game
+from referee.store.tables import TOLD_TO_PLAYER, Address, AddressState, Game, OutboxKind
 
 NAME = "mail"
 TIMEOUT = 20.0
+# What a seat's game page shows as well as its mail: held back while the page is open.
+_PAGE_SHOWS = frozenset({OutboxKind.YOUR_TURN, OutboxKind.ROUND_OVER})
+PAGE_OPEN = "held: the seat's game page is open"
+ANSWERED_ON_PAGE = "the seat answered on its game page, which was open"
 
 
 class Transport(ABC):
@@ -254,33 +267,95 @@ class MailSender:
             muted = mail_settings.muted(session, known.address, job.game_id)
         return wishes.withheld(job.kind, mail_settings.settings_of(known), muted)
 
-    def send(self, job: Claimed, build: Build) -> Outcome:
-        recipient = _recipient(self.db, job)
+    def send(self, jobs: Sequence[Claimed], build: Build, moment: datetime) -> list[Outcome]:
+        """Send a seat's notices of one game (or one told to its player) as one mail."""
+        first = jobs[0]
+        recipient = _recipient(self.db, first)
         if not recipient.email:
-            return Skipped("the seat has no mail address")
+            return [Skipped("the seat has no mail address")] * len(jobs)
+        held = self._held(jobs, moment)
+        if held is not None:
+            return [held] * len(jobs)
         known = _known(self.db, self.secret, recipient.email)
-        why = self.withheld(job, known)
-        if why is not None:
-            return Skipped(why)
-        consent = self.consent(job, known, recipient)
-        if isinstance(consent, str):
-            return Skipped(consent)
+        answered = self._answered_on_page(jobs)
+        outcomes: dict[int, Outcome] = {}
+        full: list[tuple[Claimed, Consent]] = []
+        for job in jobs:
+            why = answered if job.kind in _PAGE_SHOWS and answered else self.withheld(job, known)
+            consent = self.consent(job, known, recipient) if why is None else why
+            if isinstance(consent, str):
+                outcomes[job.id] = Skipped(consent)
+            elif consent.ask:
+                # The one invitation asking to accept goes alone: nothing else does.
+                outcomes[job.id] = self._mail([job], build, recipient.email, known, consent)
+            else:
+                full.append((job, consent))
+        if full:
+            together = [job for job, _consent in full]
+            # The seat's link rides once, on the mail carrying its first notice.
+            consent = full[0][1]
+            sent = self._mail(together, build, recipient.email, known, consent)
+            for job in together:
+                outcomes[job.id] = sent if job is together[0] else Sent()
+        return [outcomes[job.id] for job in jobs]
+
+    def _held(self, jobs: Sequence[Claimed], moment: datetime) -> Later | None:
+        """Hold a turn mail back while its seat's page is open (seen within the hold),
+        until the hold has passed since its latest notice: answered there, it is not sent."""
+        hold = timedelta(seconds=self.settings.mail_page_hold)
+        if not hold or not any(job.kind in _PAGE_SHOWS for job in jobs):
+            return None
+        latest = max(datetime.fromisoformat(job.created_at) for job in jobs)
+        if moment >= latest + hold:
+            return None
+        with self.db.reading() as session:
+            seen = page_views.seen_at(session, jobs[0].game_id, jobs[0].seat)
+        if seen is None or datetime.fromisoformat(seen) < moment - hold:
+            return None
+        return Later(latest + hold, PAGE_OPEN)
+
+    def _answered_on_page(self, jobs: Sequence[Claimed]) -> str | None:
+        """Why the turn of these notices is not mailed: its seat, whose page was open,
+        moved since (the page showed it all). None: it goes."""
+        turns = [job for job in jobs if job.kind in _PAGE_SHOWS]
+        if not turns or not self.settings.mail_page_hold:
+            return None
+        first = turns[0]
+        hold = timedelta(seconds=self.settings.mail_page_hold)
+        with self.db.reading() as session:
+            seen = page_views.seen_at(session, first.game_id, first.seat)
+            since = datetime.fromisoformat(min(job.created_at for job in turns)) - hold
+            if seen is None or datetime.fromisoformat(seen) < since:
+                return None
+            versions = page_views.versions(session, [job.notice_id for job in turns])
+            if not versions:
+                return None
+            version = max(versions.values())
+            if page_views.moved_after(session, first.game_id, first.seat, version):
+                return ANSWERED_ON_PAGE
+        return None
+
+    def _mail(
+        self, jobs: list[Claimed], build: Build, email: str, known: Address, consent: Consent
+    ) -> Sent:
+        """Mail the notices of `jobs` as one message to `email`."""
+        first = jobs[0]
         root = None
         # What is told to the player is threaded apart from the game of the seat carrying it.
-        if job.kind not in TOLD_TO_PLAYER:
-            first = delivery.first_sent(self.db, NAME, job.game_id, job.seat, job.notice_id)
-            if first is not None:
-                root = message_id(self.settings.mail_domain, first, job.game_id)
+        if first.kind not in TOLD_TO_PLAYER:
+            found = delivery.first_sent(self.db, NAME, first.game_id, first.seat, first.notice_id)
+            if found is not None:
+                root = message_id(self.settings.mail_domain, found, first.game_id)
         # Reports of this mail's delivery come back to an address naming its recipient (VERP).
         token = bounce_reports.token_of(self.db, self.secret, known)
         bounce_to = f"bounce+{token}@{self.settings.mail_domain}"
-        content = build()
-        self.transport.send(content.mail(recipient.email, consent, root), bounce_to)
+        content = build(jobs)
+        self.transport.send(content.mail(email, consent, root), bounce_to)
         # The one invitation asking to accept shows nothing of the game: no message seen.
         seen = () if consent.ask else content.talk_seen
         if consent.link is None and not seen:
             return Sent()
-        return Sent(partial(self._followed, job, consent.link is not None, seen))
+        return Sent(partial(self._followed, first, consent.link is not None, seen))
 
     def _followed(self, job: Claimed, linked: bool, seen: tuple[tuple[str, int, int], ...]) -> None:
         """What follows from a mail that went out: its link sent, its messages seen."""
@@ -305,6 +380,8 @@ class Mail:
 
     name = NAME
     threads = 1
+    # A seat's notices of one game waiting together go as one mail.
+    merges = True
 
     def reaches(self, seat: sa.Table) -> sa.ColumnElement[bool]:
         # Not an address whose mail bounced too often (until it shows a sign of life).

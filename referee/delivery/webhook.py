@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import logging
 import time
+from collections.abc import Sequence
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -67,14 +68,18 @@ class WebhookSender:
         self.settings = settings
         self.secret = secret
 
-    def send(self, job: Claimed, build: Build) -> Outcome:
+    def send(self, jobs: Sequence[Claimed], build: Build, moment: datetime) -> list[Outcome]:
+        # Never merged: one notice, one post.
+        return [self._post(job, build) for job in jobs]
+
+    def _post(self, job: Claimed, build: Build) -> Outcome:
         with self.db.reading() as session:
             health = seat_hooks.health(session, job.game_id, job.seat)
         if not health.active or health.url is None:
             # Dropped or switched off since the notice was written.
             return Skipped("the webhook was removed or switched off")
         key = keys.webhook_secret(self.secret, job.game_id, job.seat, health.generation)
-        content = build()
+        content = build([job])
         post(self.settings, health.url, key, content.message_id, content.json())
         return Sent(lambda: self.healthy(job))
 
@@ -109,6 +114,7 @@ class Webhook:
 
     name = seat_hooks.CHANNEL
     threads = 8
+    merges = False
 
     def reaches(self, seat: sa.Table) -> sa.ColumnElement[bool]:
         return seat.c.webhook_url.is_not(None) & seat.c.webhook_off_at.is_(None)

@@ -90,13 +90,18 @@ def render_text(game_name: str, view: JSON, names: Sequence[str] | None = None) 
 
 
 def render_png(
-    game_name: str, view: JSON, names: Sequence[str] | None = None, zoom: float = 1.0
+    game_name: str,
+    view: JSON,
+    names: Sequence[str] | None = None,
+    zoom: float = 1.0,
+    before: JSON | None = None,
 ) -> bytes:
-    """The board of `view` as a PNG image, for mail, drawn by resvg in Noto Sans.
+    """The board of `view` as a PNG image, for mail, drawn by resvg in Noto Sans,
+    marking what changed since `before` as the SVG does.
 
     `zoom` scales the picture (the drawing's cost falls with its area).
     """
-    picture = render_svg(game_name, view, names)
+    picture = render_svg(game_name, view, names, before)
     return bytes(
         resvg_py.svg_to_bytes(
             svg_string=picture,

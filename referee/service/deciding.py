@@ -148,6 +148,8 @@ class _Judging:
     status: str
     version: int
     state: Any = None
+    # The state before the first move played (the game's head when judging began).
+    before: Any = None
     rounds_before: int = 0
     logged: list[Logged] = field(default_factory=list)
     answers: list[dict[str, Any]] = field(default_factory=list)
@@ -159,6 +161,7 @@ class _Judging:
         """The state the next submission is played in (read once, at the first need)."""
         if self.state is None:
             self.state = state_at(self.session, self.game, self.game.version)
+            self.before = self.state
             self.rounds_before = self.rules.rounds_decided(self.state)
         return self.state
 
@@ -272,6 +275,7 @@ def _save(judging: _Judging, changes: dict[str, Any]) -> Judged:
         rounds_before=judging.rounds_before,
         reach=judging.reach,
         stamp=judging.stamp,
+        asked_before=notifying.asked(judging.rules, judging.before),
     )
     decision_rows.set_game(connection, game.id, {**appended.game, **changes})
     # The seats change hands before the notices are written: theirs go to the newcomers.

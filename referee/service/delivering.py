@@ -6,12 +6,16 @@ channel, each its own task, so a slow channel never holds another back.
 Its task runs on the delivery queue (`REFEREE_QUEUE.delivery`), or on the
 embedded default's delivery threads, never where moves are decided. Each
 run claims due deliveries (`referee.store.delivery`), builds each notice's
-content once, has the channel send it, and marks it at
-once. A failure puts the delivery back with exponential backoff
-(`REFEREE_MAIL_BACKOFF` seconds, doubling, at most
-`REFEREE_MAIL_BACKOFF_MAX`) until `REFEREE_MAIL_ATTEMPTS` attempts; a
-worker that dies mid-send leaves its deliveries claimed until their lease
-(`REFEREE_MAIL_LEASE` seconds) runs out, when another worker sends them.
+content once, has the channel send it, and marks it at once. A channel
+that merges (mail) is handed a seat's notices of one game together,
+claimed together, and sends them as one message
+(`referee.delivery.compose.together`); it may also hold some back a while
+(`Later`: a turn mail while its seat's game page is open). A failure puts
+the delivery back with exponential backoff (`REFEREE_MAIL_BACKOFF`
+seconds, doubling, at most `REFEREE_MAIL_BACKOFF_MAX`) until
+`REFEREE_MAIL_ATTEMPTS` attempts; a worker that dies mid-send leaves its
+deliveries claimed until their lease (`REFEREE_MAIL_LEASE` seconds) runs
+out, when another worker sends them.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,11 +35,11 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from referee.delivery import CHANNELS, compose, digest, seek_mail
-from referee.delivery.channel import Channel, Content, Sender, Sent, Skipped
+from referee.delivery.channel import Channel, Content, Later, Sender, Sent, Skipped
 from referee.store import delivery
 from referee.store.db import Database
 from referee.store.delivery import Claim, Claimed
-from referee.store.tables import TOLD_OF_SEEKS, Outbox, OutboxKind
+from referee.store.tables import TOLD_OF_SEEKS, TOLD_TO_PLAYER, Outbox, OutboxKind
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -55,6 +59,19 @@ _BUILDERS: dict[str, Callable[[Session, Outbox, bytes, compose.Site], Content]] 
     OutboxKind.DIGEST: digest.build,
     **dict.fromkeys(TOLD_OF_SEEKS, seek_mail.build),
 }
+
+
+# What answers one of the player's replies (or a move played for it): one per mail.
+_ANSWERS = frozenset(
+    {
+        OutboxKind.ANSWER,
+        OutboxKind.REFUSED,
+        OutboxKind.PASSED_ON,
+        OutboxKind.HELP,
+        OutboxKind.BOARD,
+        OutboxKind.REMATCH,
+    }
+)
 
 
 class _Unbuildable(Exception):
@@ -123,6 +140,7 @@ def deliver_due(referee: Referee, name: str, moment: datetime | None = None) -> 
                     at,
                     chosen.mail_lease,
                     in_order=channel.threads > 1,
+                    whole_seats=channel.merges,
                 )
                 if not claim.rows:
                     break
@@ -143,17 +161,48 @@ def _groups(run: _Pass) -> list[list[Claimed]]:
     return list(seats.values())
 
 
+def _messages(run: _Pass, rows: list[Claimed]) -> list[list[Claimed]]:
+    """The rows as the channel sends them, in order of their first notice: where it
+    merges, a seat's notices of one game together (what is told to a player, a
+    digest or a sign-in link, alone); otherwise one by one.
+
+    A mail answers at most one of the player's replies (its `In-Reply-To`):
+    a second answer starts the next mail. A seat taken over from a bot ends
+    its mail: that mail lists every move so far, which a later notice's mail
+    (the last moves) would not.
+    """
+    if not run.channel.merges:
+        return [[row] for row in rows]
+    together: dict[tuple[str, int], list[Claimed]] = {}
+    messages: list[list[Claimed]] = []
+    for row in rows:
+        if row.kind in TOLD_TO_PLAYER:
+            messages.append([row])
+            continue
+        seat = (row.game_id, row.seat)
+        found = together.get(seat)
+        answered = found is not None and any(told.kind in _ANSWERS for told in found)
+        if found is None or (answered and row.kind in _ANSWERS):
+            found = together[seat] = []
+            messages.append(found)
+        found.append(row)
+        if row.kind == OutboxKind.SEAT_TAKEN:
+            del together[seat]
+    return messages
+
+
 def _send_rows(run: _Pass, rows: list[Claimed]) -> int:
     """Send rows in order. With threads, a seat's rows after a failure are given back:
     they wait for its backoff."""
     finished = 0
-    for index, row in enumerate(rows):
+    messages = _messages(run, rows)
+    for index, message in enumerate(messages):
         if time.monotonic() - run.started >= _TASK_SECONDS:
-            _release(run, rows[index:])
+            _release(run, [row for rest in messages[index:] for row in rest])
             break
-        outcome = _send_one(run, row)
+        outcome = _send_message(run, message)
         if outcome is None and run.channel.threads > 1:
-            _release(run, rows[index + 1 :])
+            _release(run, [row for rest in messages[index + 1 :] for row in rest])
             break
         finished += outcome or 0
     return finished
@@ -164,24 +213,47 @@ def _release(run: _Pass, rows: list[Claimed]) -> None:
         delivery.release(run.db, row.id)
 
 
-def _send_one(run: _Pass, row: Claimed) -> int | None:
-    """Send one row: 1 finished, 0 not ours or not now, None failed (tried again later)."""
-    if not delivery.hold(run.db, row.id, run.claim, run.referee.settings.mail_lease):
+def _send_message(run: _Pass, rows: list[Claimed]) -> int | None:
+    """Send one message of rows: how many were finished (0: none ours or none now),
+    None when it failed (each row is tried again later)."""
+    lease = run.referee.settings.mail_lease
+    ours = [row for row in rows if delivery.hold(run.db, row.id, run.claim, lease)]
+    if not ours:
         return 0
+    moment = run.claim.moment or datetime.now(UTC)
     try:
-        outcome = run.sender.send(row, lambda: content(run.referee, row.notice_id))
+        outcomes = run.sender.send(ours, partial(_built, run.referee), moment)
     except OperationalError:
-        # The database went away, not a fault of the row: it goes back untried.
-        delivery.release(run.db, row.id)
+        # The database went away, not a fault of the rows: they go back untried.
+        _release(run, ours)
         return 0
     except _Unbuildable as error:
-        delivery.failed(run.db, row.id, f"cannot be built: {error}")
-        return 1
+        for row in ours:
+            delivery.failed(run.db, row.id, f"cannot be built: {error}")
+        return len(ours)
     except Exception as error:
-        _failed(run, row, str(error) or type(error).__name__)
+        for row in ours:
+            _failed(run, row, str(error) or type(error).__name__)
         return None
-    _mark(run.db, row, outcome)
-    return 1
+    finished = 0
+    for row, outcome in zip(ours, outcomes, strict=True):
+        if isinstance(outcome, Later):
+            delivery.later(run.db, row.id, outcome.until, outcome.reason)
+            continue
+        _mark(run.db, row, outcome)
+        finished += 1
+    return finished
+
+
+def _built(referee: Referee, rows: Sequence[Claimed]) -> Content:
+    """The content of one notice, or of a seat's notices of one game as one mail."""
+    if len(rows) == 1:
+        return content(referee, rows[0].notice_id)
+    parts = [content(referee, row.notice_id) for row in rows]
+    composed = [part for part in parts if isinstance(part, compose.Composed)]
+    if len(composed) != len(parts):
+        raise _Unbuildable("only notices of a game are told together")
+    return compose.together(composed)
 
 
 def _failed(run: _Pass, row: Claimed, error: str) -> None:

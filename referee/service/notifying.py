@@ -10,7 +10,7 @@ channel that reaches its seat (`write`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -44,11 +44,14 @@ def after_moves(
     rounds_before: int,
     reach: Reach,
     stamp: str,
+    asked_before: Mapping[int, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The notices of moves just logged (`appended`), `state` being the state after them.
 
     `rounds_before` is `rules.rounds_decided` of the state before them: a
     change that raises it ends a round, which every seat hears of.
+    `asked_before` is what each seat to act before them was answering
+    (`asked`): a seat still answering the same is not told again.
     """
     version = appended.game["version"]
     news: list[tuple[OutboxKind, int, dict[str, Any]]]
@@ -68,17 +71,29 @@ def after_moves(
             ]
         # Every seat that must act after a change hears of it, even one that
         # already could: a MaNiKi card won by another seat is a new card for all.
+        # Not one whose question the change left standing (another seat's wrong
+        # answer to the same card): its last turn mail still holds, and a reply
+        # to it is still played (docs/design.md, "Stale moves").
         # Not a bot's seat (one handed to a bot may still reach its person).
+        asked = asked_before or {}
         news += [
             (OutboxKind.YOUR_TURN, seat, {"version": version})
             for seat in appended.game["to_act"]
             if seat not in reach.bots
+            and (seat not in asked or asked[seat] != rules.decision_key(state, seat))
         ]
     return [
         outbox_row(game_id, kind, seat, payload, stamp)
         for kind, seat, payload in news
         if seat in reach.reachable
     ]
+
+
+def asked(rules: AnyGame, state: Any) -> dict[int, Any]:
+    """What each seat to act in `state` is answering (`Game.decision_key`), by seat."""
+    if state is None:
+        return {}
+    return {seat: rules.decision_key(state, seat) for seat in rules.actors(state)}
 
 
 def answer(

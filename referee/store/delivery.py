@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session
@@ -55,14 +56,17 @@ class Claimed:
     seat: int
     kind: str
     attempts: int
+    # When its notice was written.
+    created_at: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """Rows one worker claimed, and the lease end that marks them as its own."""
+    """Rows one worker claimed, the lease end that marks them as its own, and when."""
 
     rows: list[Claimed]
     lease_until: str
+    moment: datetime | None = None
 
 
 def _due(at: str) -> sa.ColumnElement[bool]:
@@ -97,40 +101,29 @@ def claim(
     lease: float,
     *,
     in_order: bool = False,
+    whole_seats: bool = False,
     limit: int = 20,
 ) -> Claim:
     """Claim `channel`'s due rows whose seats are `ready`, oldest notice first.
 
     `in_order`: a seat with a row being sent now is left out, so that its
     rows go one at a time, in order (and a slow receiver holds one thread,
-    not one per row).
+    not one per row). `whole_seats`: with a seat's due row of a game come
+    its other rows of that game still waiting, due or held back (never
+    tried), so that the channel may send them together (`Channel.merges`).
     """
     at = stamp(moment)
     until = stamp(moment + timedelta(seconds=lease))
     conditions = [_DELIVERY.c.channel == channel, _due(at), ready(_SEAT, at)]
     if in_order:
         conditions.append(~_sending_to_same_seat(channel, at))
-    query = (
-        sa.select(
-            _DELIVERY.c.id,
-            _DELIVERY.c.notice_id,
-            _NOTICE.c.game_id,
-            _NOTICE.c.seat,
-            _NOTICE.c.kind,
-            _DELIVERY.c.attempts,
-        )
-        .select_from(
-            _DELIVERY.join(_NOTICE, _NOTICE.c.id == _DELIVERY.c.notice_id).join(_SEAT, _OF_SEAT)
-        )
-        .where(*conditions)
-        # Notices in the order they were written (a round's end before the next turn).
-        .order_by(_DELIVERY.c.notice_id)
-        .limit(limit)
-        .with_for_update(of=_DELIVERY, skip_locked=True)
-    )
+    query = _claimable(conditions).limit(limit)
     with db.transaction() as session:
         connection = session.connection()
-        found = connection.execute(query).all()
+        found = list(connection.execute(query).all())
+        if found and whole_seats:
+            found += connection.execute(_rest_of_seats(channel, found, at)).all()
+            found.sort(key=lambda row: row.notice_id)
         if found:
             connection.execute(
                 sa.update(_DELIVERY)
@@ -142,10 +135,50 @@ def claim(
                 )
             )
     rows = [
-        Claimed(row.id, row.notice_id, row.game_id, row.seat, row.kind, row.attempts + 1)
+        Claimed(
+            row.id, row.notice_id, row.game_id, row.seat, row.kind, row.attempts + 1, row.created_at
+        )
         for row in found
     ]
-    return Claim(rows, until)
+    return Claim(rows, until, moment)
+
+
+def _claimable(conditions: list[sa.ColumnElement[bool]]) -> sa.Select[Any]:
+    """The delivery rows meeting `conditions`, with their notices, locked as they are read."""
+    return (
+        sa.select(
+            _DELIVERY.c.id,
+            _DELIVERY.c.notice_id,
+            _NOTICE.c.game_id,
+            _NOTICE.c.seat,
+            _NOTICE.c.kind,
+            _DELIVERY.c.attempts,
+            _NOTICE.c.created_at,
+        )
+        .select_from(
+            _DELIVERY.join(_NOTICE, _NOTICE.c.id == _DELIVERY.c.notice_id).join(_SEAT, _OF_SEAT)
+        )
+        .where(*conditions)
+        # Notices in the order they were written (a round's end before the next turn).
+        .order_by(_DELIVERY.c.notice_id)
+        .with_for_update(of=_DELIVERY, skip_locked=True)
+    )
+
+
+def _rest_of_seats(channel: str, found: list[sa.Row[Any]], at: str) -> sa.Select[Any]:
+    """The other waiting rows of the seats and games of `found`: due, or held back
+    before their first try (`later`); not those waiting out a failure's backoff."""
+    seats = sorted({(row.game_id, row.seat) for row in found})
+    waiting = (_DELIVERY.c.next_attempt_at <= at) | (_DELIVERY.c.attempts == 0)
+    return _claimable(
+        [
+            _DELIVERY.c.channel == channel,
+            _DELIVERY.c.status == DeliveryStatus.PENDING,
+            waiting,
+            sa.tuple_(_NOTICE.c.game_id, _NOTICE.c.seat).in_(seats),
+            _DELIVERY.c.id.not_in([row.id for row in found]),
+        ]
+    )
 
 
 def _update(
@@ -213,6 +246,20 @@ def release(db: Database, row_id: int) -> None:
         status=DeliveryStatus.PENDING,
         lease_until=None,
         attempts=_DELIVERY.c.attempts - 1,
+    )
+
+
+def later(db: Database, row_id: int, until: datetime, why: str) -> None:
+    """Hold a claimed row back until `until`, untried (not a failure: no attempt counts)."""
+    _update(
+        db,
+        row_id,
+        _DELIVERY.c.status == DeliveryStatus.SENDING,
+        status=DeliveryStatus.PENDING,
+        next_attempt_at=stamp(until),
+        lease_until=None,
+        attempts=_DELIVERY.c.attempts - 1,
+        error=why[:1000],
     )
 
 

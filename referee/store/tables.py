@@ -314,6 +314,9 @@ class Seat(SQLModel, table=True):
     webhook_token_id: int | None = Field(default=None, index=True)
     # When a mail carrying the seat's personal link went out (None: not yet).
     linked_at: str | None = Field(default=None, max_length=40)
+    # When the seat's game page was last seen open (a page view, or its live stream
+    # still connected): a turn it answers there soon after is not mailed too.
+    page_seen_at: str | None = Field(default=None, max_length=40)
     # The level of the bot that plays this seat (`referee.bots.levels`), or None: a person.
     bot: str | None = Field(default=None, max_length=20)
     # For a seat handed to a bot after timeouts in a row, the game's version then

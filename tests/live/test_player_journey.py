@@ -30,7 +30,7 @@ from playwright.sync_api import Browser, BrowserContext, sync_playwright
 from referee.queue import DIGESTS
 from tests.clock import real_now
 from tests.live.test_web_browser import FLAGS
-from tests.mail.players import text_of
+from tests.mail.players import kinds, text_of
 from tests.mailboxes import Mailbox, Received, mail_env, start_mail_in
 from tests.servers import chromium, free_port, redis_url
 from tests.stacks import REFEREE, Client, Process, Service
@@ -53,10 +53,10 @@ class Stack:
         return self.service.url
 
     def mail(self, kind: str, seconds: float = 60) -> Received:
-        """The latest mail of `kind` to Ann, once one came."""
+        """The latest mail telling a notice of `kind` to Ann, once one came."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            found = [m for m in self.mailbox.to(ANN) if m.mail["X-Referee-Kind"] == kind]
+            found = [m for m in self.mailbox.to(ANN) if kind in kinds(m)]
             if found:
                 return found[-1]
             time.sleep(0.1)

@@ -85,7 +85,18 @@ def reply_to(env: MailService, mail: Received, body: str, sender: str) -> None:
 
 
 def kind(mail: Received) -> str:
+    """The kind of the last notice a mail tells (whose position it carries)."""
     return str(mail.mail["X-Referee-Kind"])
+
+
+def kinds(mail: Received) -> list[str]:
+    """The kinds of every notice a mail tells, in order (one mail may tell several)."""
+    return str(mail.mail["X-Referee-Kinds"] or mail.mail["X-Referee-Kind"]).split()
+
+
+def told(mails: list[Received]) -> list[str]:
+    """The kinds of every notice the mails tell, in order."""
+    return [each for mail in mails for each in kinds(mail)]
 
 
 def version(mail: Received) -> int:
@@ -95,12 +106,31 @@ def version(mail: Received) -> int:
 def wait_mail(
     env: MailService, to: str, wanted: str, at: int | None = None, after: int = 0
 ) -> Received:
-    """The first mail of kind `wanted` (at version `at`) to `to`, beyond the first `after`."""
+    """The first mail telling a notice of kind `wanted` (the mail at version `at`) to `to`,
+    beyond the first `after`."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         for mail in env.mailbox.to(to)[after:]:
-            if kind(mail) == wanted and (at is None or version(mail) == at):
+            if wanted in kinds(mail) and (at is None or version(mail) == at):
                 return mail
         time.sleep(0.02)
-    kinds = [(kind(m), version(m)) for m in env.mailbox.to(to)]
-    raise AssertionError(f"no {wanted} mail at {at} for {to}; got {kinds}")
+    got = [(kinds(m), version(m)) for m in env.mailbox.to(to)]
+    raise AssertionError(f"no {wanted} mail at {at} for {to}; got {got}")
+
+
+def turn_mail(env: MailService, to: str, at: int, card: int | None = None) -> Received:
+    """The turn mail a seat answers at version `at`: the one at `at`; in MaNiKi, the
+    latest of the current card (`card`: its `deck_left`), which another seat's wrong
+    answer or pass leaves standing without a new mail."""
+    if card is None:
+        return wait_mail(env, to, "your_turn", at)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for mail in reversed(env.mailbox.to(to)):
+            if "your_turn" not in kinds(mail) or version(mail) > at:
+                continue
+            if state_of(mail.mail)["state"]["deck_left"] == card:
+                return mail
+        time.sleep(0.02)
+    got = [(kinds(m), version(m)) for m in env.mailbox.to(to)]
+    raise AssertionError(f"no turn mail of card {card} up to {at} for {to}; got {got}")

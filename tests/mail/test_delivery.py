@@ -13,6 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from tests.mail.players import told
 from tests.mailboxes import MailService
 from tests.stacks import Client
 
@@ -61,12 +62,10 @@ def all_sent_once(env: MailService, game_id: str, seconds: float = 30) -> None:
         time.sleep(0.1)
     assert all(status == "sent" for _, status, _ in rows(env, game_id)), rows(env, game_id)
     time.sleep(1)  # anything sent twice would arrive now
-    ids = Counter(
-        str(m.mail["Message-ID"])
-        for m in env.mailbox.messages
-        if str(m.mail["X-Referee-Game"]) == game_id
-    )
-    assert len(ids) == len(rows(env, game_id))
+    mails = [m for m in env.mailbox.messages if str(m.mail["X-Referee-Game"]) == game_id]
+    ids = Counter(str(m.mail["Message-ID"]) for m in mails)
+    # Each notice told once: those due to a seat at once in one mail.
+    assert len(told(mails)) == len(rows(env, game_id))
     assert set(ids.values()) == {1}, ids
 
 

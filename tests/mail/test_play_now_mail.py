@@ -28,7 +28,7 @@ from referee.service.delivering import deliver
 from referee.settings import Settings
 from referee.store import keys
 from tests.live.test_web_browser import FLAGS, GAME_URL
-from tests.mail.players import html_of, kind, reply_to, state_of, text_of, wait_mail
+from tests.mail.players import html_of, kind, kinds, reply_to, state_of, text_of, wait_mail
 from tests.mailboxes import Mailbox, MailService, Received
 from tests.servers import chromium, free_port
 from tests.stacks import Client
@@ -104,7 +104,7 @@ def test_every_mail_of_a_game_by_mail_opens_its_own_seat(mail_service: MailServi
         for mail in env.mailbox.to(address):
             if str(mail.mail["X-Referee-Game"]) != game_id:
                 continue
-            seen.add(kind(mail))
+            seen.update(kinds(mail))
             links.add(play_link(mail))
         # One link per seat, in every one of its mails; it opens that seat.
         (link,) = links

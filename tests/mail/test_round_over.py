@@ -8,7 +8,8 @@ from typing import Any
 from referee.record import loads
 from referee.replay import replay
 from tests.live.test_games_http import solve
-from tests.mail.players import html_of, kind, state_of, text_of, version, wait_mail
+from tests.mail.players import html_of, state_of, text_of, version, wait_mail
+from tests.mail.players import kinds as told_in
 from tests.mail.test_games_by_mail import SEAT_PART, _check_one
 from tests.mailboxes import MailService, Received
 from tests.stacks import Client
@@ -18,7 +19,8 @@ EMAILS = ["round-p0@players.test", "round-p1@players.test", None]
 
 
 def kinds(env: MailService, to: str, wanted: str) -> list[Received]:
-    return [mail for mail in env.mailbox.to(to) if kind(mail) == wanted]
+    """The mails to `to` telling a notice of kind `wanted`."""
+    return [mail for mail in env.mailbox.to(to) if wanted in told_in(mail)]
 
 
 def accepted(client: Client, game_id: str, token: str, notation: str) -> None:
@@ -62,7 +64,9 @@ def test_a_won_sealed_card_mails_each_seat_one_round_over_with_the_winner(
 
     for seat, to in enumerate(addresses):
         overs = kinds(env, to, "round_over")
-        assert len(overs) == 1, [kind(m) for m in env.mailbox.to(to)]
+        assert len(overs) == 1, [told_in(m) for m in env.mailbox.to(to)]
+        # The round's end and the next card are one mail.
+        assert told_in(overs[0]) == ["round_over", "your_turn"]
         mail = overs[0]
         assert version(mail) == 3
         assert "A round of MaNiKi" in text_of(mail.mail)

@@ -25,7 +25,7 @@ from playwright.sync_api import Browser, ViewportSize
 from referee import games
 from referee.reply_text import line_read
 from tests.clock import real_now
-from tests.mail.players import html_of, kind, text_of, wait_mail
+from tests.mail.players import html_of, kind, kinds, text_of, wait_mail
 from tests.mail.talk_corpus import Case, cases
 from tests.mail.test_phone import ARTIFACTS, DESKTOP, PHONE, as_shown, browser
 from tests.mailboxes import MailService, Received
@@ -172,7 +172,8 @@ def test_machine_mail_never_becomes_a_message(mail_service: MailService) -> None
     eventually(lambda: env.inbound.output().count("outcome=dropped") >= 6 or None, 30)
     time.sleep(2)
     assert said(env, game, 1) == []
-    assert [kind(mail) for mail in env.mailbox.to(ann)] == ["invitation", "your_turn"]
+    # Its welcome and first turn, in one mail, and nothing since.
+    assert [kinds(mail) for mail in env.mailbox.to(ann)] == [["invitation", "your_turn"]]
     assert moves(env, game) == []
 
 

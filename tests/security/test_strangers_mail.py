@@ -17,8 +17,11 @@ import psycopg
 import pytest
 import requests
 
+from referee import games
 from referee.delivery.compose import PICTURE_ZOOM
+from referee.record import loads
 from referee.render import render_png
+from referee.replay import replay
 from tests.live.test_games_http import solve
 from tests.mail import players
 from tests.mail.players import answer, html_of, kind, reply_to, text_of, wait_mail
@@ -89,7 +92,8 @@ def state_of(env: MailService, address: str) -> str | None:
 
 
 def kinds(mails: list[Received]) -> list[str]:
-    return [str(m.mail["X-Referee-Kind"]) for m in mails]
+    """The kinds of every notice the mails tell (one mail may tell several), in order."""
+    return players.told(mails)
 
 
 # REFEREE_PUBLIC_URL is left at its default, which the links in mails start with.
@@ -302,6 +306,7 @@ VICTIM = "Bob <admin@evil.example> see www.evil.example"
 # As every mail of that game quotes them: plain words, cut at 32 characters.
 LURE_QUOTED = "Mandala Support your seat expire"
 VICTIM_QUOTED = "Bob admin evil example see www e"
+MANIKI = games.get("maniki")
 EVERY_KIND = {
     "invitation",
     "your_turn",
@@ -325,7 +330,7 @@ def picture_of(mail: Received) -> bytes:
     raise AssertionError("no picture in the mail")
 
 
-def check_quoted_plainly(mail: Received, game_id: str) -> None:
+def check_quoted_plainly(mail: Received, game_id: str, states: tuple[Any, ...]) -> None:
     """No word of the stranger's but plain ones, in every part of one mail."""
     subject, text, html = str(mail.mail["Subject"]), text_of(mail.mail), html_of(mail.mail)
     shown = "\n".join((subject, str(mail.mail["To"]), text, html))
@@ -335,8 +340,12 @@ def check_quoted_plainly(mail: Received, game_id: str) -> None:
     assert subject == f"MaNiKi: {LURE_QUOTED} and {VICTIM_QUOTED} (game {game_id[:8]})"
     assert text.startswith(f"Hello {VICTIM_QUOTED},") and f"Hello {VICTIM_QUOTED}," in html
     view = players.state_of(mail.mail)["state"]
-    # The picture is drawn with the quoted names, not the typed ones.
-    drawn = render_png("maniki", view, [LURE_QUOTED, VICTIM_QUOTED], zoom=PICTURE_ZOOM)
+    # The picture is drawn with the quoted names, not the typed ones (the last move
+    # marked against Bob's view a move earlier).
+    at = players.version(mail)
+    before = None if at == 0 else MANIKI.view(states[at - 1], 1)
+    names = [LURE_QUOTED, VICTIM_QUOTED]
+    drawn = render_png("maniki", view, names, zoom=PICTURE_ZOOM, before=before)
     assert picture_of(mail) == drawn
 
 
@@ -390,12 +399,14 @@ def test_a_strangers_later_game_quotes_its_names_plainly_in_every_mail(
     settled(env, game_id)
 
     mails = [m for m in env.mailbox.to(bob)[seen:] if str(m.mail["X-Referee-Game"]) == game_id]
-    assert {kind(m) for m in mails} == EVERY_KIND
+    assert set(kinds(mails)) == EVERY_KIND
     timed_out = [m for m in mails if "Time ran out" in text_of(m.mail)]
-    assert [kind(m) for m in timed_out] == ["answer"]
+    # The answer first: the round's end and the next card come in the same mail.
+    assert [kinds([m])[0] for m in timed_out] == ["answer"]
+    states = replay(loads(requests.get(f"{env.service.url}/v1/games/{game_id}/log.jsonl").text))
     for mail in mails:
         if kind(mail) == "help":
             # The only mail without a board: the words around it are checked.
             assert "evil." not in text_of(mail.mail) + html_of(mail.mail)
             continue
-        check_quoted_plainly(mail, game_id)
+        check_quoted_plainly(mail, game_id, states.states)

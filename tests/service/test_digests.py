@@ -314,7 +314,9 @@ def _send_all(referee: Referee, sender: MailSender, game_id: str) -> dict[str, A
     for job in claim.rows:
         if job.game_id != game_id:
             continue
-        outcome = sender.send(job, lambda job=job: content(referee, job.notice_id))
+        (outcome,) = sender.send(
+            [job], lambda jobs: content(referee, jobs[0].notice_id), datetime.now(UTC)
+        )
         reason = getattr(outcome, "reason", None)
         status = DeliveryStatus.SKIPPED if reason else DeliveryStatus.SENT
         outcomes.setdefault(job.kind, (status, reason))

@@ -112,13 +112,13 @@ def _bot_seats(referee: Referee, game_id: str) -> list[int]:
 
 
 def _mail(referee: Referee, kind: str) -> list[EmailMessage]:
-    """The mails of `kind` the referee sent (into its mail folder)."""
+    """The mails telling a notice of `kind` the referee sent (into its mail folder)."""
     deliver(referee, "mail")
     found = []
     for path in sorted(Path(referee.settings.mail_dir).glob("*.eml")):
         message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
         assert isinstance(message, EmailMessage)
-        if message["X-Referee-Kind"] == kind:
+        if kind in str(message["X-Referee-Kinds"] or message["X-Referee-Kind"]).split():
             found.append(message)
     return found
 

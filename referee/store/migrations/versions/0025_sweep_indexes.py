@@ -6,7 +6,7 @@ pending submissions (in place of every submission by status: a decided one leave
 and no index of submissions by game beside the unique key that begins with it
 
 Revision ID: 0025
-Revises: 0023
+Revises: 0024
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0025"
-down_revision = "0023"
+down_revision = "0024"
 branch_labels = None
 depends_on = None
 
