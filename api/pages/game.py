@@ -35,7 +35,7 @@ from api.http.errors import Problem
 from api.http.expensive import taking_turns
 from api.http.seat_auth import cookie_token
 from api.pages.in_words import ON_TIMEOUT, bot_names, shown_names
-from api.pages.kit import JSONish, check_csrf, secure_cookies, whole_number
+from api.pages.kit import JSONish, check_csrf, forget_cookie, secure_cookies, whole_number
 from api.pages.seat_links import NO_SEAT_HERE, cookie_seat, with_seat_cookie
 from api.pages.talk import talk_context
 from referee import render
@@ -417,15 +417,7 @@ def game(game_id: str) -> str | Response:
         return render_template("web/game.html", **game_context(game_id))
     page = render_template("web/game.html", **game_context(game_id, *refused))
     # Told once: a reload shows the page as it is.
-    response = make_response(page)
-    response.delete_cookie(
-        REFUSED_COOKIE,
-        path=_refused_path(game_id),
-        secure=secure_cookies(),
-        httponly=True,
-        samesite="Strict",
-    )
-    return response
+    return forget_cookie(make_response(page), REFUSED_COOKIE, _refused_path(game_id))
 
 
 def _submitted(game_id: str, move: Any, expected: int | None) -> Response:

@@ -124,6 +124,14 @@ def secure_cookies() -> bool:
     return request.is_secure or referee().settings.public_url.lower().startswith("https://")
 
 
+def forget_cookie(response: Response, name: str, path: str) -> Response:
+    """`response`, making the browser forget the strict, script-proof cookie `name` of `path`."""
+    response.delete_cookie(
+        name, path=path, secure=secure_cookies(), httponly=True, samesite="Strict"
+    )
+    return response
+
+
 def check_csrf(referrerless: bool = False) -> None:
     """Refuse a form not sent from this site. `referrerless`: the form's page is sent
     with `Referrer-Policy: no-referrer`, so a browser sends its Origin as "null"; the

@@ -22,7 +22,7 @@ from sqlmodel import Session
 from api.http.context import find, referee, session
 from api.http.errors import Problem
 from api.http.seat_auth import MAX_TOKEN, SEAT_COOKIE, cookie_token
-from api.pages.kit import check_csrf, secure_cookies
+from api.pages.kit import check_csrf, forget_cookie, secure_cookies
 from referee.names import shown as shown_name
 from referee.service.play_now import open_seat
 from referee.service.submitting import seat_holding
@@ -94,11 +94,4 @@ def leave(game_id: str) -> Response:
 
 def without_seat_cookie(response: Response, game_id: str) -> Response:
     """`response`, making the browser forget the seat it holds of that game, if any."""
-    response.delete_cookie(
-        SEAT_COOKIE,
-        path=_seat_cookie_path(game_id),
-        secure=secure_cookies(),
-        httponly=True,
-        samesite="Strict",
-    )
-    return response
+    return forget_cookie(response, SEAT_COOKIE, _seat_cookie_path(game_id))

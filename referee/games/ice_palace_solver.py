@@ -1406,13 +1406,10 @@ class _Search:
         self.fail[key] = min(self.fail.get(key, _NO_NEED), need)
         return False
 
-    def moves(self) -> list[tuple[tuple[int, int], ...]]:
-        """Foundings on every candidate cell, then recolourings of open stacks."""
+    def founding_spots(self) -> dict[int, int]:
+        """Each empty cell next to a stack, with the bits of the colours that may found
+        there (those of the tops beside it)."""
         tops = self.tops
-        counts = self.counts
-        if not tops:
-            return [((code, _ORIGIN),) for code in range(len(counts)) if counts[code]]
-        moves: list[tuple[tuple[int, int], ...]] = []
         spots: dict[int, int] = {}
         for cell, code in tops.items():
             bit = 1 << (code & _COLOUR_MASK)
@@ -1420,6 +1417,16 @@ class _Search:
                 spot = cell + step
                 if spot not in tops:
                     spots[spot] = spots.get(spot, 0) | bit
+        return spots
+
+    def moves(self) -> list[tuple[tuple[int, int], ...]]:
+        """Foundings on every candidate cell, then recolourings of open stacks."""
+        tops = self.tops
+        counts = self.counts
+        if not tops:
+            return [((code, _ORIGIN),) for code in range(len(counts)) if counts[code]]
+        moves: list[tuple[tuple[int, int], ...]] = []
+        spots = self.founding_spots()
         for spot in sorted(spots):
             mask = spots[spot]
             for colour in self.colours:
@@ -1579,13 +1586,7 @@ class _Best:
         if not tops:
             return [(code, _ORIGIN) for code in range(len(counts)) if counts[code]]
         ranked: list[tuple[int, int, int, int]] = []
-        spots: dict[int, int] = {}
-        for cell, top in tops.items():
-            bit = 1 << (top & _COLOUR_MASK)
-            for step in _NEAR:
-                spot = cell + step
-                if spot not in tops:
-                    spots[spot] = spots.get(spot, 0) | bit
+        spots = search.founding_spots()
         for code in range(len(counts)):
             if not counts[code]:
                 continue

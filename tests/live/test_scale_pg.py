@@ -12,13 +12,11 @@ any size.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import psycopg
 import pytest
 import sqlalchemy as sa
 
@@ -32,8 +30,6 @@ from referee.service.verification import check_afresh
 from referee.settings import Settings
 from referee.store.clock import parse_stamp
 from referee.store.tables import Game, GameStatus
-from tests.servers import pg_admin
-from tests.tiers import starts_servers
 
 FINISHED, RUNNING = 200, 40
 # The tables that grow with the history: a sweep must never read one whole.
@@ -63,27 +59,22 @@ class Loaded:
 
 
 @pytest.fixture(scope="module")
-@starts_servers
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loaded]:
-    """A database of its own, loaded by bench/loader.py in this process."""
-    name = f"referee_scale_{uuid.uuid4().hex[:8]}"
-    admin_url = pg_admin()
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = admin_url.rsplit("/", 1)[0] + "/" + name
+def loaded(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loaded]:
+    """The module's own database, loaded by bench/loader.py in this process."""
     folder = tmp_path_factory.mktemp("scale")
     referee = Referee(
         Settings(
-            database_url=url, redis_url=None, mail_dir=str(folder / "mail-out"), secret="a secret"
+            database_url=pg_database,
+            redis_url=None,
+            mail_dir=str(folder / "mail-out"),
+            secret="a secret",
         )
     )
     referee.db.upgrade()
     plan = Plan(FINISHED, RUNNING, datetime.now(UTC), busy=40)
-    written = fill(url, plan, processes=1)
+    written = fill(pg_database, plan, processes=1)
     yield Loaded(referee, plan, written)
     referee.close()
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def test_the_loaded_games_are_real_records_that_check_out(loaded: Loaded) -> None:
