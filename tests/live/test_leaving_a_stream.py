@@ -32,6 +32,7 @@ browser = pages.browser
 
 API_KEY = {"X-API-Key": TEST_API_KEY}
 STREAMS = 2
+KEEPALIVE_SECONDS = 0.5
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,7 @@ def stream_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service
         REFEREE_EVENTS_PER_CLIENT=str(STREAMS),
         # A dead reader is found at the second write after it left (the first one is
         # buffered): the keepalive's comment comes soon.
-        REFEREE_EVENTS_KEEPALIVE="0.5",
+        REFEREE_EVENTS_KEEPALIVE=str(KEEPALIVE_SECONDS),
     )
     url, server = start_server(env, tmp)
     service = Service(url, env["DATABASE_URL"], env, tmp, server)
@@ -66,15 +67,19 @@ def _wait_for(service: Service, line: str) -> None:
 
 
 def _both_places_free(service: Service, path: str) -> None:
-    """Wait until this client may hold two streams again: the dead ones have closed."""
-    for _ in range(200):
+    """Wait until this client may hold two streams again: the dead ones have closed.
+
+    The streams opened to ask are left behind too when the answer is no: the
+    server finds them gone at its second write after, so each try waits three
+    keepalives, or the tries would keep the places taken themselves."""
+    for _ in range(40):
         opened = [requests.get(service.url + path, stream=True, timeout=10) for _ in range(STREAMS)]
         statuses = [answer.status_code for answer in opened]
         for answer in opened:
             answer.close()
         if statuses == [200] * STREAMS:
             return
-        time.sleep(0.05)
+        time.sleep(3 * KEEPALIVE_SECONDS)
     pytest.fail("the streams left behind were never closed")
 
 
