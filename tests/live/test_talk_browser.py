@@ -32,7 +32,7 @@ from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     playwright,
     web_service,
 )
-from tests.live.test_web_live import play_by_api, summary
+from tests.live.test_web_live import newest_in_sight, play_by_api, summary
 from tests.stacks import TEST_API_KEY, Service
 
 MARKER = "window.talkPageMarker"
@@ -57,17 +57,8 @@ def messages(page: Page) -> list[str]:
     return [text.strip() for text in page.locator("#talk-list p.said").all_inner_texts()]
 
 
-def newest_in_sight(page: Page) -> bool:
-    return bool(
-        page.evaluate(
-            """() => {
-              const box = document.getElementById("talk-scroll").getBoundingClientRect();
-              const items = document.querySelectorAll("#talk-list li");
-              const last = items[items.length - 1].getBoundingClientRect();
-              return last.top >= box.top - 1 && last.bottom <= box.bottom + 1;
-            }"""
-        )
-    )
+def newest_message_in_sight(page: Page) -> bool:
+    return newest_in_sight(page, "talk-scroll", "#talk-list li")
 
 
 def say(page: Page, words: str, *, keys: bool = False) -> None:
@@ -136,7 +127,7 @@ def test_two_seats_talk_live_beside_the_board(
     say(bob, "the newest one, " + "unbroken" * 12)
     for page in (ann, bob):
         expect(page.locator("#talk-list li")).to_have_count(18)
-        assert newest_in_sight(page)
+        assert newest_message_in_sight(page)
     assert bob.evaluate("() => document.documentElement.scrollWidth") <= 390
     assert spectator.locator("#talk").count() == 0
     assert "Good luck" not in spectator.content() and "newest one" not in spectator.content()

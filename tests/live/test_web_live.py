@@ -70,18 +70,24 @@ def play_by_api(url: str, game_id: str, token: str) -> str:
     return notation
 
 
-def newest_move_in_sight(page: Page) -> bool:
-    """Whether the last entry of the move list lies inside its scrolled box."""
+def newest_in_sight(page: Page, box: str, entries: str) -> bool:
+    """Whether the last of `entries` (a selector) lies inside the scrolled box of id `box`."""
     return bool(
         page.evaluate(
-            """() => {
-              const box = document.getElementById("log-scroll").getBoundingClientRect();
-              const items = document.querySelectorAll("#log li");
+            """([boxId, entries]) => {
+              const box = document.getElementById(boxId).getBoundingClientRect();
+              const items = document.querySelectorAll(entries);
               const last = items[items.length - 1].getBoundingClientRect();
               return last.top >= box.top - 1 && last.bottom <= box.bottom + 1;
-            }"""
+            }""",
+            [box, entries],
         )
     )
+
+
+def newest_move_in_sight(page: Page) -> bool:
+    """Whether the last entry of the move list lies inside its scrolled box."""
+    return newest_in_sight(page, "log-scroll", "#log li")
 
 
 def test_a_seat_page_follows_the_game_live(
