@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from celery import Celery
 
-from tests.mail.players import kind, text_of, wait_mail
+from tests.mail.players import text_of, told, wait_mail
 from tests.mailboxes import MailService
 from tests.servers import redis_url
 from tests.stacks import Client
@@ -85,7 +85,7 @@ def test_each_policy_applies_once_and_reminds_once(
     settle()
     for seat in (0, 1):
         mails = env.mailbox.to(f"{policy}-{seat}@players.test")
-        assert [kind(m) for m in mails].count("reminder") == (1 if seat in to_act else 0)
+        assert told(mails).count("reminder") == (1 if seat in to_act else 0)
     assert log(env, game_id) == []
 
     sweep(env, due + timedelta(minutes=1), times=3)
@@ -100,8 +100,8 @@ def test_each_policy_applies_once_and_reminds_once(
         assert all(notation == expected for _, notation, _ in played)
     # Each seat the referee played for is told so at once, by its own mail.
     for seat, notation, _ in played:
-        told = wait_mail(env, f"{policy}-{seat}@players.test", "answer")
-        assert f'Time ran out, so the referee played "{notation}" for you' in text_of(told.mail)
+        answer = wait_mail(env, f"{policy}-{seat}@players.test", "answer")
+        assert f'Time ran out, so the referee played "{notation}" for you' in text_of(answer.mail)
     if policy == "forfeit":
         assert summary(env, game_id)["status"] == "over"
         wait_mail(env, f"{policy}-1@players.test", "game_over")

@@ -25,7 +25,7 @@ from referee.service.players import open_session
 from referee.settings import Settings
 from referee.store import keys
 from tests.clock import on_server_clock, real_now
-from tests.mail.players import kind, text_of, wait_mail
+from tests.mail.players import kinds, text_of, told, wait_mail
 from tests.mailboxes import MailService
 from tests.servers import redis_url
 from tests.stacks import Client
@@ -166,9 +166,9 @@ def test_the_digest_replaces_turn_mail_and_lists_exactly_my_turns(
     # The same hour again, twice more: nothing more. Cy, with no turn, got nothing.
     send(env, "referee.digests", at_hour(HOUR).replace(minute=40), times=2)
     time.sleep(2)
-    assert [kind(m) for m in env.mailbox.to(ANN)].count("digest") == 1
-    assert [kind(m) for m in env.mailbox.to(CY)] == ["invitation"]
-    assert all(kind(m) != "your_turn" for m in env.mailbox.to(ANN))
+    assert told(env.mailbox.to(ANN)).count("digest") == 1
+    assert told(env.mailbox.to(CY)) == ["invitation"]
+    assert "your_turn" not in told(env.mailbox.to(ANN))
 
     # A muted game leaves the next digest.
     assert ann.put(f"{env.service.url}/v1/me/games/{mine[1]}/mute", timeout=30).status_code == 204
@@ -196,9 +196,9 @@ def test_reminders_come_under_a_digest_and_not_once_turned_off(
     reminded = settled(env, ANN, "reminder", 1, games[0]["id"])
     assert (games[0]["id"], "sent", None) in reminded
     assert any(
-        kind(m) == "reminder" and m.mail["X-Referee-Game"] == games[0]["id"]
+        "reminder" in kinds(m) and m.mail["X-Referee-Game"] == games[0]["id"]
         for m in env.mailbox.to(ANN)
     )
     (skipped,) = settled(env, EVE, "reminder", 1)
     assert skipped == (games[1]["id"], "skipped", "the player turned deadline reminders off")
-    assert all(kind(m) != "reminder" for m in env.mailbox.to(EVE))
+    assert "reminder" not in told(env.mailbox.to(EVE))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tests.mail.players import kind, reply_to, text_of, wait_mail
+from tests.mail.players import reply_to, text_of, told, wait_mail
 from tests.mailboxes import MailService
 from tests.stacks import Client
 
@@ -56,6 +56,6 @@ def test_a_rematch_by_mail_starts_when_both_reply(mail_service: MailService) -> 
     assert new_id and new_id != game_id
     assert [str(mail.mail["X-Referee-Game"]) for mail in invited] == [new_id, new_id]
     # Bob's reply started the game: no "rematch" answer for it, only the invitation.
-    assert "rematch" not in [kind(mail) for mail in mail_service.mailbox.to(BOB)[before_bob:]]
+    assert "rematch" not in told(mail_service.mailbox.to(BOB)[before_bob:])
     new = client.get(f"/v1/games/{new_id}").json()
     assert (new["game"], [s["name"] for s in new["seats"]]) == ("subdivision", ["Ann", "Bob"])

@@ -23,7 +23,7 @@ from referee.service import Referee
 from referee.service.players import open_session
 from referee.settings import Settings
 from tests.clock import on_server_clock
-from tests.mail.players import kind, text_of
+from tests.mail.players import kinds, text_of, told
 from tests.mailboxes import MailService
 from tests.servers import redis_url
 from tests.stacks import Client
@@ -117,15 +117,17 @@ def test_a_vacation_freezes_a_deadline_across_a_sweep(
     eventually(lambda: count(env, control, "timeout") == 1)
     assert (count(env, game_id, "reminder"), count(env, game_id, "timeout")) == (0, 0)
 
-    # Back: the reminder at 80% of the time it had, no timeout before its end...
+    # Back: the reminder at 80% of the time it had, naming the turn's new end (awaited
+    # before the clock moves on, or it would go out in one mail with the timeout's)...
     sweep(env, due - timedelta(hours=10))
     eventually(lambda: count(env, game_id, "reminder") == 1)
+    eventually(lambda: "reminder" in told(env.mailbox.to(away)))
+    (reminder,) = [mail for mail in env.mailbox.to(away) if "reminder" in kinds(mail)]
+    assert due.strftime("%Y-%m-%d %H:%M UTC") in text_of(reminder.mail)
+    # ... no timeout before its end...
     sweep(env, due - timedelta(minutes=1))
     eventually(lambda: count(env, control, "timeout") == 2)
     assert count(env, game_id, "timeout") == 0
     # ... and the timeout at its end.
     sweep(env, due + timedelta(minutes=1))
     eventually(lambda: count(env, game_id, "timeout") == 1)
-    eventually(lambda: "reminder" in [kind(mail) for mail in env.mailbox.to(away)])
-    reminder = next(mail for mail in env.mailbox.to(away) if kind(mail) == "reminder")
-    assert due.strftime("%Y-%m-%d %H:%M UTC") in text_of(reminder.mail)
