@@ -692,3 +692,31 @@ def addresses(bounced: bool) -> None:
     for one in found:
         click.echo(f"{one.address}\t{one.bounced_at}\t{one.bounces}")
     click.echo(f"{len(found)} bounced out", err=True)
+
+
+@main.group()
+def catalogues() -> None:
+    """The translation catalogues (referee/locale/<language>/LC_MESSAGES/*.po)."""
+
+
+@catalogues.command("update")
+def update_catalogues() -> None:
+    """Write every language's catalogues from the code: new words added untranslated,
+    words no longer used dropped, translations kept."""
+    from referee import catalogues as kept
+
+    for path in kept.update():
+        click.echo(str(path))
+
+
+@catalogues.command("check")
+def check_catalogues() -> None:
+    """List what is missing, stale or untranslated; exit 1 when anything is."""
+    from referee import catalogues as kept
+
+    found = kept.problems()
+    for problem in found:
+        click.echo(str(problem))
+    if found:
+        _fail(f"{len(found)} problems in the catalogues")
+    click.echo("the catalogues hold every word the code asks for, translated")

@@ -1,0 +1,82 @@
+"""The translation catalogues hold every word the code asks for, translated, and no
+template says a word outside them.
+
+The second check reads each template's own text (what lies between its tags and
+expressions, and the attributes a person reads: title, alt, aria-label,
+placeholder) and fails where a letter is left there rather than in a `{% trans %}`
+block or a `_()` call.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jinja2
+import pytest
+from jinja2 import nodes
+
+from referee import catalogues
+from referee.i18n import install
+
+ROOT = catalogues.ROOT
+TEMPLATES = sorted(
+    [*ROOT.glob("api/templates/**/*.html"), *ROOT.glob("referee/delivery/templates/*.j2")]
+)
+_READ_ATTRIBUTES = re.compile(
+    r"""\b(?:title|alt|aria-label|placeholder)\s*=\s*"([^"]*)\"""", re.IGNORECASE
+)
+_HIDDEN = re.compile(r"<(script|style)\b.*?</\1>|<!--.*?-->", re.DOTALL | re.IGNORECASE)
+_TAG = re.compile(r"<[^<>]*>")
+_ENTITY = re.compile(r"&#?\w+;")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def test_the_catalogues_hold_every_word_the_code_asks_for_translated() -> None:
+    found = catalogues.problems()
+    assert not found, "\n".join(str(p) for p in found[:40])
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(autoescape=True)
+    install(env)
+    return env
+
+
+def words_outside_the_catalogues(source: str, html: bool) -> list[str]:
+    """The pieces of a template's own text that hold a letter a person would read."""
+    tree = _environment().parse(source)
+    found = []
+    for data in tree.find_all(nodes.TemplateData):
+        text = data.data
+        if not html:
+            if _LETTER.search(text):
+                found.append(text.strip())
+            continue
+        text = _HIDDEN.sub(" ", text)
+        found.extend(v for v in _READ_ATTRIBUTES.findall(text) if _LETTER.search(v))
+        text = _TAG.sub(" ", text)
+        # A piece may begin inside a tag (`" class="x">Undo`) or end inside one.
+        if ">" in text and ("<" not in text or text.index(">") < text.index("<")):
+            text = text[text.index(">") + 1 :]
+        if "<" in text:
+            text = text[: text.rindex("<")]
+        text = _ENTITY.sub(" ", text)
+        if _LETTER.search(text):
+            found.append(" ".join(text.split()))
+    return found
+
+
+@pytest.mark.parametrize("path", TEMPLATES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_template_says_every_word_through_the_catalogues(path: Path) -> None:
+    html = path.suffix == ".html" or path.name.endswith(".html.j2")
+    found = words_outside_the_catalogues(path.read_text(encoding="utf-8"), html)
+    assert not found, found
+
+
+def test_the_template_check_finds_a_bare_word_and_passes_a_translated_one() -> None:
+    bare = '<p class="x">Your move</p><a title="Undo it" href="{{ u }}">{{ _("Undo") }}</a>'
+    assert sorted(words_outside_the_catalogues(bare, html=True)) == ["Undo it", "Your move"]
+    said = '<p class="x">{% trans %}Your move{% endtrans %}</p><script>let a = "b";</script>'
+    assert words_outside_the_catalogues(said, html=True) == []
+    assert words_outside_the_catalogues("Hello {{ name }},\n", html=False) == ["Hello"]
