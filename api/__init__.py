@@ -37,6 +37,7 @@ from api.schemas.rules import (
     new_seek_components,
 )
 from api.schemas.seeks import NewSeekIn, StandingSeekIn
+from referee.i18n import install
 from referee.service import Referee
 from referee.service.refusals import Refusal
 from referee.settings import Settings
@@ -74,6 +75,7 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         seat_links,
         seeks,
         sign_in,
+        speech,
         talk,
         turn_mail,
         vacation,
@@ -114,6 +116,9 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
             }
         },
     )
+    install(app.jinja_env)
+    # Answers speak the language `Accept-Language` asks for; pages choose again.
+    app.before_request(speech.from_accept_language)
     app.before_request(headers.routing_redirect)
     app.before_request(bodies.check_request)
     app.after_request(headers.nosniff)
@@ -156,7 +161,10 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
         seeks.bp,
         players.bp,
     )
-    app.register_blueprint(kit.pages(*pages))
+    every_page = kit.pages(*pages, speech.bp)
+    every_page.before_request(speech.choose)
+    every_page.after_request(speech.vary)
+    app.register_blueprint(every_page)
     app.register_blueprint(consent.bp)
     app.register_blueprint(game_stream.page_bp)
     kit.install_log_redaction()

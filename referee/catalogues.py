@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from babel.messages.catalog import Catalog
+from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract
 from babel.messages.pofile import read_po, write_po
 
@@ -96,10 +96,14 @@ def update() -> list[Path]:
         if language == SOURCE_LANGUAGE:
             continue
         for name in CATALOGUES:
-            template = extracted(name)
-            catalog = _read(language, name) or _new(language)
-            catalog.update(template, no_fuzzy_matching=True)
+            kept = _read(language, name)
+            catalog = kept or _new(language)
+            catalog.update(extracted(name), no_fuzzy_matching=True)
             catalog.obsolete.clear()
+            if kept is not None:
+                # The header's dates stay, so that a catalogue changes only where its
+                # words did.
+                catalog.creation_date = kept.creation_date
             path = po_path(language, name)
             path.parent.mkdir(parents=True, exist_ok=True)
             with path.open("wb") as po:
@@ -133,26 +137,26 @@ def problems() -> list[Problem]:
     return found
 
 
+def _key(entry: Message) -> str:
+    """An entry's message (a plural entry's singular)."""
+    return entry.id if isinstance(entry.id, str) else entry.id[0]
+
+
 def _problems_of(language: str, name: str) -> Iterator[Problem]:
-    wanted = extracted(name)
     held = _read(language, name)
     if held is None:
         yield Problem(language, name, str(po_path(language, name)), "no catalogue")
         return
-    wanted_ids = {m.id if isinstance(m.id, str) else m.id[0] for m in wanted if m.id}
-    held_ids = {m.id if isinstance(m.id, str) else m.id[0] for m in held if m.id}
+    wanted_ids = {_key(m) for m in extracted(name) if m.id}
+    held_ids = {_key(m) for m in held if m.id}
     for message in sorted(wanted_ids - held_ids):
         yield Problem(language, name, message, "missing")
     for message in sorted(held_ids - wanted_ids):
         yield Problem(language, name, message, "stale")
     for entry in held:
-        if not entry.id:
-            continue
-        key = entry.id if isinstance(entry.id, str) else entry.id[0]
         strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
-        if entry.fuzzy or not all(strings):
-            yield Problem(language, name, key, "untranslated")
+        if entry.id and (entry.fuzzy or not all(strings)):
+            yield Problem(language, name, _key(entry), "untranslated")
     for entry, errors in held.check():
-        key = entry.id if isinstance(entry.id, str) else entry.id[0]
         for error in errors:
-            yield Problem(language, name, key, f"bad ({error})")
+            yield Problem(language, name, _key(entry), f"bad ({error})")

@@ -50,7 +50,7 @@ def name_players(referee: Referee) -> Referee:
     for pair in range(0, len(seated), 2):
         create_game(referee, NewGame("subdivision", seated[pair : pair + 2], {}, trusted=True))
     for address, name in NAMES.items():
-        profiles.set_public_name(referee, player(address), name)
+        profiles.set_profile(referee, player(address), name)
     return referee
 
 

@@ -19,7 +19,7 @@ from api.pages import kit
 from api.pages.me import render
 from referee.service import refusals
 from referee.service.players import MANAGE
-from referee.service.profiles import block, set_public_name, unblock
+from referee.service.profiles import block, set_profile, unblock
 
 bp = Blueprint("profile", __name__)
 
@@ -38,7 +38,7 @@ def name() -> Response | tuple[str, int]:
     player = current_player(MANAGE)
     chosen = request.form.get("name", "")
     try:
-        set_public_name(referee(), player, chosen)
+        set_profile(referee(), player, chosen)
     except (refusals.BadRequest, refusals.NameTaken) as refused:
         page = render(
             player, errors={"public_name": _words(refused)}, typed={"name": chosen[:TYPED_MOST]}

@@ -148,6 +148,7 @@ def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         deadline=body["deadline"],
         on_timeout=body["on_timeout"],
         trusted=trusted,
+        language=body["language"],
     )
     created = create_game(referee(), command)
     game = created.game

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from flask_smorest import Blueprint
@@ -26,8 +27,9 @@ NO_PLAYER = "not_found: no other player has this public name"
 @blp.response(200, ProfileOut)
 @blp.doc(operationId="getProfile", **declared({**WHO, 422: BAD_QUERY}))
 def get_profile() -> dict[str, Any]:
-    """What other players see of me."""
-    return {"name": profiles.profile(referee(), current_player(READ)).name}
+    """What other players see of me (my name), and the language and time zone the referee
+    speaks to me in."""
+    return asdict(profiles.profile(referee(), current_player(READ)))
 
 
 @blp.route("/profile", methods=["PUT"])
@@ -40,13 +42,22 @@ def get_profile() -> dict[str, Any]:
             **WHO,
             409: "name_taken: another player holds this name (compared without case or width)",
             415: NOT_JSON,
-            422: "bad_request: a name the public-name rule refuses (`errors`)",
+            422: "bad_request: a name the public-name rule refuses, a language the referee "
+            "does not speak, or no IANA time zone (`errors`)",
         }
     ),
 )
 def put_profile(body: dict[str, Any]) -> dict[str, Any]:
-    """Choose my public name: what other players see of me, never my address."""
-    return {"name": profiles.set_public_name(referee(), current_player(MANAGE), body["name"]).name}
+    """Change my profile: my public name (what other players see of me, never my
+    address), my language, my time zone. Fields not given stay as they are."""
+    chosen = profiles.set_profile(
+        referee(),
+        current_player(MANAGE),
+        name=body.get("name"),
+        language=body.get("language"),
+        time_zone=body.get("time_zone"),
+    )
+    return asdict(chosen)
 
 
 @blp.route("/blocks", methods=["GET"])

@@ -12,6 +12,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from api.schemas.shared import NULL_WHILE_RUNNING, PRINTABLE, FullMatch, ResultOut, SeatArgs, Strict
 from referee import games, names
+from referee.i18n import LANGUAGES, SOURCE_LANGUAGE
 from referee.store.tables import TimeoutPolicy
 
 
@@ -135,6 +136,14 @@ class GameTermsIn(Strict):
 class NewGameIn(GameTermsIn):
     players = fields.List(
         fields.Nested(PlayerIn), required=True, validate=validate.Length(min=1, max=12)
+    )
+    language = fields.String(
+        load_default=SOURCE_LANGUAGE,
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "the language of the game's mail to a seat whose player has not "
+            "chosen one (default `en`)"
+        },
     )
 
 

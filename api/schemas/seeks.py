@@ -7,6 +7,7 @@ from marshmallow import Schema, fields, validate
 from api.schemas.games import GameTermsIn
 from api.schemas.shared import PRINTABLE, Strict
 from referee import games
+from referee.i18n import LANGUAGES
 from referee.names import PUBLIC_LONGEST, PUBLIC_NAME_FORM, PUBLIC_SHORTEST
 from referee.service.seeks import LIST_MOST, MOST_INVITED, RATING_HIGHEST, RATING_LOWEST
 from referee.service.standing_seeks import MOST_COUNT
@@ -17,20 +18,35 @@ def _text(value: str) -> None:
     PRINTABLE(value)
 
 
-def _public_name(description: str) -> fields.String:
+def _public_name(description: str, required: bool = True) -> fields.String:
     return fields.String(
-        required=True,
+        required=required,
         validate=[validate.Length(min=1, max=100), _text],
         metadata={"pattern": PUBLIC_NAME_FORM, "description": description},
     )
 
 
 class ProfileIn(Strict):
+    """What to change of my profile: any of its fields; those not given stay."""
+
     name = _public_name(
         f"{PUBLIC_SHORTEST} to {PUBLIC_LONGEST} letters, digits, marks, spaces and - ' _ "
         "(one letter or digit at least, one space between words), unique on the server "
         "without regard to case or width (the pattern shows those of the Basic "
-        "Multilingual Plane: other scripts are taken too)"
+        "Multilingual Plane: other scripts are taken too)",
+        required=False,
+    )
+    language = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={"description": "the language of my pages and mail"},
+    )
+    time_zone = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={
+            "description": "an IANA time zone (`Europe/Paris`): every time shown to me is "
+            "in it, and my digest hours are hours of its day",
+            "pattern": r"^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*$",
+        },
     )
 
 
@@ -38,6 +54,10 @@ class ProfileOut(Schema):
     name = fields.String(
         required=True, allow_none=True, metadata={"description": "null until chosen"}
     )
+    language = fields.String(
+        required=True, metadata={"enum": list(LANGUAGES), "description": "default `en`"}
+    )
+    time_zone = fields.String(required=True, metadata={"description": "default `UTC`"})
 
 
 class BlocksOut(Schema):

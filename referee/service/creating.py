@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from referee import bots, games
 from referee.engine import JSON, BadOptions
 from referee.games import AnyGame
+from referee.i18n import known_language
 from referee.replay import new_state
 from referee.rng import commitment, new_seed
 from referee.service import notifying, reachability, refusals
@@ -73,6 +74,9 @@ class NewGame:
     # The seed, where the caller drew it beforehand (an open game orders its seats
     # from it); None: a fresh one.
     seed: str | None = None
+    # The language mail speaks to a seat whose address is no player's with a language
+    # of its own (`referee.i18n.LANGUAGES`; None: English).
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +251,7 @@ def _game_row(rules: AnyGame, options: JSON, seconds: int | None, command: NewGa
         deadline_seconds=seconds,
         on_timeout=None if seconds is None else TimeoutPolicy(command.on_timeout),
         trusted=command.trusted,
+        language=known_language(command.language),
     )
 
 

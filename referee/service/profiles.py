@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
+from referee.i18n import LANGUAGES, SOURCE_LANGUAGE, UTC_ZONE, known_language, known_zone
 from referee.names import public_key, public_refusal
 from referee.service import refusals
 from referee.service.players import Player
@@ -35,22 +36,52 @@ SEEN_EVERY = timedelta(hours=1)
 @dataclass(frozen=True, slots=True)
 class Profile:
     name: str | None
+    # What pages and mail speak to the player, and the zone they say times in.
+    language: str = SOURCE_LANGUAGE
+    time_zone: str = UTC_ZONE
 
 
 def profile(referee: Referee, player: Player) -> Profile:
     with referee.db.reading() as session:
-        return Profile(player_rows.public_name(session, player.address))
+        name = player_rows.public_name(session, player.address)
+        language, time_zone = player_rows.speech(session, player.address)
+    return Profile(name, language or SOURCE_LANGUAGE, time_zone or UTC_ZONE)
 
 
-def set_public_name(referee: Referee, player: Player, name: str) -> Profile:
-    """Give the player the public name `name`, unless the rule or another player refuses it."""
-    why = public_refusal(name)
+def speech(referee: Referee, player: Player) -> tuple[str | None, str | None]:
+    """The language and time zone the player chose (None: it chose none)."""
+    with referee.db.reading() as session:
+        return player_rows.speech(session, player.address)
+
+
+def set_profile(
+    referee: Referee,
+    player: Player,
+    name: str | None = None,
+    language: str | None = None,
+    time_zone: str | None = None,
+) -> Profile:
+    """Change what is given of the player's profile: its public name (unless the rule or
+    another player refuses it), its language and its time zone; the rest stays."""
+    why = None if name is None else public_refusal(name)
     if why is not None:
         raise refusals.BadRequest(why, errors={"name": [why]})
+    if language is not None and known_language(language) != language:
+        raise refusals.BadRequest(
+            f"the referee speaks {', '.join(LANGUAGES)}", errors={"language": ["unknown"]}
+        )
+    if time_zone is not None and known_zone(time_zone) is None:
+        raise refusals.BadRequest(
+            f"{time_zone!r} is not an IANA time zone (such as Europe/Paris)",
+            errors={"time_zone": ["unknown"]},
+        )
     with referee.db.transaction() as session:
-        if not player_rows.set_public_name(session, player.address, name, public_key(name)):
+        if name is not None and not player_rows.set_public_name(
+            session, player.address, name, public_key(name)
+        ):
             raise refusals.NameTaken(f"another player is called {name!r} already")
-    return Profile(name)
+        player_rows.set_speech(session, player.address, language, time_zone)
+    return profile(referee, player)
 
 
 def seen(referee: Referee, address: str, moment: datetime | None = None) -> None:

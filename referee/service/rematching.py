@@ -105,6 +105,7 @@ def start_rematch(referee: Referee, game: Game, rematch_id: str) -> None:
         deadline=deadline,
         on_timeout=game.on_timeout or TimeoutPolicy.RANDOM,
         trusted=game.trusted,
+        language=game.language,
         game_id=rematch_id,
         derived_tokens=True,
     )

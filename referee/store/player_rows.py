@@ -51,6 +51,27 @@ def set_public_name(session: Session, address: str, name: str, key: str) -> bool
     return True
 
 
+def speech(session: Session, address: str) -> tuple[str | None, str | None]:
+    """The language and time zone the player at `address` chose (None: not chosen)."""
+    found = session.exec(
+        select(Address.language, Address.time_zone).where(Address.address == address)
+    ).first()
+    return (None, None) if found is None else (found[0], found[1])
+
+
+def set_speech(session: Session, address: str, language: str | None, time_zone: str | None) -> None:
+    """Choose the player's language and time zone; None leaves one as it was."""
+    values = {
+        name: value
+        for name, value in (("language", language), ("time_zone", time_zone))
+        if value is not None
+    }
+    if values:
+        session.connection().execute(
+            update(_ADDRESS).where(_ADDRESS.c.address == address).values(**values)
+        )
+
+
 def seen_at(session: Session, address: str) -> str | None:
     """When the player was last seen (None: never, or no such player)."""
     return session.exec(select(Address.seen_at).where(Address.address == address)).first()

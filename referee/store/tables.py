@@ -257,6 +257,9 @@ class Game(SQLModel, table=True):
     # Whether the ratings have taken it in (it has its `RatedGame`): finished games not
     # taken in yet are found by a partial index, however many were.
     taken_in: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
+    # The language its mails speak to a seat whose address is no player's with a
+    # language of its own (None: English).
+    language: str | None = Field(default=None, max_length=8)
 
 
 class RematchAcceptance(SQLModel, table=True):
@@ -324,6 +327,9 @@ class Seat(SQLModel, table=True):
     bot_since: int | None = None
     # Whether its player's `PlayerTotals` hold its game (finished and tallied).
     tallied: bool = Field(default=False, sa_column_kwargs={"server_default": text("false")})
+    # The language its mails are written in, fixed when it was first mailed so that a
+    # game's thread keeps one (None: not mailed yet).
+    language: str | None = Field(default=None, max_length=8)
 
 
 class SeatHandover(SQLModel, table=True):
@@ -564,6 +570,10 @@ class Address(SQLModel, table=True):
     # news written for it (a mail at most daily when it gets no digest).
     seek_news: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     seek_news_at: str | None = Field(default=None, max_length=40)
+    # The language its pages and mails speak, and the IANA zone its times are said in
+    # (None: not chosen; English and UTC).
+    language: str | None = Field(default=None, max_length=8)
+    time_zone: str | None = Field(default=None, max_length=64)
 
 
 class TurnMail(StrEnum):

@@ -57,7 +57,7 @@ def named(referee: Referee, name: str | None) -> Player:
         NewGame("subdivision", [Seated("Me", email=who.address), Seated("Them")], {}, trusted=True),
     )
     if name is not None:
-        profiles.set_public_name(referee, who, f"{name} {number}")
+        profiles.set_profile(referee, who, f"{name} {number}")
     return who
 
 

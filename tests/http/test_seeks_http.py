@@ -393,9 +393,13 @@ def test_what_one_may_not_see_is_not_found(
 
 def test_profile_and_blocks(app: Flask, referee: Referee) -> None:
     ann, bob = player(app, referee, "Ann"), player(app, referee, None)
-    assert bob.browser.get("/v1/me/profile").get_json() == {"name": None}
+    assert bob.browser.get("/v1/me/profile").get_json() == {
+        "name": None,
+        "language": "en",
+        "time_zone": "UTC",
+    }
     reader = ann.browser.get("/v1/me/profile", headers=ann.headers(ann.reader))
-    assert reader.get_json() == {"name": ann.name}
+    assert reader.get_json() == {"name": ann.name, "language": "en", "time_zone": "UTC"}
     for taken in (ann.name.lower(), ann.name.upper()):
         refused_unchanged(
             referee,
@@ -410,7 +414,15 @@ def test_profile_and_blocks(app: Flask, referee: Referee) -> None:
             422,
             "bad_request",
         )
-    for body in ({}, {"name": 3}, {"name": "Bobby", "colour": "red"}, ["Bobby"]):
+    for body in (
+        {"name": 3},
+        {"name": "Bobby", "colour": "red"},
+        ["Bobby"],
+        {"language": "de"},
+        {"time_zone": "Mars/Olympus_Mons"},
+        {"time_zone": "../../etc/passwd"},
+        {"language": "fr", "time_zone": "Europe/Nowhere"},
+    ):
         refused_unchanged(
             referee,
             lambda body=body: bob.browser.put("/v1/me/profile", json=body),
@@ -425,7 +437,14 @@ def test_profile_and_blocks(app: Flask, referee: Referee) -> None:
         "forbidden",
     )
     made = bob.browser.put("/v1/me/profile", json={"name": "Bobby"})
-    assert made.status_code == 200 and made.get_json() == {"name": "Bobby"}
+    assert made.status_code == 200
+    assert made.get_json() == {"name": "Bobby", "language": "en", "time_zone": "UTC"}
+    # The language and zone are changed alone; the name stays.
+    spoken = bob.browser.put(
+        "/v1/me/profile", json={"language": "fr", "time_zone": "America/New_York"}
+    )
+    assert spoken.get_json() == {"name": "Bobby", "language": "fr", "time_zone": "America/New_York"}
+    assert bob.browser.get("/v1/me/profile").get_json() == spoken.get_json()
     # Blocks: by public name, in any case; one's own or an unknown name is not found.
     assert ann.browser.get("/v1/me/blocks").get_json() == {"blocks": []}
     refused_unchanged(

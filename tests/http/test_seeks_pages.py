@@ -54,7 +54,7 @@ def players(referee: Referee, *names: str | None) -> list[Player]:
     create_game(referee, NewGame("subdivision", seated, {}, trusted=True))
     for player, name in zip(made, names, strict=True):
         if name is not None:
-            profiles.set_public_name(referee, player, name)
+            profiles.set_profile(referee, player, name)
     return made
 
 

@@ -247,7 +247,7 @@ def test_a_generated_client_posts_and_joins_an_open_game(app: Flask, generated: 
         players = [Player("Me", address), Player("Them", None)]
         create_game(referee, NewGame("subdivision", players, {}, trusted=True))
         signed_in = Signed(address, frozenset({READ, PLAY, MANAGE}))
-        profiles.set_public_name(referee, signed_in, name)
+        profiles.set_profile(referee, signed_in, name)
         tokens[name] = make_token(referee, signed_in, "generated client", [READ, PLAY]).secret
 
     body = api.model("NewSubdivisionSeek").from_dict({"game": "subdivision", "deadline": "2d"})

@@ -27,7 +27,7 @@ import requests
 
 from referee.service import Referee
 from referee.service.players import MANAGE, PLAY, READ, Player
-from referee.service.profiles import set_public_name
+from referee.service.profiles import set_profile
 from referee.service.tokens import make_token
 from referee.settings import Settings
 from tests.live.test_events import Stream as GameStream
@@ -250,7 +250,7 @@ def named_player(stack: Service, client: Client, name: str) -> tuple[str, str]:
     local = Referee(Settings(database_url=stack.database_url))
     try:
         signed = Player(address, frozenset({READ, PLAY, MANAGE}))
-        set_public_name(local, signed, f"{name}{uuid.uuid4().hex[:6]}")
+        set_profile(local, signed, f"{name}{uuid.uuid4().hex[:6]}")
         return address, make_token(local, signed, "test", [READ, PLAY]).secret
     finally:
         local.close()

@@ -52,7 +52,7 @@ def named_players(referee: Referee) -> list[Named]:
             seated = [Seated("Me", email=address), Seated("Them")]
             create_game(referee, NewGame("mandala", seated, {}, trusted=True))
             player = Player(address, frozenset({READ, PLAY, MANAGE}))
-            profiles.set_public_name(referee, player, f"Rated{number}")
+            profiles.set_profile(referee, player, f"Rated{number}")
             secret = make_token(referee, player, "ratings", ["read", "play"]).secret
             made.append(Named(address, secret))
     return made

@@ -63,7 +63,7 @@ def make_players(database_url: str, prefix: str, count: int) -> list[Racer]:
                 create_game(referee, NewGame("subdivision", seated, {}, trusted=True))
                 player = Player(address, frozenset({READ, PLAY, MANAGE}))
                 name = f"{prefix.title()}{number}"
-                profiles.set_public_name(referee, player, name)
+                profiles.set_profile(referee, player, name)
                 secret = make_token(referee, player, "race", ["read", "play"]).secret
                 made.append(Racer(address, name, secret))
     finally:

@@ -47,7 +47,7 @@ def referee(fresh_referee: Referee, monkeypatch: pytest.MonkeyPatch) -> Referee:
     create_game(fresh_referee, NewGame("subdivision", seated[:2], {}, trusted=True))
     create_game(fresh_referee, NewGame("subdivision", seated[2:], {}, trusted=True))
     for address, name in NAMES.items():
-        profiles.set_public_name(fresh_referee, player(address), name)
+        profiles.set_profile(fresh_referee, player(address), name)
     monkeypatch.setattr(fresh_referee.queue, "enqueue_apart", lambda *_args, **_lane: None)
     return fresh_referee
 

@@ -47,7 +47,7 @@ def referee(fresh_referee: Referee) -> Referee:
     nameless = [Seated("x", email="nameless@x.test"), Seated("y")]
     create_game(fresh_referee, NewGame("subdivision", nameless, {}, trusted=True))
     for address, name in NAMES.items():
-        profiles.set_public_name(fresh_referee, player(address), name)
+        profiles.set_profile(fresh_referee, player(address), name)
     return fresh_referee
 
 

@@ -61,7 +61,7 @@ def referee(fresh_referee: Referee) -> Referee:
     create_game(fresh_referee, NewGame("subdivision", [seated[3], seated[2]], {}, trusted=True))
     create_game(fresh_referee, NewGame("subdivision", [seated[4], seated[0]], {}, trusted=True))
     for address, name in NAMES.items():
-        profiles.set_public_name(fresh_referee, player(address), name)
+        profiles.set_profile(fresh_referee, player(address), name)
     change_settings(fresh_referee, CY, {"turn_mail": "digest", "digest_hours": list(range(24))})
     change_settings(fresh_referee, DEE, {"turn_mail": "off"})
     with fresh_referee.db.reading() as session:

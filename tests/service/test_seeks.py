@@ -38,7 +38,7 @@ def referee(fresh_referee: Referee) -> Referee:
     create_game(fresh_referee, NewGame("subdivision", seated[:2], {}, trusted=True))
     create_game(fresh_referee, NewGame("subdivision", seated[2:], {}, trusted=True))
     for address, name in NAMES.items():
-        profiles.set_public_name(fresh_referee, player(address), name)
+        profiles.set_profile(fresh_referee, player(address), name)
     return fresh_referee
 
 
@@ -57,10 +57,10 @@ def seek_rows(referee: Referee) -> list[Seek]:
 def test_public_names_are_unique_without_regard_to_case_or_width(referee: Referee) -> None:
     for taken in ("ann", "ANN", "\uff21\uff4e\uff4e", "dée", "DÉE"):
         with pytest.raises(refusals.NameTaken):
-            profiles.set_public_name(referee, BOB, taken)
+            profiles.set_profile(referee, BOB, taken)
     assert profiles.profile(referee, BOB).name == "Bob"
     # One's own name again, in another case: it is still one's own.
-    assert profiles.set_public_name(referee, ANN, "ANN").name == "ANN"
+    assert profiles.set_profile(referee, ANN, "ANN").name == "ANN"
 
 
 @pytest.mark.parametrize(
@@ -81,7 +81,7 @@ def test_the_plain_name_rule_refuses_addresses_dots_and_invisible_characters(
     referee: Referee, refused: str
 ) -> None:
     with pytest.raises(refusals.BadRequest):
-        profiles.set_public_name(referee, BOB, refused)
+        profiles.set_profile(referee, BOB, refused)
     assert profiles.profile(referee, BOB).name == "Bob"
 
 

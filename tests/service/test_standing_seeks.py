@@ -58,7 +58,7 @@ def referee(tmp_path: Path) -> Any:
     seated = [Seated(f"p{n}", email=address) for n, address in enumerate(NAMES)]
     create_game(made, NewGame("ice_palace", seated, {}, trusted=True))
     for address, name in NAMES.items():
-        profiles.set_public_name(made, player(address), name)
+        profiles.set_profile(made, player(address), name)
         profiles.seen(made, address)
     yield made
     made.close()
