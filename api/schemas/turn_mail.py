@@ -11,7 +11,12 @@ _TURN_MAIL = {
     "description": "`each`: a mail per turn; `digest`: one mail at each of `digest_hours` "
     "listing every game where it is your turn (none: no mail); `off`: no turn mail",
 }
-_HOURS = {"description": "hours of the day (UTC) of the digest, 1 to 24 distinct, 0-23"}
+_HOURS = {
+    "description": "hours of your own day, on the clocks of your time zone (`time_zone` of "
+    "`/v1/me/profile`, UTC when none is chosen), at which the digest goes out: 1 to 24 "
+    "distinct, 0-23. Through daylight-saving changes one digest per chosen hour and local "
+    "day: an hour lived twice sends once, an hour skipped sends in the next that exists",
+}
 _REMINDERS = {"description": "deadline reminders (they come under `digest` and `off` too)"}
 _SEEK_NEWS = {
     "description": "games whose new public open games (seeks) you hear of: listed in your "

@@ -79,7 +79,7 @@ def _games(given: Any) -> tuple[str, ...]:
 
 def _hours(given: Any) -> tuple[int, ...]:
     wrong = refusals.BadRequest(
-        "digest_hours is a list of 1 to 24 distinct hours of the day (UTC), each 0 to 23"
+        "digest_hours is a list of 1 to 24 distinct hours of the player's day, each 0 to 23"
     )
     if not isinstance(given, list | tuple) or not 1 <= len(given) <= HOURS_IN_A_DAY:
         raise wrong

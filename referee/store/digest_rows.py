@@ -33,38 +33,75 @@ _MUTE = core_table(Mute)
 _SEAT_ADDRESS = sa.func.lower(_SEAT.c.email)
 
 
-def _chose_hour(dialect: str, hour: int) -> sa.ColumnElement[bool]:
-    """Whether an address's `digest_hours` (a JSON list, NULL for the default) holds `hour`."""
-    hours = _ADDRESS.c.digest_hours
-    default = sa.true() if hour in DEFAULT_DIGEST_HOURS else sa.false()
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """The local hours due at a sweep in some time zones (None: the players who chose
+    none, in UTC), and the stamp of their digest: the UTC start of the local hour."""
+
+    zones: tuple[str | None, ...]
+    hours: tuple[int, ...]
+    stamp: str
+
+
+def _chose_hour(dialect: str, hours: Sequence[int]) -> sa.ColumnElement[bool]:
+    """Whether an address's `digest_hours` (a JSON list, NULL for the default) holds one
+    of `hours`."""
+    chosen = _ADDRESS.c.digest_hours
+    default = sa.true() if set(hours) & set(DEFAULT_DIGEST_HOURS) else sa.false()
     if dialect == "postgresql":
-        listed: sa.ColumnElement[bool] = sa.cast(hours, JSONB).contains([hour])
+        listed = sa.or_(*(sa.cast(chosen, JSONB).contains([hour]) for hour in hours))
     else:
-        each = sa.func.json_each(hours).table_valued("value")
-        listed = sa.select(each.c.value).where(each.c.value == hour).exists()
-    return (hours.is_(None) & default) | (hours.is_not(None) & listed)
+        each = sa.func.json_each(chosen).table_valued("value")
+        listed = sa.select(each.c.value).where(each.c.value.in_(list(hours))).exists()
+    return (chosen.is_(None) & default) | (chosen.is_not(None) & listed)
+
+
+def _in_zones(zones: Sequence[str | None]) -> sa.ColumnElement[bool]:
+    named = [zone for zone in zones if zone is not None]
+    found = _ADDRESS.c.time_zone.in_(named)
+    return found | _ADDRESS.c.time_zone.is_(None) if None in zones else found
 
 
 def _not_written(hour_stamp: str) -> sa.ColumnElement[bool]:
     return _ADDRESS.c.digest_hour.is_(None) | (_ADDRESS.c.digest_hour != hour_stamp)
 
 
-def due(session: Session, hour: int, hour_stamp: str) -> list[str]:
-    """The addresses that want a digest at `hour` (UTC) and have none written for the hour
-    stamped `hour_stamp` yet, leaving out those the referee may not mail at all."""
+def zones(session: Session) -> list[str | None]:
+    """The time zones of the players told by digest (None: not chosen), each once."""
+    query = sa.select(_ADDRESS.c.time_zone).where(_ADDRESS.c.turn_mail == TurnMail.DIGEST)
+    return list(session.connection().execute(query.distinct()).scalars())
+
+
+def due(session: Session, slots: Sequence[Slot]) -> list[tuple[str, str]]:
+    """The addresses whose zone is in a slot, which want a digest at one of its hours and
+    have none written for its stamp yet, with that stamp; leaving out those the referee
+    may not mail at all.
+
+    One statement for every zone: the slots (a few, one per distinct local hour and
+    stamp among the players' zones) are alternatives of its condition, all read from
+    the partial index of digest players, as a single UTC hour was."""
+    if not slots:
+        return []
     dialect = session.get_bind().dialect.name
+    stamps = {zone: slot.stamp for slot in slots for zone in slot.zones}
     query = (
-        sa.select(_ADDRESS.c.address)
+        sa.select(_ADDRESS.c.address, _ADDRESS.c.time_zone)
         .where(
             _ADDRESS.c.turn_mail == TurnMail.DIGEST,
-            _not_written(hour_stamp),
             _ADDRESS.c.state != AddressState.STOPPED,
             _ADDRESS.c.bounced_at.is_(None),
-            _chose_hour(dialect, hour),
+            sa.or_(
+                *(
+                    _in_zones(slot.zones)
+                    & _chose_hour(dialect, slot.hours)
+                    & _not_written(slot.stamp)
+                    for slot in slots
+                )
+            ),
         )
         .order_by(_ADDRESS.c.address)
     )
-    return list(session.connection().execute(query).scalars())
+    return [(address, stamps[zone]) for address, zone in session.connection().execute(query)]
 
 
 def claim(connection: sa.Connection, addresses: Sequence[str], hour_stamp: str) -> list[str]:

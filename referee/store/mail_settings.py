@@ -17,7 +17,8 @@ from sqlmodel import Session, col, select
 from referee.store.addresses import normal
 from referee.store.tables import Address, Game, GameStatus, Mute, Seat, TurnMail, core_table
 
-# The hours (UTC) of a digest when the player chose none (`digest_hours` is NULL).
+# The hours of a digest when the player chose none (`digest_hours` is NULL), on the
+# clocks of its time zone like any it chooses (`referee.service.digests`).
 DEFAULT_DIGEST_HOURS = (7, 19)
 
 _MUTE = core_table(Mute)

@@ -550,12 +550,14 @@ class Address(SQLModel, table=True):
     # `REFEREE_MAIL_BOUNCES`: from then on it is not mailed (`referee.store.bounce_reports`).
     bounces: int = 0
     bounced_at: str | None = Field(default=None, max_length=40)
-    # How its player is told of turns (`TurnMail`), at which UTC hours a digest
-    # goes out (None: the default hours), and whether deadline reminders come.
+    # How its player is told of turns (`TurnMail`), at which hours of its day (in
+    # `time_zone`) a digest goes out (None: the default hours), and whether deadline
+    # reminders come.
     turn_mail: str = Field(default="each", max_length=10)
     digest_hours: list[int] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     reminders: bool = True
-    # The hour (a stamp) whose digest was last written for it: each hour once.
+    # The local hour whose digest was last written for it, as the stamp of that hour's
+    # UTC start (its first, when the clocks go back): each hour once.
     digest_hour: str | None = Field(default=None, max_length=40)
     # When its last sign-in link was mailed (at most one per few minutes).
     sign_in_at: str | None = Field(default=None, max_length=40)

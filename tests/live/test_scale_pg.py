@@ -16,9 +16,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import sqlalchemy as sa
+from sqlmodel import col
 
 from bench.loader import BUSY, Plan, fill
 from referee.delivery import CHANNELS
@@ -29,7 +31,7 @@ from referee.service.turn_clock import REMIND_AT
 from referee.service.verification import check_afresh
 from referee.settings import Settings
 from referee.store.clock import parse_stamp
-from referee.store.tables import Game, GameStatus
+from referee.store.tables import Address, Game, GameStatus
 
 FINISHED, RUNNING = 200, 40
 # The tables that grow with the history: a sweep must never read one whole.
@@ -49,6 +51,7 @@ HISTORY = {
     "address",
 }
 _SCANS = {"Index Scan", "Index Only Scan", "Bitmap Index Scan"}
+_ZONES = ("Europe/Paris", "America/New_York", None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +141,19 @@ def _wide_scans(node: dict[str, Any], tables: dict[str, str], partial: set[str])
 
 
 def test_every_periodic_sweep_reads_by_index(loaded: Loaded) -> None:
+    # A few players take a digest, each in a zone of its own or none, at an hour of their
+    # day half a day away: the digest sweep reads their zones and looks for whom it is due.
+    with loaded.referee.db.transaction() as session:
+        players = session.execute(
+            sa.select(Address.address).order_by(Address.address).limit(len(_ZONES))
+        ).scalars()
+        for address, zone in zip(list(players), _ZONES, strict=True):
+            later = (datetime.now(ZoneInfo(zone or "UTC")).hour + 12) % 24
+            session.execute(
+                sa.update(Address)
+                .where(col(Address.address) == address)
+                .values(turn_mail="digest", digest_hours=[later], time_zone=zone)
+            )
     statements: list[tuple[str, Any]] = []
 
     def heard(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_rest: Any) -> None:
@@ -155,6 +171,7 @@ def test_every_periodic_sweep_reads_by_index(loaded: Loaded) -> None:
     finally:
         sa.event.remove(engine, "before_cursor_execute", heard)
     assert statements
+    assert any("address.time_zone IN" in statement for statement, _ in statements)
     wide = [(statement, scans) for statement, scans in _plans(loaded, statements) if scans]
     assert not wide, "\n\n".join(f"{scans}\n{statement}" for statement, scans in wide)
 
