@@ -77,9 +77,14 @@ def due(session: Session, slots: Sequence[Slot]) -> list[tuple[str, str]]:
     have none written for its stamp yet, with that stamp; leaving out those the referee
     may not mail at all.
 
-    One statement for every zone: the slots (a few, one per distinct local hour and
-    stamp among the players' zones) are alternatives of its condition, all read from
-    the partial index of digest players, as a single UTC hour was."""
+    Why by zone: the local hour needs the zone's rules of daylight-saving time, which
+    Python has for every IANA zone and the stores do not share (SQLite has none), and
+    the zones of the digest players are few (`zones`, one short read of the partial
+    index of digest players). So the sweep reckons each zone's hour and stamp itself,
+    and this one statement, whatever the number of zones, takes the slots (one per
+    distinct local hour and stamp: zones alike at that moment share one) as
+    alternatives of its condition, read from that partial index as a single UTC hour
+    was."""
     if not slots:
         return []
     dialect = session.get_bind().dialect.name
