@@ -1337,14 +1337,14 @@ AUTO_STEP = "auto"
 _SIZE_WORDS = {"S": "small", "M": "medium", "L": "large"}
 # The colours' names, as labels and pictures say them.
 COLOUR_WORDS = {
-    "r": "red",
-    "y": "yellow",
-    "g": "green",
-    "b": "blue",
-    "p": "purple",
-    "o": "orange",
-    "k": "black",
-    "w": "white",
+    "r": N_("red"),
+    "y": N_("yellow"),
+    "g": N_("green"),
+    "b": N_("blue"),
+    "p": N_("purple"),
+    "o": N_("orange"),
+    "k": N_("black"),
+    "w": N_("white"),
 }
 _CELL_STEP = re.compile(r"(-?\d{1,6}),(-?\d{1,6})")
 

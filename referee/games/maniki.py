@@ -90,7 +90,7 @@ from referee.engine import (
     rank,
 )
 from referee.games.reasons import reason
-from referee.i18n import N_
+from referee.i18n import N_, _
 from referee.rng import Rng
 
 ORDERS = ("KI", "LO", "NI", "MA", "SO")
@@ -106,11 +106,11 @@ _NAMES = {"maniki": _MANIKI, "crazy_circus": _CRAZY_CIRCUS}
 
 # What each order does, in the words the board's buttons say.
 EFFECTS = {
-    "KI": "blue's top animal jumps onto red",
-    "LO": "red's top animal jumps onto blue",
-    "NI": "the two top animals swap",
-    "MA": "red's bottom animal climbs to the top",
-    "SO": "blue's bottom animal climbs to the top",
+    "KI": N_("blue's top animal jumps onto red"),
+    "LO": N_("red's top animal jumps onto blue"),
+    "NI": N_("the two top animals swap"),
+    "MA": N_("red's bottom animal climbs to the top"),
+    "SO": N_("blue's bottom animal climbs to the top"),
 }
 
 
@@ -417,7 +417,7 @@ class Maniki(Game[State, Move]):
         possible = _POSSIBLE[state.expert]
         card = state.position
         orders = []
-        for _ in range(1 + rng.below(6)):
+        for _order in range(1 + rng.below(6)):
             order = rng.choice(possible[card])
             orders.append(order)
             card = _STEP[order][card]
@@ -577,7 +577,7 @@ class Maniki(Game[State, Move]):
         if depth >= MAX_ORDERS:
             return ()
         orders = tuple(
-            Choice(order, f"{shown_name(order, state.names)}: {EFFECTS[order]}")
+            Choice(order, f"{shown_name(order, state.names)}: {_(EFFECTS[order])}")
             for order in _POSSIBLE[state.expert][card]
         )
         first = (Choice(PASS_NOTATION, "Pass: give up on this card"),) if depth == 0 else ()
