@@ -23,9 +23,31 @@ from dataclasses import dataclass, field
 
 from referee.i18n import N_, _
 
-# Reasons are one line of a few hundred characters; a longer text was not
-# made by a template, and refusing to look at it keeps the matching cheap.
-_LONGEST = 2000
+# Reasons are one line of a few hundred characters; a longer text is left as
+# it is, which keeps the matching cheap whatever the text.
+_LONGEST = 1000
+# Fields with these names hold integers: matched as digits, they cannot
+# stretch, so a template's other fields are the only ones that search.
+_NUMBERS = frozenset(
+    {
+        "artist",
+        "circle",
+        "count",
+        "digits",
+        "high",
+        "holder",
+        "index",
+        "left",
+        "low",
+        "most",
+        "number",
+        "pawn",
+        "seat",
+        "space",
+        "x",
+        "y",
+    }
+)
 # How deep a reason may quote reasons (a plan's step quoting a placement
 # quoting why): deeper quoting is left in English.
 _DEPTH = 4
@@ -61,10 +83,14 @@ def _compiled(template: str) -> tuple[re.Pattern[str], int]:
             continue
         if not name.isidentifier() or spec or conversion:
             raise ValueError(f"a reason's field is a bare name: {template!r}")
-        # Lazy and within one line: a match costs a bounded number of steps
-        # per character, the literal text around a field deciding where it ends.
-        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>[^\\n]+?)")
+        # Lazy and within one line, the literal text after a field deciding
+        # where it ends; integers as digits. With at most two fields of text
+        # a template, a match costs at most quadratic time in `_LONGEST`.
+        value = r"-?\d+" if name in _NUMBERS else r"[^\n]+?"
+        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>{value})")
         seen.add(name)
+    if len(seen - _NUMBERS) > 2:
+        raise ValueError(f"a reason holds at most two fields of text: {template!r}")
     return re.compile("".join(parts)), literal
 
 
@@ -97,7 +123,8 @@ def reason_words(text: str) -> str:
     when no registered template made it. Never raises."""
     try:
         return _said(text, _DEPTH)
-    except (ValueError, KeyError, IndexError):  # a translation with a broken field
+    # A translation with a broken field: the English says it still.
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError):
         return text
 
 
