@@ -22,13 +22,14 @@ from typing import Any
 
 from referee.engine import JSON, Building, Choice
 from referee.games.mandala_stones import CIRCLE_STACKS, DIRECTIONS, STACK_CELLS
-from referee.i18n import _, ngettext
+from referee.i18n import N_, _, ngettext
 from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     MUTED,
     TARGET,
     Canvas,
     chosen_box,
+    fit,
     mark_box,
     mark_round,
     name_label,
@@ -50,7 +51,8 @@ STONE_COLOURS = {"Y": "#e3b23c", "B": "#3f72af", "R": "#c4493a", "V": "#7a5c99"}
 COLOUR_WORDS = {"Y": "yellow", "B": "blue", "R": "red", "V": "violet"}
 PATTERN_INK = "#fff8e7"
 ARTIST_PATTERNS = {"A1": "*", "A2": "*", "A3": "o", "A4": "o"}
-SPACE_RULES = ("heights", "4·2·1·1", "1·3·4·1", "1·2·4·6", "1+colours")
+# Under each tower space, how it scores (the numbers read alike in every language).
+SPACE_RULES = (N_("heights"), "4·2·1·1", "1·3·4·1", "1·2·4·6", N_("1+colours"))
 
 # The picture is 420 wide: shown 358 px wide on a 390 px phone, its smallest
 # text (13) reads at 11 px there.
@@ -286,7 +288,8 @@ def _mandala(canvas: Canvas, view: JSON, before: JSON | None, top: float) -> Non
         _symbol(canvas, left + 14, y, 7, pattern, PATTERN_INK)
         pair = "A1, A2" if artists == "A1" else "A3, A4"
         canvas.text(left + 36, y - 2, pair, size=SMALL, bold=True)
-        canvas.text(left + 36, y + 14, words, size=SMALL, fill=MUTED)
+        room = WIDTH - MARGIN - (left + 36)
+        canvas.text(left + 36, y + 14, fit(words, SMALL, room), size=SMALL, fill=MUTED)
 
 
 def _mandala_spiral(spaces: int, cx: float, cy: float) -> list[tuple[float, float]]:
@@ -366,7 +369,8 @@ def _seat_board(
             mark_box(canvas, left, top, SPACE_W, SPACE_H, "added", {**data, "data-space": space})
         canvas.text(left + 5, top + 15, str(space + 1), size=SMALL, fill=MUTED, bold=True)
         _column(canvas, cx, bottom - 5, TOWER_STONE, stones, data, _taken(stones, was))
-        canvas.text(cx, bottom + 17, SPACE_RULES[space], size=SMALL, anchor="middle", fill=MUTED)
+        rule = fit(_(SPACE_RULES[space]), SMALL, SPACE_W + SPACE_GAP)
+        canvas.text(cx, bottom + 17, rule, size=SMALL, anchor="middle", fill=MUTED)
 
 
 # -- building a move ----------------------------------------------------------

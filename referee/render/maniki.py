@@ -37,6 +37,7 @@ from referee.render.svg import (
     name_label,
     ring_box,
     shade,
+    text_width,
 )
 
 ANIMALS = {"B": N_("Bear"), "E": N_("Elephant"), "L": N_("Lion")}
@@ -309,8 +310,11 @@ def _tile_words(canvas: Canvas, view: JSON, x: float, y: float, step: str) -> No
     size = 15 if step == PASS_NOTATION else 20
     canvas.text(x + 12, y + TILE_H / 2 + size * 0.36, name, size=size, bold=True)
     first, second = EFFECT_LINES[step]
-    canvas.text(x + 58, y + 24, _(first), size=SMALL)
-    canvas.text(x + 58, y + 42, _(second), size=SMALL)
+    # The effect starts after the name, which a language may make longer ("Passer").
+    words_x = max(x + 58, x + 12 + text_width(name, size, True) + 8)
+    room = x + TILE_W - 6 - words_x
+    canvas.text(words_x, y + 24, fit(_(first), SMALL, room), size=SMALL)
+    canvas.text(words_x, y + 42, fit(_(second), SMALL, room), size=SMALL)
 
 
 # -- the players and the last card ---------------------------------------------
