@@ -119,6 +119,8 @@ from referee.engine import (
     walk,
 )
 from referee.games import ice_palace_solver
+from referee.games.reasons import ALREADY_RESIGNED, reason
+from referee.i18n import N_
 from referee.rng import Rng
 
 SIZES = "SML"
@@ -473,21 +475,18 @@ def _taken_from(
 def _yard_refusal(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
     """Why the yard code refuses `pyramid` at `cell` ("" when it allows it)."""
     reason = _yard_reason(pyramid, cell, yard)
-    return f"{pyramid}@{cell[0]},{cell[1]}: {reason}" if reason else ""
+    return REFUSED_AT(pyramid=pyramid, x=cell[0], y=cell[1], why=reason) if reason else ""
 
 
 def _yard_reason(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int], Stack]) -> str:
     """`_yard_refusal` without the placement named: it is written only for a refusal."""
     if not yard:
-        return "" if cell == (0, 0) else "the lead goes at 0,0"
+        return "" if cell == (0, 0) else LEAD_AT_ORIGIN()
     stack = yard.get(cell)
     if stack is not None:
         if _size(stack[-1]) < _size(pyramid):
             return ""
-        return (
-            f"it cannot cover the {stack[-1]} there; only a strictly larger "
-            "pyramid covers (nothing covers a large)"
-        )
+        return YARD_COVER(top=stack[-1])
     x, y = cell
     colour = pyramid[1]
     near = False
@@ -497,11 +496,8 @@ def _yard_reason(pyramid: str, cell: tuple[int, int], yard: dict[tuple[int, int]
                 return ""
             near = True
     if not near:
-        return "a new stack must be next to a yard stack"
-    return (
-        "no neighbouring top matches its colour (same colour; white matches "
-        "every colour but black; black matches nothing)"
-    )
+        return YARD_ALONE()
+    return YARD_COLOUR()
 
 
 def _palace_refusal(
@@ -509,7 +505,7 @@ def _palace_refusal(
 ) -> str:
     """Why the palace code refuses `pyramid` at `cell` ("" when it allows it)."""
     reason = _palace_reason(pyramid, cell, palace)
-    return f"{pyramid}@{cell[0]},{cell[1]}: {reason}" if reason else ""
+    return REFUSED_AT(pyramid=pyramid, x=cell[0], y=cell[1], why=reason) if reason else ""
 
 
 def _palace_reason(
@@ -517,21 +513,18 @@ def _palace_reason(
 ) -> str:
     """`_palace_refusal` without the placement named: it is written only for a refusal."""
     if not palace:
-        return "" if cell == (0, 0) else "the first pyramid of the palace goes at 0,0"
+        return "" if cell == (0, 0) else PALACE_AT_ORIGIN()
     stack = palace.get(cell)
     if stack is not None:
         if _size(stack[-1]) > _size(pyramid):
             return ""
-        return (
-            f"it cannot cover the {stack[-1]} there; in the palace only a strictly "
-            "smaller pyramid covers (nothing covers a small)"
-        )
+        return PALACE_COVER(top=stack[-1])
     x, y = cell
     colour = pyramid[1]
     for neighbour in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
         if neighbour in palace and palace[neighbour][-1][1] == colour:
             return ""
-    return "a new palace stack needs a neighbouring top of exactly its colour"
+    return PALACE_COLOUR()
 
 
 def _buildable(yard: Board) -> list[str]:
@@ -602,9 +595,68 @@ _PLACE = re.compile(
     _PYRAMID + r"\s*@\s*\(?\s*([+-]?\d{1,9})\s*,\s*([+-]?\d{1,9})\s*\)?", re.IGNORECASE
 )
 _SEPARATORS = re.compile(r"[\s,;:]*")
-_EXPECTED = (
-    "expected a placement like `Mw@1,0` (size S/M/L, colour r/y/g/b/p/o/k/w, then @x,y), "
-    "`pass`, `build` followed by placements (`build Lr@0,1 Mg@0,1`), `build auto`, or `resign`"
+_EXPECTED = reason(
+    N_(
+        "expected a placement like `Mw@1,0` (size S/M/L, colour r/y/g/b/p/o/k/w, then @x,y), "
+        "`pass`, `build` followed by placements (`build Lr@0,1 Mg@0,1`), `build auto`, or "
+        "`resign`"
+    )
+)
+REFUSED_AT = reason(N_("{pyramid}@{x},{y}: {why}"))
+LEAD_AT_ORIGIN = reason(N_("the lead goes at 0,0"))
+YARD_COVER = reason(
+    N_(
+        "it cannot cover the {top} there; only a strictly larger "
+        "pyramid covers (nothing covers a large)"
+    )
+)
+YARD_ALONE = reason(N_("a new stack must be next to a yard stack"))
+YARD_COLOUR = reason(
+    N_(
+        "no neighbouring top matches its colour (same colour; white matches "
+        "every colour but black; black matches nothing)"
+    )
+)
+PALACE_AT_ORIGIN = reason(N_("the first pyramid of the palace goes at 0,0"))
+PALACE_COVER = reason(
+    N_(
+        "it cannot cover the {top} there; in the palace only a strictly "
+        "smaller pyramid covers (nothing covers a small)"
+    )
+)
+PALACE_COLOUR = reason(N_("a new palace stack needs a neighbouring top of exactly its colour"))
+PLACEMENT_IS = reason(N_("a placement is an object {{pyramid, x, y}}"))
+PYRAMID_IS = reason(N_("`pyramid` must be size S/M/L then colour r/y/g/b/p/o/k/w, like `Mw`"))
+INTEGERS = reason(N_("`x` and `y` must be integers"))
+BUILD_NOW = reason(
+    N_(
+        "the round is over and you build: send your palace plan "
+        "(`build Lr@0,1 ...`) or `build auto`"
+    )
+)
+ROUND_ON = reason(N_("the round is still on: place a pyramid in the yard or pass"))
+LEAD_PASS = reason(N_("the lead cannot pass: place a pyramid of your hand at 0,0"))
+NOT_IN_HAND = reason(N_("you have no {pyramid} in your hand"))
+NONE_TO_BUILD = reason(
+    N_(
+        "step {number}, {placement}: the yard has no {pyramid} "
+        "left to build with (black and white ones have left the game)"
+    )
+)
+STEP = reason(N_("step {number}, {refusal}"))
+TOO_SHORT = reason(
+    N_("this plan places {count} pyramids, but {most} can be placed: your plan must place {most}")
+)
+NOT_AN_OBJECT = reason(N_("a move is a JSON object with a `type`"))
+AUTO_IS = reason(N_("`auto` must be true or false"))
+PLAN_IS = reason(N_("`plan` must be a list of placements"))
+AUTO_ALONE = reason(N_("`build auto` takes no plan"))
+TYPE_IS = reason(N_("`type` must be one of `place`, `pass`, `build`, `resign`"))
+UNREADABLE_PLAN = reason(
+    N_(
+        "cannot read the plan at {text}: a plan is "
+        "placements separated by spaces, like `build Lr@0,1 Mg@0,1 Sg@2,0`"
+    )
 )
 
 
@@ -628,18 +680,16 @@ def _valid_pyramid(value: str) -> bool:
 
 def _place_from_json(data: Any) -> Place:
     if not isinstance(data, dict):
-        raise IllegalMove("bad_move", "a placement is an object {pyramid, x, y}")
+        raise IllegalMove("bad_move", PLACEMENT_IS())
     pyramid, x, y = data.get("pyramid"), data.get("x"), data.get("y")
     if not (isinstance(pyramid, str) and _valid_pyramid(pyramid)):
-        raise IllegalMove(
-            "bad_move", "`pyramid` must be size S/M/L then colour r/y/g/b/p/o/k/w, like `Mw`"
-        )
+        raise IllegalMove("bad_move", PYRAMID_IS())
     if (
         not (isinstance(x, int) and isinstance(y, int))
         or isinstance(x, bool)
         or isinstance(y, bool)
     ):
-        raise IllegalMove("bad_move", "`x` and `y` must be integers")
+        raise IllegalMove("bad_move", INTEGERS())
     return Place(pyramid, x, y)
 
 
@@ -698,7 +748,7 @@ class _IcePalaceRules(Game[State, Move]):
         },
     }
     lists_every_move: ClassVar[bool] = False
-    notation_help: ClassVar[str] = (
+    notation_help: ClassVar[str] = N_(
         "In the yard, place a pyramid of your hand as size, colour, @x,y: `Mw@1,0` "
         "(the lead goes at `0,0`), or `pass`. The round's builder sends the whole "
         "palace plan, in order, on one line: `build Lr@0,1 Mg@0,1 Sg@2,0`; it must "
@@ -864,28 +914,20 @@ class _IcePalaceRules(Game[State, Move]):
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if state.phase == BUILD:
             if not isinstance(move, Build):
-                raise IllegalMove(
-                    "illegal_move",
-                    "the round is over and you build: send your palace plan "
-                    "(`build Lr@0,1 ...`) or `build auto`",
-                )
+                raise IllegalMove("illegal_move", BUILD_NOW())
             return self._build(state, move)
         if isinstance(move, Build):
-            raise IllegalMove(
-                "illegal_move", "the round is still on: place a pyramid in the yard or pass"
-            )
+            raise IllegalMove("illegal_move", ROUND_ON())
         if isinstance(move, Pass):
             if not state.yard:
-                raise IllegalMove(
-                    "illegal_move", "the lead cannot pass: place a pyramid of your hand at 0,0"
-                )
+                raise IllegalMove("illegal_move", LEAD_PASS())
             return self._next_turn(state, seat, state.passes + 1)
         assert isinstance(move, Place)  # the engine hands `Resign` to `_resign`
         return self._place(state, seat, move)
 
     def _place(self, state: State, seat: int, move: Place) -> State:
         if move.pyramid not in state.hands[seat]:
-            raise IllegalMove("illegal_move", f"you have no {move.pyramid} in your hand")
+            raise IllegalMove("illegal_move", NOT_IN_HAND(pyramid=move.pyramid))
         bits = _yard_bits(state)
         cell = (move.x, move.y)
         bit = _yard_bit(bits, *cell)
@@ -956,23 +998,20 @@ class _IcePalaceRules(Game[State, Move]):
             if left[step.pyramid] == 0:
                 raise IllegalMove(
                     "illegal_move",
-                    f"step {number}, {_notate_place(step)}: the yard has no {step.pyramid} "
-                    "left to build with (black and white ones have left the game)",
+                    NONE_TO_BUILD(
+                        number=number, placement=_notate_place(step), pyramid=step.pyramid
+                    ),
                 )
             refusal = _palace_refusal(step.pyramid, (step.x, step.y), palace)
             if refusal:
-                raise IllegalMove("illegal_move", f"step {number}, {refusal}")
+                raise IllegalMove("illegal_move", STEP(number=number, refusal=refusal))
             left[step.pyramid] -= 1
             cell = (step.x, step.y)
             palace[cell] = (*palace.get(cell, ()), step.pyramid)
         # More than `build_max` is possible only where the solver's search ran
         # out of budget (see RULINGS): such a plan is maximal all the more.
         if len(steps) < state.build_max:
-            raise IllegalMove(
-                "illegal_move",
-                f"this plan places {len(steps)} pyramids, but {state.build_max} can be "
-                f"placed: your plan must place {state.build_max}",
-            )
+            raise IllegalMove("illegal_move", TOO_SHORT(count=len(steps), most=state.build_max))
         out = state.out_of_game + sum(left.values())
         return self._after_build(state, _as_board(palace), out)
 
@@ -990,7 +1029,7 @@ class _IcePalaceRules(Game[State, Move]):
         if not 0 <= seat < players:
             raise not_your_turn()
         if seat in state.resigned:
-            raise IllegalMove("illegal_move", "you have already resigned")
+            raise IllegalMove("illegal_move", ALREADY_RESIGNED())
         resigned = tuple(sorted((*state.resigned, seat)))
         state = _replace(
             state,
@@ -1080,7 +1119,7 @@ class _IcePalaceRules(Game[State, Move]):
             return Build(tuple(_parse_places(rest)))
         match = _PLACE.fullmatch(words)
         if match is None:
-            raise IllegalMove("bad_notation", _EXPECTED)
+            raise IllegalMove("bad_notation", _EXPECTED())
         return _place_of(match)
 
     def notate(self, move: Move) -> str:
@@ -1109,7 +1148,7 @@ class _IcePalaceRules(Game[State, Move]):
 
     def move_from_json(self, data: Any) -> Move:
         if not isinstance(data, dict):
-            raise IllegalMove("bad_move", "a move is a JSON object with a `type`")
+            raise IllegalMove("bad_move", NOT_AN_OBJECT())
         kind = data.get("type")
         if kind == "resign":
             return Resign()
@@ -1121,13 +1160,13 @@ class _IcePalaceRules(Game[State, Move]):
             auto = data.get("auto", False)
             plan = data.get("plan", [])
             if not isinstance(auto, bool):
-                raise IllegalMove("bad_move", "`auto` must be true or false")
+                raise IllegalMove("bad_move", AUTO_IS())
             if not isinstance(plan, list):
-                raise IllegalMove("bad_move", "`plan` must be a list of placements")
+                raise IllegalMove("bad_move", PLAN_IS())
             if auto and plan:
-                raise IllegalMove("bad_move", "`build auto` takes no plan")
+                raise IllegalMove("bad_move", AUTO_ALONE())
             return Build(tuple(_place_from_json(step) for step in plan), auto)
-        raise IllegalMove("bad_move", "`type` must be one of `place`, `pass`, `build`, `resign`")
+        raise IllegalMove("bad_move", TYPE_IS())
 
     def state_to_json(self, state: State) -> JSON:
         return {
@@ -1282,9 +1321,7 @@ def _parse_places(text: str) -> list[Place]:
         position = match.end()
     if not _SEPARATORS.fullmatch(text, position):
         raise IllegalMove(
-            "bad_notation",
-            f"cannot read the plan at {_shorten(text[position:].strip())!r}: a plan is "
-            "placements separated by spaces, like `build Lr@0,1 Mg@0,1 Sg@2,0`",
+            "bad_notation", UNREADABLE_PLAN(text=repr(_shorten(text[position:].strip())))
         )
     return places
 
@@ -1300,14 +1337,14 @@ AUTO_STEP = "auto"
 _SIZE_WORDS = {"S": "small", "M": "medium", "L": "large"}
 # The colours' names, as labels and pictures say them.
 COLOUR_WORDS = {
-    "r": "red",
-    "y": "yellow",
-    "g": "green",
-    "b": "blue",
-    "p": "purple",
-    "o": "orange",
-    "k": "black",
-    "w": "white",
+    "r": N_("red"),
+    "y": N_("yellow"),
+    "g": N_("green"),
+    "b": N_("blue"),
+    "p": N_("purple"),
+    "o": N_("orange"),
+    "k": N_("black"),
+    "w": N_("white"),
 }
 _CELL_STEP = re.compile(r"(-?\d{1,6}),(-?\d{1,6})")
 

@@ -68,6 +68,8 @@ from referee.engine import (
     rank,
     walk,
 )
+from referee.games.reasons import ALREADY_RESIGNED, reason
+from referee.i18n import N_
 from referee.rng import Rng
 
 SIZES = "SML"
@@ -177,7 +179,18 @@ def _award_lines(
 
 
 _TAKE_TEXT = re.compile(r"(?:t(?:ake)?)?\s*([0-9]+)", re.IGNORECASE)
-_EXPECTED = "expected `take N` (or `N`, `tN`) with N a path index from 0 to 74, or `resign`"
+_EXPECTED = reason(
+    N_("expected `take N` (or `N`, `tN`) with N a path index from 0 to 74, or `resign`")
+)
+NO_INDEX = reason(N_("there is no index {index} on the path (indices run 0-74)"))
+FORWARD_ONLY = reason(N_("pawns only move forward: yours stands on {pawn}, pick an index above it"))
+TAKEN = reason(N_("index {index} holds no pyramid any more; pick one ahead of your pawn that does"))
+OFF_PATH = reason(N_("{digits} is off the path: {expected}"))
+NOT_AN_OBJECT = reason(N_('a move is a JSON object such as {{"type": "take", ...}}'))
+BAD_INDEX = reason(N_("`index` must be an integer path index from 0 to 74"))
+EXPECTED_JSON = reason(
+    N_('expected {{"type": "take", "index": N}} (N from 0 to 74) or {{"type": "resign"}}')
+)
 
 
 class Mandala(Game[State, Move]):
@@ -194,7 +207,7 @@ class Mandala(Game[State, Move]):
             "required": ["index"],
         },
     }
-    notation_help: ClassVar[str] = (
+    notation_help: ClassVar[str] = N_(
         "Move with `take N`: your pawn jumps forward to path index N (0-74), which must "
         "lie ahead of it and still hold a pyramid, and you take that pyramid. `17` and "
         "`t17` mean `take 17`. `resign` leaves the game."
@@ -237,21 +250,13 @@ class Mandala(Game[State, Move]):
         index = move.index
         path = state.path
         if not 0 <= index < PATH_LENGTH:
-            raise IllegalMove(
-                "illegal_move", f"there is no index {index} on the path (indices run 0-74)"
-            )
+            raise IllegalMove("illegal_move", NO_INDEX(index=index))
         pawn = state.pawns[seat]
         if index <= pawn:
-            raise IllegalMove(
-                "illegal_move",
-                f"pawns only move forward: yours stands on {pawn}, pick an index above it",
-            )
+            raise IllegalMove("illegal_move", FORWARD_ONLY(pawn=pawn))
         kind = path[index]
         if kind == EMPTY:
-            raise IllegalMove(
-                "illegal_move",
-                f"index {index} holds no pyramid any more; pick one ahead of your pawn that does",
-            )
+            raise IllegalMove("illegal_move", TAKEN(index=index))
         new_path = list(path)
         new_path[index] = EMPTY
         collections = list(state.collections)
@@ -264,7 +269,7 @@ class Mandala(Game[State, Move]):
         if not 0 <= seat < len(state.pawns):
             raise not_your_turn()
         if seat in state.resigned:
-            raise IllegalMove("illegal_move", "you have already resigned")
+            raise IllegalMove("illegal_move", ALREADY_RESIGNED())
         resigned = tuple(sorted((*state.resigned, seat)))
         # Searching from the seat to move keeps the turn where it is, unless
         # the seat to move is the one resigning.
@@ -412,11 +417,11 @@ class Mandala(Game[State, Move]):
             return Resign()
         match = _TAKE_TEXT.fullmatch(cleaned)
         if match is None:
-            raise IllegalMove("bad_notation", _EXPECTED)
+            raise IllegalMove("bad_notation", _EXPECTED())
         digits = match.group(1)
         # The length check keeps int() away from absurdly long digit strings.
         if len(digits) > 3 or int(digits) >= PATH_LENGTH:
-            raise IllegalMove("bad_notation", f"{digits} is off the path: {_EXPECTED}")
+            raise IllegalMove("bad_notation", OFF_PATH(digits=digits, expected=_EXPECTED()))
         return Take(int(digits))
 
     def notate(self, move: Move) -> str:
@@ -431,7 +436,7 @@ class Mandala(Game[State, Move]):
 
     def move_from_json(self, data: Any) -> Move:
         if not isinstance(data, dict):
-            raise IllegalMove("bad_move", 'a move is a JSON object such as {"type": "take", ...}')
+            raise IllegalMove("bad_move", NOT_AN_OBJECT())
         kind = data.get("type")
         if kind == "resign" and data.keys() == {"type"}:
             return Resign()
@@ -439,11 +444,8 @@ class Mandala(Game[State, Move]):
             index = data["index"]
             if type(index) is int and 0 <= index < PATH_LENGTH:
                 return Take(index)
-            raise IllegalMove("bad_move", "`index` must be an integer path index from 0 to 74")
-        raise IllegalMove(
-            "bad_move",
-            'expected {"type": "take", "index": N} (N from 0 to 74) or {"type": "resign"}',
-        )
+            raise IllegalMove("bad_move", BAD_INDEX())
+        raise IllegalMove("bad_move", EXPECTED_JSON())
 
     def state_to_json(self, state: State) -> JSON:
         return {

@@ -80,6 +80,8 @@ from referee.engine import (
     walk,
 )
 from referee.games import mandala_stones_data
+from referee.games.reasons import ALREADY_LEFT, NO_SEAT, reason, words
+from referee.i18n import N_
 from referee.rng import Rng
 
 COLOURS = "YBRV"
@@ -1072,14 +1074,50 @@ _PICK = re.compile(
 )
 _SCORE_COLOUR = re.compile(r"score\s*(yellow|blue|red|pink|violet|y|b|r|p|v)")
 _SCORE_TOPS = re.compile(r"score\s*tops?\s*([1-5](?:[\s,]*[1-5])*)")
-_PICK_HELP = (
-    "a pick is written `pick A2 to 5 first N on 3`: an artist A1-A4, the circle 1-9 it "
-    "moves to, the direction N/E/S/W of the first stone taken, and your tower space 1-5"
+_PICK_HELP = reason(
+    N_(
+        "a pick is written `pick A2 to 5 first N on 3`: an artist A1-A4, the circle 1-9 it "
+        "moves to, the direction N/E/S/W of the first stone taken, and your tower space 1-5"
+    )
 )
-_SCORE_HELP = (
-    "a score is written `score Y` (a colour: Y, B, R or V) or `score tops 1 4` "
-    "(tower spaces 1-5, in the order their stones go onto the mandala)"
+_SCORE_HELP = reason(
+    N_(
+        "a score is written `score Y` (a colour: Y, B, R or V) or `score tops 1 4` "
+        "(tower spaces 1-5, in the order their stones go onto the mandala)"
+    )
 )
+EXPECTED = reason(N_("expected a pick, a score or `resign`; {pick}; {score}"))
+INTEGER = reason(N_("{key} must be an integer from {low} to {high}"))
+KEYS = reason(N_("a {kind} move has exactly the keys {keys}"))
+MUST_SCORE = reason(N_("your board has no empty tower space: you must score"))
+NOT_EMPTY = reason(N_("your tower space {space} is not empty"))
+ALREADY_THERE = reason(N_("A{artist} is already on circle {circle}"))
+HELD = reason(N_("circle {circle} holds A{holder}"))
+FIRST = reason(
+    N_(
+        "the stack {first} of circle {circle} has no collectable stone; "
+        "the first stone is one of {choices}"
+    )
+)
+NOTHING_TO_COLLECT = reason(
+    N_(
+        "A{artist} would collect no stone on circle {circle}: it takes only "
+        "tops showing the {shows} from stacks that touch no circle holding another artist"
+    )
+)
+PATTERN_NAMES = words(N_("star"), N_("circle"))
+TOO_FEW = reason(
+    N_("{colour} is on top of {count} of your towers; scoring a colour needs at least 2")
+)
+NO_TOWER = reason(N_("list at least one tower"))
+TWICE = reason(N_("each tower may be listed once"))
+EMPTY_SPACE = reason(N_("your tower space {space} is empty"))
+NOT_AN_OBJECT = reason(N_("a move is an object with a string `type`"))
+ARTIST_IS = reason(N_("artist must be one of A1, A2, A3, A4"))
+FIRST_IS = reason(N_("first must be one of N, E, S, W"))
+COLOUR_IS = reason(N_("colour must be one of Y, B, R, V"))
+SPACES_ARE = reason(N_("spaces must be a list of tower spaces 1-5"))
+TYPE_IS = reason(N_("type must be pick, score, score_tops or resign"))
 
 
 def _bad_move(reason: str) -> IllegalMove:
@@ -1089,13 +1127,13 @@ def _bad_move(reason: str) -> IllegalMove:
 def _exact_int(data: JSON, key: str, low: int, high: int) -> int:
     value = data.get(key)
     if type(value) is not int or not low <= value <= high:
-        raise _bad_move(f"{key} must be an integer from {low} to {high}")
+        raise _bad_move(INTEGER(key=key, low=low, high=high))
     return value
 
 
 def _check_keys(data: JSON, keys: set[str]) -> None:
     if set(data) != keys | {"type"}:
-        raise _bad_move(f"a {data['type']} move has exactly the keys {sorted(keys | {'type'})}")
+        raise _bad_move(KEYS(kind=data["type"], keys=sorted(keys | {"type"})))
 
 
 # -- building a move on the board ----------------------------------------------
@@ -1223,16 +1261,16 @@ def _prompt(steps: Sequence[str], choices: Sequence[Choice], move: Move | None) 
 def _space_refusal(towers: tuple[tuple[int, ...], ...], space: int) -> IllegalMove:
     """Why a pick may not build on `space`, which holds a tower."""
     if all(towers):
-        return IllegalMove("illegal_move", "your board has no empty tower space: you must score")
-    return IllegalMove("illegal_move", f"your tower space {space} is not empty")
+        return IllegalMove("illegal_move", MUST_SCORE())
+    return IllegalMove("illegal_move", NOT_EMPTY(space=space))
 
 
 def _circle_refusal(state: State, move: Pick) -> IllegalMove:
     """Why `move`'s artist may not go to its circle, which holds an artist."""
     if state.artists[move.artist - 1] == move.circle:
-        return IllegalMove("illegal_move", f"A{move.artist} is already on circle {move.circle}")
+        return IllegalMove("illegal_move", ALREADY_THERE(artist=move.artist, circle=move.circle))
     holder = state.artists.index(move.circle) + 1
-    return IllegalMove("illegal_move", f"circle {move.circle} holds A{holder}")
+    return IllegalMove("illegal_move", HELD(circle=move.circle, holder=holder))
 
 
 def _first_refusal(move: Pick, found: int) -> IllegalMove:
@@ -1240,11 +1278,7 @@ def _first_refusal(move: Pick, found: int) -> IllegalMove:
     (`found`: the stacks it would collect from)."""
     DIRECTIONS.index(move.first)  # a direction that is none of N, E, S, W is no move at all
     choices = ", ".join(DIRECTIONS[d] for d in _DIRECTIONS_OF[move.circle - 1][found])
-    return IllegalMove(
-        "illegal_move",
-        f"the stack {move.first} of circle {move.circle} has no collectable stone; "
-        f"the first stone is one of {choices}",
-    )
+    return IllegalMove("illegal_move", FIRST(first=move.first, circle=move.circle, choices=choices))
 
 
 # -- the game -----------------------------------------------------------------
@@ -1287,7 +1321,7 @@ class _MandalaStonesRules(Game[State, Move]):
             "required": ["spaces"],
         },
     }
-    notation_help: ClassVar[str] = (
+    notation_help: ClassVar[str] = N_(
         "Pick: `pick A2 to 5 first N on 3` moves artist A2 to circle 5, takes every "
         "collectable stone around it clockwise starting with the one north (N/E/S/W) of "
         "the circle, and builds the tower on your space 3. Score a colour on top of at "
@@ -1410,9 +1444,9 @@ class _MandalaStonesRules(Game[State, Move]):
 
     def _resign(self, state: State, seat: int) -> State:
         if not 0 <= seat < len(state.scores):
-            raise IllegalMove("illegal_move", f"there is no seat {seat} in this game")
+            raise IllegalMove("illegal_move", NO_SEAT(seat=seat))
         if seat in state.resigned:
-            raise IllegalMove("illegal_move", "you have already left this game")
+            raise IllegalMove("illegal_move", ALREADY_LEFT())
         resigned = tuple(sorted((*state.resigned, seat)))
         after = _replace(state, resigned=resigned)
         if seat == state.current or len(state.scores) - len(resigned) <= 1:
@@ -1440,11 +1474,9 @@ class _MandalaStonesRules(Game[State, Move]):
             raise _circle_refusal(state, move)
         found = _reach(state)[0][artist - 1] & _AROUND[circle - 1]
         if not found:
-            shows = "star" if _ARTIST_PATTERN[artist - 1] == 0 else "circle"
+            shows = PATTERN_NAMES[0] if _ARTIST_PATTERN[artist - 1] == 0 else PATTERN_NAMES[1]
             raise IllegalMove(
-                "illegal_move",
-                f"A{artist} would collect no stone on circle {circle}: it takes only "
-                f"tops showing the {shows} from stacks that touch no circle holding another artist",
+                "illegal_move", NOTHING_TO_COLLECT(artist=artist, circle=circle, shows=shows)
             )
         taken = _TAKING[circle - 1][found].get(move.first)
         if taken is None:
@@ -1456,22 +1488,18 @@ class _MandalaStonesRules(Game[State, Move]):
         colour = COLOURS.index(move.colour)
         if colour not in _board_summary(towers)[2]:
             on_top = sum(1 for tower in towers if tower and tower[-1] >> 1 == colour)
-            raise IllegalMove(
-                "illegal_move",
-                f"{move.colour} is on top of {on_top} of your towers; scoring a colour needs "
-                "at least 2",
-            )
+            raise IllegalMove("illegal_move", TOO_FEW(colour=move.colour, count=on_top))
         return _scored(state, seat, *_colour_scoring(towers, colour))
 
     def _score_tops(self, state: State, seat: int, move: ScoreTops) -> State:
         towers = state.boards[seat]
         if not move.spaces:
-            raise IllegalMove("illegal_move", "list at least one tower")
+            raise IllegalMove("illegal_move", NO_TOWER())
         if len(set(move.spaces)) < len(move.spaces):
-            raise IllegalMove("illegal_move", "each tower may be listed once")
+            raise IllegalMove("illegal_move", TWICE())
         for space in move.spaces:
             if not towers[space - 1]:
-                raise IllegalMove("illegal_move", f"your tower space {space} is empty")
+                raise IllegalMove("illegal_move", EMPTY_SPACE(space=space))
         return _scored(state, seat, move.spaces, len(move.spaces))
 
     def build(self, state: State, seat: int, steps: Sequence[str]) -> Building[Move]:
@@ -1587,7 +1615,7 @@ class _MandalaStonesRules(Game[State, Move]):
         if line.startswith("pick"):
             found = _PICK.fullmatch(line)
             if not found:
-                raise IllegalMove("bad_notation", _PICK_HELP)
+                raise IllegalMove("bad_notation", _PICK_HELP())
             artist, circle, first, space = found.groups()
             first = _DIRECTION_NAMES.get(first, first.upper())
             return Pick(int(artist), int(circle), first, int(space))
@@ -1600,11 +1628,8 @@ class _MandalaStonesRules(Game[State, Move]):
             tops = _SCORE_TOPS.fullmatch(line)
             if tops:
                 return ScoreTops(tuple(int(digit) for digit in re.findall(r"[1-5]", tops.group(1))))
-            raise IllegalMove("bad_notation", _SCORE_HELP)
-        raise IllegalMove(
-            "bad_notation",
-            f"expected a pick, a score or `resign`; {_PICK_HELP}; {_SCORE_HELP}",
-        )
+            raise IllegalMove("bad_notation", _SCORE_HELP())
+        raise IllegalMove("bad_notation", EXPECTED(pick=_PICK_HELP(), score=_SCORE_HELP()))
 
     def notate(self, move: Move) -> str:
         if isinstance(move, Pick):
@@ -1632,7 +1657,7 @@ class _MandalaStonesRules(Game[State, Move]):
 
     def move_from_json(self, data: Any) -> Move:
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            raise _bad_move("a move is an object with a string `type`")
+            raise _bad_move(NOT_AN_OBJECT())
         kind = data["type"]
         if kind == "resign":
             _check_keys(data, set())
@@ -1641,9 +1666,9 @@ class _MandalaStonesRules(Game[State, Move]):
             _check_keys(data, {"artist", "circle", "first", "space"})
             artist = data["artist"]
             if artist not in ("A1", "A2", "A3", "A4"):
-                raise _bad_move("artist must be one of A1, A2, A3, A4")
+                raise _bad_move(ARTIST_IS())
             if data["first"] not in ("N", "E", "S", "W"):
-                raise _bad_move("first must be one of N, E, S, W")
+                raise _bad_move(FIRST_IS())
             circle = _exact_int(data, "circle", 1, 9)
             space = _exact_int(data, "space", 1, SPACES)
             return Pick(int(artist[1]), circle, data["first"], space)
@@ -1651,7 +1676,7 @@ class _MandalaStonesRules(Game[State, Move]):
             _check_keys(data, {"colour"})
             colour = data["colour"]
             if colour not in (*COLOURS, _OLD_RED):
-                raise _bad_move("colour must be one of Y, B, R, V")
+                raise _bad_move(COLOUR_IS())
             return ScoreColour(_colour_letter(colour))
         if kind == "score_tops":
             _check_keys(data, {"spaces"})
@@ -1659,9 +1684,9 @@ class _MandalaStonesRules(Game[State, Move]):
             if not isinstance(spaces, list) or not all(
                 type(space) is int and 1 <= space <= SPACES for space in spaces
             ):
-                raise _bad_move("spaces must be a list of tower spaces 1-5")
+                raise _bad_move(SPACES_ARE())
             return ScoreTops(tuple(spaces))
-        raise _bad_move("type must be pick, score, score_tops or resign")
+        raise _bad_move(TYPE_IS())
 
     def state_to_json(self, state: State) -> JSON:
         setup = state.setup

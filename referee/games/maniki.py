@@ -89,6 +89,8 @@ from referee.engine import (
     not_your_turn,
     rank,
 )
+from referee.games.reasons import reason
+from referee.i18n import N_, _
 from referee.rng import Rng
 
 ORDERS = ("KI", "LO", "NI", "MA", "SO")
@@ -104,11 +106,11 @@ _NAMES = {"maniki": _MANIKI, "crazy_circus": _CRAZY_CIRCUS}
 
 # What each order does, in the words the board's buttons say.
 EFFECTS = {
-    "KI": "blue's top animal jumps onto red",
-    "LO": "red's top animal jumps onto blue",
-    "NI": "the two top animals swap",
-    "MA": "red's bottom animal climbs to the top",
-    "SO": "blue's bottom animal climbs to the top",
+    "KI": N_("blue's top animal jumps onto red"),
+    "LO": N_("red's top animal jumps onto blue"),
+    "NI": N_("the two top animals swap"),
+    "MA": N_("red's bottom animal climbs to the top"),
+    "SO": N_("blue's bottom animal climbs to the top"),
 }
 
 
@@ -307,10 +309,29 @@ class ManikiOptions(marshmallow.Schema):
 
 _WORD_SEPARATORS = re.compile(r"[\s,\-\u2010-\u2015]+")
 
-_EXPECTED = (
-    "expected a sequence of orders (KI, LO, NI, MA, SO) separated by spaces or dashes, "
-    "e.g. 'MA NI KI', or 'pass'"
+_EXPECTED = reason(
+    N_(
+        "expected a sequence of orders (KI, LO, NI, MA, SO) separated by spaces or dashes, "
+        "e.g. 'MA NI KI', or 'pass'"
+    )
 )
+ANSWERED = reason(N_("you have already answered this card"))
+NOT_A_SEQUENCE = reason(N_("a move is a sequence of orders, pass or resign"))
+SEQUENCE_IS = reason(N_("a sequence is 1 to {most} of the orders KI LO NI MA SO"))
+NO_SWAP = reason(
+    N_("the swap order (NI; SO with the crazy_circus names) does not exist in expert mode")
+)
+EMPTY = reason(N_("the move is empty: {expected}"))
+NOT_AN_ORDER = reason(N_("{word} is not an order: {expected}"))
+TOO_LONG = reason(N_("a sequence has at most {most} orders, this one has {count}"))
+EXPECTED_JSON = reason(
+    N_(
+        "a move is {{'type': 'sequence', 'orders': ['MA', 'NI', 'KI']}}, "
+        "{{'type': 'pass'}} or {{'type': 'resign'}}"
+    )
+)
+ORDERS_ARE = reason(N_("'orders' is a list of the orders {orders} (upper case)"))
+SEQUENCE_LENGTH = reason(N_("a sequence has 1 to {most} orders, this one has {count}"))
 
 
 def _bad_move(reason: str) -> IllegalMove:
@@ -339,7 +360,7 @@ class Maniki(Game[State, Move]):
         },
         "pass": {"properties": {}, "required": []},
     }
-    notation_help = (
+    notation_help = N_(
         "Write the orders separated by spaces or dashes, e.g. 'MA NI KI', at most 32: "
         "KI blue's top animal jumps onto red, LO red's top jumps onto blue, NI the two "
         "tops swap, MA red's bottom climbs to its top, SO blue's bottom climbs to its top "
@@ -396,7 +417,7 @@ class Maniki(Game[State, Move]):
         possible = _POSSIBLE[state.expert]
         card = state.position
         orders = []
-        for _ in range(1 + rng.below(6)):
+        for _order in range(1 + rng.below(6)):
             order = rng.choice(possible[card])
             orders.append(order)
             card = _STEP[order][card]
@@ -409,24 +430,19 @@ class Maniki(Game[State, Move]):
 
     def _out_of_turn_refusal(self, state: State, seat: int) -> IllegalMove:
         if seat not in state.resigned and any(answer.seat == seat for answer in state.answers):
-            return IllegalMove("not_your_turn", "you have already answered this card")
+            return IllegalMove("not_your_turn", ANSWERED())
         return not_your_turn()
 
     def _play_in_turn(self, state: State, seat: int, move: Move) -> State:
         if isinstance(move, Pass):
             return _settle(state, (*state.answers, Answer(seat, None)), state.resigned)
         if not isinstance(move, Call):
-            raise IllegalMove("illegal_move", "a move is a sequence of orders, pass or resign")
+            raise IllegalMove("illegal_move", NOT_A_SEQUENCE())
         orders = move.orders
         if not 1 <= len(orders) <= MAX_ORDERS or any(order not in ORDERS for order in orders):
-            raise IllegalMove(
-                "illegal_move", f"a sequence is 1 to {MAX_ORDERS} of the orders KI LO NI MA SO"
-            )
+            raise IllegalMove("illegal_move", SEQUENCE_IS(most=MAX_ORDERS))
         if state.expert and "NI" in orders:
-            raise IllegalMove(
-                "illegal_move",
-                "the swap order (NI; SO with the crazy_circus names) does not exist in expert mode",
-            )
+            raise IllegalMove("illegal_move", NO_SWAP())
         if not state.sealed and _reach(state.position, orders) == state.deck[0]:
             return _win(state, seat, orders, state.resigned)
         return _settle(state, (*state.answers, Answer(seat, orders)), state.resigned)
@@ -561,7 +577,7 @@ class Maniki(Game[State, Move]):
         if depth >= MAX_ORDERS:
             return ()
         orders = tuple(
-            Choice(order, f"{shown_name(order, state.names)}: {EFFECTS[order]}")
+            Choice(order, f"{shown_name(order, state.names)}: {_(EFFECTS[order])}")
             for order in _POSSIBLE[state.expert][card]
         )
         first = (Choice(PASS_NOTATION, "Pass: give up on this card"),) if depth == 0 else ()
@@ -578,7 +594,7 @@ class Maniki(Game[State, Move]):
     def parse(self, text: str, options: JSON | None = None) -> Move:
         words = [word for word in _WORD_SEPARATORS.split(text.strip().upper()) if word]
         if not words:
-            raise IllegalMove("bad_notation", f"the move is empty: {_EXPECTED}")
+            raise IllegalMove("bad_notation", EMPTY(expected=_EXPECTED()))
         if words == [PASS_NOTATION.upper()]:
             return Pass()
         if words == [RESIGN_NOTATION.upper()]:
@@ -589,13 +605,12 @@ class Maniki(Game[State, Move]):
             # Orders run together ("MANIKI") are read two letters at a time.
             pieces = [word[i : i + 2] for i in range(0, len(word), 2)]
             if any(piece not in names for piece in pieces):
-                raise IllegalMove("bad_notation", f"{word!r} is not an order: {_EXPECTED}")
+                raise IllegalMove(
+                    "bad_notation", NOT_AN_ORDER(word=repr(word), expected=_EXPECTED())
+                )
             orders.extend(names[piece] for piece in pieces)
         if len(orders) > MAX_ORDERS:
-            raise IllegalMove(
-                "bad_notation",
-                f"a sequence has at most {MAX_ORDERS} orders, this one has {len(orders)}",
-            )
+            raise IllegalMove("bad_notation", TOO_LONG(most=MAX_ORDERS, count=len(orders)))
         return Call(tuple(orders))
 
     def notate(self, move: Move) -> str:
@@ -613,10 +628,7 @@ class Maniki(Game[State, Move]):
         return {"type": "resign"}
 
     def move_from_json(self, data: Any) -> Move:
-        expected = (
-            "a move is {'type': 'sequence', 'orders': ['MA', 'NI', 'KI']}, "
-            "{'type': 'pass'} or {'type': 'resign'}"
-        )
+        expected = EXPECTED_JSON()
         if not isinstance(data, dict):
             raise _bad_move(expected)
         kind = data.get("type")
@@ -626,9 +638,9 @@ class Maniki(Game[State, Move]):
             raise _bad_move(expected)
         orders = data["orders"]
         if not isinstance(orders, list) or not all(order in ORDERS for order in orders):
-            raise _bad_move(f"'orders' is a list of the orders {', '.join(ORDERS)} (upper case)")
+            raise _bad_move(ORDERS_ARE(orders=", ".join(ORDERS)))
         if not 1 <= len(orders) <= MAX_ORDERS:
-            raise _bad_move(f"a sequence has 1 to {MAX_ORDERS} orders, this one has {len(orders)}")
+            raise _bad_move(SEQUENCE_LENGTH(most=MAX_ORDERS, count=len(orders)))
         return Call(tuple(orders))
 
     def state_to_json(self, state: State) -> JSON:

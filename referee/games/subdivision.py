@@ -53,10 +53,14 @@ from referee.engine import (
     rank,
     walk,
 )
+from referee.games.reasons import ALREADY_LEFT, NO_SEAT, reason, words
+from referee.i18n import N_
 from referee.rng import Rng
 
 SMALL, MEDIUM, LARGE = 1, 2, 3
-SIZE_NAMES = {SMALL: "small", MEDIUM: "medium", LARGE: "large"}
+SIZE_NAMES = dict(
+    zip((SMALL, MEDIUM, LARGE), words(N_("small"), N_("medium"), N_("large")), strict=True)
+)
 OVER = -1
 
 # (players, three_house) -> (board side, parks, pyramids of each size)
@@ -508,9 +512,9 @@ def _cell_index(state: State, cell: str) -> int:
     board = _BOARDS[state.side]
     index = board.index.get(cell)
     if index is None:
-        raise IllegalMove("illegal_move", f"{cell} is not on the board (a1 to {board.names[-1]})")
+        raise IllegalMove("illegal_move", OFF_BOARD(cell=cell, last=board.names[-1]))
     if state.parks >> index & 1:
-        raise IllegalMove("illegal_move", f"{cell} is a park")
+        raise IllegalMove("illegal_move", PARK(cell=cell))
     return index
 
 
@@ -718,9 +722,38 @@ _STANDARD_STARTS = {
     for private_parks in (False, True)
 }
 
-_EXPECTED = (
-    "expected a size and a cell such as 3c4 (large), 2d4 (medium) or 1b2 (small), "
-    "a bare cell such as c3 while parks are being placed, or resign"
+_EXPECTED = reason(
+    N_(
+        "expected a size and a cell such as 3c4 (large), 2d4 (medium) or 1b2 (small), "
+        "a bare cell such as c3 while parks are being placed, or resign"
+    )
+)
+OFF_BOARD = reason(N_("{cell} is not on the board (a1 to {last})"))
+PARK = reason(N_("{cell} is a park"))
+NOT_A_MOVE = reason(N_("{move} is not a Subdivision move"))
+PARKS_FIRST = reason(N_("the parks are placed first ({left} to go): name a bare cell such as c3"))
+SIZE_IS = reason(N_("a pyramid's size is 1, 2 or 3"))
+BUILT_ON = reason(N_("{cell} is already built on"))
+NONE_LEFT = reason(N_("you have no {size} pyramid left"))
+LARGE_NEAR_LARGE = reason(
+    N_("a large may not be placed near another large of your colour ({cell})")
+)
+SMALL_ALONE = reason(
+    N_("a small must be placed near a small or large of another colour ({cell} is not)")
+)
+PARKS_PLACED = reason(N_("the parks are all placed: place a pyramid, size then cell, such as 2c3"))
+NO_PASS = reason(
+    N_(
+        "there is no pass in Subdivision: a player who cannot place is skipped "
+        "by the referee; {expected}"
+    )
+)
+NOT_AN_OBJECT = reason(N_("a move is a JSON object with a type"))
+EXPECTED_JSON = reason(
+    N_(
+        'expected {{"type": "place", "size": 1|2|3, "cell": "c4"}}, '
+        '{{"type": "park", "cell": "c3"}} or {{"type": "resign"}}'
+    )
 )
 
 
@@ -756,7 +789,7 @@ class _SubdivisionRules(Game[State, Move]):
             "required": ["cell"],
         },
     }
-    notation_help: ClassVar[str] = (
+    notation_help: ClassVar[str] = N_(
         "Place a pyramid by its size and a cell: 3c4 (large), 2d4 (medium), 1b2 "
         "(small); L C4, large c4, m d4 and s b2 work too. Files run a, b, c... from "
         "the left, ranks 1, 2, 3... from the bottom. While players place the parks, "
@@ -867,43 +900,29 @@ class _SubdivisionRules(Game[State, Move]):
             return self._place(state, seat, move)
         if type(move) is Park:
             return self._park(state, seat, move)
-        raise IllegalMove("bad_move", f"{move!r} is not a Subdivision move")
+        raise IllegalMove("bad_move", NOT_A_MOVE(move=repr(move)))
 
     def _place(self, state: State, seat: int, move: Place) -> State:
         size = move.size
         if state.parks_left:
-            raise IllegalMove(
-                "illegal_move",
-                f"the parks are placed first ({state.parks_left} to go): "
-                "name a bare cell such as c3",
-            )
+            raise IllegalMove("illegal_move", PARKS_FIRST(left=state.parks_left))
         if size not in SIZE_NAMES:
-            raise IllegalMove("bad_move", "a pyramid's size is 1, 2 or 3")
+            raise IllegalMove("bad_move", SIZE_IS())
         index = _cell_index(state, move.cell)
         bit = 1 << index
         if not state.free & bit:  # not a park (`_cell_index` said so): built on
-            raise IllegalMove("illegal_move", f"{move.cell} is already built on")
+            raise IllegalMove("illegal_move", BUILT_ON(cell=move.cell))
         if not _count(state.stash, seat * 3 + size - 1):
-            raise IllegalMove("illegal_move", f"you have no {SIZE_NAMES[size]} pyramid left")
+            raise IllegalMove("illegal_move", NONE_LEFT(size=SIZE_NAMES[size]))
         if size == LARGE and _lane(state.near_own_large, seat) & bit:
-            raise IllegalMove(
-                "illegal_move",
-                f"a large may not be placed near another large of your colour ({move.cell})",
-            )
+            raise IllegalMove("illegal_move", LARGE_NEAR_LARGE(cell=move.cell))
         if size == SMALL and not _lane(state.near_other, seat) & bit:
-            raise IllegalMove(
-                "illegal_move",
-                f"a small must be placed near a small or large of another colour "
-                f"({move.cell} is not)",
-            )
+            raise IllegalMove("illegal_move", SMALL_ALONE(cell=move.cell))
         return _placed(state, seat, size, index)
 
     def _park(self, state: State, seat: int, move: Park) -> State:
         if not state.parks_left:
-            raise IllegalMove(
-                "illegal_move",
-                "the parks are all placed: place a pyramid, size then cell, such as 2c3",
-            )
+            raise IllegalMove("illegal_move", PARKS_PLACED())
         bit = 1 << _cell_index(state, move.cell)
         parks = state.parks | bit
         free = state.free & ~bit
@@ -928,9 +947,9 @@ class _SubdivisionRules(Game[State, Move]):
 
     def _resign(self, state: State, seat: int) -> State:
         if not 0 <= seat < state.players:
-            raise IllegalMove("illegal_move", f"there is no seat {seat} in this game")
+            raise IllegalMove("illegal_move", NO_SEAT(seat=seat))
         if state.resigned >> seat & 1:
-            raise IllegalMove("illegal_move", "you have already left this game")
+            raise IllegalMove("illegal_move", ALREADY_LEFT())
         resigned = state.resigned | 1 << seat
         to_move, legal = state.to_move, state.legal
         if (~resigned & ((1 << state.players) - 1)).bit_count() == 1:
@@ -1038,18 +1057,14 @@ class _SubdivisionRules(Game[State, Move]):
         if words == "resign":
             return Resign()
         if words == "pass":
-            raise IllegalMove(
-                "bad_notation",
-                "there is no pass in Subdivision: a player who cannot place is skipped "
-                f"by the referee; {_EXPECTED}",
-            )
+            raise IllegalMove("bad_notation", NO_PASS(expected=_EXPECTED()))
         placed = _PLACE.fullmatch(words)
         if placed:
             return Place(_SIZES[placed[1]], f"{placed[2]}{int(placed[3])}")
         cell = _cell_of(words)
         if cell is not None:
             return Park(cell)
-        raise IllegalMove("bad_notation", _EXPECTED)
+        raise IllegalMove("bad_notation", _EXPECTED())
 
     def notate(self, move: Move) -> str:
         if isinstance(move, Place):
@@ -1067,30 +1082,22 @@ class _SubdivisionRules(Game[State, Move]):
 
     def move_from_json(self, data: Any) -> Move:
         if not isinstance(data, dict):
-            raise IllegalMove("bad_move", "a move is a JSON object with a type")
+            raise IllegalMove("bad_move", NOT_AN_OBJECT())
         kind = data.get("type")
         keys = set(data)
         if kind == "resign" and keys == {"type"}:
             return Resign()
         cell = data.get("cell")
         if not isinstance(cell, str) or not _CANONICAL_CELL.fullmatch(cell):
-            raise IllegalMove(
-                "bad_move",
-                'expected {"type": "place", "size": 1|2|3, "cell": "c4"}, '
-                '{"type": "park", "cell": "c3"} or {"type": "resign"}',
-            )
+            raise IllegalMove("bad_move", EXPECTED_JSON())
         if kind == "park" and keys == {"type", "cell"}:
             return Park(cell)
         size = data.get("size")
         if kind == "place" and keys == {"type", "size", "cell"}:
             if type(size) is int and size in SIZE_NAMES:
                 return Place(size, cell)
-            raise IllegalMove("bad_move", "a pyramid's size is 1, 2 or 3")
-        raise IllegalMove(
-            "bad_move",
-            'expected {"type": "place", "size": 1|2|3, "cell": "c4"}, '
-            '{"type": "park", "cell": "c3"} or {"type": "resign"}',
-        )
+            raise IllegalMove("bad_move", SIZE_IS())
+        raise IllegalMove("bad_move", EXPECTED_JSON())
 
     def state_to_json(self, state: State) -> JSON:
         board = _BOARDS[state.side]

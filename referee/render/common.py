@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from referee.i18n import _
 from referee.names import bot_of
 from referee.names import shown as names_shown
 
@@ -27,7 +28,7 @@ def seat_name(names: Sequence[str] | None, seat: int) -> str:
     """
     name = names_shown(names[seat]) if names is not None and seat < len(names) else ""
     if not name:
-        return f"Player {seat + 1}"
+        return _("Player {number}").format(number=seat + 1)
     return name if name.isascii() else f"{FSI}{name}{PDI}"
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from referee.engine import JSON, Building, Choice
 from referee.games.ice_palace import COLOUR_WORDS
+from referee.i18n import _, ngettext
 from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     INK,
@@ -156,20 +157,26 @@ def _grid(view: JSON, before: JSON | None, place: str, top: float) -> _Grid:
 def _status(view: JSON, names: Sequence[str] | None) -> str:
     # `turn` (the seat to act, None once over) is an extra of the game's view.
     if "turn" in view and view["turn"] is None:
-        return "Game over"
+        return _("Game over")
     if view["phase"] == "build" and view.get("builder") is not None:
         builder = seat_name(names, view["builder"])
-        return f"{builder} builds the palace: {view.get('build_max', 0)} to place"
+        return _("{name} builds the palace: {count} to place").format(
+            name=builder, count=view.get("build_max", 0)
+        )
     if view.get("last_placer") is None:
         leader: int = view["turn"] if "turn" in view else view["marker"]
-        return f"{seat_name(names, leader)} leads the round"
+        return _("{name} leads the round").format(name=seat_name(names, leader))
     passes = view["passes"]
-    status = f"{seat_name(names, view['last_placer'])} placed last"
+    status = _("{name} placed last").format(name=seat_name(names, view["last_placer"]))
     if passes:
-        status += f", {passes} pass{'es' if passes != 1 else ''} since"
+        status += ngettext(", {count} pass since", ", {count} passes since", passes).format(
+            count=passes
+        )
     if view.get("turn") is None:
         return status
-    return f"{seat_name(names, view['turn'])} to place or pass; {status}"
+    return _("{name} to place or pass; {status}").format(
+        name=seat_name(names, view["turn"]), status=status
+    )
 
 
 def _points(view: JSON) -> dict[str, int]:
@@ -203,12 +210,12 @@ def svg(
     palace = _grid(view, before, "palace", yard.bottom + heights.middle + 40)
     players_top = palace.bottom + 44
     height = players_top + len(view["colours"]) * (SEAT_H + 8) + 52
-    canvas = Canvas(WIDTH, height, f"Ice Palace: {_status(view, names)}")
-    canvas.text(PAD, 34, "Ice Palace", size=22, bold=True)
+    canvas = Canvas(WIDTH, height, _("Ice Palace: {status}").format(status=_status(view, names)))
+    canvas.text(PAD, 34, _("Ice Palace"), size=22, bold=True)
     for k, line in enumerate(lines):
         canvas.text(PAD, 60 + 20 * k, line, size=STATUS_SIZE, fill=INK if k == 0 else MUTED)
-    _board(canvas, "Yard", yard, _yard_note(view, yard), view["phase"] == "build")
-    _board(canvas, "Palace", palace, _palace_note(view), False)
+    _board(canvas, _("Yard"), yard, _yard_note(view, yard), view["phase"] == "build")
+    _board(canvas, _("Palace"), palace, _palace_note(view), False)
     _middle(canvas, view, building, yard.bottom + 12)
     _seats(canvas, view, [seat_name(names, seat) for seat in range(seats)], players_top)
     if building is not None:
@@ -274,20 +281,22 @@ def _kinds(pyramids: Iterable[str]) -> list[tuple[str, int]]:
 
 def _yard_note(view: JSON, grid: _Grid) -> str:
     count = sum(len(stack) for stack in view["yard"].values())
-    note = f"{count} pyramid{'s' if count != 1 else ''}"
+    note = ngettext("{count} pyramid", "{count} pyramids", count).format(count=count)
     if grid.gone:
-        note += ", faint: the last move took them"
+        note += _(", faint: the last move took them")
     if view["phase"] == "build" and any(p[1] in "kw" for s in view["yard"].values() for p in s):
-        note += ", black and white faint: they leave"
+        note += _(", black and white faint: they leave")
     return note
 
 
 def _palace_note(view: JSON) -> str:
     if view.get("build_max") is not None and view.get("plan"):
         more = view["build_max"] - len(view["plan"])
-        return f"plan: {len(view['plan'])} placed, {max(more, 0)} more to place"
+        return _("plan: {placed} placed, {more} more to place").format(
+            placed=len(view["plan"]), more=max(more, 0)
+        )
     count = sum(len(stack) for stack in view["palace"].values())
-    return f"{count} pyramid{'s' if count != 1 else ''}"
+    return ngettext("{count} pyramid", "{count} pyramids", count).format(count=count)
 
 
 def _heading(canvas: Canvas, baseline: float, label: str, note: str) -> None:
@@ -334,7 +343,7 @@ def _board(canvas: Canvas, label: str, grid: _Grid, note: str, faint: bool) -> N
 def _last_marks(canvas: Canvas, grid: _Grid) -> None:
     """What the last move changed: the stacks it grew, the stacks it took away."""
     for x, y in sorted(grid.grown):
-        left, top, side, _ = grid.box(f"{x},{y}", 1)
+        left, top, side, _height = grid.box(f"{x},{y}", 1)
         mark_box(
             canvas,
             left,
@@ -410,10 +419,11 @@ def _hand(
 ) -> float:
     hand: list[str] = view["hands"][seat]
     colour = view["colours"][seat]
-    _heading(canvas, top + 18, "Your hand", f"you are {COLOUR_WORDS[colour]}")
+    you_are = _("you are {colour}").format(colour=_(COLOUR_WORDS[colour]))
+    _heading(canvas, top + 18, _("Your hand"), you_are)
     row = top + 30
     if not hand:
-        canvas.text(PAD, row + SLOT / 2 + 5, "empty", size=15, fill=MUTED)
+        canvas.text(PAD, row + SLOT / 2 + 5, _("empty"), size=15, fill=MUTED)
     # While the palace is built the move takes the yard's pyramids, never the hand's,
     # though the hand may hold one alike: only the tray's copy is the target then.
     choosing = building if view["phase"] != "build" else None
@@ -421,7 +431,7 @@ def _hand(
     row += SLOT + 10
     passing = _choice(building, "pass")
     if passing is not None:
-        _button(canvas, passing, "Pass", row)
+        _button(canvas, passing, _("Pass"), row)
         row += BUTTON_H + 10
     return row + 6
 
@@ -429,16 +439,17 @@ def _hand(
 def _tray(canvas: Canvas, view: JSON, building: Building[Any] | None, top: float) -> None:
     kinds = _kinds(_to_build(view))
     left = view["build_max"] - len(view.get("plan", []))
-    _heading(canvas, top + 18, "To build", f"from the yard; {max(left, 0)} more to place")
+    more = _("from the yard; {count} more to place").format(count=max(left, 0))
+    _heading(canvas, top + 18, _("To build"), more)
     row = top + 30
     if not kinds:
-        canvas.text(PAD, row + SLOT / 2 + 5, "all placed", size=15, fill=MUTED)
+        canvas.text(PAD, row + SLOT / 2 + 5, _("all placed"), size=15, fill=MUTED)
     for start in range(0, max(len(kinds), 1), 6):
         _slots(canvas, kinds[start : start + 6], {"data-place": "to-build"}, building, row)
         row += SLOT + SLOT_GAP
     auto = _choice(building, "auto")
     if auto is not None:
-        _button(canvas, auto, "Let the referee build", row + 2)
+        _button(canvas, auto, _("Let the referee build"), row + 2)
 
 
 def _slots(
@@ -498,18 +509,18 @@ def _grid_targets(
     """The cells that may be chosen (drawn last, on top), and the plan's cells so far."""
     grid = palace if view["phase"] == "build" else yard
     for step in view.get("plan", []):
-        left, top, side, _ = palace.box(step.split("@")[1], 2)
+        left, top, side, _height = palace.box(step.split("@")[1], 2)
         chosen_box(canvas, left, top, side, side)
     for choice in building.choices:
         if "," not in choice.step:
             continue
-        left, top, side, _ = grid.box(choice.step, 3)
+        left, top, side, _height = grid.box(choice.step, 3)
         target_box(canvas, left, top, side, side, choice)
 
 
 def _seats(canvas: Canvas, view: JSON, names: list[str], top: float) -> None:
     totals = _points(view)
-    _heading(canvas, top - 12, "Players", "points")
+    _heading(canvas, top - 12, _("Players"), _("points"))
     for seat, colour in enumerate(view["colours"]):
         _seat(canvas, view, names[seat], seat, top + seat * (SEAT_H + 8), totals.get(colour, 0))
     bottom = top + len(view["colours"]) * (SEAT_H + 8) + 16
@@ -517,14 +528,16 @@ def _seats(canvas: Canvas, view: JSON, names: list[str], top: float) -> None:
     canvas.text(
         PAD,
         bottom,
-        f"Pool: {pool['S']} small, {pool['M']} medium, {pool['L']} large",
+        _("Pool: {small} small, {medium} medium, {large} large").format(
+            small=pool["S"], medium=pool["M"], large=pool["L"]
+        ),
         size=TEXT,
         fill=MUTED,
     )
     canvas.text(
         PAD,
         bottom + 20,
-        f"Out of the game: {view['out_of_game']}. Cells are x,y; y goes up.",
+        _("Out of the game: {count}. Cells are x,y; y goes up.").format(count=view["out_of_game"]),
         size=TEXT,
         fill=MUTED,
     )
@@ -547,17 +560,17 @@ def _seat(canvas: Canvas, view: JSON, name: str, seat: int, y: float, points: in
     # The name has the top line up to the points.
     room = WIDTH - PAD - 12 - text_width(str(points), 22, True) - 8 - (PAD + 48)
     canvas.text(PAD + 48, y + 22, name_label(name, 15, room), size=15, bold=True)
-    tags = [COLOUR_WORDS[colour]]
+    tags = [_(COLOUR_WORDS[colour])]
     if seat == view["marker"]:
-        tags.append("holds the marker")
+        tags.append(_("holds the marker"))
     if seat == view.get("last_placer"):
-        tags.append("placed last")
+        tags.append(_("placed last"))
     if seat in view.get("resigned", []):
-        tags.append("resigned")
+        tags.append(_("resigned"))
     canvas.text(PAD + 48, y + 40, ", ".join(tags), size=TEXT, fill=MUTED)
     hand = view["hands"][seat]
     if isinstance(hand, list):
-        canvas.text(PAD + 48, y + 57, "Hand: shown above", size=TEXT, fill=MUTED)
+        canvas.text(PAD + 48, y + 57, _("Hand: shown above"), size=TEXT, fill=MUTED)
     else:
         canvas.open({"class": "hidden-hand", "data-seat": seat})
         canvas.text(PAD + 48, y + 57, _hidden_hand(hand), size=TEXT)
@@ -566,13 +579,15 @@ def _seat(canvas: Canvas, view: JSON, name: str, seat: int, y: float, points: in
 
 
 def _hidden_hand(hand: dict[str, int]) -> str:
-    return f"Hand: {hand['S']} small, {hand['M']} medium, {hand['L']} large"
+    return _("Hand: {small} small, {medium} medium, {large} large").format(
+        small=hand["S"], medium=hand["M"], large=hand["L"]
+    )
 
 
 def _grid_text(grid: dict[str, list[str]]) -> list[str]:
     cells = _cells(grid)
     if not cells:
-        return ["  empty"]
+        return ["  " + _("empty")]
     x0, x1, y0, y1 = _bounds(cells)
     width = 7
     if 6 + (x1 - x0 + 1) * width > 72:
@@ -595,13 +610,13 @@ def _grid_text(grid: dict[str, list[str]]) -> list[str]:
 
 
 def text(view: JSON, names: Sequence[str] | None) -> str:
-    lines = [f"Ice Palace: {_status(view, names)}", ""]
-    lines.append("A pyramid is size (S/M/L) + colour; stacks read bottom to top.")
+    lines = [_("Ice Palace: {status}").format(status=_status(view, names)), ""]
+    lines.append(_("A pyramid is size (S/M/L) + colour; stacks read bottom to top."))
     lines.append("")
-    lines.append("Yard:")
+    lines.append(_("Yard:"))
     lines.extend(_grid_text(view["yard"]))
     lines.append("")
-    lines.append("Palace:")
+    lines.append(_("Palace:"))
     lines.extend(_grid_text(view["palace"]))
     lines.append("")
     totals = _points(view)
@@ -611,13 +626,28 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
         held = (
             " ".join(hand)
             if isinstance(hand, list)
-            else f"S{hand['S']} M{hand['M']} L{hand['L']} (hidden)"
+            else _("S{small} M{medium} L{large} (hidden)").format(
+                small=hand["S"], medium=hand["M"], large=hand["L"]
+            )
         )
         marker = "*" if seat == view["marker"] else " "
         points = totals.get(colour, 0)
-        lines.append(f"{marker}{seat + 1} {who} {colour} {points:>3} pts  hand: {held}")
-    lines.append("* holds the marker")
+        lines.append(
+            _("{marker}{seat} {who} {colour} {points} pts  hand: {held}").format(
+                marker=marker,
+                seat=seat + 1,
+                who=who,
+                colour=colour,
+                points=f"{points:>3}",
+                held=held,
+            )
+        )
+    lines.append(_("* holds the marker"))
     pool = view["pool"]
-    lines.append(f"Pool: S {pool['S']}, M {pool['M']}, L {pool['L']}.")
-    lines.append(f"Out of the game: {view['out_of_game']}.")
+    lines.append(
+        _("Pool: S {small}, M {medium}, L {large}.").format(
+            small=pool["S"], medium=pool["M"], large=pool["L"]
+        )
+    )
+    lines.append(_("Out of the game: {count}.").format(count=view["out_of_game"]))
     return board_text(lines)

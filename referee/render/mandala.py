@@ -19,6 +19,7 @@ from typing import Any
 
 from referee.engine import JSON, Building
 from referee.games.mandala import COLOURS, PATH_LENGTH
+from referee.i18n import _
 from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     LINE,
@@ -96,7 +97,9 @@ def _centre(index: int) -> tuple[float, float]:
 
 def _status(view: JSON, names: Sequence[str] | None) -> str:
     to_move = view.get("to_move")
-    return "Game over" if to_move is None else f"{person_name(names, to_move)} to move"
+    if to_move is None:
+        return _("Game over")
+    return _("{name} to move").format(name=person_name(names, to_move))
 
 
 def _kind_grid(
@@ -221,7 +224,11 @@ def _path(canvas: Canvas, view: JSON, before: JSON | None) -> None:
         )
     if waiting:
         canvas.text(
-            first_x + len(waiting) * 28 - 8, TOP - 13, "at the start", size=SMALL_TEXT, fill=MUTED
+            first_x + len(waiting) * 28 - 8,
+            TOP - 13,
+            _("at the start"),
+            size=SMALL_TEXT,
+            fill=MUTED,
         )
 
 
@@ -230,7 +237,7 @@ def _eye(canvas: Canvas, view: JSON, scored: set[str], before: JSON | None) -> N
     canvas.rect(
         x, y, 5 * PITCH - 6, 3 * PITCH - 6, fill=EYE_FILL, stroke=EYE_EDGE, stroke_width=1.5, rx=12
     )
-    canvas.text(x + 8, y + 16, "Eye", size=SMALL_TEXT, bold=True, fill=EYE_INK)
+    canvas.text(x + 8, y + 16, _("Eye"), size=SMALL_TEXT, bold=True, fill=EYE_INK)
     _kind_grid(
         canvas,
         (x + 2, y + 22),
@@ -252,7 +259,7 @@ def svg(
     # Fading tells scored sets from open ones: at the end none is open.
     scored = set(view["scored"]) if view.get("to_move") is not None else set()
     height = PANELS_TOP + (seats + 1) // 2 * (PANEL_HEIGHT + 8) + 22
-    canvas = Canvas(WIDTH, height, f"Mandala: {_status(view, names)}")
+    canvas = Canvas(WIDTH, height, _("Mandala: {status}").format(status=_status(view, names)))
     canvas.text(LEFT, 28, "Mandala", size=22, bold=True)
     canvas.text(LEFT, 52, _status(view, names), size=15, fill=MUTED)
     _path(canvas, view, before)
@@ -260,7 +267,7 @@ def svg(
     for seat in range(seats):
         _panel(canvas, view, names, seat, scored, before)
     if scored:
-        canvas.text(LEFT, height - 8, "Faded: sets already scored", size=SMALL_TEXT, fill=MUTED)
+        canvas.text(LEFT, height - 8, _("Faded: sets already scored"), size=SMALL_TEXT, fill=MUTED)
     if building is not None:
         _targets(canvas, building)
     return canvas.finish()
@@ -281,11 +288,11 @@ def _targets(canvas: Canvas, building: Building[Any]) -> None:
 
 def _whereabouts(view: JSON, seat: int) -> str:
     if seat in view.get("resigned", []):
-        return "resigned"
+        return _("resigned")
     if seat in view["at_end"]:
-        return "at the end"
+        return _("at the end")
     pawn = view["pawns"][seat]
-    return "at the start" if pawn < 0 else f"on {pawn}"
+    return _("at the start") if pawn < 0 else _("on {index}").format(index=pawn)
 
 
 def _panel(
@@ -315,7 +322,7 @@ def _panel(
     canvas.text(x + 33, y + 23, label, size=14, bold=True)
     canvas.text(x + 10, y + 45, _whereabouts(view, seat), size=SMALL_TEXT, fill=MUTED)
     right = x + PANEL_WIDTH - 10
-    canvas.text(right, y + 45, "points", size=SMALL_TEXT, anchor="end", fill=MUTED)
+    canvas.text(right, y + 45, _("points"), size=SMALL_TEXT, anchor="end", fill=MUTED)
     canvas.text(right - 44, y + 46, str(view["scores"][seat]), size=18, anchor="end", bold=True)
     _kind_grid(
         canvas,
@@ -329,20 +336,24 @@ def _panel(
 
 
 def text(view: JSON, names: Sequence[str] | None) -> str:
-    lines = [f"Mandala: {_status(view, names)}", ""]
-    lines.append("Path: a kind is size (S/M/L) + colour (r y g b k=black);")
-    lines.append(".. = taken, @n = pawn of seat n. Index = row + column.")
+    lines = [_("Mandala: {status}").format(status=_status(view, names)), ""]
+    lines.append(_("Path: a kind is size (S/M/L) + colour (r y g b k=black);"))
+    lines.append(_(".. = taken, @n = pawn of seat n. Index = row + column."))
     lines.append("")
     lines.extend(_path_lines(view))
     lines.append("")
-    lines.extend(_counts_lines("Eye:", view["eye"]))
-    lines.append("Scored: " + (" ".join(view["scored"]) or "none yet"))
+    lines.extend(_counts_lines(_("Eye:"), view["eye"]))
+    lines.append(_("Scored: {kinds}").format(kinds=" ".join(view["scored"]) or _("none yet")))
     lines.append("")
     for seat, collection in enumerate(view["collections"]):
         who = column(seat_name(names, seat), 20)
         score = view["scores"][seat]
-        lines.append(f"{seat + 1} {who} score {score:>3}  {_whereabouts(view, seat)}")
-        lines.extend(_counts_lines("   holds", collection))
+        lines.append(
+            _("{seat} {who} score {score}  {where}").format(
+                seat=seat + 1, who=who, score=f"{score:>3}", where=_whereabouts(view, seat)
+            )
+        )
+        lines.extend(_counts_lines("   " + _("holds"), collection))
     return board_text(lines)
 
 
@@ -361,7 +372,7 @@ def _path_lines(view: JSON) -> list[str]:
         lines.append(f"{row:>3}   " + "  ".join(cells))
     waiting = [str(seat + 1) for seat, index in enumerate(view["pawns"]) if index < 0]
     if waiting:
-        lines.append("Before the path: " + " ".join(f"@{seat}" for seat in waiting))
+        lines.append(_("Before the path:") + " " + " ".join(f"@{seat}" for seat in waiting))
     return lines
 
 
@@ -374,7 +385,7 @@ def _counts_lines(label: str, counts: dict[str, int]) -> list[str]:
         if counts.get(size + colour)
     ]
     if not items:
-        return [f"{label} nothing"]
+        return [_("{label} nothing").format(label=label)]
     lines, line = [], label
     for item in items:
         if len(line) + 1 + len(item) > 70:

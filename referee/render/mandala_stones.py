@@ -22,12 +22,14 @@ from typing import Any
 
 from referee.engine import JSON, Building, Choice
 from referee.games.mandala_stones import CIRCLE_STACKS, DIRECTIONS, STACK_CELLS
+from referee.i18n import N_, _, ngettext
 from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     MUTED,
     TARGET,
     Canvas,
     chosen_box,
+    fit,
     mark_box,
     mark_round,
     name_label,
@@ -49,7 +51,8 @@ STONE_COLOURS = {"Y": "#e3b23c", "B": "#3f72af", "R": "#c4493a", "V": "#7a5c99"}
 COLOUR_WORDS = {"Y": "yellow", "B": "blue", "R": "red", "V": "violet"}
 PATTERN_INK = "#fff8e7"
 ARTIST_PATTERNS = {"A1": "*", "A2": "*", "A3": "o", "A4": "o"}
-SPACE_RULES = ("heights", "4·2·1·1", "1·3·4·1", "1·2·4·6", "1+colours")
+# Under each tower space, how it scores (the numbers read alike in every language).
+SPACE_RULES = (N_("heights"), "4·2·1·1", "1·3·4·1", "1·2·4·6", N_("1+colours"))
 
 # The picture is 420 wide: shown 358 px wide on a 390 px phone, its smallest
 # text (13) reads at 11 px there.
@@ -87,8 +90,8 @@ def _stack_xy(index: int) -> tuple[float, float]:
 def _status(view: JSON, names: Sequence[str] | None) -> str:
     to_move = view.get("to_move")
     if to_move is None:
-        return "Game over"
-    return f"{person_name(names, to_move)} to move"
+        return _("Game over")
+    return _("{name} to move").format(name=person_name(names, to_move))
 
 
 def _symbol(canvas: Canvas, cx: float, cy: float, r: float, pattern: str, colour: str) -> None:
@@ -176,11 +179,12 @@ def svg(
     band_y = BOARD_Y + BOARD + 12
     panels_y = band_y + (BAND_H if colours else 0)
     mandala_y = panels_y + seats * (PANEL_H + 10) + 4
-    canvas = Canvas(WIDTH, mandala_y + MANDALA_H, f"Mandala Stones: {_status(view, names)}")
+    title = _("Mandala Stones: {status}").format(status=_status(view, names))
+    canvas = Canvas(WIDTH, mandala_y + MANDALA_H, title)
     status = _status(view, names)
     if view["end_triggered"] and view.get("to_move") is not None:
-        status += ": the last round"
-    canvas.text(MARGIN, 30, "Mandala Stones", size=22, bold=True)
+        status = _("{status}: the last round").format(status=status)
+    canvas.text(MARGIN, 30, _("Mandala Stones"), size=22, bold=True)
     canvas.text(MARGIN, 54, status, size=15, fill=MUTED)
     _main_board(canvas, view, before)
     for seat in range(seats):
@@ -270,19 +274,22 @@ def _mandala(canvas: Canvas, view: JSON, before: JSON | None, top: float) -> Non
         else:
             canvas.circle(x, y, 9.5, fill="#fbf7ee", stroke="#d9caa9")
     left = MARGIN + 246
-    canvas.text(left, top + 40, "Mandala", size=17, bold=True)
-    canvas.text(left, top + 62, f"{len(placed)} of {spaces} filled", size=SMALL, fill=MUTED)
+    canvas.text(left, top + 40, _("Mandala"), size=17, bold=True)
+    filled = _("{placed} of {spaces} filled").format(placed=len(placed), spaces=spaces)
+    canvas.text(left, top + 62, filled, size=SMALL, fill=MUTED)
     if view.get("set_aside"):
-        canvas.text(left, top + 80, f"{view['set_aside']} set aside", size=SMALL, fill=MUTED)
+        aside = _("{count} set aside").format(count=view["set_aside"])
+        canvas.text(left, top + 80, aside, size=SMALL, fill=MUTED)
     for k, (artists, pattern, words) in enumerate(
-        (("A1", "*", "take stars"), ("A3", "o", "take circles"))
+        (("A1", "*", _("take stars")), ("A3", "o", _("take circles")))
     ):
         y = top + 118 + k * 44
         canvas.circle(left + 14, y, 14, fill="#3d3433")
         _symbol(canvas, left + 14, y, 7, pattern, PATTERN_INK)
         pair = "A1, A2" if artists == "A1" else "A3, A4"
         canvas.text(left + 36, y - 2, pair, size=SMALL, bold=True)
-        canvas.text(left + 36, y + 14, words, size=SMALL, fill=MUTED)
+        room = WIDTH - MARGIN - (left + 36)
+        canvas.text(left + 36, y + 14, fit(words, SMALL, room), size=SMALL, fill=MUTED)
 
 
 def _mandala_spiral(spaces: int, cx: float, cy: float) -> list[tuple[float, float]]:
@@ -313,8 +320,11 @@ def _objectives(canvas: Canvas, objectives: list[int] | int, right: float, y: fl
 
 def _objectives_text(objectives: list[int] | int) -> str:
     if isinstance(objectives, list):
-        return "objectives: " + (", ".join(str(card) for card in objectives) or "none")
-    return f"objectives: {objectives} hidden" if objectives else "objectives: none"
+        shown = ", ".join(str(card) for card in objectives)
+        return _("objectives: {cards}").format(cards=shown) if shown else _("objectives: none")
+    if not objectives:
+        return _("objectives: none")
+    return _("objectives: {count} hidden").format(count=objectives)
 
 
 def _space_box(seat_top: float, space: int) -> tuple[float, float]:
@@ -339,13 +349,13 @@ def _seat_board(
     room = PANEL_W - 92 - 28 * held - 8 - 18
     note = ""
     if seat in view.get("resigned", []):
-        note = " (out)"
+        note = " " + _("(out)")
     elif seat == view["first_player"]:
-        note = " (first)"
+        note = " " + _("(first)")
     label = name_label(seat_name(names, seat), 15, room - text_width(note, 15, True)) + note
     canvas.text(x + 18, y + 27, label, size=15, bold=True)
     score = view["scores"][seat]
-    points = f"{score} point" if score == 1 else f"{score} points"
+    points = ngettext("{count} point", "{count} points", score).format(count=score)
     canvas.text(x + PANEL_W - 12, y + 27, points, size=15, anchor="end", bold=True)
     _objectives(canvas, view["objectives"][seat], x + PANEL_W - 92, y + 6)
     for space, tower in enumerate(view["boards"][seat]):
@@ -359,7 +369,8 @@ def _seat_board(
             mark_box(canvas, left, top, SPACE_W, SPACE_H, "added", {**data, "data-space": space})
         canvas.text(left + 5, top + 15, str(space + 1), size=SMALL, fill=MUTED, bold=True)
         _column(canvas, cx, bottom - 5, TOWER_STONE, stones, data, _taken(stones, was))
-        canvas.text(cx, bottom + 17, SPACE_RULES[space], size=SMALL, anchor="middle", fill=MUTED)
+        rule = fit(_(SPACE_RULES[space]), SMALL, SPACE_W + SPACE_GAP)
+        canvas.text(cx, bottom + 17, rule, size=SMALL, anchor="middle", fill=MUTED)
 
 
 # -- building a move ----------------------------------------------------------
@@ -430,17 +441,19 @@ def _badge(canvas: Canvas, cx: float, cy: float, order: int) -> None:
 
 
 def text(view: JSON, names: Sequence[str] | None) -> str:
-    lines = [f"Mandala Stones: {_status(view, names)}"]
+    lines = [_("Mandala Stones: {status}").format(status=_status(view, names))]
     if view["end_triggered"] and view.get("to_move") is not None:
-        lines.append("The end is triggered: this round is the last.")
+        lines.append(_("The end is triggered: this round is the last."))
     lines.append("")
-    lines.append("Stacks: colours bottom to top, then the top's pattern (* star, o ring).")
-    lines.append("Circles: (n) empty, An artist. Y yellow, B blue, R red, V violet.")
+    lines.append(_("Stacks: colours bottom to top, then the top's pattern (* star, o ring)."))
+    lines.append(_("Circles: (n) empty, An artist. Y yellow, B blue, R red, V violet."))
     lines.append("")
     lines.extend("   " + "".join(f"{cell:^8}" for cell in row) for row in _lattice_cells(view))
     lines.append("")
     placed = view["mandala"]
-    header = f"Mandala ({len(placed)} of {view['mandala_spaces']}):"
+    header = _("Mandala ({placed} of {spaces}):").format(
+        placed=len(placed), spaces=view["mandala_spaces"]
+    )
     lines.extend(_wrapped(header, placed))
     lines.append("")
     for seat, towers in enumerate(view["boards"]):
@@ -471,15 +484,19 @@ def _seat_text(
     who = column(seat_name(names, seat), 18)
     notes = []
     if seat == view["first_player"]:
-        notes.append("first")
+        notes.append(_("first"))
     if seat in view.get("resigned", []):
-        notes.append("resigned")
+        notes.append(_("resigned"))
     if view.get("to_move") == seat:
-        notes.append("to move")
+        notes.append(_("to move"))
     cells = [f"{space + 1}:{''.join(tower) or '-'}" for space, tower in enumerate(towers)]
     return [
-        f"{seat + 1} {who} score {view['scores'][seat]:>3}  "
-        f"{_objectives_text(view['objectives'][seat])}"
+        _("{seat} {who} score {score}  {objectives}").format(
+            seat=seat + 1,
+            who=who,
+            score=f"{view['scores'][seat]:>3}",
+            objectives=_objectives_text(view["objectives"][seat]),
+        )
         + (f"  ({', '.join(notes)})" if notes else ""),
         "    " + "  ".join(cells),
     ]

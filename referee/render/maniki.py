@@ -22,6 +22,7 @@ from typing import Any
 
 from referee.engine import JSON, Building, Choice
 from referee.games.maniki import EFFECTS, ORDERS, PASS_NOTATION, shown_name
+from referee.i18n import N_, _, ngettext
 from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     INK,
@@ -36,19 +37,20 @@ from referee.render.svg import (
     name_label,
     ring_box,
     shade,
+    text_width,
 )
 
-ANIMALS = {"B": "Bear", "E": "Elephant", "L": "Lion"}
+ANIMALS = {"B": N_("Bear"), "E": N_("Elephant"), "L": N_("Lion")}
 ANIMAL_COLOURS = {"B": "#f5f2ea", "E": "#9aa4ad", "L": "#e2a72e"}
-STOOLS = (("red", "#c0392b"), ("blue", "#2e5fb8"))
+STOOLS = ((N_("red"), "#c0392b"), (N_("blue"), "#2e5fb8"))
 # What each order does, on two short lines of its tile.
 EFFECT_LINES = {
-    "KI": ("top of blue", "jumps onto red"),
-    "LO": ("top of red", "jumps onto blue"),
-    "NI": ("the two tops", "swap places"),
-    "MA": ("bottom of red", "climbs to its top"),
-    "SO": ("bottom of blue", "climbs to its top"),
-    PASS_NOTATION: ("give up on", "this card"),
+    "KI": (N_("top of blue"), N_("jumps onto red")),
+    "LO": (N_("top of red"), N_("jumps onto blue")),
+    "NI": (N_("the two tops"), N_("swap places")),
+    "MA": (N_("bottom of red"), N_("climbs to its top")),
+    "SO": (N_("bottom of blue"), N_("climbs to its top")),
+    PASS_NOTATION: (N_("give up on"), N_("this card")),
 }
 
 WIDTH = 420.0
@@ -76,14 +78,14 @@ def _over(view: JSON) -> bool:
 
 def _status(view: JSON) -> str:
     if _over(view):
-        return "Game over"
+        return _("Game over")
     rule = (
-        "Sealed: the shortest right sequence wins"
+        _("Sealed: the shortest right sequence wins")
         if view["mode"] == "sealed"
-        else "Race: the first right sequence wins"
+        else _("Race: the first right sequence wins")
     )
     swap = shown_name("NI", _names(view))
-    return f"{rule} · no {swap}" if view["expert"] else rule
+    return _("{rule} · no {swap}").format(rule=rule, swap=swap) if view["expert"] else rule
 
 
 def _names(view: JSON) -> str:
@@ -147,7 +149,7 @@ def _animal(canvas: Canvas, x: float, y: float, scale: float, animal: str, where
     )
     _face(canvas, x + 22 * scale, y + h / 2, 12 * scale, animal)
     size = max(SMALL, 15 * scale)
-    canvas.text(x + 46 * scale, y + h / 2 + size * 0.36, ANIMALS[animal], size=size, bold=True)
+    canvas.text(x + 46 * scale, y + h / 2 + size * 0.36, _(ANIMALS[animal]), size=size, bold=True)
     canvas.close()
 
 
@@ -179,7 +181,7 @@ def _scene(
     w, h = 150 * scale, 42 * scale
     for stool, ((name, colour), stack) in enumerate(zip(STOOLS, _stools(arrangement), strict=True)):
         cx = centre + (stool - 0.5) * 198 * scale
-        _podium(canvas, cx, top, scale, name, colour)
+        _podium(canvas, cx, top, scale, _(name), colour)
         for level, animal in enumerate(stack):
             y = top - (level + 1) * h
             if earlier is not None and earlier[stool][level : level + 1] != animal:
@@ -196,9 +198,17 @@ def _now(
     canvas.rect(MARGIN - 8, top, WIDTH - 2 * MARGIN + 16, SCENE, fill=GROUND, rx=14)
     position = view["position"]
     steps = building.steps if building is not None else ()
-    heading = f"After {len(steps)} order{'s' if len(steps) != 1 else ''}: {position}"
+    heading = ngettext(
+        "After {count} order: {position}", "After {count} orders: {position}", len(steps)
+    ).format(count=len(steps), position=position)
     previewing = _previewed(building)
-    canvas.text(MARGIN, top + 24, heading if previewing else f"Now: {position}", size=15, bold=True)
+    canvas.text(
+        MARGIN,
+        top + 24,
+        heading if previewing else _("Now: {position}").format(position=position),
+        size=15,
+        bold=True,
+    )
     was = None if before is None or before["position"] == position else before["position"]
     if previewing:
         shown = _shown(" ".join(steps), view) or ""
@@ -231,9 +241,10 @@ def _card(canvas: Canvas, view: JSON, top: float, before: JSON | None) -> None:
         mark_box(canvas, x - 6, top - 6, w + 12, CARD + 12, "changed", {"data-target": target}, 16)
     canvas.rect(x + 4, top + 4, w, CARD, fill="#d9d0bd", rx=12)
     canvas.rect(x, top, w, CARD, fill=CARD_FACE, stroke=INK, stroke_width=1.5, rx=12)
-    canvas.text(x + 16, top + 26, f"Card to reach: {target}", size=15, bold=True)
+    reach = _("Card to reach: {card}").format(card=target)
+    canvas.text(x + 16, top + 26, reach, size=15, bold=True)
     left = view["deck_left"]
-    note = f"{left} card{'s' if left != 1 else ''} after it"
+    note = ngettext("{count} card after it", "{count} cards after it", left).format(count=left)
     canvas.text(x + w - 16, top + 26, note, size=SMALL, anchor="end", fill=MUTED)
     _scene(canvas, WIDTH / 2, top + CARD - 12, 0.72, target, "target")
 
@@ -257,7 +268,7 @@ def _tiles_height(view: JSON, building: Building[Any] | None) -> float:
 
 def _tiles(canvas: Canvas, view: JSON, top: float, building: Building[Any] | None) -> None:
     """The orders (and, while building, Pass) as tiles: buttons where offered."""
-    canvas.text(MARGIN, top + 16, "Orders", size=14, bold=True, fill=MUTED)
+    canvas.text(MARGIN, top + 16, _("Orders"), size=14, bold=True, fill=MUTED)
     steps = _tile_steps(view, building)
     offered = {choice.step: choice for choice in building.choices} if building else {}
     first = top + 28
@@ -295,12 +306,15 @@ def _button(canvas: Canvas, view: JSON, x: float, y: float, step: str, choice: C
 
 
 def _tile_words(canvas: Canvas, view: JSON, x: float, y: float, step: str) -> None:
-    name = "Pass" if step == PASS_NOTATION else shown_name(step, _names(view))
+    name = _("Pass") if step == PASS_NOTATION else shown_name(step, _names(view))
     size = 15 if step == PASS_NOTATION else 20
     canvas.text(x + 12, y + TILE_H / 2 + size * 0.36, name, size=size, bold=True)
     first, second = EFFECT_LINES[step]
-    canvas.text(x + 58, y + 24, first, size=SMALL)
-    canvas.text(x + 58, y + 42, second, size=SMALL)
+    # The effect starts after the name, which a language may make longer ("Passer").
+    words_x = max(x + 58, x + 12 + text_width(name, size, True) + 8)
+    room = x + TILE_W - 6 - words_x
+    canvas.text(words_x, y + 24, fit(_(first), SMALL, room), size=SMALL)
+    canvas.text(words_x, y + 42, fit(_(second), SMALL, room), size=SMALL)
 
 
 # -- the players and the last card ---------------------------------------------
@@ -308,12 +322,12 @@ def _tile_words(canvas: Canvas, view: JSON, x: float, y: float, step: str) -> No
 
 def _answer_state(view: JSON, seat: int) -> str:
     if seat in view.get("resigned", []):
-        return "resigned"
+        return _("resigned")
     if _over(view):
         return ""
     if seat in view.get("submitted", []):
-        return "answered (sealed)"
-    return "may answer" if seat in view["in_round"] else "out of this card"
+        return _("answered (sealed)")
+    return _("may answer") if seat in view["in_round"] else _("out of this card")
 
 
 def _decided(view: JSON, before: JSON) -> bool:
@@ -347,10 +361,10 @@ def _table(
     canvas: Canvas, view: JSON, names: Sequence[str] | None, top: float, before: JSON | None
 ) -> None:
     """Each seat's cards and whether it may answer this card."""
-    canvas.text(MARGIN, top + 16, "Player", size=SMALL, fill=MUTED)
-    canvas.text(236, top + 16, "Cards", size=SMALL, fill=MUTED, anchor="end")
+    canvas.text(MARGIN, top + 16, _("Player"), size=SMALL, fill=MUTED)
+    canvas.text(236, top + 16, _("Cards"), size=SMALL, fill=MUTED, anchor="end")
     if not _over(view):
-        canvas.text(252, top + 16, "This card", size=SMALL, fill=MUTED)
+        canvas.text(252, top + 16, _("This card"), size=SMALL, fill=MUTED)
     changed = set() if before is None else _marked_seats(view, before)
     for seat, won in enumerate(view["cards_won"]):
         y = top + 24 + seat * ROW
@@ -395,13 +409,18 @@ def _last(
 
 
 def _last_round(last: JSON, names: Sequence[str] | None, view: JSON) -> tuple[str, str]:
-    shortest = f"shortest: {last['shortest']} order{'s' if last['shortest'] != 1 else ''}"
+    count = last["shortest"]
+    shortest = ngettext("shortest: {count} order", "shortest: {count} orders", count).format(
+        count=count
+    )
     if last["winner"] is None:
-        return f"Last card {last['card']}: nobody won it", shortest
+        return _("Last card {card}: nobody won it").format(card=last["card"]), shortest
     winner = person_name(names, last["winner"])
     return (
-        f"Last card {last['card']}: won by {winner}",
-        f"with {_shown(last['sequence'], view)} ({shortest})",
+        _("Last card {card}: won by {name}").format(card=last["card"], name=winner),
+        _("with {sequence} ({shortest})").format(
+            sequence=_shown(last["sequence"], view), shortest=shortest
+        ),
     )
 
 
@@ -416,7 +435,7 @@ def svg(
     last = LAST if view["last_round"] is not None else 0.0
     card = _card_height(view)
     height = HEAD + SCENE + 14 + card + 16 + tiles + 8 + table + last + 12
-    canvas = Canvas(WIDTH, height, f"MaNiKi: {_status(view)}")
+    canvas = Canvas(WIDTH, height, _("MaNiKi: {status}").format(status=_status(view)))
     canvas.text(MARGIN, 34, "MaNiKi", size=22, bold=True)
     canvas.text(MARGIN, 56, _status(view), size=SMALL, fill=MUTED)
     y = HEAD
@@ -438,35 +457,41 @@ def _scene_text(arrangement: str) -> list[str]:
     red, blue = _stools(arrangement)
     rows = []
     for level in range(2, -1, -1):
-        cells = [ANIMALS[stack[level]] if level < len(stack) else "" for stack in (red, blue)]
+        cells = [_(ANIMALS[stack[level]]) if level < len(stack) else "" for stack in (red, blue)]
         rows.append(f"{cells[0]:<10}  {cells[1]:<10}")
     rows.append("=======     =======")
-    rows.append("  red         blue ")
+    rows.append(f"{_(STOOLS[0][0]):^7}     {_(STOOLS[1][0]):^7}")
     return rows
 
 
 def text(view: JSON, names: Sequence[str] | None) -> str:
-    lines = [f"MaNiKi: {_status(view)}", ""]
+    lines = [_("MaNiKi: {status}").format(status=_status(view)), ""]
     now = _scene_text(view["position"])
+    shown_now = _("Now: {position}").format(position=view["position"])
     if view["target"] is None:
-        lines.append(f"Now: {view['position']}    (no card left)")
+        lines.append(f"{shown_now}    " + _("(no card left)"))
         lines.extend(now)
     else:
-        lines.append(f"{'Now: ' + view['position']:<24}    Target: {view['target']}")
+        target_is = _("Target: {card}").format(card=view["target"])
+        lines.append(f"{shown_now:<24}    {target_is}")
         target = _scene_text(view["target"])
         lines.extend(f"{a:<24}    {b}" for a, b in zip(now, target, strict=True))
         lines.append("")
-        lines.append(f"Cards after this one: {view['deck_left']}")
+        lines.append(_("Cards after this one: {count}").format(count=view["deck_left"]))
     lines.append("")
     for seat, won in enumerate(view["cards_won"]):
         who = column(seat_name(names, seat), 22)
-        lines.append(f"{seat + 1} {who} cards {won:>2}   {_answer_state(view, seat)}")
+        lines.append(
+            _("{seat} {who} cards {count}   {state}").format(
+                seat=seat + 1, who=who, count=f"{won:>2}", state=_answer_state(view, seat)
+            )
+        )
     if view["last_round"] is not None:
         lines.append("")
         lines.append(" ".join(_last_round(view["last_round"], names, view)))
     lines.append("")
-    lines.append("Orders:")
+    lines.append(_("Orders:"))
     lines.extend(
-        f"  {shown_name(order, _names(view))}  {EFFECTS[order]}" for order in _orders(view)
+        f"  {shown_name(order, _names(view))}  {_(EFFECTS[order])}" for order in _orders(view)
     )
     return board_text(lines)

@@ -19,6 +19,7 @@ from functools import cache
 from itertools import islice
 
 from referee import games
+from referee.i18n import N_, _, language
 from referee.playout import steps
 from referee.render import render_svg
 from referee.rng import Rng
@@ -26,7 +27,7 @@ from referee.rng import Rng
 
 @dataclass(frozen=True, slots=True)
 class Showcase:
-    """A game as the lobby sells it."""
+    """A game as the lobby sells it (`line` in English: shown through `_`)."""
 
     line: str
     # Moves a game usually lasts, by number of players (the fewest and the most).
@@ -37,32 +38,42 @@ class Showcase:
 
 SHOWCASES: dict[str, Showcase] = {
     "subdivision": Showcase(
-        "Build pyramids on a shared grid: a large one loses worth when small ones crowd "
-        "it, and scattered buildings cost points.",
+        N_(
+            "Build pyramids on a shared grid: a large one loses worth when small ones crowd "
+            "it, and scattered buildings cost points."
+        ),
         {2: 30, 4: 60},
         14,
     ),
     "mandala": Showcase(
-        "Race your pawn along a path of pyramids, taking one at each jump; every set of "
-        "five scores by majority once the last has left the path.",
+        N_(
+            "Race your pawn along a path of pyramids, taking one at each jump; every set of "
+            "five scores by majority once the last has left the path."
+        ),
         {2: 7, 5: 18},
         4,
     ),
     "ice_palace": Showcase(
-        "Win rounds in the yard to carry what was built there into the palace, and decide "
-        "whose colours top its stacks: simple moves, a lot of bargaining.",
+        N_(
+            "Win rounds in the yard to carry what was built there into the palace, and decide "
+            "whose colours top its stacks: simple moves, a lot of bargaining."
+        ),
         {3: 85, 6: 130},
         16,
     ),
     "maniki": Showcase(
-        "Three circus animals on two stools: be the first to find the orders that turn "
-        "them into the card's arrangement.",
+        N_(
+            "Three circus animals on two stools: be the first to find the orders that turn "
+            "them into the card's arrangement."
+        ),
         {2: 75, 6: 185},
         3,
     ),
     "mandala_stones": Showcase(
-        "Move artists around stacks of stones, build towers on your own board and score "
-        "them onto a shared mandala.",
+        N_(
+            "Move artists around stacks of stones, build towers on your own board and score "
+            "them onto a shared mandala."
+        ),
         {2: 35, 4: 55},
         12,
     ),
@@ -82,13 +93,21 @@ def length_words(game_name: str) -> str:
     """How long a game lasts, as the lobby says it: "about 30 moves with 2 players,
     60 with 4"."""
     (few, short), (many, long) = sorted(SHOWCASES[game_name].moves.items())
-    return f"about {short} moves with {few} players, {long} with {many}"
+    return _("about {short} moves with {few} players, {long} with {many}").format(
+        short=short, few=few, long=long, many=many
+    )
+
+
+def picture(game_name: str) -> str:
+    """A real position of the game as an SVG: the fewest players, default options,
+    a fixed seed's game `shown_after` random legal moves in, seen by a spectator,
+    its words in the language spoken here."""
+    return _picture(game_name, language())
 
 
 @cache
-def picture(game_name: str) -> str:
-    """A real position of the game as an SVG: the fewest players, default options,
-    a fixed seed's game `shown_after` random legal moves in, seen by a spectator."""
+def _picture(game_name: str, language_code: str) -> str:
+    """`picture` in `language_code` (the argument keeps one picture a language)."""
     game = games.get(game_name)
     players = game.players[0]
     options = game.load_options({}, players)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine import JSON, Building
+from referee.i18n import N_, _
 from referee.render.common import board_text, column, person_name, seat_name
 from referee.render.svg import (
     INK,
@@ -34,7 +35,7 @@ LEFT = 40
 TOP = 76
 WIDTH = LEFT + BOARD + 20
 SIZE_LETTERS = {1: "S", 2: "M", 3: "L"}
-SIZE_WORDS = {1: "Small", 2: "Medium", 3: "Large"}
+SIZE_WORDS = {1: N_("Small"), 2: N_("Medium"), 3: N_("Large")}
 # The side of a pyramid, as a share of its cell, by its pips.
 SCALE = {1: 0.42, 2: 0.62, 3: 0.84}
 # Seat panels sit two to a row under the board, so that the picture stays
@@ -47,11 +48,13 @@ SIZE_BAND = 84
 def _status(view: JSON, names: Sequence[str] | None) -> str:
     to_move = view.get("to_move")
     if to_move is None:
-        return "Game over"
+        return _("Game over")
     who = person_name(names, to_move)
     if view.get("parks_to_place"):
-        return f"{who} to place a park ({view['parks_to_place']} left)"
-    return f"{who} to move"
+        return _("{name} to place a park ({count} left)").format(
+            name=who, count=view["parks_to_place"]
+        )
+    return _("{name} to move").format(name=who)
 
 
 def _cell_xy(cell: str, size: int) -> tuple[int, int]:
@@ -80,7 +83,7 @@ def svg(
     band = SIZE_BAND if choosing_size else 0
     panels_top = TOP + BOARD + 40 + band
     height = panels_top + (seats + 1) // 2 * (PANEL_HEIGHT + 10) + 6
-    canvas = Canvas(WIDTH, height, f"Subdivision: {_status(view, names)}")
+    canvas = Canvas(WIDTH, height, _("Subdivision: {status}").format(status=_status(view, names)))
     canvas.text(LEFT, 32, "Subdivision", size=24, bold=True)
     canvas.text(LEFT, 58, _status(view, names), size=16, fill=MUTED)
 
@@ -170,7 +173,7 @@ def _targets(canvas: Canvas, size: int, building: Building[Any], band_top: float
             SEAT_COLOURS[seat],
             {"data-place": "choice", "data-size": pips},
         )
-        canvas.text(x + width / 2, band_top + 62, SIZE_WORDS[pips], size=15, anchor="middle")
+        canvas.text(x + width / 2, band_top + 62, _(SIZE_WORDS[pips]), size=15, anchor="middle")
         canvas.close()
 
 
@@ -185,14 +188,15 @@ def _panel(
     # The name has the top line up to the score.
     room = PANEL_WIDTH - 16 - 10 - text_width(score, 20) - 8
     if seat in set(view.get("resigned", [])):
-        label = name_label(seat_name(names, seat), 15, room - text_width(" (out)", 15, True))
-        label += " (out)"
+        out = " " + _("(out)")
+        label = name_label(seat_name(names, seat), 15, room - text_width(out, 15, True))
+        label += out
     else:
         label = name_label(seat_name(names, seat), 15, room)
     canvas.text(x + 16, y + 24, label, size=15, bold=True)
     canvas.text(x + PANEL_WIDTH - 10, y + 25, score, size=20, anchor="end")
     if not sum(stash):
-        canvas.text(x + 16, y + 60, "all placed", size=14, fill=MUTED)
+        canvas.text(x + 16, y + 60, _("all placed"), size=14, fill=MUTED)
         return
     left = x + 16
     for pips in (3, 2, 1):
@@ -213,7 +217,7 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
     size: int = view["size"]
     parks = set(view["parks"])
     pieces = view["pieces"]
-    lines = [f"Subdivision: {_status(view, names)}", ""]
+    lines = [_("Subdivision: {status}").format(status=_status(view, names)), ""]
     files = [chr(ord("a") + i) for i in range(size)]
     header = "     " + "".join(f"{f:<4}" for f in files)
     lines.append(header)
@@ -231,15 +235,22 @@ def text(view: JSON, names: Sequence[str] | None) -> str:
         lines.append(f"{rank:>2}   " + "  ".join(cells) + f"   {rank}")
     lines.append(header)
     lines.append("")
-    lines.append("L/M/S = large/medium/small, digit = seat, ## = park")
+    lines.append(_("L/M/S = large/medium/small, digit = seat, ## = park"))
     lines.append("")
     resigned = set(view.get("resigned", []))
     for seat, stash in enumerate(view["stash"]):
         small, medium, large = stash
-        note = " resigned" if seat in resigned else ""
+        note = " " + _("resigned") if seat in resigned else ""
         who = column(seat_name(names, seat), 24)
         lines.append(
-            f"{seat + 1} {who} score {view['scores'][seat]:>3}"
-            f"   to place L{large} M{medium} S{small}{note}"
+            _("{seat} {who} score {score}   to place L{large} M{medium} S{small}{note}").format(
+                seat=seat + 1,
+                who=who,
+                score=f"{view['scores'][seat]:>3}",
+                large=large,
+                medium=medium,
+                small=small,
+                note=note,
+            )
         )
     return board_text(lines)

@@ -252,14 +252,32 @@ _BOLD = (
 # Any other character: a wide one (East Asian) takes a whole em, a mark none.
 _OTHER = 800
 _ELLIPSIS = "\u2026"
+# Letters French writes that are wider than their base letter, or have none
+# (DejaVu Sans, regular and bold, rounded up); spaces that do not break.
+_WIDER = {
+    "\u0153": (1068, 1150),  # oe
+    "\u0152": (1069, 1190),  # OE
+    "\u00e6": (995, 1080),  # ae
+    "\u00c6": (975, 1100),  # AE
+    "\u00ab": (557, 673),  # guillemets
+    "\u00bb": (557, 673),
+    "\u00a0": (318, 348),  # no-break space
+    "\u202f": (318, 348),  # narrow no-break space
+}
 
 
 def _advance(char: str, bold: bool) -> int:
     code = ord(char)
     if 32 <= code < 127:
         return (_BOLD if bold else _REGULAR)[code - 32]
+    if char in _WIDER:
+        return _WIDER[char][bold]
     if unicodedata.combining(char) or unicodedata.category(char) == "Cf":
         return 0
+    # An accented Latin letter (é, À, ç) is as wide as its letter without the accent.
+    base = unicodedata.normalize("NFD", char)[0]
+    if base != char and 32 <= ord(base) < 127:
+        return (_BOLD if bold else _REGULAR)[ord(base) - 32]
     return 1000 if unicodedata.east_asian_width(char) in ("W", "F") else _OTHER
 
 
