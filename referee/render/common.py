@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 import unicodedata
 from collections.abc import Sequence
 
@@ -67,6 +68,12 @@ def column(text: str, width: int) -> str:
     """`text` clipped and padded to exactly `width` columns, for a table."""
     text = clip(text, width)
     return text + " " * (width - sum(_width(c) for c in text))
+
+
+def prose(text: str) -> list[str]:
+    """A sentence of a text board as lines within `TEXT_WIDTH`, broken between words
+    rather than cut (a translation may run longer than the English)."""
+    return textwrap.wrap(text, TEXT_WIDTH, break_on_hyphens=False) or [""]
 
 
 def board_text(lines: Sequence[str]) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 from referee.engine import JSON, Building, Choice
 from referee.games.ice_palace import COLOUR_WORDS
 from referee.i18n import _, ngettext
-from referee.render.common import board_text, column, person_name, seat_name
+from referee.render.common import board_text, column, person_name, prose, seat_name
 from referee.render.svg import (
     INK,
     LINE,
@@ -610,8 +610,8 @@ def _grid_text(grid: dict[str, list[str]]) -> list[str]:
 
 
 def text(view: JSON, names: Sequence[str] | None) -> str:
-    lines = [_("Ice Palace: {status}").format(status=_status(view, names)), ""]
-    lines.append(_("A pyramid is size (S/M/L) + colour; stacks read bottom to top."))
+    lines = [*prose(_("Ice Palace: {status}").format(status=_status(view, names))), ""]
+    lines.extend(prose(_("A pyramid is size (S/M/L) + colour; stacks read bottom to top.")))
     lines.append("")
     lines.append(_("Yard:"))
     lines.extend(_grid_text(view["yard"]))

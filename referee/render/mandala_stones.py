@@ -23,7 +23,7 @@ from typing import Any
 from referee.engine import JSON, Building, Choice
 from referee.games.mandala_stones import CIRCLE_STACKS, DIRECTIONS, STACK_CELLS
 from referee.i18n import N_, _, ngettext
-from referee.render.common import board_text, column, person_name, seat_name
+from referee.render.common import board_text, column, person_name, prose, seat_name
 from referee.render.svg import (
     MUTED,
     TARGET,
@@ -441,12 +441,15 @@ def _badge(canvas: Canvas, cx: float, cy: float, order: int) -> None:
 
 
 def text(view: JSON, names: Sequence[str] | None) -> str:
-    lines = [_("Mandala Stones: {status}").format(status=_status(view, names))]
+    lines = prose(_("Mandala Stones: {status}").format(status=_status(view, names)))
     if view["end_triggered"] and view.get("to_move") is not None:
-        lines.append(_("The end is triggered: this round is the last."))
+        lines.extend(prose(_("The end is triggered: this round is the last.")))
     lines.append("")
-    lines.append(_("Stacks: colours bottom to top, then the top's pattern (* star, o ring)."))
-    lines.append(_("Circles: (n) empty, An artist. Y yellow, B blue, R red, V violet."))
+    for key in (
+        _("Stacks: colours bottom to top, then the top's pattern (* star, o ring)."),
+        _("Circles: (n) empty, An artist. Y yellow, B blue, R red, V violet."),
+    ):
+        lines.extend(prose(key))
     lines.append("")
     lines.extend("   " + "".join(f"{cell:^8}" for cell in row) for row in _lattice_cells(view))
     lines.append("")

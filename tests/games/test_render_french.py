@@ -43,6 +43,8 @@ def test_a_picture_and_a_text_board_speak_the_language_here(game_name: str) -> N
         board = render_text(game_name, view, ["Ann", "Bob", "Cy"])
     assert french in said and english not in said
     assert all(len(line) <= 72 for line in board.splitlines())
+    # A longer French sentence is broken between words, not cut.
+    assert not any(line.endswith("…") for line in board.splitlines()), board
     # The same view in the same language is the same picture.
     with speaking("fr"):
         assert render_svg(game_name, view, ["Ann", "Bob", "Cy"]) == said
