@@ -35,6 +35,7 @@ from werkzeug.exceptions import HTTPException
 
 from api.http.context import referee
 from api.http.errors import Problem, status_of
+from referee.i18n import _
 from referee.service import refusals
 
 JSONish = dict[str, Any]
@@ -143,14 +144,17 @@ def check_csrf(referrerless: bool = False) -> None:
     if referrerless and origin == "null":
         origin = None
     if origin is not None and origin.rstrip("/").lower() != public_origin():
-        raise Problem(403, "forbidden", "This form was sent from another site.")
+        raise Problem(403, "forbidden", _("This form was sent from another site."))
     cookie = request.cookies.get(CSRF_COOKIE, "")
     given = request.form.get("csrf", "")
     if not cookie or not hmac.compare_digest(cookie.encode(), given.encode()):
         raise Problem(
             403,
             "forbidden",
-            "This form has expired or was not sent from this site: reload the page and try again.",
+            _(
+                "This form has expired or was not sent from this site: "
+                "reload the page and try again."
+            ),
         )
 
 
@@ -189,8 +193,14 @@ def _headers(response: Response) -> Response:
     return response
 
 
+def here() -> str:
+    """This page's path and query: where the language switch brings the reader back."""
+    query = request.query_string.decode("latin-1")
+    return request.path + (f"?{query}" if query else "")
+
+
 def _template_globals() -> dict[str, Any]:
-    return {"csrf_token": csrf_token}
+    return {"csrf_token": csrf_token, "here": here}
 
 
 def _problem_page(error: Problem) -> tuple[str, int, dict[str, str]]:

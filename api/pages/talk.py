@@ -17,6 +17,7 @@ from api.http.context import referee
 from api.http.errors import Problem, status_of
 from api.http.seat_auth import cookie_token
 from api.pages.kit import JSONish, check_csrf, whole_number
+from referee.i18n import _
 from referee.service import refusals, table_talk
 from referee.service.submitting import SeatToken
 from referee.service.table_talk import MessageShown, Table
@@ -90,7 +91,7 @@ def post(game_id: str) -> Response | tuple[Response, int]:
         raise Problem(
             status_of(refused),
             refused.code,
-            f"Your message was not sent: {refused.reason}.",
+            _("Your message was not sent: %(reason)s.") % {"reason": refused.reason},
             headers={k: v for k, v in answer.headers.items() if k == "Retry-After"},
         ) from None
     if _wants_json():
