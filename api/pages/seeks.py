@@ -191,6 +191,11 @@ def _named(player: Player | None) -> bool:
 # -- the list ----------------------------------------------------------------
 
 
+def _deadline_choices() -> dict[str, str]:
+    """The times per turn the form offers, in the reader's language."""
+    return {value: _(words) for value, words in DEADLINES.items()}
+
+
 def _list_page(
     player: Player | None,
     message: str | None = None,
@@ -214,7 +219,7 @@ def _list_page(
         named=_named(player),
         counts=sorted({count for game in every for count in game.players}),
         levels=sorted({level for game in every for level in bots.levels(game.name)}),
-        deadlines={value: _(words) for value, words in DEADLINES.items()},
+        deadlines=_deadline_choices(),
         most_invited=MOST_INVITED,
         typed=typed or {},
         message=message,
