@@ -181,7 +181,7 @@ def test_the_game_script_is_given_its_words_in_the_pages_language(
     found = re.search(r'<script type="application/json" id="game-words">(.*?)</script>', page)
     assert found is not None
     words = json.loads(found.group(1))
-    assert words["notify"] == "Me prévenir quand c’est mon tour"
+    assert words["notify"] == "Me prévenir quand c\u2019est mon tour"
 
 
 def test_problem_titles_follow_the_request_language(app: Flask) -> None:
