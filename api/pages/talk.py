@@ -110,7 +110,7 @@ def listed(game_id: str) -> Response:
     """The messages after `?after=N` for the page's script (JSON); they count as seen."""
     raw = request.args.get("after", "0")
     if not whole_number(raw):
-        raise Problem(400, "bad_request", "'after' is a message number")
+        raise Problem(400, "bad_request", _("'after' is a message number"))
     try:
         found = table_talk.messages(referee(), game_id, _seat(), int(raw))
     except refusals.Refusal as refused:
