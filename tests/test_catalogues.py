@@ -30,6 +30,7 @@ _HIDDEN = re.compile(r"<(script|style)\b.*?</\1>|<!--.*?-->", re.DOTALL | re.IGN
 _TAG = re.compile(r"<[^<>]*>")
 _ENTITY = re.compile(r"&#?\w+;")
 _LETTER = re.compile(r"[^\W\d_]")
+_MARK = "\x00"
 
 
 def test_the_catalogues_hold_every_word_the_code_asks_for_translated() -> None:
@@ -46,24 +47,18 @@ def _environment() -> jinja2.Environment:
 def words_outside_the_catalogues(source: str, html: bool) -> list[str]:
     """The pieces of a template's own text that hold a letter a person would read."""
     tree = _environment().parse(source)
-    found = []
-    for data in tree.find_all(nodes.TemplateData):
-        text = data.data
-        if not html:
-            if _LETTER.search(text):
-                found.append(text.strip())
-            continue
-        text = _HIDDEN.sub(" ", text)
-        found.extend(v for v in _READ_ATTRIBUTES.findall(text) if _LETTER.search(v))
-        text = _TAG.sub(" ", text)
-        # A piece may begin inside a tag (`" class="x">Undo`) or end inside one.
-        if ">" in text and ("<" not in text or text.index(">") < text.index("<")):
-            text = text[text.index(">") + 1 :]
-        if "<" in text:
-            text = text[: text.rindex("<")]
-        text = _ENTITY.sub(" ", text)
-        if _LETTER.search(text):
-            found.append(" ".join(text.split()))
+    pieces = [data.data for data in tree.find_all(nodes.TemplateData)]
+    if not html:
+        return [text.strip() for text in pieces if _LETTER.search(text)]
+    # The pieces joined in the source's order, an expression or tag between two of them
+    # standing as one mark: a piece that begins or ends inside an HTML tag (`" class="x">`)
+    # is read as the markup it is, not as words.
+    text = _HIDDEN.sub(" ", _MARK.join(pieces))
+    found = [v for v in _READ_ATTRIBUTES.findall(text) if _LETTER.search(v)]
+    for piece in _TAG.split(text):
+        piece = _ENTITY.sub(" ", piece.replace(_MARK, " "))
+        if _LETTER.search(piece):
+            found.append(" ".join(piece.split()))
     return found
 
 

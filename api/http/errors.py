@@ -16,12 +16,31 @@ from flask import Response, json
 from werkzeug.exceptions import HTTPException
 
 from api.schemas.problems import ProblemSchema
+from referee.i18n import N_, _
 from referee.service import refusals
 from referee.service.webhooks import WebhookRefused
 
 PROBLEM = "application/problem+json"
 
 _log = logging.getLogger(__name__)
+
+# The titles of answers that name no refusal of their own, by status: the request's
+# language says them (the `code` beside them is what a client switches on).
+STATUS_TITLES = {
+    400: N_("Bad request"),
+    401: N_("Unauthorized"),
+    403: N_("Forbidden"),
+    404: N_("Not found"),
+    405: N_("Method not allowed"),
+    406: N_("Not acceptable"),
+    409: N_("Conflict"),
+    413: N_("Request too large"),
+    415: N_("Unsupported media type"),
+    422: N_("Unprocessable request"),
+    429: N_("Too many requests"),
+    500: N_("Internal server error"),
+    503: N_("Service unavailable"),
+}
 
 # Werkzeug's status codes, as the stable words clients switch on.
 _CODES = {
@@ -61,45 +80,46 @@ class Problem(Exception):
         self.extra = extra
 
 
-# The one table of the service's refusals as HTTP answers: status and problem title.
+# The one table of the service's refusals as HTTP answers: status and problem title (said
+# in the request's language, `_` at the answer).
 REFUSALS: dict[type[refusals.Refusal], tuple[int, str]] = {
-    refusals.NotFound: (404, "Not found"),
-    refusals.Unauthorized: (401, "Unauthorized"),
-    refusals.Forbidden: (403, "Forbidden"),
-    refusals.SignInLinkNotValid: (404, "Sign-in link not valid"),
-    refusals.UnknownGame: (422, "Unknown game"),
-    refusals.BadPlayers: (422, "Wrong number of players"),
-    refusals.BadOptions: (422, "Invalid options"),
-    refusals.BadRequest: (422, "Bad request"),
-    refusals.NameTaken: (409, "Name taken"),
-    refusals.NeedsName: (409, "Public name needed"),
-    refusals.SeekFull: (409, "Open game full"),
-    refusals.SeekStarted: (409, "Open game started"),
-    refusals.SeekWithdrawn: (409, "Open game withdrawn"),
-    refusals.SeekExpired: (409, "Open game expired"),
-    refusals.AlreadyJoined: (409, "Already joined"),
-    refusals.NotJoined: (409, "Not joined"),
-    refusals.NotInvited: (409, "Not invited"),
-    refusals.Blocked: (409, "Blocked"),
-    refusals.TooManySeeks: (409, "Too many open games"),
-    refusals.NotYourSeek: (409, "Not your open game"),
-    refusals.CreatorStays: (409, "Creator stays"),
-    refusals.TooFewSeated: (409, "Too few seated"),
-    refusals.RatingOutOfRange: (409, "Rating out of range"),
-    refusals.GameOver: (409, "Game over"),
-    refusals.StillInPlay: (409, "Game still in play"),
-    refusals.NotASeat: (403, "Seats only"),
-    refusals.BadMessage: (422, "Message refused"),
-    refusals.TooManyMessages: (429, "Too many messages"),
-    refusals.VacationRefused: (409, "Vacation refused"),
-    refusals.NotYourTurn: (409, "Not your turn"),
-    refusals.StaleVersion: (409, "Stale version"),
-    refusals.IdempotencyConflict: (409, "Idempotency conflict"),
-    refusals.BadNotation: (422, "Unreadable notation"),
-    refusals.BadMove: (422, "Malformed move"),
-    refusals.BadStep: (422, "Step not offered"),
-    refusals.IllegalMoveRefused: (422, "Illegal move"),
-    WebhookRefused: (422, "Webhook URL refused"),
+    refusals.NotFound: (404, N_("Not found")),
+    refusals.Unauthorized: (401, N_("Unauthorized")),
+    refusals.Forbidden: (403, N_("Forbidden")),
+    refusals.SignInLinkNotValid: (404, N_("Sign-in link not valid")),
+    refusals.UnknownGame: (422, N_("Unknown game")),
+    refusals.BadPlayers: (422, N_("Wrong number of players")),
+    refusals.BadOptions: (422, N_("Invalid options")),
+    refusals.BadRequest: (422, N_("Bad request")),
+    refusals.NameTaken: (409, N_("Name taken")),
+    refusals.NeedsName: (409, N_("Public name needed")),
+    refusals.SeekFull: (409, N_("Open game full")),
+    refusals.SeekStarted: (409, N_("Open game started")),
+    refusals.SeekWithdrawn: (409, N_("Open game withdrawn")),
+    refusals.SeekExpired: (409, N_("Open game expired")),
+    refusals.AlreadyJoined: (409, N_("Already joined")),
+    refusals.NotJoined: (409, N_("Not joined")),
+    refusals.NotInvited: (409, N_("Not invited")),
+    refusals.Blocked: (409, N_("Blocked")),
+    refusals.TooManySeeks: (409, N_("Too many open games")),
+    refusals.NotYourSeek: (409, N_("Not your open game")),
+    refusals.CreatorStays: (409, N_("Creator stays")),
+    refusals.TooFewSeated: (409, N_("Too few seated")),
+    refusals.RatingOutOfRange: (409, N_("Rating out of range")),
+    refusals.GameOver: (409, N_("Game over")),
+    refusals.StillInPlay: (409, N_("Game still in play")),
+    refusals.NotASeat: (403, N_("Seats only")),
+    refusals.BadMessage: (422, N_("Message refused")),
+    refusals.TooManyMessages: (429, N_("Too many messages")),
+    refusals.VacationRefused: (409, N_("Vacation refused")),
+    refusals.NotYourTurn: (409, N_("Not your turn")),
+    refusals.StaleVersion: (409, N_("Stale version")),
+    refusals.IdempotencyConflict: (409, N_("Idempotency conflict")),
+    refusals.BadNotation: (422, N_("Unreadable notation")),
+    refusals.BadMove: (422, N_("Malformed move")),
+    refusals.BadStep: (422, N_("Step not offered")),
+    refusals.IllegalMoveRefused: (422, N_("Illegal move")),
+    WebhookRefused: (422, N_("Webhook URL refused")),
 }
 
 
@@ -120,12 +140,17 @@ def from_refusal(refused: refusals.Refusal) -> Response:
     return answer
 
 
+def _title(status: int) -> str:
+    """A status's title in the request's language (Werkzeug's English phrase for others)."""
+    return _(STATUS_TITLES[status]) if status in STATUS_TITLES else HTTPStatus(status).phrase
+
+
 def problem(
     status: int, code: str, detail: str, title: str | None = None, **extra: Any
 ) -> Response:
     body = {
         "type": f"https://referee.invalid/problems/{code}",
-        "title": title or HTTPStatus(status).phrase,
+        "title": _(title) if title else _title(status),
         "status": status,
         "detail": detail,
         "code": code,

@@ -34,13 +34,14 @@ from api.http.context import find, referee, session
 from api.http.errors import Problem
 from api.http.expensive import taking_turns
 from api.http.seat_auth import cookie_token
-from api.pages.in_words import ON_TIMEOUT, bot_names, shown_names
+from api.pages.in_words import bot_names, on_timeout_words, per_turn_words, seat_words, shown_names
 from api.pages.kit import JSONish, check_csrf, forget_cookie, secure_cookies, whole_number
 from api.pages.seat_links import NO_SEAT_HERE, cookie_seat, with_seat_cookie
 from api.pages.talk import talk_context
 from referee import render
 from referee.engine import Building, Played
 from referee.games import AnyGame
+from referee.i18n import _, when
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import game_states, page_presence, reachability, refusals
 from referee.service.building import build_move
@@ -76,7 +77,10 @@ def _at(game: Game) -> int:
         return game.version
     if not whole_number(raw) or int(raw) > game.version:
         raise Problem(
-            400, "bad_request", f"'at' is a move number from 0 to {game.version}, not {raw[:20]!r}."
+            400,
+            "bad_request",
+            _("'at' is a move number from 0 to %(last)d, not %(given)r.")
+            % {"last": game.version, "given": raw[:20]},
         )
     return int(raw)
 
@@ -187,7 +191,7 @@ def _log_lines(page: _PageReads, names: list[str]) -> list[JSONish]:
     def name(seat: int, seq: int) -> str:
         if seat in bots and seq < bots[seat][1]:
             return bots[seat][0]
-        return names[seat] if 0 <= seat < len(names) else f"Player {seat + 1}"
+        return names[seat] if 0 <= seat < len(names) else seat_words(seat)
 
     return [
         {
@@ -233,7 +237,7 @@ def _breakdown(page: _PageReads, names: list[str]) -> list[JSONish]:
     resigned = page.rules.resigned(page.state)
     return [
         {
-            "name": names[seat] if seat < len(names) else f"Player {seat + 1}",
+            "name": names[seat] if seat < len(names) else seat_words(seat),
             "lines": lines,
             "total": result.scores[seat],
             "winner": seat in result.winners,
@@ -358,9 +362,9 @@ def _away(standing: GameClock, names: list[str], to_act: list[int]) -> list[JSON
     """The seats on vacation now, when each is back, and whether it holds the turn's clock."""
     return [
         {
-            "name": names[seat] if seat < len(names) else f"Player {seat + 1}",
+            "name": names[seat] if seat < len(names) else seat_words(seat),
             "until": clock.stamp(until),
-            "until_text": until.strftime("%Y-%m-%d %H:%M UTC"),
+            "until_text": when(until),
             "holds": seat in to_act,
         }
         for seat, until in sorted(standing.away_until.items())
@@ -372,14 +376,20 @@ def _deadline(game: Game, due: datetime | None) -> JSONish | None:
     still while a seat to act is on vacation."""
     if game.deadline_seconds is None:
         return None
-    hours = game.deadline_seconds / 3600
-    per_turn = f"{hours:g} hours" if hours >= 1 else f"{game.deadline_seconds // 60} minutes"
     return {
-        "per_turn": per_turn,
+        "per_turn": per_turn_words(game.deadline_seconds),
         "due": None if due is None else clock.stamp(due),
-        "due_text": None if due is None else due.strftime("%Y-%m-%d %H:%M UTC"),
-        "then": ON_TIMEOUT.get(game.on_timeout or "", game.on_timeout),
+        "due_text": None if due is None else when(due),
+        "then": _timeout_words(game.on_timeout),
     }
+
+
+def _timeout_words(policy: str | None) -> str:
+    """What the referee does for a seat out of time, in words."""
+    try:
+        return on_timeout_words(policy or "")
+    except KeyError:
+        return policy or ""
 
 
 def _answer(db: Session, game: Game, seat: int | None, rules: AnyGame) -> JSONish | None:
@@ -429,7 +439,7 @@ def _submitted(game_id: str, move: Any, expected: int | None) -> Response:
     except refusals.NotFound:
         raise
     except refusals.Refusal as refused:
-        said = NO_SEAT_HERE if isinstance(refused, refusals.Unauthorized) else refused.reason
+        said = _(NO_SEAT_HERE) if isinstance(refused, refusals.Unauthorized) else refused.reason
         return _to_refusal(game_id, _quoting(typed, said), typed, "move" if typed else "resign")
     return _to_answer(game_id, submission.id)
 
@@ -439,7 +449,7 @@ def _quoting(typed: str, said: str) -> str:
     if not typed:
         return said
     shown = typed if len(typed) <= QUOTED else typed[: QUOTED - 1] + "…"
-    return f"Your move “{shown}” was not played: {said}"
+    return _("Your move “%(move)s” was not played: %(reason)s") % {"move": shown, "reason": said}
 
 
 def _refused_path(game_id: str) -> str:
@@ -457,7 +467,7 @@ def _sealed(message: str, typed: str, form: str) -> str:
 def _refusal_told(game_id: str) -> tuple[str, str, str] | None:
     """The refusal a form's redirect carried to this page (`_to_refusal`), if any."""
     raw = request.cookies.get(REFUSED_COOKIE, "")
-    body, _, mac = raw.partition(".")
+    body, _dot, mac = raw.partition(".")
     if not body or len(raw) > 4000:
         return None
     expected = hmac.new(referee().secret(), f"{REFUSED_COOKIE}:{body}".encode(), "sha256")
@@ -539,13 +549,13 @@ def move(game_id: str) -> Response | tuple[str, int]:
     typed = notation[:MAX_NOTATION]
     if raw_expected and not whole_number(raw_expected):
         # Not a player's slip but a form no page of ours sends: answered as it is, 422.
-        said = "This form is damaged: reload the page and try again."
+        said = _("This form is damaged: reload the page and try again.")
         return render_template("web/game.html", **game_context(game_id, said, typed)), 422
     problem = None
     if not notation:
-        problem = "Type a move, or choose one of the legal moves."
+        problem = _("Type a move, or choose one of the legal moves.")
     elif len(notation) > MAX_NOTATION:
-        problem = f"A move is at most {MAX_NOTATION} characters long."
+        problem = _("A move is at most %(most)d characters long.") % {"most": MAX_NOTATION}
     if problem is not None:
         with session() as db:
             find(db, game_id)
@@ -579,5 +589,5 @@ def resign(game_id: str) -> Response:
     if request.form.get("confirm") != "yes":
         with session() as db:
             find(db, game_id)
-        return _to_refusal(game_id, "Tick the box to confirm that you resign.", form="resign")
+        return _to_refusal(game_id, _("Tick the box to confirm that you resign."), form="resign")
     return _submitted(game_id, {"type": "resign"}, None)

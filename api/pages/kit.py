@@ -35,6 +35,7 @@ from werkzeug.exceptions import HTTPException
 
 from api.http.context import referee
 from api.http.errors import Problem, status_of
+from referee.i18n import N_, _
 from referee.service import refusals
 
 JSONish = dict[str, Any]
@@ -143,14 +144,17 @@ def check_csrf(referrerless: bool = False) -> None:
     if referrerless and origin == "null":
         origin = None
     if origin is not None and origin.rstrip("/").lower() != public_origin():
-        raise Problem(403, "forbidden", "This form was sent from another site.")
+        raise Problem(403, "forbidden", _("This form was sent from another site."))
     cookie = request.cookies.get(CSRF_COOKIE, "")
     given = request.form.get("csrf", "")
     if not cookie or not hmac.compare_digest(cookie.encode(), given.encode()):
         raise Problem(
             403,
             "forbidden",
-            "This form has expired or was not sent from this site: reload the page and try again.",
+            _(
+                "This form has expired or was not sent from this site: "
+                "reload the page and try again."
+            ),
         )
 
 
@@ -189,8 +193,18 @@ def _headers(response: Response) -> Response:
     return response
 
 
+def here() -> str | None:
+    """This page's path and query: where the language switch brings the reader back. None
+    on a page whose address holds a secret: it shows no switch, which would copy the
+    secret into its form and set a form token on a page that must set nothing."""
+    if request.endpoint in _SECRET_PAGES or _SEAT_PATH.search(request.path):
+        return None
+    query = request.query_string.decode("latin-1")
+    return request.path + (f"?{query}" if query else "")
+
+
 def _template_globals() -> dict[str, Any]:
-    return {"csrf_token": csrf_token}
+    return {"csrf_token": csrf_token, "here": here}
 
 
 def _problem_page(error: Problem) -> tuple[str, int, dict[str, str]]:
@@ -203,9 +217,21 @@ def _refusal_page(refused: refusals.Refusal) -> tuple[str, int]:
     return render_template("web/error.html", status=status, detail=refused.reason), status
 
 
+# What the error page says of Werkzeug's errors, in the reader's language (its own
+# descriptions are English).
+_HTTP_DETAILS = {
+    400: N_("The request was not understood."),
+    404: N_("There is nothing at this address."),
+    405: N_("This address does not take that kind of request."),
+    413: N_("What was sent is too large."),
+    500: N_("Something went wrong on the referee's side: try again soon."),
+}
+
+
 def _http_page(error: HTTPException) -> tuple[str, int]:
     status = error.code or 500
-    return render_template("web/error.html", status=status, detail=error.description), status
+    detail = _(_HTTP_DETAILS[status]) if status in _HTTP_DETAILS else error.description
+    return render_template("web/error.html", status=status, detail=detail), status
 
 
 def pages(*children: Blueprint) -> Blueprint:

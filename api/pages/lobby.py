@@ -8,6 +8,7 @@ import hmac
 import json
 import re
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, current_app, make_response, render_template, request
@@ -17,12 +18,13 @@ from api.http import bodies, throttle
 from api.http.context import referee, session
 from api.http.errors import Problem
 from api.pages import rules_text
-from api.pages.in_words import ON_TIMEOUT, shown_names
+from api.pages.in_words import ON_TIMEOUT, on_timeout_words, seat_words, shown_names
 from api.pages.kit import JSONish, check_csrf
 from api.schemas.games import PlayerIn
 from api.schemas.rules import describe
 from referee import games
 from referee.games import AnyGame
+from referee.i18n import LANGUAGES, _, known_language, ngettext, when
 from referee.names import shown as shown_name
 from referee.render import showcase
 from referee.service import creating, refusals
@@ -44,14 +46,18 @@ _CURSOR = re.compile(r"[0-9T:.+\-]{1,40}")
 def lobby() -> str:
     before = request.args.get("before")
     if before is not None and not _CURSOR.fullmatch(before):
-        raise Problem(400, "bad_request", "'before' is the start time of a game the lobby listed")
+        raise Problem(
+            400, "bad_request", _("'before' is the start time of a game the lobby listed")
+        )
     with session() as db:
         found = reads.list_games(db, None, None, before, LOBBY_GAMES + 1)
+        now = datetime.now(UTC)
         rows = [
             {
                 "game": game,
                 "title": _title(game.name),
                 "names": shown_names(reads.seats(db, game.id)),
+                "started": when(datetime.fromisoformat(game.created_at), now),
             }
             for game in found[:LOBBY_GAMES]
         ]
@@ -72,7 +78,8 @@ def _card(rules: AnyGame) -> JSONish:
     return {
         "rules": described,
         "line": showcase.showcase(rules.name).line,
-        "players": f"{counts[0]}\u2013{counts[-1]} players",
+        "players": _("%(fewest)d\u2013%(most)d players")
+        % {"fewest": counts[0], "most": counts[-1]},
         "length": showcase.length_words(rules.name),
     }
 
@@ -136,7 +143,9 @@ def _rules(name: str) -> AnyGame:
     try:
         return games.get(name)
     except KeyError:
-        raise Problem(404, "not_found", f"There is no game called {name!r} here.") from None
+        raise Problem(
+            404, "not_found", _("There is no game called %(name)r here.") % {"name": name}
+        ) from None
 
 
 @bp.get("/new/<name>")
@@ -187,7 +196,7 @@ def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, s
         "values": values,
         "errors": errors,
         "needs_key": bool(_api_key()),
-        "on_timeout": ON_TIMEOUT,
+        "on_timeout": {policy: on_timeout_words(policy) for policy in ON_TIMEOUT},
         "bots": described["bots"],
     }
 
@@ -205,13 +214,13 @@ def _read_players(form: Mapping[str, str], seats: int, errors: dict[str, str]) -
         # "person", or a bot's level; a bot's seat may go unnamed.
         bot = form.get(f"bot-{n}", "person").strip() or "person"
         if bot != "person" and not name:
-            name = f"Bot {n + 1}"
+            name = _("Bot %(number)d") % {"number": n + 1}
         if not name:
             if email:
-                errors[f"name-{n}"] = "Give this player a name (or clear the mail address)."
+                errors[f"name-{n}"] = _("Give this player a name (or clear the mail address).")
             continue
         if bot != "person" and email:
-            errors[f"email-{n}"] = "A bot has no mail address: clear it, or choose a person."
+            errors[f"email-{n}"] = _("A bot has no mail address: clear it, or choose a person.")
             continue
         try:
             loaded = {"name": name, "email": email or None, "bot": None if bot == "person" else bot}
@@ -238,7 +247,7 @@ def _read_options(form: Mapping[str, str], described: JSONish, errors: dict[str,
             if _INTEGER.fullmatch(raw):
                 options[name] = int(raw)
             else:
-                errors[key] = f"{name}: give a whole number."
+                errors[key] = _("%(option)s: give a whole number.") % {"option": name}
         elif widget == "json":
             try:
                 options[name] = bodies.loads(raw)
@@ -263,7 +272,7 @@ def _said(field: str, messages: Any) -> str:
 def _form_errors(refused: refusals.Refusal) -> dict[str, str]:
     """The new-game form's messages for a refusal of the service, by field."""
     if isinstance(refused, refusals.BadRequest):
-        return {"deadline": f"Time per turn: {refused.reason}"}
+        return {"deadline": _("Time per turn: %(reason)s") % {"reason": refused.reason}}
     if isinstance(refused, refusals.Unauthorized):
         # Bots alone, without the server's key.
         return {"players": refused.reason[:1].upper() + refused.reason[1:] + "."}
@@ -287,23 +296,29 @@ def _form_game(rules: AnyGame, form: Mapping[str, str], errors: dict[str, str]) 
     key = _api_key()
     given = form.get("api_key", "")
     if key and not hmac.compare_digest(given.encode(), key.encode()):
-        errors["api_key"] = "This server needs its API key to create games."
+        errors["api_key"] = _("This server needs its API key to create games.")
     players = _read_players(form, max(rules.players), errors)
     options = _read_options(form, describe(rules), errors)
     counts = ", ".join(map(str, rules.players))
     if len(players) not in rules.players and "players" not in errors:
-        errors["players"] = (
-            f"{rules.title} is played by {counts} players; you named {len(players)}."
-        )
+        errors["players"] = ngettext(
+            "%(game)s is played by %(counts)s players; you named %(num)d.",
+            "%(game)s is played by %(counts)s players; you named %(num)d.",
+            len(players),
+        ) % {"game": rules.title, "counts": counts, "num": len(players)}
     on_timeout = form.get("on_timeout", "random")
     if on_timeout not in ON_TIMEOUT:
-        errors["on_timeout"] = "Choose what happens when time runs out."
+        errors["on_timeout"] = _("Choose what happens when time runs out.")
+    language = form.get("language", "en")
+    if language not in LANGUAGES:
+        errors["language"] = _("Choose a language the referee speaks.")
     return {
         "game": rules.name,
         "players": [creating.Player(p["name"], p["email"], p["bot"]) for p in players],
         "options": options,
         "deadline": form.get("deadline", "").strip() or None,
         "on_timeout": on_timeout,
+        "language": known_language(language),
         # With the server's key this is a trusted client, as for the API.
         "trusted": key is not None,
     }
@@ -337,7 +352,7 @@ def create_game(name: str) -> tuple[str, int]:
     links = [
         {
             "seat": n,
-            "name": shown_name(player.name) or f"Player {n + 1}",
+            "name": shown_name(player.name) or seat_words(n),
             "link": None
             if (player.email and not command.trusted) or player.bot
             else _seat_link(game_id, token),

@@ -27,10 +27,11 @@ from flask import Blueprint, Response, make_response, render_template, request, 
 from api.http.context import referee
 from api.http.player_auth import signed_in
 from api.pages import kit
-from api.pages.in_words import deadline_words, result_words
+from api.pages.in_words import deadline_words, result_words, seat_words, won
 from api.pages.seeks import card
 from referee import games
 from referee.delivery.play_links import play_url, works_until
+from referee.i18n import when
 from referee.names import shown as shown_name
 from referee.service import refusals, table_talk
 from referee.service.my_events import mark_now
@@ -64,9 +65,12 @@ class Row:
     others: list[tuple[str, str | None]]
     to_act: list[str]
     due: str
+    # Whether the turn has a deadline at all.
+    timed: bool
     overdue: bool
     moves: int
     result: str
+    won: bool
     # Each seat's final score, with its name (finished games).
     scores: list[tuple[str, Any]]
     # The others' messages my seats have not read (`referee.service.table_talk`).
@@ -94,7 +98,7 @@ def _href(game: MyGame, mine: list[int], secret: bytes, now: datetime) -> str:
 
 
 def _row(game: MyGame, secret: bytes, now: datetime, unread: int) -> Row:
-    names = [shown_name(s.name) or f"Player {s.seat + 1}" for s in game.seats]
+    names = [shown_name(s.name) or seat_words(s.seat) for s in game.seats]
     mine = [s.seat for s in game.seats if s.me]
     running = game.status == GameStatus.ACTIVE
     due = game.deadline if running else None
@@ -106,9 +110,11 @@ def _row(game: MyGame, secret: bytes, now: datetime, unread: int) -> Row:
         others=[(names[s.seat], s.profile) for s in game.seats if not s.me],
         to_act=[names[n] for n in game.to_act if n < len(names) and n not in mine],
         due=deadline_words(due, now),
+        timed=due is not None,
         overdue=due is not None and due <= now,
         moves=game.version,
         result="" if running else result_words(game.result, mine),
+        won=not running and won(game.result, mine),
         scores=list(zip(names, (game.result or {}).get("scores", []), strict=False)),
         unread=unread,
     )
@@ -157,17 +163,19 @@ def render(
     typed: dict[str, str] | None = None,
 ) -> str:
     """The page; `errors` and `typed`: what a form refused, said beside it with what was typed."""
+    now = datetime.now(UTC)
     tokens = [
         {
             "id": token.id,
             "name": token.name,
             "scopes": ", ".join(token.scopes),
-            "made": token.created_at[:16].replace("T", " "),
-            "used": (token.last_used_at or "")[:16].replace("T", " ") or "never",
+            "made": when(datetime.fromisoformat(token.created_at), now),
+            "used": when(datetime.fromisoformat(token.last_used_at), now)
+            if token.last_used_at
+            else "",
         }
         for token in list_tokens(referee(), player)
     ]
-    now = datetime.now(UTC)
     return render_template(
         "web/me.html",
         address=player.address,

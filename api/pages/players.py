@@ -18,6 +18,7 @@ from markupsafe import Markup
 from api.http.context import referee
 from api.http.errors import Problem
 from referee import games
+from referee.i18n import N_, _, day_of, ngettext, number
 from referee.render.rating_chart import Point, rating_chart
 from referee.service.leaderboards import PAGE, leaderboard
 from referee.service.profile_view import GameRating, RecentGame, player_profile
@@ -25,7 +26,8 @@ from referee.store.clock import parse_stamp
 
 bp = Blueprint("players", __name__)
 
-PLACES = {1: "1st", 2: "2nd", 3: "3rd"}
+PLACES = {1: N_("1st"), 2: N_("2nd"), 3: N_("3rd")}
+RESULTS = {"won": N_("Won"), "lost": N_("Lost"), "draw": N_("Shared win")}
 
 
 def _title(name: str) -> str:
@@ -36,20 +38,24 @@ def _title(name: str) -> str:
 
 
 def _day(stamp: str) -> str:
-    return parse_stamp(stamp).strftime("%Y-%m-%d")
+    return day_of(parse_stamp(stamp))
 
 
 def hours_words(hours: float | None) -> str:
     """A median response time as a person says it: "40 minutes", "5 hours", "2.5 days"."""
     if hours is None:
-        return "no moves yet"
+        return _("no moves yet")
     if hours < 1:
         minutes = max(1, round(hours * 60))
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+        return ngettext("%(num)d minute", "%(num)d minutes", minutes) % {"num": minutes}
     if hours < 48:
-        shown = f"{hours:.1f}".removesuffix(".0")
-        return f"{shown} hour{'s' if shown != '1' else ''}"
-    return f"{hours / 24:.1f}".removesuffix(".0") + " days"
+        tenths = round(hours, 1)
+        # "1.5 hours", "1,5 heure": the plural follows the whole number said.
+        return ngettext("%(num)s hour", "%(num)s hours", int(tenths) if tenths != 1 else 1) % {
+            "num": number(tenths)
+        }
+    days = round(hours / 24, 1)
+    return ngettext("%(num)s day", "%(num)s days", int(days)) % {"num": number(days)}
 
 
 def _chart(name: str, rating: GameRating) -> Markup | None:
@@ -59,20 +65,25 @@ def _chart(name: str, rating: GameRating) -> Markup | None:
         Point(parse_stamp(p.at).timestamp(), p.rating, p.deviation, p.provisional, _day(p.at))
         for p in rating.history
     ]
-    title = f"{name}'s rating at {_title(rating.game)}, game by game"
+    title = _("%(name)s's rating at %(game)s, game by game") % {
+        "name": name,
+        "game": _title(rating.game),
+    }
     first, last = _day(rating.history[0].at), _day(rating.history[-1].at)
     # Drawn here from numbers and escaped text alone: safe to put in the page as it is.
     return Markup(rating_chart(points, title, first, last))
 
 
 def _recent(game: RecentGame) -> dict[str, Any]:
-    place = PLACES.get(game.place, f"{game.place}th")
+    place = _(PLACES[game.place]) if game.place in PLACES else _("%(num)dth") % {"num": game.place}
     return {
         "id": game.id,
         "title": _title(game.game),
-        "result": {"won": "Won", "lost": "Lost", "draw": "Shared win"}[game.result],
+        "result": _(RESULTS[game.result]),
         "won": game.result != "lost",
-        "place": f"{place} of {game.players}" if game.place else "",
+        "place": _("%(place)s of %(players)d") % {"place": place, "players": game.players}
+        if game.place
+        else "",
         "finished": _day(game.finished_at),
         "finished_at": game.finished_at,
     }
@@ -112,7 +123,7 @@ def ratings_index() -> str:
 def ratings(game: str) -> str:
     cursor = request.args.get("cursor") or None
     if cursor is not None and (len(cursor) > 400 or not cursor.isprintable()):
-        raise Problem(422, "bad_request", "This is not a place in the list that it gave.")
+        raise Problem(422, "bad_request", _("This is not a place in the list that it gave."))
     board = leaderboard(referee(), game, cursor, PAGE)
     return render_template(
         "web/ratings.html",

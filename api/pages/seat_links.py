@@ -23,6 +23,7 @@ from api.http.context import find, referee, session
 from api.http.errors import Problem
 from api.http.seat_auth import MAX_TOKEN, SEAT_COOKIE, cookie_token
 from api.pages.kit import check_csrf, forget_cookie, secure_cookies
+from referee.i18n import N_, _
 from referee.names import shown as shown_name
 from referee.service.play_now import open_seat
 from referee.service.submitting import seat_holding
@@ -43,7 +44,7 @@ def cookie_seat(db: Session, game_id: str) -> int | None:
     return None if token is None else seat_holding(db, game_id, token)
 
 
-NO_SEAT_HERE = "This browser holds no seat of this game: open your personal link first."
+NO_SEAT_HERE = N_("This browser holds no seat of this game: open your personal link first.")
 
 
 @bp.get("/g/<game_id>/seat/<token>")
@@ -54,7 +55,7 @@ def seat(game_id: str, token: str) -> Response:
         seats = reads.seats(db, game.id)
         name = next((shown_name(s.name) for s in seats if s.seat == number), None)
     if number is None:
-        raise Problem(404, "not_found", "This personal link is not a seat of this game.")
+        raise Problem(404, "not_found", _("This personal link is not a seat of this game."))
     target = url_for("pages.game.game", game_id=game.id)
     response = make_response(render_template("web/opening.html", target=target, name=name))
     return with_seat_cookie(response, game.id, token)

@@ -31,6 +31,7 @@ from api.pages import kit
 from api.pages.in_words import ago_words, deadline_words, per_turn_words
 from referee import bots, games
 from referee.delivery.play_links import play_url, works_until
+from referee.i18n import N_, _, ngettext
 from referee.ratings import Shown
 from referee.service import refusals
 from referee.service.my_games import held_seat
@@ -60,16 +61,22 @@ bp = Blueprint("seeks", __name__)
 
 SIGN_IN = "/me/sign-in"
 # The times per turn the form offers (the API takes any the referee keeps).
-DEADLINES = {"": "no time limit", "24h": "1 day", "48h": "2 days", "72h": "3 days", "7d": "1 week"}
+DEADLINES = {
+    "": N_("no time limit"),
+    "24h": N_("1 day"),
+    "48h": N_("2 days"),
+    "72h": N_("3 days"),
+    "7d": N_("1 week"),
+}
 FORM_FIELDS = ("game", "min", "max", "deadline", "bots", "invite", "rating_min", "rating_max")
 # What the form keeps of a typed field when it is shown again.
 TYPED_MOST = 200
 
 STATUS_WORDS: dict[str, str] = {
-    SeekStatus.OPEN: "open: waiting for players",
-    SeekStatus.STARTED: "started",
-    SeekStatus.WITHDRAWN: "withdrawn by the player who posted it",
-    SeekStatus.EXPIRED: "expired before enough players joined",
+    SeekStatus.OPEN: N_("open: waiting for players"),
+    SeekStatus.STARTED: N_("started"),
+    SeekStatus.WITHDRAWN: N_("withdrawn by the player who posted it"),
+    SeekStatus.EXPIRED: N_("expired before enough players joined"),
 }
 
 Act = Callable[["Referee", Player, str], SeekShown]
@@ -108,26 +115,33 @@ def rated(name: str, rating: Shown | None) -> dict[str, Any]:
 def range_words(low: int | None, high: int | None) -> str:
     """An open game's rating range: "ratings 1400 to 1700", "ratings from 1600"."""
     if low is not None and high is not None:
-        return f"ratings {low} to {high}"
+        return _("ratings %(low)d to %(high)d") % {"low": low, "high": high}
     if low is not None:
-        return f"ratings from {low}"
-    return "" if high is None else f"ratings up to {high}"
+        return _("ratings from %(low)d") % {"low": low}
+    return "" if high is None else _("ratings up to %(high)d") % {"high": high}
 
 
 def card(seek: SeekShown, now: datetime) -> dict[str, Any]:
     """An open game as the pages show it, in words."""
-    counts = f"{seek.min_players}"
     if seek.max_players > seek.min_players:
-        counts += f" to {seek.max_players}"
+        players = _("%(fewest)d to %(most)d players") % {
+            "fewest": seek.min_players,
+            "most": seek.max_players,
+        }
+    else:
+        players = ngettext("%(num)d player", "%(num)d players", seek.max_players) % {
+            "num": seek.max_players
+        }
     startable = seek.bots is not None or len(seek.seated) >= seek.min_players
     return {
         "id": seek.id,
         "game": seek.game,
         "title": _title(seek.game),
-        "players": f"{counts} players",
+        "players": players,
         "max_players": seek.max_players,
         "seated": list(seek.seated),
-        "seats": f"{len(seek.seated)} of {seek.max_players} seated",
+        "seats": _("%(seated)d of %(most)d seated")
+        % {"seated": len(seek.seated), "most": seek.max_players},
         # A seek of 3 to 4 players may start with 3: said where it is so.
         "starts_with": seek.min_players if seek.min_players < seek.max_players else None,
         "open_seats": seek.open_seats,
@@ -146,7 +160,9 @@ def card(seek: SeekShown, now: datetime) -> dict[str, Any]:
         "expires": deadline_words(parse_stamp(seek.expires_at), now),
         "expires_at": seek.expires_at,
         "status": seek.status,
-        "status_words": STATUS_WORDS.get(seek.status, seek.status),
+        "status_words": _(STATUS_WORDS[seek.status])
+        if seek.status in STATUS_WORDS
+        else seek.status,
         "open": seek.status == SeekStatus.OPEN,
         "private": seek.private,
         "invited": list(seek.invited),
@@ -161,7 +177,9 @@ def card(seek: SeekShown, now: datetime) -> dict[str, Any]:
 def _player() -> Player:
     player = signed_in()
     if player is None:
-        raise Problem(401, "unauthorized", "Sign in first: ask for a link by mail on /me/sign-in.")
+        raise Problem(
+            401, "unauthorized", _("Sign in first: ask for a link by mail on /me/sign-in.")
+        )
     player.require(PLAY)
     return player
 
@@ -173,6 +191,11 @@ def _named(player: Player | None) -> bool:
 # -- the list ----------------------------------------------------------------
 
 
+def _deadline_choices() -> dict[str, str]:
+    """The times per turn the form offers, in the reader's language."""
+    return {value: _(words) for value, words in DEADLINES.items()}
+
+
 def _list_page(
     player: Player | None,
     message: str | None = None,
@@ -181,7 +204,7 @@ def _list_page(
     chosen = request.args.get("game") or None
     cursor = request.args.get("cursor") or None
     if cursor is not None and (len(cursor) > 40 or not cursor.isprintable()):
-        raise Problem(422, "bad_request", "This is not a place in the list that it gave.")
+        raise Problem(422, "bad_request", _("This is not a place in the list that it gave."))
     page = list_seeks(referee(), None if player is None else player.address, chosen, cursor)
     now = datetime.now(UTC)
     every = games.all_games()
@@ -196,7 +219,7 @@ def _list_page(
         named=_named(player),
         counts=sorted({count for game in every for count in game.players}),
         levels=sorted({level for game in every for level in bots.levels(game.name)}),
-        deadlines=DEADLINES,
+        deadlines=_deadline_choices(),
         most_invited=MOST_INVITED,
         typed=typed or {},
         message=message,
@@ -214,7 +237,7 @@ def _count(form: Mapping[str, str], field: str) -> int | None:
     if not given:
         return None
     if not kit.whole_number(given):
-        raise refusals.BadRequest(f"{given[:20]!r} is not a number of players")
+        raise refusals.BadRequest(_("%(given)r is not a number of players") % {"given": given[:20]})
     return int(given)
 
 
@@ -224,8 +247,8 @@ def _rating(form: Mapping[str, str], field: str) -> int | None:
         return None
     if not kit.whole_number(given) or not RATING_LOWEST <= int(given) <= RATING_HIGHEST:
         raise refusals.BadRequest(
-            f"a rating bound is a number from {RATING_LOWEST} to {RATING_HIGHEST}, "
-            f"not {given[:20]!r}"
+            _("a rating bound is a number from %(lowest)d to %(highest)d, not %(given)r")
+            % {"lowest": RATING_LOWEST, "highest": RATING_HIGHEST, "given": given[:20]}
         )
     return int(given)
 

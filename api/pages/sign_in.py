@@ -23,6 +23,7 @@ from api.http.player_auth import PLAYER_COOKIE, signed_in
 from api.pages import kit
 from api.pages.seat_links import without_seat_cookie
 from api.schemas.sign_in import SignInIn
+from referee.i18n import _
 from referee.service import players, refusals, signing_in
 
 bp = Blueprint("sign_in", __name__)
@@ -68,9 +69,9 @@ def _email_problem(email: str) -> str | None:
     """What is wrong with a typed address, as the REST request's schema says: only what
     no address could have, so it tells nothing of any address."""
     if not email:
-        return "Type your mail address."
+        return _("Type your mail address.")
     if SignInIn().validate({"email": email}):
-        return "This is not a mail address."
+        return _("This is not a mail address.")
     return None
 
 

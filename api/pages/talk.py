@@ -10,6 +10,8 @@ reads new messages with `GET /g/<id>/messages?after=N` (JSON), which marks them 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from flask import Blueprint, Response, jsonify, make_response, request, url_for
 
 from api.http import errors
@@ -17,9 +19,11 @@ from api.http.context import referee
 from api.http.errors import Problem, status_of
 from api.http.seat_auth import cookie_token
 from api.pages.kit import JSONish, check_csrf, whole_number
+from referee.i18n import _, when
 from referee.service import refusals, table_talk
 from referee.service.submitting import SeatToken
 from referee.service.table_talk import MessageShown, Table
+from referee.store.clock import parse_stamp
 from referee.talk_text import MESSAGE_LONGEST, NOTE_LONGEST, SENT_LONGEST
 
 bp = Blueprint("talk", __name__)
@@ -32,7 +36,8 @@ def shown_message(said: MessageShown) -> JSONish:
     """A message as the page and its script show it (text escaped where it is put)."""
     return {
         **said.to_json(),
-        "at": said.created_at[:16].replace("T", " "),
+        # When, in the reader's zone and language, the zone named.
+        "at": when(parse_stamp(said.created_at), datetime.now(UTC)),
     }
 
 
@@ -53,7 +58,9 @@ def talk_context(game_id: str, seat: int | None) -> JSONish | None:
             if other != seat
         ],
         "note": found.note.text,
-        "note_at": (found.note.updated_at or "")[:16].replace("T", " "),
+        "note_at": when(parse_stamp(found.note.updated_at), datetime.now(UTC))
+        if found.note.updated_at
+        else "",
         "longest": MESSAGE_LONGEST,
         "note_longest": NOTE_LONGEST,
     }
@@ -90,7 +97,7 @@ def post(game_id: str) -> Response | tuple[Response, int]:
         raise Problem(
             status_of(refused),
             refused.code,
-            f"Your message was not sent: {refused.reason}.",
+            _("Your message was not sent: %(reason)s.") % {"reason": refused.reason},
             headers={k: v for k, v in answer.headers.items() if k == "Retry-After"},
         ) from None
     if _wants_json():
@@ -103,7 +110,7 @@ def listed(game_id: str) -> Response:
     """The messages after `?after=N` for the page's script (JSON); they count as seen."""
     raw = request.args.get("after", "0")
     if not whole_number(raw):
-        raise Problem(400, "bad_request", "'after' is a message number")
+        raise Problem(400, "bad_request", _("'after' is a message number"))
     try:
         found = table_talk.messages(referee(), game_id, _seat(), int(raw))
     except refusals.Refusal as refused:

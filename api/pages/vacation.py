@@ -3,8 +3,8 @@ one and a button to end it.
 
 Its forms are protected as the game pages' are (`kit.check_csrf`: the
 browser's Origin and the double-submit form token); the player is the one
-the session cookie signs in. Times typed without an offset are UTC, as the
-page says.
+the session cookie signs in. Times typed without an offset are in the reader's zone
+(the player's, else the browser's, else UTC), as the page says.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from api.http.errors import Problem, status_of
 from api.http.player_auth import signed_in
 from api.pages import kit
 from api.schemas.vacation import shown
+from referee.i18n import _, when, zone
 from referee.service import refusals
 from referee.service.players import MANAGE, Player
 from referee.service.vacations import end_vacation, set_vacation, standing
@@ -31,23 +32,33 @@ MAX_TIME = 40
 def _player() -> Player:
     player = signed_in()
     if player is None:
-        raise Problem(401, "unauthorized", "Sign in first: ask for a link by mail on /me.")
+        raise Problem(401, "unauthorized", _("Sign in first: ask for a link by mail on /me."))
     player.require(MANAGE)
     return player
 
 
 def _page(player: Player, message: str | None = None, typed: dict[str, str] | None = None) -> str:
+    said = shown(standing(referee(), player))
+    vacation = said.get("vacation")
+    if vacation:
+        # The times in words, in the reader's zone; the machine-readable ones stay UTC.
+        vacation = dict(vacation)
+        for key in ("starts", "ends"):
+            vacation[key] = when(datetime.fromisoformat(vacation[f"{key}_at"]))
+        said["vacation"] = vacation
     return render_template(
         "web/vacation.html",
         address=player.address,
         message=message,
         typed=typed or {},
-        **shown(standing(referee(), player)),
+        zone_name=zone().key,
+        **said,
     )
 
 
 def _time(form: dict[str, str], name: str) -> datetime | None:
-    """A time typed in the form (a browser's `datetime-local`, UTC), or None when empty."""
+    """A time typed in the form (a browser's `datetime-local`, in the reader's zone), or
+    None when empty."""
     text = form.get(name, "").strip()
     if not text:
         return None
@@ -55,10 +66,15 @@ def _time(form: dict[str, str], name: str) -> datetime | None:
         if len(text) > MAX_TIME:
             raise ValueError(text)
         found = datetime.fromisoformat(text)
-        return found.replace(tzinfo=UTC) if found.tzinfo is None else found.astimezone(UTC)
+        return (
+            found.replace(tzinfo=zone()).astimezone(UTC)
+            if found.tzinfo is None
+            else found.astimezone(UTC)
+        )
     except (ValueError, OverflowError):
         raise refusals.BadRequest(
-            f"{name!r} is not a time such as 2026-12-20T08:00 (UTC)", errors={name: ["bad"]}
+            _("%(name)r is not a time such as 2026-12-20T08:00") % {"name": name},
+            errors={name: ["bad"]},
         ) from None
 
 
@@ -76,7 +92,7 @@ def set_it() -> Response | tuple[str, int]:
     try:
         until = _time(form, "until")
         if until is None:
-            raise refusals.BadRequest("say until when", errors={"until": ["missing"]})
+            raise refusals.BadRequest(_("say until when"), errors={"until": ["missing"]})
         set_vacation(referee(), player, _time(form, "from"), until)
     except (refusals.BadRequest, refusals.VacationRefused) as refused:
         return _page(player, refused.reason, typed), status_of(refused)

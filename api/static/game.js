@@ -24,6 +24,15 @@
 
   function field() { return document.getElementById("notation"); }
 
+  // The words this script shows, in the page's language (`#game-words`, rendered by the
+  // server); English where the page gave none.
+  var WORDS = (function () {
+    var block = document.getElementById("game-words");
+    try { return block ? JSON.parse(block.textContent) : {}; } catch (e) { return {}; }
+  })();
+
+  function words(key, english) { return WORDS[key] || english; }
+
   // -- the move list --------------------------------------------------------------
 
   function showCurrentMove() {
@@ -61,7 +70,7 @@
     if (asText && !asText.dataset.keep) { asText.open = false; }
     if (steps.length && answering !== undefined && answering !== form.dataset.key) {
       steps = [];
-      say("The game moved on: start your move again.");
+      say(words("moved_on", "The game moved on: start your move again."));
     }
     if (steps.length) { loadBoard(false); }
   }
@@ -81,7 +90,7 @@
         building = false;
         if (!answer.ok) {
           steps = [];
-          say(answer.body.detail || "That cannot be chosen now.");
+          say(answer.body.detail || words("cannot_choose", "That cannot be chosen now."));
           if (answer.body.code === "bad_step") { loadBoard(focusBoard); }
           return;
         }
@@ -90,7 +99,7 @@
       .catch(function () {
         building = false;
         steps.pop();
-        say("The referee could not be reached: try that again.");
+        say(words("unreachable", "The referee could not be reached: try that again."));
       });
   }
 
@@ -190,7 +199,9 @@
   function showNotifyButton() {
     var button = document.getElementById("notify");
     if (!button || !("Notification" in window) || Notification.permission === "denied") { return; }
-    button.textContent = notifying() ? "Stop notifying me" : "Notify me when it is my turn";
+    button.textContent = notifying()
+      ? words("stop_notifying", "Stop notifying me")
+      : words("notify", "Notify me when it is my turn");
     button.setAttribute("aria-pressed", notifying() ? "true" : "false");
     button.hidden = false;
   }
@@ -285,7 +296,7 @@
   function sendSaid(form) {
     var send = document.getElementById("talk-send");
     var text = document.getElementById("talk-text");
-    if (!text.value.trim()) { talkProblem("Write something first."); return; }
+    if (!text.value.trim()) { talkProblem(words("write_first", "Write something first.")); return; }
     send.disabled = true;
     fetch(form.action, {
       method: "POST", body: new FormData(form), credentials: "same-origin",
@@ -296,7 +307,7 @@
       })
       .then(function (answer) {
         send.disabled = false;
-        if (!answer.ok) { talkProblem(answer.body.detail || "The message was not sent."); return; }
+        if (!answer.ok) { talkProblem(answer.body.detail || words("not_sent", "The message was not sent.")); return; }
         talkProblem("");
         text.value = "";
         showSaid([answer.body]);
@@ -304,7 +315,7 @@
       })
       .catch(function () {
         send.disabled = false;
-        talkProblem("The referee could not be reached: your message was not sent. Try again.");
+        talkProblem(words("talk_unreachable", "The referee could not be reached: your message was not sent. Try again."));
       });
   }
 
@@ -350,7 +361,7 @@
       kept.section.querySelectorAll("button").forEach(function (button) { button.disabled = true; });
       var note = document.createElement("p");
       note.className = "notice warn";
-      note.textContent = "The game moved on while you typed: this move cannot be sent now.";
+      note.textContent = words("typed_too_late", "The game moved on while you typed: this move cannot be sent now.");
       kept.section.appendChild(note);
       root.querySelector(".side").insertBefore(kept.section, place);
       input = field();

@@ -20,6 +20,7 @@ from flask.testing import FlaskClient
 from api.http.player_auth import PLAYER_COOKIE
 from api.pages.in_words import deadline_words, result_words
 from referee import games
+from referee.i18n import speaking
 from referee.service import Referee, game_states
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import open_session
@@ -238,10 +239,11 @@ NOW = datetime(2026, 11, 27, 14, 20, tzinfo=UTC)
         (NOW + timedelta(hours=2, minutes=59), "in 3 hours"),
         (NOW + timedelta(hours=1), "in 1 hour"),
         (NOW + timedelta(hours=9, minutes=10), "in 9 hours"),
-        (datetime(2026, 11, 28, 7, 0, tzinfo=UTC), "tomorrow at 07:00 UTC"),
-        (datetime(2026, 12, 1, 9, 5, tzinfo=UTC), "on Tuesday at 09:05 UTC"),
-        (datetime(2026, 12, 24, 18, 0, tzinfo=UTC), "on 24 Dec at 18:00 UTC"),
-        (datetime(2027, 1, 9, 18, 0, tzinfo=UTC), "on 9 Jan 2027 at 18:00 UTC"),
+        # Babel's English clock: a narrow no-break space before AM/PM.
+        (datetime(2026, 11, 28, 7, 0, tzinfo=UTC), "tomorrow at 7:00\u202fAM UTC"),
+        (datetime(2026, 12, 1, 9, 5, tzinfo=UTC), "on Tuesday at 9:05\u202fAM UTC"),
+        (datetime(2026, 12, 24, 18, 0, tzinfo=UTC), "on Dec 24 at 6:00\u202fPM UTC"),
+        (datetime(2027, 1, 9, 18, 0, tzinfo=UTC), "on Jan 9, 2027 at 6:00\u202fPM UTC"),
     ],
 )
 def test_deadlines_in_words(due: datetime | None, said: str) -> None:
@@ -250,7 +252,31 @@ def test_deadlines_in_words(due: datetime | None, said: str) -> None:
 
 def test_a_deadline_later_today_says_when() -> None:
     early = datetime(2026, 11, 27, 1, 0, tzinfo=UTC)
-    assert deadline_words(early + timedelta(hours=21), early) == "today at 22:00 UTC"
+    assert deadline_words(early + timedelta(hours=21), early) == "today at 10:00\u202fPM UTC"
+
+
+@pytest.mark.parametrize(
+    ("due", "said"),
+    [
+        (NOW + timedelta(minutes=42), "dans 42 minutes"),
+        (NOW + timedelta(hours=1), "dans 1 heure"),
+        # 07:00 UTC is 08:00 in Paris in winter, and the zone is named.
+        (datetime(2026, 11, 28, 7, 0, tzinfo=UTC), "demain à 08:00 CET"),
+        (datetime(2026, 12, 1, 9, 5, tzinfo=UTC), "mardi à 10:05 CET"),
+        (datetime(2026, 12, 24, 18, 0, tzinfo=UTC), "le 24 déc. à 19:00 CET"),
+        # The day is Paris's: 23:30 UTC on the 28th is the 29th there.
+        (datetime(2026, 11, 28, 23, 30, tzinfo=UTC), "dimanche à 00:30 CET"),
+    ],
+)
+def test_deadlines_in_words_in_french_in_the_readers_zone(due: datetime, said: str) -> None:
+    with speaking("fr", "Europe/Paris"):
+        assert deadline_words(due, NOW) == said
+
+
+def test_a_summer_deadline_in_paris_is_said_in_summer_time() -> None:
+    summer = datetime(2027, 6, 10, 9, 0, tzinfo=UTC)
+    with speaking("fr", "Europe/Paris"):
+        assert deadline_words(summer + timedelta(days=1), summer) == "demain à 11:00 CEST"
 
 
 def test_results_in_words() -> None:

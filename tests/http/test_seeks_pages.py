@@ -240,7 +240,8 @@ def test_the_form_posts_an_open_game_or_says_what_is_wrong(
     assert made.deadline_seconds == 48 * 3600 and made.rated and made.bots is None
     page = text(ann_browser.get(answer.headers["Location"]).text)
     assert "Mandala, posted by Ann Poster" in page and "2 days per turn" in page
-    expires = deadline_words(parse_stamp(made.expires_at), now)
+    # Said as the page reads: its clock's narrow no-break space is a space.
+    expires = " ".join(deadline_words(parse_stamp(made.expires_at), now).split())
     assert f"Posted just now · expires {expires}" in page
 
     wrong = {**form, "game": "subdivision", "min": "5", "max": "5", "csrf": token}

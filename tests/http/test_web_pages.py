@@ -679,7 +679,7 @@ def test_a_time_per_turn_is_set_in_the_lobby_and_shown_with_its_deadline(app: Fl
     assert (game.deadline_seconds, game.on_timeout) == (72 * 3600, "pass")
     shown = re.search(r'id="deadline">(.*?)</p>', page(host, game_id), re.S)
     assert shown is not None
-    assert "72 hours" in shown.group(1) and "the referee passes for them" in shown.group(1)
+    assert "3 days per turn" in shown.group(1) and "the referee passes for them" in shown.group(1)
     untimed, _, _ = new_game(app, "mandala", ["Ann", "Bob"])
     assert 'id="deadline"' not in page(host, untimed)
     for fields, expected in [

@@ -145,7 +145,7 @@ def test_a_player_signs_in_by_mail_and_finds_every_game(stack: Stack, browser: B
     asking = _fresh(browser).new_page()
     asking.goto(stack.url + "/me/sign-in")
     asking.fill("input[name=email]", ANN)
-    asking.click("button[type=submit]")
+    asking.click("#ask")
     asking.wait_for_load_state()
     found = SIGN_IN.search(text_of(stack.mail("sign_in").mail))
     assert found is not None
@@ -153,7 +153,7 @@ def test_a_player_signs_in_by_mail_and_finds_every_game(stack: Stack, browser: B
     signed = _fresh(browser)
     page = signed.new_page()
     page.goto(stack.url + found.group(1))
-    page.click("button[type=submit]")
+    page.click("#sign-in")
     page.wait_for_url(stack.url + "/me")
     shown = page.inner_text("main")
     # Her turn, then the game waiting for Bob, then the finished one.
