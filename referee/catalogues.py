@@ -98,16 +98,15 @@ def update() -> list[Path]:
         for name in CATALOGUES:
             kept = _read(language, name)
             catalog = kept or _new(language)
+            # The header's date stays, so that a catalogue changes only where its words do.
+            created = catalog.creation_date
             catalog.update(extracted(name), no_fuzzy_matching=True)
             catalog.obsolete.clear()
-            if kept is not None:
-                # The header's dates stay, so that a catalogue changes only where its
-                # words did.
-                catalog.creation_date = kept.creation_date
+            catalog.creation_date = created
             path = po_path(language, name)
             path.parent.mkdir(parents=True, exist_ok=True)
             with path.open("wb") as po:
-                write_po(po, catalog, width=100, sort_output=False, omit_header=False)
+                write_po(po, catalog, width=100, sort_output=False, include_lineno=False)
             written.append(path)
     return written
 
