@@ -41,6 +41,7 @@ from api.pages.talk import talk_context
 from referee import render
 from referee.engine import Building, Played
 from referee.games import AnyGame
+from referee.games.reasons import reason_words
 from referee.i18n import _, when
 from referee.replay import SEALED_NOTATION, envelope
 from referee.service import game_states, page_presence, reachability, refusals
@@ -312,7 +313,7 @@ def game_context(
     return {
         "game": game,
         "title": rules.title,
-        "notation_help": rules.notation_help,
+        "notation_help": _(rules.notation_help),
         "seat": seat,
         "seat_name": names[seat] if seat is not None else None,
         "at": page.at,
@@ -407,7 +408,8 @@ def _answer(db: Session, game: Game, seat: int | None, rules: AnyGame) -> JSONis
         notation = rules.notate(rules.move_from_json(found.move))
     except Exception:  # an old submission of another rules version: say nothing of its move
         notation = ""
-    return {"status": found.status, "reason": found.reason, "seq": found.seq, "notation": notation}
+    reason = None if found.reason is None else reason_words(found.reason)
+    return {"status": found.status, "reason": reason, "seq": found.seq, "notation": notation}
 
 
 @bp.get("/g/<game_id>")
@@ -439,7 +441,8 @@ def _submitted(game_id: str, move: Any, expected: int | None) -> Response:
     except refusals.NotFound:
         raise
     except refusals.Refusal as refused:
-        said = _(NO_SEAT_HERE) if isinstance(refused, refusals.Unauthorized) else refused.reason
+        unauthorized = isinstance(refused, refusals.Unauthorized)
+        said = _(NO_SEAT_HERE) if unauthorized else reason_words(refused.reason)
         return _to_refusal(game_id, _quoting(typed, said), typed, "move" if typed else "resign")
     return _to_answer(game_id, submission.id)
 

@@ -35,6 +35,7 @@ from werkzeug.exceptions import HTTPException
 
 from api.http.context import referee
 from api.http.errors import Problem, status_of
+from referee.games.reasons import reason_words
 from referee.i18n import N_, _
 from referee.service import refusals
 
@@ -214,7 +215,8 @@ def _problem_page(error: Problem) -> tuple[str, int, dict[str, str]]:
 
 def _refusal_page(refused: refusals.Refusal) -> tuple[str, int]:
     status = status_of(refused)
-    return render_template("web/error.html", status=status, detail=refused.reason), status
+    page = render_template("web/error.html", status=status, detail=reason_words(refused.reason))
+    return page, status
 
 
 # What the error page says of Werkzeug's errors, in the reader's language (its own

@@ -77,7 +77,7 @@ def _card(rules: AnyGame) -> JSONish:
     counts = described["players"]
     return {
         "rules": described,
-        "line": showcase.showcase(rules.name).line,
+        "line": _(showcase.showcase(rules.name).line),
         "players": _("%(fewest)d\u2013%(most)d players")
         % {"fewest": counts[0], "most": counts[-1]},
         "length": showcase.length_words(rules.name),
