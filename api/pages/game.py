@@ -312,7 +312,7 @@ def game_context(
     )
     return {
         "game": game,
-        "title": rules.title,
+        "title": _(rules.title),
         "notation_help": _(rules.notation_help),
         "seat": seat,
         "seat_name": names[seat] if seat is not None else None,

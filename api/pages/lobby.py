@@ -71,9 +71,14 @@ def lobby() -> str:
     )
 
 
+def _described(rules: AnyGame) -> JSONish:
+    """The game as `GET /v1/rules` describes it, its title in the reader's language."""
+    return {**describe(rules), "title": _(rules.title)}
+
+
 def _card(rules: AnyGame) -> JSONish:
     """A game as the lobby sells it: its line, players, length and picture."""
-    described = describe(rules)
+    described = _described(rules)
     counts = described["players"]
     return {
         "rules": described,
@@ -134,7 +139,7 @@ def favicon() -> Response:
 
 def _title(name: str) -> str:
     try:
-        return games.get(name).title
+        return _(games.get(name).title)
     except KeyError:
         return name
 
@@ -176,7 +181,7 @@ def _shown(spec: JSONish) -> str:
 
 
 def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, str]) -> JSONish:
-    described = describe(rules)
+    described = _described(rules)
     options = [
         {
             "name": name,
@@ -305,7 +310,7 @@ def _form_game(rules: AnyGame, form: Mapping[str, str], errors: dict[str, str]) 
             "%(game)s is played by %(counts)s players; you named %(num)d.",
             "%(game)s is played by %(counts)s players; you named %(num)d.",
             len(players),
-        ) % {"game": rules.title, "counts": counts, "num": len(players)}
+        ) % {"game": _(rules.title), "counts": counts, "num": len(players)}
     on_timeout = form.get("on_timeout", "random")
     if on_timeout not in ON_TIMEOUT:
         errors["on_timeout"] = _("Choose what happens when time runs out.")

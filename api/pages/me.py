@@ -31,7 +31,7 @@ from api.pages.in_words import deadline_words, result_words, seat_words, won
 from api.pages.seeks import card
 from referee import games
 from referee.delivery.play_links import play_url, works_until
-from referee.i18n import when
+from referee.i18n import _, when
 from referee.names import shown as shown_name
 from referee.service import refusals, table_talk
 from referee.service.my_events import mark_now
@@ -79,7 +79,7 @@ class Row:
 
 def _title(name: str) -> str:
     try:
-        return games.get(name).title
+        return _(games.get(name).title)
     except KeyError:
         return name
 

@@ -32,7 +32,7 @@ RESULTS = {"won": N_("Won"), "lost": N_("Lost"), "draw": N_("Shared win")}
 
 def _title(name: str) -> str:
     try:
-        return games.get(name).title
+        return _(games.get(name).title)
     except KeyError:
         return name
 
@@ -111,7 +111,7 @@ def player(name: str) -> str:
 
 
 def _choices() -> list[tuple[str, str]]:
-    return [(game.name, game.title) for game in games.all_games()]
+    return [(game.name, _(game.title)) for game in games.all_games()]
 
 
 @bp.get("/ratings")

@@ -92,7 +92,7 @@ COUNTED = {"join", "leave"}
 
 def _title(name: str) -> str:
     try:
-        return games.get(name).title
+        return _(games.get(name).title)
     except KeyError:
         return name
 
@@ -214,7 +214,7 @@ def _list_page(
         next_cursor=page.next_cursor,
         chosen=chosen,
         chosen_title=_title(chosen) if chosen else None,
-        choices=[(game.name, game.title) for game in every],
+        choices=[(game.name, _(game.title)) for game in every],
         signed_in=player is not None,
         named=_named(player),
         counts=sorted({count for game in every for count in game.players}),

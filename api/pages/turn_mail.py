@@ -116,7 +116,7 @@ def _page(
         zone_error=zone_error,
         games=[shown(game) for game in running_games(referee(), player)],
         kinds=[kind.value for kind in TurnMail],
-        rules=[(rules.name, rules.title) for rules in games.all_games()],
+        rules=[(rules.name, _(rules.title)) for rules in games.all_games()],
         message=message,
         saved=request.args.get("saved") == "1",
     )

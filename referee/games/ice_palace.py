@@ -728,7 +728,7 @@ class _IcePalaceRules(Game[State, Move]):
     written-out copies of a random move and of a whole random playout."""
 
     name: ClassVar[str] = "ice_palace"
-    title: ClassVar[str] = "Ice Palace"
+    title: ClassVar[str] = N_("Ice Palace")
     rules_version: ClassVar[str] = "3"
     players: ClassVar[tuple[int, ...]] = (3, 4, 5, 6)
     options_schema: ClassVar[type[marshmallow.Schema]] = IcePalaceOptions
