@@ -770,7 +770,7 @@ def _full_mail(
         "json",
         filename="state.json",
     )
-    return mail
+    return spoken(mail)
 
 
 def _mail_headers(
@@ -779,7 +779,6 @@ def _mail_headers(
     context, game_id, title = composed.context, composed.game_id, composed.context["title"]
     site = composed.site
     mail["Subject"] = subject(title, context["thread_names"], game_id)
-    mail["Content-Language"] = i18n.language()
     mail["From"] = site.sender
     mail["To"] = Address(context["name"], addr_spec=address)
     mail["Reply-To"] = context["reply_to"]
@@ -833,7 +832,6 @@ def _ask(composed: Composed, address: str, consent: Consent) -> EmailMessage:
     mail["Subject"] = _('[%(title)s] An invitation to play: reply "accept" to join') % {
         "title": title
     }
-    mail["Content-Language"] = i18n.language()
     mail["From"] = site.sender
     mail["To"] = Address(addr_spec=address)
     mail["Reply-To"] = context["reply_to"]
@@ -845,7 +843,7 @@ def _ask(composed: Composed, address: str, consent: Consent) -> EmailMessage:
     _unsubscribe_headers(site, mail, consent)
     mail.set_content(_text.get_template("ask.txt.j2").render(facts))
     mail.add_alternative(_html.get_template("ask.html.j2").render(facts), subtype="html")
-    return mail
+    return spoken(mail)
 
 
 def _round_lines(rules: AnyGame, state: Any, names: list[str]) -> list[str]:
@@ -914,7 +912,7 @@ class SignInLink:
         mail["X-Referee-Kind"] = OutboxKind.SIGN_IN
         mail.set_content(_text.get_template("sign_in.txt.j2").render(facts))
         mail.add_alternative(_html.get_template("sign_in.html.j2").render(facts), subtype="html")
-        return mail
+        return spoken(mail)
 
 
 def player_mail(
@@ -932,7 +930,6 @@ def player_mail(
     takes replies at play+ addresses alone)."""
     mail = EmailMessage()
     mail["Subject"] = subject
-    mail["Content-Language"] = i18n.language()
     mail["From"] = site.sender
     mail["To"] = Address(addr_spec=address)
     mail["Message-ID"] = message_id
@@ -966,3 +963,10 @@ def sign_in_link(row: Outbox, secret: bytes, site: Site) -> SignInLink:
 def here() -> tuple[str, str]:
     """The language and zone spoken here, kept by a built notice to render it later."""
     return i18n.language(), i18n.zone().key
+
+
+def spoken(mail: EmailMessage) -> EmailMessage:
+    """`mail`, saying the language it speaks (RFC 3282): set once its body is made, which
+    would move the header into its first part."""
+    mail["Content-Language"] = i18n.language()
+    return mail

@@ -35,6 +35,7 @@ from referee.delivery.compose import (
     here,
     mail_names,
     player_mail,
+    spoken,
     unsubscribe_url,
 )
 from referee.delivery.play_links import play_url
@@ -240,4 +241,4 @@ class Digest:
         mail["X-Referee-Kind"] = OutboxKind.DIGEST.value
         mail.set_content(_text.get_template("digest.txt.j2").render(context))
         mail.add_alternative(_html.get_template("digest.html.j2").render(context), subtype="html")
-        return mail
+        return spoken(mail)

@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 from referee import games, i18n
 from referee.delivery import wording
 from referee.delivery.channel import Consent
-from referee.delivery.compose import Site, _html, _text, here, player_mail, unsubscribe_url
+from referee.delivery.compose import Site, _html, _text, here, player_mail, spoken, unsubscribe_url
 from referee.i18n import N_, _, ngettext
 from referee.names import plain
 from referee.store import player_rows, seek_rows
@@ -146,7 +146,7 @@ class SeekMail:
         mail["X-Referee-Kind"] = self.kind
         mail.set_content(_text.get_template("seek.txt.j2").render(context))
         mail.add_alternative(_html.get_template("seek.html.j2").render(context), subtype="html")
-        return mail
+        return spoken(mail)
 
 
 def build(session: Session, row: Outbox, secret: bytes, site: Site) -> SeekMail:
