@@ -36,7 +36,7 @@ from referee.delivery.mail import message_id as notice_message_id
 from referee.delivery.play_links import play_url, works_until
 from referee.engine import JSON
 from referee.games import AnyGame
-from referee.i18n import _
+from referee.i18n import N_, _
 from referee.names import plain as plain_name
 from referee.names import shown as shown_name
 from referee.names import with_bot
@@ -491,6 +491,16 @@ def _to_act(session: Session, game: Game, seats: list[int], names: list[str]) ->
     return [names[s] + (marked if s in unreachable else "") for s in seats]
 
 
+# What the referee plays when time runs out (`game.on_timeout`), as mails name it: the
+# policy's own word in English.
+_POLICIES = {
+    "pass": N_("pass"),
+    "random": N_("random"),
+    "forfeit": N_("forfeit"),
+    "bot": N_("bot"),
+}
+
+
 def _deadline_context(
     session: Session, game: Game, row: Outbox, version: int, names: list[str]
 ) -> dict[str, Any]:
@@ -513,7 +523,7 @@ def _deadline_context(
         due = turn_clock.due_at(game, away) if version == game.version else None
         found["deadline"] = {
             "length": wording.duration(game.deadline_seconds),
-            "policy": game.on_timeout or "random",
+            "policy": _(_POLICIES.get(game.on_timeout or "random", game.on_timeout or "random")),
             "due_at": None if due is None else wording.moment(due, sent),
         }
     return found

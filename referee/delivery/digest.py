@@ -81,10 +81,8 @@ def _to_act(seats: list[int], mine: int, names: list[str]) -> str:
 
 
 def _players(others: list[str]) -> str:
-    """`you and Ann`: who plays the game, the reader first."""
-    if not others:
-        return _("you")
-    return _("you and %(others)s") % {"others": wording.joined(others)}
+    """`you, Ann and Bob`: who plays the game, the reader first."""
+    return wording.joined([_("you"), *others])
 
 
 def _deadline(due: str | None, sent: datetime) -> str:
