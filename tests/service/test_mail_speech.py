@@ -85,7 +85,7 @@ def test_a_french_players_mail_is_french_in_its_zone_and_the_seat_keeps_french(
     with i18n.speaking("fr", "Europe/Paris"):
         paris = " ".join(i18n.clock(due).split())
     assert paris == f"{local:%H:%M} {local.tzname()}"
-    assert "Le temps s\u2019écoule dans 1 jour et 6 heures" in said and paris in said
+    assert "Le temps imparti expire dans 1 jour et 6 heures" in said and paris in said
     assert "UTC" not in said
     # The seat's language is fixed: choosing English later leaves this game's thread French.
     assert seat_languages(referee, game_id) == ["fr", "en"]
