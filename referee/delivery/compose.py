@@ -104,12 +104,18 @@ def quoted_code(text: str) -> str:
     return _CODE_SPAN.sub(r'"\1"', str(text))
 
 
+# French puts a space inside « » and before : ; ? !: a line is never broken there.
+_TIED = re.compile(r"(?<=\u00ab) | (?=[\u00bb:;?!])")
+
+
 def paragraph(text: str) -> str:
     """A paragraph of a plain-text mail (one translated sentence or more), wrapped at
     72 columns as mail is read, a link never broken, and ended with its line break."""
     return (
         "\n".join(
-            textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False)
+            textwrap.fill(
+                _TIED.sub("\u00a0", line), 72, break_long_words=False, break_on_hyphens=False
+            )
             for line in str(text).split("\n")
         )
         + "\n"
