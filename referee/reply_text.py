@@ -14,6 +14,13 @@ besides the lines that are a move, a line that only begins or ends with one
 the notation's reason, its text quoted once as written (and, when it holds
 one move, a hint to write that alone). A reply whose text is empty is read
 from its subject.
+
+Replies are read in English and in French in every game, whatever its
+language: the commands and the moves that are words (`passe` for `pass`,
+`abandon` or « j'abandonne » for `resign`, `revanche`, `aide`, `plateau`,
+`accepte`) mean what their English words mean, so a French reply is judged
+exactly as the English one (the same move, the same log). Why a reply holds
+no move is said in the language spoken here (`referee.i18n`: the seat's).
 """
 
 from __future__ import annotations
@@ -25,12 +32,31 @@ from dataclasses import dataclass
 
 from referee.engine import JSON, IllegalMove, Resign
 from referee.games import AnyGame
+from referee.i18n import _
 
 COMMANDS = ("accept", "help", "board", "rematch")
+# The French words a reply may hold for a command or a move that is a word, as the
+# English ones they mean (apostrophes written straight).
+FRENCH_WORDS = {
+    "accepte": "accept",
+    "accepter": "accept",
+    "j'accepte": "accept",
+    "aide": "help",
+    "plateau": "board",
+    "revanche": "rematch",
+    "abandon": "resign",
+    "abandonne": "resign",
+    "j'abandonne": "resign",
+    "passe": "pass",
+    "je passe": "pass",
+}
 # Longer than any move of any game, in words: a window this long is never tried.
 _MAX_WINDOW = 40
 _SHOWN = 80
-_LEADING = re.compile(r"^(?:ok(?:ay)?|o\.k\.|my move(?: is)?)\s*[,:.!\-\u2013\u2014]?\s+", re.I)
+_LEADING = re.compile(
+    r"^(?:ok(?:ay)?|o\.k\.|d'accord|my move(?: is)?|mon coup(?: est)?)\s*[,:.!\-\u2013\u2014]?\s+",
+    re.I,
+)
 # Spaces of other widths, and characters that are not seen, as mail programs and phones add them.
 _SPACES = re.compile(r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\t]")
 _INVISIBLE = re.compile(r"[\u200b-\u200d\u2060\ufeff\ufe0e\ufe0f]")
@@ -76,7 +102,7 @@ def read_reply(
     """The one move or command the reply's own text holds, or why it holds none."""
     if not paragraphs:
         titled = _line(rules, options, subject) if subject else None
-        return titled.read if titled is not None else Unread("no move was found in your reply")
+        return titled.read if titled is not None else Unread(_("no move was found in your reply"))
     lines = paragraphs[0]
     whole, mentioned = _seen_in(rules, options, lines)
     if not whole and not mentioned and len(lines) == 1 and len(paragraphs) > 1:
@@ -85,18 +111,31 @@ def read_reply(
     seen = {**whole, **{key: found for key, found in mentioned.items() if key not in whole}}
     if whole and len(seen) > 1:
         one, other = list(seen.values())[:2]
-        return Unread(
-            f"it holds two different moves, {_quoted(one.written)} and {_quoted(other.written)}: "
-            "reply with the one you mean, alone on the first line"
-        )
+        return two_moves(one.written, other.written)
     if whole:
         return next(iter(whole.values())).read
-    problem = f"{_quoted(lines[0])} is not a move: {_refusal(rules, options, lines[0])}"
+    problem = _("%(line)s is not a move: %(reason)s") % {
+        "line": _quoted(lines[0]),
+        "reason": _refusal(rules, options, lines[0]),
+    }
     if len(mentioned) == 1:
         (mention,) = mentioned.values()
         hint = _quoted(mention.written)
-        problem += f"; if you mean {hint}, reply with it alone on the first line"
+        problem += _("; if you mean %(move)s, reply with it alone on the first line") % {
+            "move": hint
+        }
     return Unread(problem)
+
+
+def two_moves(one: str, other: str) -> Unread:
+    """A reply refused for holding two different moves, each quoted as written."""
+    return Unread(
+        _(
+            "it holds two different moves, %(one)s and %(other)s: reply with the one you "
+            "mean, alone on the first line"
+        )
+        % {"one": _quoted(one), "other": _quoted(other)}
+    )
 
 
 def _seen_in(
@@ -157,7 +196,14 @@ def _mentions(rules: AnyGame, options: JSON, line: str) -> Iterator[_Seen]:
                 yield found
 
 
+def english(text: str) -> str:
+    """The English word a French command or move word means (`passe` → `pass`), else the
+    text as it is."""
+    return FRENCH_WORDS.get(text.lower().replace("\u2019", "'"), text)
+
+
 def _exactly(rules: AnyGame, options: JSON, text: str, written: str) -> _Seen | None:
+    text = english(text)
     lowered = text.lower()
     if lowered in COMMANDS:
         return _Seen(lowered, written, Command(lowered))
@@ -190,14 +236,16 @@ def _refusal(rules: AnyGame, options: JSON, line: str) -> str:
     try:
         rules.parse(_cleaned(line), options)
     except IllegalMove as refused:
+        # The game's own words (English): translated by the games' catalogue once it
+        # gives its reasons one (see `referee.delivery.wording.reason_words`).
         return refused.reason
-    return "it is not a move of this game"
+    return _("it is not a move of this game")
 
 
 def _quoted(text: str) -> str:
     """The player's text in quotes, as written; cut when long."""
     shown = text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "\u2026"
-    return f'"{shown}"'
+    return _('"%(text)s"') % {"text": shown}
 
 
 def same_address(sender: str, seat_address: str) -> bool:

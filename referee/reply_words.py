@@ -35,11 +35,11 @@ from referee.reply_text import (
     Command,
     Move,
     Read,
-    Unread,
     cleaned,
     line_read,
     mentioned_move,
     read_reply,
+    two_moves,
 )
 
 # Numbers written out, in the languages replies are read in: "take thirteen" is a move
@@ -127,6 +127,9 @@ NOTATION_WORDS = frozenset(
         *COMMANDS,
         "resign",
         "pass",
+        # The French words for them (`referee.reply_text.FRENCH_WORDS`).
+        *("accepte", "accepter", "j'accepte", "aide", "plateau", "revanche"),
+        *("abandon", "abandonne", "j'abandonne", "passe"),
         "take",
         "t",
         "build",
@@ -145,7 +148,7 @@ NOTATION_WORDS = frozenset(
 )
 _ORDERS = ("ki", "lo", "ni", "ma", "so")
 # The notation words that are a move alone.
-_MOVE_WORDS = frozenset({"resign", "pass"})
+_MOVE_WORDS = frozenset({"resign", "pass", "abandon", "abandonne", "j'abandonne", "passe"})
 # A line longer than this in words is a sentence, whatever it begins or ends with.
 _SHORT_LINE = 6
 _MOST_NOTATION_WORDS = 8
@@ -205,11 +208,11 @@ def split_reply(
     text = "\n\n".join("\n".join(lines) for lines in words)
     if len(moves) > 1:
         (one, _), (other, _) = list(moves.values())[:2]
-        return Parts(_two(one, other), "")
+        return Parts(two_moves(one, other), "")
     if moves and attempts:
         ((written, _),) = moves.values()
         other = mentioned_move(rules, options, attempts[0]) or attempts[0]
-        return Parts(_two(written, other), "")
+        return Parts(two_moves(written, other), "")
     if moves:
         ((_written, read),) = moves.values()
         return Parts(read, text)
@@ -222,18 +225,6 @@ def split_reply(
 
 def _key(read: Command | Move) -> str:
     return f"command:{read.word}" if isinstance(read, Command) else f"move:{read.move!r}"
-
-
-def _two(one: str, other: str) -> Unread:
-    return Unread(
-        f"it holds two different moves, {_quoted(one)} and {_quoted(other)}: "
-        "reply with the one you mean, alone on the first line"
-    )
-
-
-def _quoted(text: str) -> str:
-    shown = text if len(text) <= 80 else text[:79] + "\u2026"
-    return f'"{shown}"'
 
 
 def _without_device_lines(paragraphs: Sequence[Sequence[str]]) -> list[list[str]]:
@@ -278,7 +269,7 @@ def _attempt(rules: AnyGame, options: JSON, line: str) -> bool:
     mentioned = mentioned_move(rules, options, text)
     if mentioned is None:
         return False
-    word = cleaned(mentioned).lower()
+    word = cleaned(mentioned).lower().replace("\u2019", "'")
     return len(mentioned.split()) > 1 or _has_digit(mentioned) or word in _MOVE_WORDS
 
 
@@ -290,7 +281,7 @@ _LEADING_NOTATION = re.compile(r"^[A-Za-z]{0,3}[0-9][A-Za-z0-9@,+\-]*")
 
 
 def _notation_like(token: str) -> bool:
-    lowered = token.lower()
+    lowered = token.lower().replace("\u2019", "'")
     if lowered in NOTATION_WORDS:
         return True
     if _has_digit(token):

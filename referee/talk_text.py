@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from referee.i18n import _
 from referee.names import hidden
 
 MESSAGE_LONGEST = 1000
@@ -50,14 +51,20 @@ def _visible(char: str) -> bool:
 def message_refusal(text: str) -> str | None:
     """Why `text` (already `shown`) may not be a message, or None when it may."""
     if not text:
-        return "a message must show something: it holds only spaces or invisible characters"
+        return _("a message must show something: it holds only spaces or invisible characters")
     if len(text) > MESSAGE_LONGEST:
-        return f"a message holds at most {MESSAGE_LONGEST} characters ({len(text)} here)"
+        return _("a message holds at most %(most)d characters (%(here)d here)") % {
+            "most": MESSAGE_LONGEST,
+            "here": len(text),
+        }
     return None
 
 
 def note_refusal(text: str) -> str | None:
     """Why `text` (already `shown`) may not be a note, or None when it may (empty clears it)."""
     if len(text) > NOTE_LONGEST:
-        return f"a note holds at most {NOTE_LONGEST} characters ({len(text)} here)"
+        return _("a note holds at most %(most)d characters (%(here)d here)") % {
+            "most": NOTE_LONGEST,
+            "here": len(text),
+        }
     return None

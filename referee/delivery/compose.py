@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import textwrap
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -28,12 +29,14 @@ import jinja2
 from markupsafe import Markup, escape
 from sqlmodel import Session, col, select
 
+from referee import i18n
 from referee.delivery import reachable, talk_lines, wording
 from referee.delivery.channel import Consent
 from referee.delivery.mail import message_id as notice_message_id
 from referee.delivery.play_links import play_url, works_until
 from referee.engine import JSON
 from referee.games import AnyGame
+from referee.i18n import N_, _
 from referee.names import plain as plain_name
 from referee.names import shown as shown_name
 from referee.names import with_bot
@@ -78,6 +81,9 @@ _html = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+# Every word of the templates comes from the catalogues, in the reader's language.
+i18n.install(_text)
+i18n.install(_html)
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -98,8 +104,27 @@ def quoted_code(text: str) -> str:
     return _CODE_SPAN.sub(r'"\1"', str(text))
 
 
+# French puts a space inside « » and before : ; ? !: a line is never broken there.
+_TIED = re.compile(r"(?<=\u00ab) | (?=[\u00bb:;?!])")
+
+
+def paragraph(text: str) -> str:
+    """A paragraph of a plain-text mail (one translated sentence or more), wrapped at
+    72 columns as mail is read, a link never broken, and ended with its line break."""
+    return (
+        "\n".join(
+            textwrap.fill(
+                _TIED.sub("\u00a0", line), 72, break_long_words=False, break_on_hyphens=False
+            )
+            for line in str(text).split("\n")
+        )
+        + "\n"
+    )
+
+
 _html.filters["code_spans"] = code_spans
 _text.filters["quoted_code"] = quoted_code
+_text.filters["paragraph"] = paragraph
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +173,21 @@ def mail_names(game: Game, typed: list[str]) -> list[str]:
     (`referee.names.shown`). A seat left with nothing is called `Player N`, counted
     from 1 as people count (the API's seats count from 0)."""
     tidy = shown_name if game.trusted else plain_name
-    return [tidy(name) or f"Player {seat + 1}" for seat, name in enumerate(typed)]
+    return [tidy(name) or player_number(seat) for seat, name in enumerate(typed)]
+
+
+def player_number(seat: int) -> str:
+    """`Player 2` for seat 1: what a seat without a name is called."""
+    return _("Player %(number)d") % {"number": seat + 1}
 
 
 def subject(title: str, names: list[str], game_id: str) -> str:
     """One subject for every mail of a game, so mail programs keep them in one thread."""
-    return f"{title}: {wording.joined(names)} (game {game_id[:8]})"
+    return _("%(title)s: %(names)s (game %(game)s)") % {
+        "title": title,
+        "names": wording.joined(names),
+        "game": game_id[:8],
+    }
 
 
 def list_id(site: Site, title: str, game_id: str) -> str:
@@ -227,7 +261,11 @@ def grouped_moves(rules: AnyGame, moves: list[Any], limit: int) -> tuple[list[st
         if not grew:
             break
     shown = [notation for kind, listed in kinds.items() for notation in listed[: taken[kind]]]
-    counts = [f"{taken[kind]} of {len(listed)} {kind}" for kind, listed in kinds.items()]
+    counts = [
+        _("%(shown)d of %(all)d %(kind)s")
+        % {"shown": taken[kind], "all": len(listed), "kind": kind}
+        for kind, listed in kinds.items()
+    ]
     return shown, counts
 
 
@@ -263,11 +301,21 @@ def _last_moves(
     lines = []
     for row in rows:
         shown = SEALED_NOTATION if row.seq >= first_sealed else row.notation
-        note = "  (played by the referee: time ran out)" if row.submission_id in timed_out else ""
-        note = note or ("  (recorded by the referee)" if row.submission_id is None else "")
-        note = note or ("  (played by the bot)" if row.seq < bot_until.get(row.seat, 0) else "")
-        lines.append(f"{row.seq}. {names[row.seat]}: {shown}{note}")
+        lines.append(
+            f"{row.seq}. {names[row.seat]}: {shown}{_move_note(row, timed_out, bot_until)}"
+        )
     return lines
+
+
+def _move_note(row: Move, timed_out: set[str], bot_until: dict[int, int]) -> str:
+    """What a listed move says of who played it, when it was not its player."""
+    if row.submission_id in timed_out:
+        return "  " + _("(played by the referee: time ran out)")
+    if row.submission_id is None:
+        return "  " + _("(recorded by the referee)")
+    if row.seq < bot_until.get(row.seat, 0):
+        return "  " + _("(played by the bot)")
+    return ""
 
 
 def _head(session: Session, game: Game, upto: int) -> tuple[int, str]:
@@ -377,14 +425,16 @@ def _base_context(
         "seat": row.seat,
         "names": names,
         "version": version,
-        "after": wording.counted(version, "move"),
+        "after": wording.moves(version),
         "link": f"{site.public_url}/g/{game.id}",
         "head_seq": head_seq,
         "head_hash": head_hash,
         "seed_commitment": game.seed_commitment,
         "seed_value": None,
-        "witness": wording.wrapped(f"Log witness: move {head_seq} has hash", head_hash),
-        "commitment": wording.wrapped("Seed commitment (SHA-256):", game.seed_commitment),
+        "witness": wording.wrapped(
+            _("Log witness: move %(seq)d has hash") % {"seq": head_seq}, head_hash
+        ),
+        "commitment": wording.wrapped(_("Seed commitment (SHA-256):"), game.seed_commitment),
         "board": render_text(game.name, shown.view["state"], names),
         "last_moves": moves,
         "to_act": _to_act(session, game, shown.view["to_act"], names),
@@ -424,7 +474,7 @@ def _base_context(
 def _play_until(game: Game) -> str | None:
     """When a finished game's play-now links stop working, as mails say it."""
     until = works_until(game)
-    return None if until is None else f"{until:%Y-%m-%d %H:%M} UTC"
+    return None if until is None else i18n.when(until)
 
 
 def _quiet_until(row: Outbox) -> str | None:
@@ -434,14 +484,27 @@ def _quiet_until(row: Outbox) -> str | None:
     if not until:
         return None
     at, sent = datetime.fromisoformat(until), datetime.fromisoformat(row.created_at)
-    return f"{at:%Y-%m-%d %H:%M} UTC (in {wording.duration((at - sent).total_seconds())})"
+    return _("%(moment)s (in %(length)s)") % {
+        "moment": i18n.when(at, sent),
+        "length": wording.duration((at - sent).total_seconds()),
+    }
 
 
 def _to_act(session: Session, game: Game, seats: list[int], names: list[str]) -> list[str]:
     """The seats to act, each marked when the referee's mail no longer reaches it."""
     unreachable = unreached_seats.unreachable_seats(session, game.id, reachable)
-    marked = " (unreachable: mail to this player bounces)"
+    marked = " " + _("(unreachable: mail to this player bounces)")
     return [names[s] + (marked if s in unreachable else "") for s in seats]
+
+
+# What the referee plays when time runs out (`game.on_timeout`), as mails name it: the
+# policy's own word in English.
+_POLICIES = {
+    "pass": N_("pass"),
+    "random": N_("random"),
+    "forfeit": N_("forfeit"),
+    "bot": N_("bot"),
+}
 
 
 def _deadline_context(
@@ -454,7 +517,8 @@ def _deadline_context(
     back = turn_clock.seats_away_at(away, sent) if game.status == GameStatus.ACTIVE else {}
     found: dict[str, Any] = {
         "away": [
-            f"{names[seat]} is on vacation until {wording.moment(until, sent)}."
+            _("%(name)s is on vacation until %(moment)s.")
+            % {"name": names[seat], "moment": wording.moment(until, sent)}
             for seat, until in sorted(back.items())
             if seat != row.seat and seat < len(names)
         ]
@@ -465,7 +529,7 @@ def _deadline_context(
         due = turn_clock.due_at(game, away) if version == game.version else None
         found["deadline"] = {
             "length": wording.duration(game.deadline_seconds),
-            "policy": game.on_timeout or "random",
+            "policy": _(_POLICIES.get(game.on_timeout or "random", game.on_timeout or "random")),
             "due_at": None if due is None else wording.moment(due, sent),
         }
     return found
@@ -478,7 +542,7 @@ def _answer_context(
     found: dict[str, Any] = {
         "status": submission.status,
         "code": submission.code,
-        "reason": submission.reason,
+        "reason": None if submission.reason is None else wording.reason_words(submission.reason),
         "timed_out": submission.source == Source.TIMEOUT,
         "move": rules.notate(rules.move_from_json(submission.move)),
     }
@@ -505,7 +569,7 @@ def _kind_context(
         found["waiting_for"] = [names[seat] for seat in row.payload.get("waiting_for", [])]
     if kind == OutboxKind.BOT_SEAT:
         handed = int(row.payload["seat"])
-        found["handed"] = "you" if handed == row.seat else names[handed]
+        found["handed"] = _("you") if handed == row.seat else names[handed]
         found["timeouts"] = row.payload.get("timeouts")
     if kind == OutboxKind.UNREACHED:
         unreached = int(row.payload["seat"])
@@ -515,7 +579,7 @@ def _kind_context(
         found["taken"] = {"seat": taken, "name": names[taken], "bot": row.payload["bot"]}
     if kind == OutboxKind.GAME_OVER:
         found["result"] = _result_lines(game, names)
-        found["seed"] = wording.wrapped("The seed was", game.seed or "")
+        found["seed"] = wording.wrapped(_("The seed was"), game.seed or "")
         found["seed_value"] = game.seed
     return found
 
@@ -585,6 +649,7 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Composed 
         their_reply=their_reply if isinstance(their_reply, str) else None,
         talk_seen=talk_lines.seen_marks([talk]),
         before=shown.before,
+        speech=here(),
     )
 
 
@@ -601,7 +666,7 @@ def _thread_names(
     ]
     tidy = shown_name if game.trusted else plain_name
     for number, found in bots.items():
-        first[number] = with_bot(tidy(found.bot_name) or f"Player {number + 1}", found.bot)
+        first[number] = with_bot(tidy(found.bot_name) or player_number(number), found.bot)
     return first
 
 
@@ -629,6 +694,8 @@ class Composed:
     earlier: tuple[Composed, ...] = ()
     # The seat's view a move before the one shown: its picture marks the last move.
     before: JSON | None = None
+    # The language and zone it speaks (`referee.delivery.speech`), as it was built.
+    speech: tuple[str, str] = (i18n.SOURCE_LANGUAGE, i18n.UTC_ZONE)
 
     @property
     def kinds(self) -> list[str]:
@@ -637,14 +704,16 @@ class Composed:
 
     def json(self) -> bytes:
         """The notice as JSON, with the mail's text less anything personal (links, consent)."""
-        text = _text.get_template("mail.txt.j2").render(self.context)
+        with i18n.speaking(*self.speech):
+            text = _text.get_template("mail.txt.j2").render(self.context)
         return json.dumps({**self.data, "text": text}, sort_keys=True).encode("utf-8")
 
     def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
         """The notice as a mail to `address`: the one invitation asking to accept, or in full."""
-        if consent.ask:
-            return _ask(self, address, consent)
-        return _full_mail(self, address, consent, thread_root)
+        with i18n.speaking(*self.speech):
+            if consent.ask:
+                return _ask(self, address, consent)
+            return _full_mail(self, address, consent, thread_root)
 
 
 # Kinds whose news is only that the position is the seat's to answer: told before
@@ -717,7 +786,7 @@ def _full_mail(
         "json",
         filename="state.json",
     )
-    return mail
+    return spoken(mail)
 
 
 def _mail_headers(
@@ -776,7 +845,9 @@ def _ask(composed: Composed, address: str, consent: Consent) -> EmailMessage:
         "reply_to": context["reply_to"],
     }
     mail = EmailMessage()
-    mail["Subject"] = f'[{title}] An invitation to play: reply "accept" to join'
+    mail["Subject"] = _('[%(title)s] An invitation to play: reply "accept" to join') % {
+        "title": title
+    }
     mail["From"] = site.sender
     mail["To"] = Address(addr_spec=address)
     mail["Reply-To"] = context["reply_to"]
@@ -788,7 +859,7 @@ def _ask(composed: Composed, address: str, consent: Consent) -> EmailMessage:
     _unsubscribe_headers(site, mail, consent)
     mail.set_content(_text.get_template("ask.txt.j2").render(facts))
     mail.add_alternative(_html.get_template("ask.html.j2").render(facts), subtype="html")
-    return mail
+    return spoken(mail)
 
 
 def _round_lines(rules: AnyGame, state: Any, names: list[str]) -> list[str]:
@@ -797,10 +868,13 @@ def _round_lines(rules: AnyGame, state: Any, names: list[str]) -> list[str]:
     lines = []
     if summary.winners is not None:
         won = ", ".join(names[s] for s in summary.winners)
-        lines.append(f"winner: {won or 'nobody'}")
+        lines.append(_("winner: %(names)s") % {"names": won or _("nobody")})
     lines += [f"{label}: {'-' if value is None else value}" for label, value in summary.facts]
     scores = rules.scores(state)
-    lines += [f"score of {names[s]}: {score}" for s, score in enumerate(scores)]
+    lines += [
+        _("score of %(name)s: %(score)s") % {"name": names[s], "score": score}
+        for s, score in enumerate(scores)
+    ]
     return lines
 
 
@@ -808,7 +882,7 @@ def _result_lines(game: Game, names: list[str]) -> list[str]:
     assert game.result is not None
     winners = set(game.result["winners"])
     return [
-        f"{names[s]}: {score}" + ("  winner" if s in winners else "")
+        f"{names[s]}: {score}" + ("  " + _("winner") if s in winners else "")
         for s, score in enumerate(game.result["scores"])
     ]
 
@@ -828,6 +902,8 @@ class SignInLink:
     site: Site
     # It shows no messages.
     talk_seen: tuple[tuple[str, int, int], ...] = ()
+    # The language and zone it speaks (`referee.delivery.speech`).
+    speech: tuple[str, str] = (i18n.SOURCE_LANGUAGE, i18n.UTC_ZONE)
 
     def json(self) -> bytes:
         """What a webhook would get, were it sent one (it is not): never the link."""
@@ -835,6 +911,10 @@ class SignInLink:
 
     def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
         """The mail, whatever thread the seat's mail has: it joins none."""
+        with i18n.speaking(*self.speech):
+            return self._mail(address, consent)
+
+    def _mail(self, address: str, consent: Consent) -> EmailMessage:
         site = self.site
         facts = {
             "link": self.link,
@@ -843,12 +923,12 @@ class SignInLink:
             "unsubscribe": unsubscribe_url(site, consent),
         }
         mail = player_mail(
-            site, address, consent, "Sign in to the referee", self.message_id, self.created_at
+            site, address, consent, _("Sign in to the referee"), self.message_id, self.created_at
         )
         mail["X-Referee-Kind"] = OutboxKind.SIGN_IN
         mail.set_content(_text.get_template("sign_in.txt.j2").render(facts))
         mail.add_alternative(_html.get_template("sign_in.html.j2").render(facts), subtype="html")
-        return mail
+        return spoken(mail)
 
 
 def player_mail(
@@ -892,4 +972,17 @@ def sign_in_link(row: Outbox, secret: bytes, site: Site) -> SignInLink:
         link=f"{site.public_url}/me/sign-in/{token}",
         minutes=minutes,
         site=site,
+        speech=here(),
     )
+
+
+def here() -> tuple[str, str]:
+    """The language and zone spoken here, kept by a built notice to render it later."""
+    return i18n.language(), i18n.zone().key
+
+
+def spoken(mail: EmailMessage) -> EmailMessage:
+    """`mail`, saying the language it speaks (RFC 3282): set once its body is made, which
+    would move the header into its first part."""
+    mail["Content-Language"] = i18n.language()
+    return mail

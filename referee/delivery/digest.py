@@ -19,23 +19,28 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
 
 from sqlmodel import Session
 
+from referee import i18n
 from referee.delivery import talk_lines, wording
 from referee.delivery.channel import Consent
 from referee.delivery.compose import (
     Site,
     _html,
     _text,
+    here,
     mail_names,
     player_mail,
+    spoken,
     unsubscribe_url,
 )
 from referee.delivery.play_links import play_url
 from referee.delivery.seek_mail import SeekLine, described
+from referee.i18n import N_, _
 from referee.names import with_bot
 from referee.service import game_states
 from referee.store import digest_rows, reads
@@ -64,11 +69,26 @@ class Listed:
 def _summary(rules: Any, state: Any, version: int, names: list[str]) -> str:
     """One line on the board as every seat may see it: how far along, and the scores."""
     scores = ", ".join(f"{names[s]} {score}" for s, score in enumerate(rules.scores(state)))
-    return f"after {wording.counted(version, 'move')}; {rules.score_label.lower()}: {scores}"
+    return _("after %(moves)s; %(label)s: %(scores)s") % {
+        "moves": wording.moves(version),
+        "label": rules.score_label.lower(),
+        "scores": scores,
+    }
 
 
 def _to_act(seats: list[int], mine: int, names: list[str]) -> str:
-    return wording.joined(["you" if seat == mine else names[seat] for seat in seats])
+    return wording.joined([_("you") if seat == mine else names[seat] for seat in seats])
+
+
+def _players(others: list[str]) -> str:
+    """`you, Ann and Bob`: who plays the game, the reader first."""
+    return wording.joined([_("you"), *others])
+
+
+def _deadline(due: str | None, sent: datetime) -> str:
+    if not due:
+        return _("no deadline")
+    return _("runs out %(moment)s") % {"moment": wording.moment(parse_stamp(due), sent)}
 
 
 def _listed(
@@ -88,9 +108,9 @@ def _listed(
         game=game.name,
         seat=seat,
         version=version,
-        players=f"you and {wording.joined(others)}" if others else "you",
+        players=_players(others),
         to_act=_to_act(sorted(rules.actors(state)), seat, names),
-        deadline=("runs out " + wording.moment(parse_stamp(due), sent)) if due else "no deadline",
+        deadline=_deadline(due, sent),
         summary=_summary(rules, state, version, names),
         link=link,
         talk=talk_lines.unseen(session, game.id, seat, names, row.created_at),
@@ -126,21 +146,22 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> Digest:
         games=games,
         site=site,
         seeks=[
-            ToldSeek(_TOLD[entry["kind"]], lines[entry["seek"]])
+            ToldSeek(_(_TOLD[entry["kind"]]), lines[entry["seek"]])
             for entry in told
             if entry["seek"] in lines
         ],
         new_seeks=[lines[seek_id] for seek_id in new if seek_id in lines],
         talk_games=[game for game in talk_games if game.talk is not None],
         talk_seen=talk_lines.seen_marks(game.talk for game in games + talk_games),
+        speech=here(),
     )
 
 
 # What the digest says happened to an open game of the player's.
 _TOLD = {
-    OutboxKind.SEEK_INVITED.value: "you are invited to this private open game",
-    OutboxKind.SEEK_WITHDRAWN.value: "withdrawn by the player who posted it",
-    OutboxKind.SEEK_EXPIRED.value: "expired before enough players joined",
+    OutboxKind.SEEK_INVITED.value: N_("you are invited to this private open game"),
+    OutboxKind.SEEK_WITHDRAWN.value: N_("withdrawn by the player who posted it"),
+    OutboxKind.SEEK_EXPIRED.value: N_("expired before enough players joined"),
 }
 
 
@@ -166,6 +187,8 @@ class Digest:
     talk_games: list[Listed] = field(default_factory=list)
     # The messages it shows, seen once it went out.
     talk_seen: tuple[tuple[str, int, int], ...] = ()
+    # The language and zone it speaks (`referee.delivery.speech`).
+    speech: tuple[str, str] = (i18n.SOURCE_LANGUAGE, i18n.UTC_ZONE)
 
     def json(self) -> bytes:
         """The digest as data, without its links (which are the player's alone)."""
@@ -186,14 +209,18 @@ class Digest:
 
     def subject(self) -> str:
         if self.games:
-            return f"Your turn in {wording.counted(len(self.games), 'game')}"
+            return _("Your turn in %(games)s") % {"games": wording.games(len(self.games))}
         if self.talk_games:
-            return "Messages from your games"
-        return "News of open games"
+            return _("Messages from your games")
+        return _("News of open games")
 
     def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
         """The digest as a mail: its own thread (`thread_root` is never a game's), no reply
         address (a move is answered to its game's own mail), one-click unsubscribe."""
+        with i18n.speaking(*self.speech):
+            return self._mail(address, consent, thread_root)
+
+    def _mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
         site = self.site
         context = {
             "games": self.games,
@@ -212,4 +239,4 @@ class Digest:
         mail["X-Referee-Kind"] = OutboxKind.DIGEST.value
         mail.set_content(_text.get_template("digest.txt.j2").render(context))
         mail.add_alternative(_html.get_template("digest.html.j2").render(context), subtype="html")
-        return mail
+        return spoken(mail)

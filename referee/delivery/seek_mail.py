@@ -20,16 +20,17 @@ from email.message import EmailMessage
 
 from sqlmodel import Session, col, select
 
-from referee import games
+from referee import games, i18n
 from referee.delivery import wording
 from referee.delivery.channel import Consent
-from referee.delivery.compose import Site, _html, _text, player_mail, unsubscribe_url
+from referee.delivery.compose import Site, _html, _text, here, player_mail, spoken, unsubscribe_url
+from referee.i18n import N_, _, ngettext
 from referee.names import plain
 from referee.store import player_rows, seek_rows
 from referee.store.tables import Outbox, OutboxKind, Seek, SeekStatus
 
 # What a seek's creator is called when its name cannot be quoted (or it has none).
-NO_NAME = "a player"
+NO_NAME = N_("a player")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,14 +50,22 @@ class SeekLine:
     @property
     def line(self) -> str:
         """`Subdivision, 2 to 4 players, 1 seated, posted by Ann`."""
-        closed = "" if self.still_open else " (no longer open)"
-        return f"{self.title}, {self.players}, {self.seated} seated, posted by {self.by}{closed}"
+        facts = {"title": self.title, "players": self.players, "by": self.by}
+        line = ngettext(
+            "%(title)s, %(players)s, %(n)d seated, posted by %(by)s",
+            "%(title)s, %(players)s, %(n)d seated, posted by %(by)s",
+            self.seated,
+        ) % {**facts, "n": self.seated}
+        return line if self.still_open else line + " " + _("(no longer open)")
 
 
 def _players(seek: Seek) -> str:
     if seek.min_players == seek.max_players:
-        return wording.counted(seek.max_players, "player")
-    return f"{seek.min_players} to {seek.max_players} players"
+        return wording.players(seek.max_players)
+    return _("%(least)d to %(most)d players") % {
+        "least": seek.min_players,
+        "most": seek.max_players,
+    }
 
 
 def described(session: Session, seek_ids: Sequence[str], site: Site) -> dict[str, SeekLine]:
@@ -72,7 +81,7 @@ def described(session: Session, seek_ids: Sequence[str], site: Site) -> dict[str
             seek_id=seek.id,
             title=games.get(seek.game).title,
             game=seek.game,
-            by=plain(names.get(seek.by_address, "")) or NO_NAME,
+            by=plain(names.get(seek.by_address, "")) or _(NO_NAME),
             players=_players(seek),
             seated=len(seated[seek.id]),
             still_open=seek.status == SeekStatus.OPEN,
@@ -84,9 +93,9 @@ def described(session: Session, seek_ids: Sequence[str], site: Site) -> dict[str
 
 # What each kind says of its one seek, and its subject (the creator's name quoted).
 _SAID = {
-    OutboxKind.SEEK_INVITED: "{by} invites you to an open game",
-    OutboxKind.SEEK_WITHDRAWN: "{by} withdrew an open game you had joined",
-    OutboxKind.SEEK_EXPIRED: "An open game you had joined expired before enough players joined",
+    OutboxKind.SEEK_INVITED: N_("%(by)s invites you to an open game"),
+    OutboxKind.SEEK_WITHDRAWN: N_("%(by)s withdrew an open game you had joined"),
+    OutboxKind.SEEK_EXPIRED: N_("An open game you had joined expired before enough players joined"),
 }
 
 
@@ -101,6 +110,8 @@ class SeekMail:
     site: Site
     # It shows no messages.
     talk_seen: tuple[tuple[str, int, int], ...] = ()
+    # The language and zone it speaks (`referee.delivery.speech`).
+    speech: tuple[str, str] = (i18n.SOURCE_LANGUAGE, i18n.UTC_ZONE)
 
     def json(self) -> bytes:
         """What a webhook would get, were it sent one (it is not): the seeks' ids alone."""
@@ -110,12 +121,17 @@ class SeekMail:
     def subject(self) -> str:
         if self.kind == OutboxKind.SEEK_NEWS:
             titles = sorted({line.title for line in self.seeks})
-            return f"New open games of {wording.joined(titles)}"
+            return _("New open games of %(games)s") % {"games": wording.joined(titles)}
         line = self.seeks[0]
-        return f"{_SAID[OutboxKind(self.kind)].format(by=line.by)} ({line.title})"
+        said = _(_SAID[OutboxKind(self.kind)]) % {"by": line.by}
+        return f"{said} ({line.title})"
 
     def mail(self, address: str, consent: Consent, thread_root: str | None) -> EmailMessage:
         """The mail, whatever thread the seat's mail has: it joins none."""
+        with i18n.speaking(*self.speech):
+            return self._mail(address, consent)
+
+    def _mail(self, address: str, consent: Consent) -> EmailMessage:
         site = self.site
         context = {
             "kind": self.kind,
@@ -130,7 +146,7 @@ class SeekMail:
         mail["X-Referee-Kind"] = self.kind
         mail.set_content(_text.get_template("seek.txt.j2").render(context))
         mail.add_alternative(_html.get_template("seek.html.j2").render(context), subtype="html")
-        return mail
+        return spoken(mail)
 
 
 def build(session: Session, row: Outbox, secret: bytes, site: Site) -> SeekMail:
@@ -147,4 +163,5 @@ def build(session: Session, row: Outbox, secret: bytes, site: Site) -> SeekMail:
         kind=row.kind,
         seeks=lines,
         site=site,
+        speech=here(),
     )

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from referee import i18n
 from referee.store import table_messages
+from referee.store.clock import parse_stamp
 from referee.store.db import Database
 
 SHOWN_MOST = 20
@@ -66,9 +68,12 @@ def unseen(
     shown = rows[-SHOWN_MOST:]
     lines = [
         TalkLine(
-            names[row.seat] if 0 <= row.seat < len(names) else f"Player {row.seat + 1}",
+            names[row.seat]
+            if 0 <= row.seat < len(names)
+            else i18n._("Player %(number)d") % {"number": row.seat + 1},
             row.text,
-            f"{row.created_at[:16].replace('T', ' ')} UTC",
+            # In the reader's zone and language (the notice is built speaking them).
+            i18n.when(parse_stamp(row.created_at), parse_stamp(until)),
         )
         for row in shown
     ]

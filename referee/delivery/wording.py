@@ -1,7 +1,8 @@
-"""Numbers, times and lists in the words a mail's reader reads.
+"""Numbers, times and lists in the words a mail's reader reads, in its language.
 
 Relative times are measured from the mail's own Date, not from the
 moment it is built, so building a row's message again gives the same text.
+Moments are said in the reader's zone (`referee.i18n.when`).
 """
 
 from __future__ import annotations
@@ -11,12 +12,35 @@ from collections.abc import Sequence
 from datetime import datetime
 from itertools import pairwise
 
+from referee.i18n import _, ngettext, when
+
 _UNITS = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
 
 
-def counted(number: int, word: str, plural: str | None = None) -> str:
+def _unit(amount: int, word: str) -> str:
+    """`1 day`, `3 hours`, in the reader's language."""
+    if word == "day":
+        return ngettext("%(n)d day", "%(n)d days", amount) % {"n": amount}
+    if word == "hour":
+        return ngettext("%(n)d hour", "%(n)d hours", amount) % {"n": amount}
+    if word == "minute":
+        return ngettext("%(n)d minute", "%(n)d minutes", amount) % {"n": amount}
+    return ngettext("%(n)d second", "%(n)d seconds", amount) % {"n": amount}
+
+
+def moves(number: int) -> str:
     """`1 move`, `2 moves`."""
-    return f"{number} {word if number == 1 else plural or word + 's'}"
+    return ngettext("%(n)d move", "%(n)d moves", number) % {"n": number}
+
+
+def games(number: int) -> str:
+    """`1 game`, `2 games`."""
+    return ngettext("%(n)d game", "%(n)d games", number) % {"n": number}
+
+
+def players(number: int) -> str:
+    """`1 player`, `2 players`."""
+    return ngettext("%(n)d player", "%(n)d players", number) % {"n": number}
 
 
 def duration(seconds: float) -> str:
@@ -28,10 +52,12 @@ def duration(seconds: float) -> str:
     for word, size in _UNITS:
         if left >= size or (not parts and size == 1):
             amount, left = divmod(left, size)
-            parts.append(counted(amount, word))
+            parts.append(_unit(amount, word))
         if len(parts) == 2 or (parts and left == 0):
             break
-    return " and ".join(parts)
+    if len(parts) == 1:
+        return parts[0]
+    return _("%(larger)s and %(smaller)s") % {"larger": parts[0], "smaller": parts[1]}
 
 
 def _rounded(seconds: int) -> int:
@@ -43,12 +69,13 @@ def _rounded(seconds: int) -> int:
 
 
 def moment(at: datetime, since: datetime) -> str:
-    """`in 2 days (2026-11-28 14:05 UTC)`: how far from `since`, then the UTC date."""
+    """`in 2 days (Sat, Nov 28, 2:05 PM UTC)`: how far from `since`, then the moment in
+    the reader's zone, its name said."""
     seconds = (at - since).total_seconds()
-    exact = at.strftime("%Y-%m-%d %H:%M UTC")
+    exact = when(at, since)
     if seconds < 0:
-        return f"{duration(-seconds)} ago ({exact})"
-    return f"in {duration(seconds)} ({exact})"
+        return _("%(length)s ago (%(moment)s)") % {"length": duration(-seconds), "moment": exact}
+    return _("in %(length)s (%(moment)s)") % {"length": duration(seconds), "moment": exact}
 
 
 def wrapped(label: str, value: str, width: int = 72) -> list[str]:
@@ -62,4 +89,12 @@ def joined(items: Sequence[str]) -> str:
     """`a`, `a and b`, `a, b and c`."""
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return _("%(some)s and %(last)s") % {"some": ", ".join(items[:-1]), "last": items[-1]}
+
+
+def reason_words(text: str) -> str:
+    """A stored reason a game's rules gave (`Submission.reason`, an `IllegalMove`'s words,
+    in English) as the reader reads it. The one place mail shows such a reason: the
+    games' own translation of their reasons is to be called here; until then it is
+    shown as stored."""
+    return text

@@ -34,9 +34,10 @@ from typing import TYPE_CHECKING
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
-from referee.delivery import CHANNELS, compose, digest, seek_mail
+from referee import i18n
+from referee.delivery import CHANNELS, compose, digest, seek_mail, speech
 from referee.delivery.channel import Channel, Content, Later, Sender, Sent, Skipped
-from referee.store import delivery
+from referee.store import delivery, reads
 from referee.store.db import Database
 from referee.store.delivery import Claim, Claimed
 from referee.store.tables import TOLD_OF_SEEKS, TOLD_TO_PLAYER, Outbox, OutboxKind
@@ -89,21 +90,38 @@ def content(referee: Referee, notice_id: int) -> Content:
     with referee.db.reading() as session:
         notice = session.get(Outbox, notice_id)
         assert notice is not None
+        told = _speech(session, notice)
         try:
             # A digest lists several games, the mails of open games their seeks; every
             # other notice tells of one game.
             builder = _BUILDERS.get(notice.kind, compose.build)
-            built = builder(session, notice, referee.secret(), site)
+            with i18n.speaking(told.language, told.zone):
+                built = builder(session, notice, referee.secret(), site)
         except OperationalError:
             raise
         except Exception as error:
             _log.exception("notice %s cannot be built", notice_id)
             raise _Unbuildable(repr(error)) from error
+    if told.fix and notice.seat is not None:
+        # The seat's first mail fixes the language of all its later ones.
+        speech.fix(referee.db, notice.game_id, notice.seat, told.language)
     with _built_lock:
         if len(_BUILT) >= _BUILT_KEPT:
             del _BUILT[next(iter(_BUILT))]
         _BUILT[key] = built
     return built
+
+
+def _speech(session: Session, notice: Outbox) -> speech.Speech:
+    """What a notice speaks: a seat's mail its seat's language, what is told to a
+    player its player's (`referee.delivery.speech`)."""
+    if notice.seat is None:
+        return speech.Speech()
+    seats = reads.seats(session, notice.game_id)
+    email = seats[notice.seat].email if notice.seat < len(seats) else None
+    if notice.kind in TOLD_TO_PLAYER:
+        return speech.of_address(session, email)
+    return speech.of_seat(session, notice.game_id, notice.seat)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
+from referee.i18n import _
 from referee.service import refusals
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.publishing import Published, publish
@@ -77,7 +78,7 @@ def record_acceptance(session: Session, game: Game, seat: int) -> tuple[Rematch,
     starts it (`start_rematch`) once `session` is committed.
     """
     if game.status != GameStatus.OVER:
-        raise refusals.StillInPlay("a rematch is offered once the game is over")
+        raise refusals.StillInPlay(_("a rematch is offered once the game is over"))
     rematches.accept(session, game.id, seat, clock.now())
     standing = rematch_of(session, game)
     if standing.waiting_for or standing.game_id is not None:

@@ -30,6 +30,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from referee import talk_text
+from referee.delivery import speech
+from referee.i18n import _, speaking
 from referee.reply_text import Command, Read, Unread, same_address
 from referee.reply_words import split_reply
 from referee.service import consent, refusals, rematching, reply_cap, table_talk
@@ -103,12 +105,21 @@ def reply_seat(referee: Referee, token: str) -> keys.ReplyKey:
 
 
 def take_reply(referee: Referee, reply: Reply) -> Taken:
-    """Take one reply for the seat its address names (each message once)."""
+    """Take one reply for the seat its address names (each message once). Why a reply is
+    refused is written in the seat's mail language, which its answer speaks; the move
+    and the game's log are the same in every language."""
     named = reply_seat(referee, reply.token)
-    game_id, seat = named.game_id, named.seat
     if reply.automatic is not None:
         # Taken and dropped: a bounce or an answer would only feed a mail loop.
-        return Taken(f"{DROPPED} ({reply.automatic})", game_id, seat)
+        return Taken(f"{DROPPED} ({reply.automatic})", named.game_id, named.seat)
+    with referee.db.reading() as session:
+        told = speech.of_seat(session, named.game_id, named.seat)
+    with speaking(told.language, told.zone):
+        return _take(referee, reply, named)
+
+
+def _take(referee: Referee, reply: Reply, named: keys.ReplyKey) -> Taken:
+    game_id, seat = named.game_id, named.seat
     published = Published()
     with referee.db.transaction() as session:
         game, address = _seat_address(referee, session, reply, named)
@@ -202,11 +213,11 @@ def _held(
     """Why a reply's words are not passed on before anything is tried: past the cap on
     answers, or the seat's last message again (a robot's, most likely)."""
     if not allowed.answer:
-        return "past the answer cap"
+        return _("past the answer cap")
     since = stamp(parse_stamp(now()) - REPEAT_WINDOW)
     last = message_mail_rows.last_text(session, game_id, seat, since)
     if last is not None and last == talk_text.shown(text):
-        return "they are the same as your last message, which the other players have"
+        return _("they are the same as your last message, which the other players have")
     return None
 
 

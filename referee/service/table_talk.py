@@ -27,6 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from referee import talk_text
+from referee.i18n import _
 from referee.names import shown as shown_name
 from referee.service import refusals
 from referee.service.players import PLAY, READ
@@ -133,7 +134,8 @@ def _check_rate(session: Session, game_id: str, seat: int, moment: Any) -> None:
     free_at = clock.parse_stamp(sent[-PER_HOUR]) + _HOUR
     wait = max(1, math.ceil((free_at - moment).total_seconds()))
     raise refusals.TooManyMessages(
-        f"a seat writes at most {PER_HOUR} messages an hour; try again in {wait} s",
+        _("a seat writes at most %(most)d messages an hour; try again in %(wait)d s")
+        % {"most": PER_HOUR, "wait": wait},
         retry_after=wait,
     )
 

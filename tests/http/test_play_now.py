@@ -27,6 +27,7 @@ from api.pages import kit
 from referee.delivery import compose
 from referee.delivery.channel import Consent
 from referee.delivery.play_links import AFTER_THE_END, play_url
+from referee.i18n import when
 from referee.service import Referee
 from referee.service.creating import Created, NewGame, Player, create_game
 from referee.service.submitting import SeatToken, SubmitMove, submit_move
@@ -269,7 +270,7 @@ def test_a_finished_games_links_work_for_a_while_then_not(app: Flask, referee: R
     notice = composed(referee, write_notice(referee, game_id, OutboxKind.GAME_OVER, 1))
     text, _ = parts(notice.mail("bob@players.test", FULL, None))
     until = ended + AFTER_THE_END
-    assert f"it works until {until:%Y-%m-%d %H:%M} UTC" in " ".join(text.split())
+    assert f"it works until {' '.join(when(until).split())}" in " ".join(text.split())
     assert f"The game's public page: {HOST}/g/{game_id}\n" in text
     client, _ = open_link(app, HOST + link)
     assert "rematch" in client.get(f"/g/{game_id}").get_data(as_text=True).lower()

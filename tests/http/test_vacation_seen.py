@@ -11,7 +11,7 @@ from sqlmodel import col, select
 
 from referee import games
 from referee.delivery.compose import Site, build
-from referee.i18n import when
+from referee.i18n import clock, when
 from referee.service import Referee, game_states
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import MANAGE
@@ -70,7 +70,8 @@ def test_the_other_seats_see_a_vacation_and_the_frozen_deadline(
             "text"
         ]
     assert f"{away} is on vacation until" in text
-    assert back.strftime("%Y-%m-%d %H:%M UTC") in text
+    # The return in the reader's zone (UTC: none chosen), its time of day named.
+    assert " ".join(clock(back).split()) in " ".join(text.split())
     # The other seat's own turn is not held.
     summary = client.get(f"/v1/games/{game_id}").json
     assert summary["to_act"] == [1 - mover]

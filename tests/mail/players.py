@@ -44,7 +44,9 @@ def state_of(mail: EmailMessage) -> dict[str, Any]:
 def listed_moves(text: str) -> list[str]:
     lines = text.splitlines()
     for number, line in enumerate(lines):
-        if re.match(r"^(Your legal moves|Moves to start from)", line):
+        if re.match(
+            r"^(Your legal moves|Moves to start from|Vos coups possibles|Coups pour)", line
+        ):
             moves = []
             for move in lines[number + 1 :]:
                 if not move.startswith("  "):
