@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from referee.engine import JSON, IllegalMove, Resign
 from referee.games import AnyGame
+from referee.games.reasons import reason_words
 from referee.i18n import _
 
 COMMANDS = ("accept", "help", "board", "rematch")
@@ -236,9 +237,7 @@ def _refusal(rules: AnyGame, options: JSON, line: str) -> str:
     try:
         rules.parse(_cleaned(line), options)
     except IllegalMove as refused:
-        # The game's own words (English): translated by the games' catalogue once it
-        # gives its reasons one (see `referee.delivery.wording.reason_words`).
-        return refused.reason
+        return reason_words(refused.reason)
     return _("it is not a move of this game")
 
 

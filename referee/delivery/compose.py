@@ -36,6 +36,7 @@ from referee.delivery.mail import message_id as notice_message_id
 from referee.delivery.play_links import play_url, works_until
 from referee.engine import JSON
 from referee.games import AnyGame
+from referee.games.reasons import reason_words
 from referee.i18n import N_, _
 from referee.names import plain as plain_name
 from referee.names import shown as shown_name
@@ -419,7 +420,7 @@ def _base_context(
     moves = _last_moves(session, game, version, shown.first_sealed, handed, names, count)
     return {
         "kind": OutboxKind(row.kind),
-        "title": rules.title,
+        "title": _(rules.title),
         "game_id": game.id,
         "name": names[row.seat],
         "seat": row.seat,
@@ -438,7 +439,7 @@ def _base_context(
         "board": render_text(game.name, shown.view["state"], names),
         "last_moves": moves,
         "to_act": _to_act(session, game, shown.view["to_act"], names),
-        "notation_help": rules.notation_help,
+        "notation_help": _(rules.notation_help),
         "reply_to": reply_address(site, secret, game.id, row.seat, version),
         "deadline": None,
         "result": None,
@@ -542,7 +543,7 @@ def _answer_context(
     found: dict[str, Any] = {
         "status": submission.status,
         "code": submission.code,
-        "reason": None if submission.reason is None else wording.reason_words(submission.reason),
+        "reason": None if submission.reason is None else reason_words(submission.reason),
         "timed_out": submission.source == Source.TIMEOUT,
         "move": rules.notate(rules.move_from_json(submission.move)),
     }

@@ -103,7 +103,7 @@ def _listed(
     sent = parse_stamp(row.created_at)
     others = [name for other, name in enumerate(names) if other != seat]
     return Listed(
-        title=rules.title,
+        title=_(rules.title),
         game_id=game.id,
         game=game.name,
         seat=seat,

@@ -79,7 +79,7 @@ def described(session: Session, seek_ids: Sequence[str], site: Site) -> dict[str
     return {
         seek.id: SeekLine(
             seek_id=seek.id,
-            title=games.get(seek.game).title,
+            title=_(games.get(seek.game).title),
             game=seek.game,
             by=plain(names.get(seek.by_address, "")) or _(NO_NAME),
             players=_players(seek),

@@ -90,11 +90,3 @@ def joined(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return _("%(some)s and %(last)s") % {"some": ", ".join(items[:-1]), "last": items[-1]}
-
-
-def reason_words(text: str) -> str:
-    """A stored reason a game's rules gave (`Submission.reason`, an `IllegalMove`'s words,
-    in English) as the reader reads it. The one place mail shows such a reason: the
-    games' own translation of their reasons is to be called here; until then it is
-    shown as stored."""
-    return text
