@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -99,14 +100,41 @@ def client(app: Flask) -> FlaskClient:
 @starts_servers
 def pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh PostgreSQL database for one test module; dropped afterwards."""
-    name = f"referee_{request.module.__name__.rsplit('.', 1)[-1]}_{uuid.uuid4().hex[:8]}"
+    with own_pg_database(request.module.__name__.rsplit(".", 1)[-1]) as url:
+        yield url
+
+
+@contextmanager
+def own_pg_database(label: str) -> Iterator[str]:
+    """The URL of a fresh PostgreSQL database named after `label`; dropped afterwards."""
+    name = f"referee_{label}_{uuid.uuid4().hex[:8]}"
     admin_url = pg_admin()
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
-    url = admin_url.rsplit("/", 1)[0] + "/" + name
-    yield url
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    try:
+        yield admin_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def referee_on_own_pg(tmp_path: Path, label: str) -> Iterator[Referee]:
+    """The service on a PostgreSQL database of its own, migrated; dropped afterwards."""
+    with own_pg_database(label) as url:
+        made = Referee(
+            Settings(
+                database_url=url,
+                redis_url=None,
+                mail_dir=str(tmp_path / "mail-out"),
+                secret="a test secret",
+            )
+        )
+        made.db.upgrade()
+        try:
+            yield made
+        finally:
+            made.close()
 
 
 @pytest.fixture(scope="module")

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import update
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 from referee.i18n import SOURCE_LANGUAGE, UTC_ZONE, known_language, known_zone
 from referee.store import addresses, reads
-from referee.store.db import Database
-from referee.store.tables import Game, Seat
+from referee.store.tables import Game
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,17 +53,3 @@ def of_seat(session: Session, game_id: str, seat: int) -> Speech:
     game = session.get(Game, game_id)
     chosen = chosen or known_language(game.language if game else None) or SOURCE_LANGUAGE
     return Speech(chosen, player.zone, fix=found is not None)
-
-
-def fix(db: Database, game_id: str, seat: int, language: str) -> None:
-    """Store the seat's mail language, unless another mail fixed it first."""
-    with db.transaction() as session:
-        session.exec(
-            update(Seat)
-            .where(
-                col(Seat.game_id) == game_id,
-                col(Seat.seat) == seat,
-                col(Seat.language).is_(None),
-            )
-            .values(language=language)
-        )

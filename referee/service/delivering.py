@@ -37,7 +37,7 @@ from sqlmodel import Session
 from referee import i18n
 from referee.delivery import CHANNELS, compose, digest, seek_mail, speech
 from referee.delivery.channel import Channel, Content, Later, Sender, Sent, Skipped
-from referee.store import delivery, reads
+from referee.store import addresses, delivery, reads
 from referee.store.db import Database
 from referee.store.delivery import Claim, Claimed
 from referee.store.tables import TOLD_OF_SEEKS, TOLD_TO_PLAYER, Outbox, OutboxKind
@@ -104,7 +104,7 @@ def content(referee: Referee, notice_id: int) -> Content:
             raise _Unbuildable(repr(error)) from error
     if told.fix and notice.seat is not None:
         # The seat's first mail fixes the language of all its later ones.
-        speech.fix(referee.db, notice.game_id, notice.seat, told.language)
+        addresses.fix_language(referee.db, notice.game_id, notice.seat, told.language)
     with _built_lock:
         if len(_BUILT) >= _BUILT_KEPT:
             del _BUILT[next(iter(_BUILT))]

@@ -9,6 +9,7 @@ follows from that state, asked at send time (`referee.delivery.mail_consent`).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import func, or_, update
@@ -137,13 +138,19 @@ def stop(session: Session, known: Address) -> None:
 
 def linked(db: Database, game_id: str, seat: int) -> None:
     """A mail carrying the seat's personal link went out."""
+    _set_once(db, game_id, seat, Seat.linked_at, now())
+
+
+def fix_language(db: Database, game_id: str, seat: int, language: str) -> None:
+    """Store the seat's mail language, unless another mail fixed it first."""
+    _set_once(db, game_id, seat, Seat.language, language)
+
+
+def _set_once(db: Database, game_id: str, seat: int, column: Any, value: str) -> None:
+    """Set the seat's `column` to `value` where it is still None."""
     with db.transaction() as session:
         session.execute(
             update(Seat)
-            .where(
-                col(Seat.game_id) == game_id,
-                col(Seat.seat) == seat,
-                col(Seat.linked_at).is_(None),
-            )
-            .values(linked_at=now())
+            .where(col(Seat.game_id) == game_id, col(Seat.seat) == seat, col(column).is_(None))
+            .values({column.key: value})
         )
