@@ -23,7 +23,7 @@ from referee.i18n import LANGUAGES, SOURCE_LANGUAGE, UTC_ZONE, known_language, k
 from referee.names import public_key, public_refusal
 from referee.service import refusals
 from referee.service.players import Player
-from referee.store import player_rows
+from referee.store import addresses, player_rows
 from referee.store.clock import stamp
 
 if TYPE_CHECKING:
@@ -76,6 +76,9 @@ def set_profile(
             errors={"time_zone": ["unknown"]},
         )
     with referee.db.transaction() as session:
+        # A player signed in by mail whose address no seat named yet has no row to hold
+        # its choices: one is made for it.
+        addresses.ensure(session, referee.secret(), player.address)
         if name is not None and not player_rows.set_public_name(
             session, player.address, name, public_key(name)
         ):

@@ -63,6 +63,16 @@ def test_public_names_are_unique_without_regard_to_case_or_width(referee: Refere
     assert profiles.set_profile(referee, ANN, "ANN").name == "ANN"
 
 
+def test_a_player_no_seat_named_yet_keeps_its_language_zone_and_name(referee: Referee) -> None:
+    newcomer = player("newcomer@players.test")
+    before = profiles.profile(referee, newcomer)
+    assert (before.name, before.language, before.time_zone) == (None, "en", "UTC")
+    profiles.set_profile(referee, newcomer, language="fr", time_zone="Europe/Paris")
+    profiles.set_profile(referee, newcomer, "Newcomer")
+    after = profiles.profile(referee, newcomer)
+    assert (after.name, after.language, after.time_zone) == ("Newcomer", "fr", "Europe/Paris")
+
+
 @pytest.mark.parametrize(
     "refused",
     [
