@@ -196,6 +196,7 @@ def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, s
     ]
     return {
         "rules": described,
+        "notation_help": _(rules.notation_help),
         "options": options,
         "seats": max(rules.players),
         "values": values,
