@@ -19,6 +19,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from referee.i18n import _
+
 # Characters drawn as nothing although their category says letter or symbol.
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _JOINERS = frozenset("\u200c\u200d")
@@ -71,14 +73,19 @@ def _described(char: str) -> str:
 
 
 def refusal(name: str) -> str | None:
-    """Why `name` may not name a player of a new game, or None when it may."""
+    """Why `name` may not name a player of a new game, or None when it may, in the
+    language spoken here (a page's, or what a REST request's `Accept-Language` asks)."""
     for at, char in enumerate(name):
         if _bidi(char):
-            return f"a name may not hold {_described(char)}: it changes the direction of text"
+            return _("a name may not hold {char}: it changes the direction of text").format(
+                char=_described(char)
+            )
         if _format(name, at):
-            return f"a name may not hold {_described(char)}: it is an invisible character"
+            return _("a name may not hold {char}: it is an invisible character").format(
+                char=_described(char)
+            )
     if not any(_visible(char) for char in name):
-        return "a name must show something: it holds only spaces or invisible characters"
+        return _("a name must show something: it holds only spaces or invisible characters")
     return None
 
 
@@ -181,17 +188,18 @@ def public_refusal(name: str) -> str | None:
     characters, letters, digits and marks of any script, spaces and `- ' _`, at
     least one letter or digit, one space at most between words and none around."""
     if not PUBLIC_SHORTEST <= len(name) <= PUBLIC_LONGEST:
-        return f"a public name has {PUBLIC_SHORTEST} to {PUBLIC_LONGEST} characters"
+        return _("a public name has {shortest} to {longest} characters").format(
+            shortest=PUBLIC_SHORTEST, longest=PUBLIC_LONGEST
+        )
     for char in name:
         if not _public_char(char):
-            return (
-                f"a public name may not hold {_described(char)}: only letters, digits, "
-                "spaces and - ' _"
-            )
+            return _(
+                "a public name may not hold {char}: only letters, digits, spaces and - ' _"
+            ).format(char=_described(char))
     if " ".join(name.split()) != name:
-        return "a public name has no space at its ends and one at most between words"
+        return _("a public name has no space at its ends and one at most between words")
     if not any(unicodedata.category(char)[0] in "LN" for char in name):
-        return "a public name holds one letter or digit at least"
+        return _("a public name holds one letter or digit at least")
     return None
 
 

@@ -186,7 +186,7 @@ def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, s
         {
             "name": name,
             "key": f"opt-{name}",
-            "label": name.replace("_", " ").capitalize(),
+            "label": _(rules.option_labels.get(name, name.replace("_", " ").capitalize())),
             "widget": _widget(spec),
             "default": _shown(spec),
             "checked": (f"opt-{name}" in values) if values else bool(spec["default"]),

@@ -119,8 +119,9 @@ from referee.engine import (
     walk,
 )
 from referee.games import ice_palace_solver
+from referee.games.pyramid_words import pyramid_words
 from referee.games.reasons import ALREADY_RESIGNED, reason
-from referee.i18n import N_
+from referee.i18n import N_, _, ngettext
 from referee.rng import Rng
 
 SIZES = "SML"
@@ -331,7 +332,7 @@ def _bits_with(bits: YardBits, bit: int, pyramid: str, covered: str | None) -> Y
 
 def _bits_of(board: Board) -> YardBits:
     reach = _FIRST_REACH
-    for x, y, _ in board:
+    for x, y, _stack in board:
         while not (-reach < x < reach and -reach < y < reach):
             reach *= 2
     bits = YardBits(reach, 2 * reach + 1, 0, 0, 0, {}, {})
@@ -812,7 +813,8 @@ class _IcePalaceRules(Game[State, Move]):
             if len(taken) > 1:
                 raise bad_step(taken[1])
             _show_plan(view, self.auto_plan(state))
-            return Building(taken, (), Build(auto=True), view, "Play the referee's plan, or undo")
+            prompt = _("Play the referee's plan, or undo")
+            return Building(taken, (), Build(auto=True), view, prompt)
         if state.phase == BUILD:
             return _palace_building(state, taken, view)
         return _yard_building(state, seat, taken, view)
@@ -1068,7 +1070,9 @@ class _IcePalaceRules(Game[State, Move]):
         final = played[-1].state if played else start
         lines: list[list[ScoreLine]] = [[] for _ in final.colours]
         for x, y, stack in final.palace:
-            label = f"stack at {x},{y}: {' '.join(stack)} ({len(stack)} high)"
+            label = _("stack at {x},{y}: {stack} ({high} high)").format(
+                x=x, y=y, stack=" ".join(stack), high=len(stack)
+            )
             lines[final.colours.index(stack[-1][1])].append(ScoreLine(label, len(stack)))
         return tuple(tuple(seat_lines) for seat_lines in lines)
 
@@ -1306,7 +1310,7 @@ _hand_order = _HAND_ORDER.__getitem__
 
 def _scores(state: State) -> tuple[int, ...]:
     scores = [0] * len(state.colours)
-    for _, _, stack in state.palace:
+    for _x, _y, stack in state.palace:
         scores[state.colours.index(stack[-1][1])] += len(stack)
     return tuple(scores)
 
@@ -1334,7 +1338,6 @@ def _shorten(text: str) -> str:
 
 PASS_STEP = "pass"
 AUTO_STEP = "auto"
-_SIZE_WORDS = {"S": "small", "M": "medium", "L": "large"}
 # The colours' names, as labels and pictures say them.
 COLOUR_WORDS = {
     "r": N_("red"),
@@ -1347,10 +1350,6 @@ COLOUR_WORDS = {
     "w": N_("white"),
 }
 _CELL_STEP = re.compile(r"(-?\d{1,6}),(-?\d{1,6})")
-
-
-def _words(pyramid: str) -> str:
-    return f"{_SIZE_WORDS[pyramid[0]]} {COLOUR_WORDS[pyramid[1]]}"
 
 
 def _cell_step(cell: tuple[int, int]) -> str:
@@ -1367,19 +1366,21 @@ def _yard_building(state: State, seat: int, steps: tuple[str, ...], view: JSON) 
     cells = _yard_cells(state.hands[seat], _yard_bits(state))
     lead = not state.yard
     paths: list[tuple[Sequence[Choice], Move]] = []
+    leading, placing = _("Lead a {words} pyramid"), _("Place a {words} pyramid")
     for pyramid in sorted(cells, key=_hand_order):
-        words = _words(pyramid)
-        which = Choice(pyramid, f"{'Lead' if lead else 'Place'} a {words} pyramid")
+        words = pyramid_words(pyramid)
+        which = Choice(pyramid, (leading if lead else placing).format(words=words))
+        the = _("The {words} at {cell}")
         paths.extend(
             (
-                (which, Choice(_cell_step(cell), f"The {words} at {_cell_step(cell)}")),
+                (which, Choice(_cell_step(cell), the.format(words=words, cell=_cell_step(cell)))),
                 Place(pyramid, *cell),
             )
             for cell in cells[pyramid]
         )
     fits = bool(paths)
     if not lead:
-        paths.append(((Choice(PASS_STEP, "Pass"),), Pass()))
+        paths.append(((Choice(PASS_STEP, _("Pass")),), Pass()))
     choices, move = walk(paths, steps)
     if isinstance(move, Place):
         hand = list(view["hands"][seat])
@@ -1388,13 +1389,16 @@ def _yard_building(state: State, seat: int, steps: tuple[str, ...], view: JSON) 
         where = f"{move.x},{move.y}"
         view["yard"][where] = [*view["yard"].get(where, []), move.pyramid]
     if move is not None:
-        prompt = "Play the move, or undo"
+        prompt = _("Play the move, or undo")
     elif steps:
-        prompt = f"Choose where the {_words(steps[0])} goes in the yard"
+        prompt = _("Choose where the {words} goes in the yard")
+        prompt = prompt.format(words=pyramid_words(steps[0]))
     elif lead:
-        prompt = "Choose a pyramid to lead at 0,0"
+        prompt = _("Choose a pyramid to lead at 0,0")
     else:
-        prompt = "Choose a pyramid to place, or pass" if fits else "Nothing fits the yard: pass"
+        prompt = _("Choose a pyramid to place, or pass")
+        if not fits:
+            prompt = _("Nothing fits the yard: pass")
     return Building(steps, choices, move, view, prompt)
 
 
@@ -1504,22 +1508,25 @@ def _palace_building(state: State, steps: tuple[str, ...], view: JSON) -> Buildi
         options = plan.options(pyramid) if plan.left[pyramid] else []
         if not options:
             raise bad_step(pyramid)
-        words = _words(pyramid)
+        words = pyramid_words(pyramid)
+        build_at = _("Build the {words} at {cell}")
         choices = tuple(
-            Choice(_cell_step(cell), f"Build the {words} at {_cell_step(cell)}")
-            for cell, _ in options
+            Choice(_cell_step(cell), build_at.format(words=words, cell=_cell_step(cell)))
+            for cell, _plan in options
         )
-        prompt = f"Choose where the {words} goes in the palace ({_more(plan.need)})"
+        prompt = _("Choose where the {words} goes in the palace ({more})").format(
+            words=words, more=_more(plan.need)
+        )
         return Building(steps, choices, None, view, prompt)
     offered = [p for p in plan.pyramids() if plan.options(p, first=True)]
-    choices = tuple(Choice(p, f"Build a {_words(p)} pyramid") for p in offered)
+    build_a = _("Build a {words} pyramid")
+    choices = tuple(Choice(p, build_a.format(words=pyramid_words(p))) for p in offered)
     if not steps:
-        choices += (Choice(AUTO_STEP, "Let the referee build"),)
+        choices += (Choice(AUTO_STEP, _("Let the referee build")),)
     if plan.need > 0:
-        return Building(
-            steps, choices, None, view, f"Choose a pyramid to build ({_more(plan.need)})"
-        )
-    prompt = "Play the plan, or build more" if choices else "Play the plan, or undo"
+        prompt = _("Choose a pyramid to build ({more})").format(more=_more(plan.need))
+        return Building(steps, choices, None, view, prompt)
+    prompt = _("Play the plan, or build more") if choices else _("Play the plan, or undo")
     return Building(steps, choices, Build(tuple(plan.placed)), view, prompt)
 
 
@@ -1558,7 +1565,7 @@ def _completion(
 
 
 def _more(need: int) -> str:
-    return f"{need} more to place"
+    return ngettext("{count} more to place", "{count} more to place", need).format(count=need)
 
 
 def _show_plan(view: JSON, placed: tuple[Place, ...]) -> None:

@@ -68,8 +68,9 @@ from referee.engine import (
     rank,
     walk,
 )
+from referee.games.pyramid_words import pyramid_words
 from referee.games.reasons import ALREADY_RESIGNED, reason
-from referee.i18n import N_
+from referee.i18n import N_, _, ngettext
 from referee.rng import Rng
 
 SIZES = "SML"
@@ -152,29 +153,28 @@ def _score_set(
 
 
 _AWARD_NAMES = {
-    SOLE_HOLDER_POINTS: "only holder",
-    FIRST_POINTS: "most",
-    SECOND_POINTS: "second most",
+    SOLE_HOLDER_POINTS: N_("only holder"),
+    FIRST_POINTS: N_("most"),
+    SECOND_POINTS: N_("second most"),
 }
-_SIZE_NAMES = {"S": "small", "M": "medium", "L": "large"}
-_COLOUR_NAMES = {"r": "red", "y": "yellow", "g": "green", "b": "blue", "k": "black"}
 
 
 def _award_lines(
     kind: int, pawns: tuple[int, ...], collections: tuple[tuple[int, ...], ...]
 ) -> list[tuple[int, ScoreLine]]:
     """Each seat's line for the set of `kind` scored with the pawns standing as given."""
-    size, colour = KINDS[kind][0], KINDS[kind][1]
-    name = f"{_SIZE_NAMES[size]} {_COLOUR_NAMES[colour]} ({KINDS[kind]})"
+    name = f"{pyramid_words(KINDS[kind])} ({KINDS[kind]})"
     counts = [collection[kind] for collection in collections]
     lines = []
     for seat, points in _awards(kind, pawns, collections):
         held = counts[seat]
         tied = counts.count(held) > 1
-        label = f"{name}: {held} held, {_AWARD_NAMES[points]}"
-        lines.append(
-            (seat, ScoreLine(f"{label} (tie broken by the pawns)" if tied else label, points))
-        )
+        label = ngettext(
+            "{name}: {held} held, {award}", "{name}: {held} held, {award}", held
+        ).format(name=name, held=held, award=_(_AWARD_NAMES[points]))
+        if tied:
+            label = _("{label} (tie broken by the pawns)").format(label=label)
+        lines.append((seat, ScoreLine(label, points)))
     return lines
 
 
@@ -404,9 +404,9 @@ class Mandala(Game[State, Move]):
         choices, move = walk(paths, steps)
         if isinstance(move, Take):
             _preview(view, seat, move.index)
-            prompt = "Play the move, or undo"
+            prompt = _("Play the move, or undo")
         else:
-            prompt = "Choose a pyramid to take"
+            prompt = _("Choose a pyramid to take")
         return Building(tuple(steps), choices, move, view, prompt)
 
     # -- notation and JSON ------------------------------------------------
@@ -487,7 +487,7 @@ class MandalaV1(Mandala):
 
 def _take_label(kind: str, index: int) -> str:
     """A target's name, as a screen reader says it: "Take the large red pyramid at 17"."""
-    return f"Take the {_SIZE_NAMES[kind[0]]} {_COLOUR_NAMES[kind[1]]} pyramid at {index}"
+    return _("Take the {words} pyramid at {index}").format(words=pyramid_words(kind), index=index)
 
 
 def _preview(view: JSON, seat: int, index: int) -> None:

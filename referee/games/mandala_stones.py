@@ -81,7 +81,7 @@ from referee.engine import (
 )
 from referee.games import mandala_stones_data
 from referee.games.reasons import ALREADY_LEFT, NO_SEAT, reason, words
-from referee.i18n import N_
+from referee.i18n import N_, _
 from referee.rng import Rng
 
 COLOURS = "YBRV"
@@ -95,10 +95,6 @@ SPACES = 5
 
 _COLOUR_NAMES = {"yellow": "Y", "blue": "B", "red": "R", "pink": "R", "violet": "V"}
 _DIRECTION_NAMES = {"north": "N", "east": "E", "south": "S", "west": "W"}
-# The words the board's targets say, by colour, direction and pattern index.
-COLOUR_WORDS = ("yellow", "blue", "red", "violet")
-DIRECTION_WORDS = ("north", "east", "south", "west")
-PATTERN_WORDS = ("star", "circle")
 # A1 and A2 show the star (pattern 0), A3 and A4 the circle (pattern 1).
 _ARTIST_PATTERN = (0, 0, 1, 1)
 _START_CIRCLES = (2, 4, 6, 8)
@@ -880,9 +876,9 @@ def _best_objective(cards: tuple[Card, ...], board: tuple[tuple[int, ...], ...])
 def _objective_line(cards: tuple[Card, ...], board: tuple[tuple[int, ...], ...]) -> ScoreLine:
     best = _best_objective(cards, board)
     if best is None:
-        numbers = " nor ".join(str(card.number) for card in cards)
-        return ScoreLine(f"objective: neither card {numbers} holds", 0)
-    return ScoreLine(f"objective: card {best.number} holds", best.points)
+        numbers = _(" nor ").join(str(card.number) for card in cards)
+        return ScoreLine(_("objective: neither card {numbers} holds").format(numbers=numbers), 0)
+    return ScoreLine(_("objective: card {number} holds").format(number=best.number), best.points)
 
 
 def _finish(state: State) -> State:
@@ -905,7 +901,7 @@ def _next_seat(state: State, triggered: bool) -> int | None:
     if players - len(resigned) <= 1:
         return None
     seat = state.current
-    for _ in range(players):
+    for _turn in range(players):
         seat = (seat + 1) % players
         if seat == state.first_player and triggered:
             return None
@@ -1141,8 +1137,47 @@ def _check_keys(data: JSON, keys: set[str]) -> None:
 Path = tuple[tuple[Choice, ...], Move]
 
 
+# The building's words, whole: in French a colour agrees with the stone, the
+# star or the circle it names ("pierre bleue", "cercle bleu").
+# By direction then colour.
+_FIRST_STONE = (
+    (
+        N_("First stone north (yellow)"),
+        N_("First stone north (blue)"),
+        N_("First stone north (red)"),
+        N_("First stone north (violet)"),
+    ),
+    (
+        N_("First stone east (yellow)"),
+        N_("First stone east (blue)"),
+        N_("First stone east (red)"),
+        N_("First stone east (violet)"),
+    ),
+    (
+        N_("First stone south (yellow)"),
+        N_("First stone south (blue)"),
+        N_("First stone south (red)"),
+        N_("First stone south (violet)"),
+    ),
+    (
+        N_("First stone west (yellow)"),
+        N_("First stone west (blue)"),
+        N_("First stone west (red)"),
+        N_("First stone west (violet)"),
+    ),
+)
+# By colour then pattern.
+_TOP_WORDS = (
+    (N_("yellow star"), N_("yellow circle")),
+    (N_("blue star"), N_("blue circle")),
+    (N_("red star"), N_("red circle")),
+    (N_("violet star"), N_("violet circle")),
+)
+_SCORE_WORDS = (N_("Score yellow"), N_("Score blue"), N_("Score red"), N_("Score violet"))
+
+
 def _top_words(stone: int) -> str:
-    return f"{COLOUR_WORDS[stone >> 1]} {PATTERN_WORDS[stone & 1]}"
+    return _(_TOP_WORDS[stone >> 1][stone & 1])
 
 
 def _pick_paths(state: State, seat: int, artist: str | None) -> list[Path]:
@@ -1155,16 +1190,18 @@ def _pick_paths(state: State, seat: int, artist: str | None) -> list[Path]:
         name = f"A{number}"
         if artist not in (None, name):
             continue
-        who, where = Choice(name, f"Artist {name}"), Choice(str(circle), f"Circle {circle}")
+        who = Choice(name, _("Artist {name}").format(name=name))
+        where = Choice(str(circle), _("Circle {circle}").format(circle=circle))
+        build_on = _("Build on space {space}")
         for direction in found:
             top = state.stacks[CIRCLE_STACKS[circle - 1][direction]][-1]
             first = Choice(
                 DIRECTIONS[direction],
-                f"First stone {DIRECTION_WORDS[direction]} ({COLOUR_WORDS[top >> 1]})",
+                _(_FIRST_STONE[direction][top >> 1]),
             )
             paths.extend(
                 (
-                    (who, where, first, Choice(str(space), f"Build on space {space}")),
+                    (who, where, first, Choice(str(space), build_on.format(space=space))),
                     Pick(number, circle, DIRECTIONS[direction], space),
                 )
                 for space in empty
@@ -1176,8 +1213,9 @@ def _tops_paths(towers: tuple[tuple[int, ...], ...], taken: Sequence[str]) -> li
     """Each `score tops`, the towers' tops in the order they go onto the mandala, every
     prefix a move of its own: those that agree with the tops `taken` so far, and go at
     most one top beyond them (all that `walk` needs, where all orders would be hundreds)."""
+    top_of = _("Top of tower {space} ({top})")
     built = [
-        Choice(f"t{space}", f"Top of tower {space} ({_top_words(towers[space - 1][-1])})")
+        Choice(f"t{space}", top_of.format(space=space, top=_top_words(towers[space - 1][-1])))
         for space in range(1, SPACES + 1)
         if towers[space - 1]
     ]
@@ -1207,7 +1245,7 @@ def _paths(state: State, seat: int, steps: Sequence[str]) -> list[Path]:
     if first is None or first.startswith("A"):
         paths += _pick_paths(state, seat, first)
     paths += [
-        ((Choice(COLOURS[colour], f"Score {COLOUR_WORDS[colour]}"),), ScoreColour(COLOURS[colour]))
+        ((Choice(COLOURS[colour], _(_SCORE_WORDS[colour])),), ScoreColour(COLOURS[colour]))
         for colour in _board_summary(towers)[2]
         if first in (None, COLOURS[colour])
     ]
@@ -1243,19 +1281,19 @@ def _show_pick(view: JSON, state: State, seat: int, steps: Sequence[str]) -> Non
 
 def _prompt(steps: Sequence[str], choices: Sequence[Choice], move: Move | None) -> str:
     if move is not None:
-        return "Play the move, or add another top" if choices else "Play the move, or undo"
+        return _("Play the move, or add another top") if choices else _("Play the move, or undo")
     if steps:
         artist = steps[0]
         return (
-            f"Choose a circle for {artist}",
-            f"Choose the first stone {artist} takes",
-            "Choose a space for the new tower",
-        )[len(steps) - 1]
+            _("Choose a circle for {artist}"),
+            _("Choose the first stone {artist} takes"),
+            _("Choose a space for the new tower"),
+        )[len(steps) - 1].format(artist=artist)
     if not choices[0].step.startswith("A"):
-        return "Score: choose a colour or a tower's top"
+        return _("Score: choose a colour or a tower's top")
     if len(choices) > 1 and not choices[-1].step.startswith("A"):
-        return "Choose an artist to move, or score"
-    return "Choose an artist to move"
+        return _("Choose an artist to move, or score")
+    return _("Choose an artist to move")
 
 
 def _space_refusal(towers: tuple[tuple[int, ...], ...], space: int) -> IllegalMove:
@@ -1297,6 +1335,10 @@ class _MandalaStonesRules(Game[State, Move]):
     rules_version: ClassVar[str] = "1"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4)
     options_schema: ClassVar[type[marshmallow.Schema]] = MandalaStonesOptions
+    option_labels: ClassVar[Mapping[str, str]] = {
+        "mandala_board": N_("Mandala board"),
+        "objectives": N_("Objective cards"),
+    }
     move_fields: ClassVar[Mapping[str, JSON]] = {
         "pick": {
             "properties": {
@@ -1397,7 +1439,7 @@ class _MandalaStonesRules(Game[State, Move]):
         moves.extend(ScoreColour(COLOURS[colour]) for colour in _board_summary(towers)[2])
         built = [space for space in range(1, SPACES + 1) if towers[space - 1]]
         orders: list[tuple[int, ...]] = [()]
-        for _ in built:
+        for _space in built:
             orders = [(*order, space) for order in orders for space in built if space not in order]
             moves.extend(ScoreTops(order) for order in orders)
         return moves
@@ -1565,8 +1607,10 @@ class _MandalaStonesRules(Game[State, Move]):
         if after.objective_points is not None:
             points -= after.objective_points[seat]  # the scoring that ended the game
         bonus = sum(before.setup.bonuses[len(before.mandala) : len(after.mandala)])
-        label = f"move {number}: {self.notate(step.move)}"
-        return ScoreLine(f"{label} (mandala bonus {bonus})" if bonus else label, points)
+        label = _("move {number}: {move}").format(number=number, move=self.notate(step.move))
+        if bonus:
+            label = _("{label} (mandala bonus {bonus})").format(label=label, bonus=bonus)
+        return ScoreLine(label, points)
 
     def view(self, state: State, seat: int | None) -> JSON:
         stacks = [

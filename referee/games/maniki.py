@@ -346,6 +346,11 @@ class Maniki(Game[State, Move]):
     ends_when_barren: ClassVar[bool] = True
     players = (2, 3, 4, 5, 6)
     options_schema = ManikiOptions
+    option_labels: ClassVar[Mapping[str, str]] = {
+        "mode": N_("Mode: race, or sealed rounds"),
+        "expert": N_("Expert: without the swap order"),
+        "names": N_("Names of the orders"),
+    }
     move_fields: ClassVar[Mapping[str, JSON]] = {
         "sequence": {
             "properties": {
@@ -494,7 +499,9 @@ class Maniki(Game[State, Move]):
             last = after.last_round
             if after.decided > decided and last is not None and last.winner is not None:
                 orders = " ".join(last.orders or ())
-                label = f"card {ARRANGEMENTS[last.card]}: {orders} (move {number})"
+                label = _("card {card}: {orders} (move {number})").format(
+                    card=ARRANGEMENTS[last.card], orders=orders, number=number
+                )
                 lines[last.winner].append(ScoreLine(label, 1))
             decided = after.decided
         return tuple(tuple(seat_lines) for seat_lines in lines)
@@ -506,9 +513,9 @@ class Maniki(Game[State, Move]):
         return RoundSummary(
             winners=() if last.winner is None else (last.winner,),
             facts=(
-                ("card", ARRANGEMENTS[last.card]),
-                ("sequence", None if last.orders is None else " ".join(last.orders)),
-                ("shortest", str(last.shortest)),
+                (_("card"), ARRANGEMENTS[last.card]),
+                (_("sequence"), None if last.orders is None else " ".join(last.orders)),
+                (_("shortest"), str(last.shortest)),
             ),
         )
 
@@ -568,7 +575,7 @@ class Maniki(Game[State, Move]):
         view["position"] = ARRANGEMENTS[card]
         taken = tuple(steps)
         if passed:
-            return Building(taken, (), Pass(), view, "Play the pass, or undo")
+            return Building(taken, (), Pass(), view, _("Play the pass, or undo"))
         choices = self._choices(state, card, len(taken))
         move = Call(taken) if taken else None
         return Building(taken, choices, move, view, _prompt(taken))
@@ -580,7 +587,7 @@ class Maniki(Game[State, Move]):
             Choice(order, f"{shown_name(order, state.names)}: {_(EFFECTS[order])}")
             for order in _POSSIBLE[state.expert][card]
         )
-        first = (Choice(PASS_NOTATION, "Pass: give up on this card"),) if depth == 0 else ()
+        first = (Choice(PASS_NOTATION, _("Pass: give up on this card")),) if depth == 0 else ()
         return (*orders, *first)
 
     # -- notation and JSON ------------------------------------------------
@@ -708,10 +715,10 @@ def _prompt(orders: tuple[str, ...]) -> str:
     # Never whether the animals match the card: the referee confirms no
     # sequence before the round is decided (the seat sees the preview).
     if not orders:
-        return "Add an order, or pass"
+        return _("Add an order, or pass")
     if len(orders) >= MAX_ORDERS:
-        return f"A sequence holds at most {MAX_ORDERS} orders: play it, or undo"
-    return "Add an order, or play the sequence"
+        return _("A sequence holds at most {most} orders: play it, or undo").format(most=MAX_ORDERS)
+    return _("Add an order, or play the sequence")
 
 
 def _settle(state: State, answers: tuple[Answer, ...], resigned: frozenset[int]) -> State:

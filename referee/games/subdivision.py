@@ -54,7 +54,7 @@ from referee.engine import (
     walk,
 )
 from referee.games.reasons import ALREADY_LEFT, NO_SEAT, reason, words
-from referee.i18n import N_
+from referee.i18n import N_, _, ngettext
 from referee.rng import Rng
 
 SMALL, MEDIUM, LARGE = 1, 2, 3
@@ -62,6 +62,17 @@ SIZE_NAMES = dict(
     zip((SMALL, MEDIUM, LARGE), words(N_("small"), N_("medium"), N_("large")), strict=True)
 )
 OVER = -1
+# The building's labels by size: French sizes agree with the pyramid, before or after it.
+_PLACE_A = {
+    SMALL: N_("Place a small pyramid on {cell}"),
+    MEDIUM: N_("Place a medium pyramid on {cell}"),
+    LARGE: N_("Place a large pyramid on {cell}"),
+}
+_SIZE_ON = {
+    SMALL: N_("Small pyramid on {cell}"),
+    MEDIUM: N_("Medium pyramid on {cell}"),
+    LARGE: N_("Large pyramid on {cell}"),
+}
 
 # (players, three_house) -> (board side, parks, pyramids of each size)
 SETUP = {
@@ -608,8 +619,16 @@ def _held_by_one_group(board: _Board, ring: int, own: int) -> bool:
     return not ring & ~own and not ring & ~board.flood(ring & -ring, own)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+def _pieces_line(size: int, count: int) -> str:
+    """ "3 smalls at 1 point": a sentence per size, since French sizes agree."""
+    points = ngettext("{count} point", "{count} points", size).format(count=size)
+    if size == SMALL:
+        said = ngettext("{count} small at {points}", "{count} smalls at {points}", count)
+    elif size == MEDIUM:
+        said = ngettext("{count} medium at {points}", "{count} mediums at {points}", count)
+    else:
+        said = ngettext("{count} large at {points}", "{count} larges at {points}", count)
+    return said.format(count=count, points=points)
 
 
 def seat_lines(state: State, seat: int) -> tuple[ScoreLine, ...]:
@@ -622,30 +641,28 @@ def seat_lines(state: State, seat: int) -> tuple[ScoreLine, ...]:
     kinds = _kinds(state)
     pieces = kinds[seat * 3 : seat * 3 + 3]
     lines = [
-        ScoreLine(
-            f"{_plural(mask.bit_count(), SIZE_NAMES[size])} at {_plural(size, 'point')}",
-            size * mask.bit_count(),
-        )
+        ScoreLine(_pieces_line(size, mask.bit_count()), size * mask.bit_count())
         for size, mask in zip((SMALL, MEDIUM, LARGE), pieces, strict=True)
         if mask
     ]
     own = pieces[0] | pieces[1] | pieces[2]
     groups = board.groups(own)
     if groups:
-        lines.append(
-            ScoreLine(
-                f"{_plural(groups, 'group')}, a point off{' each' if groups > 1 else ''}", -groups
-            )
-        )
+        said = ngettext("{count} group, a point off", "{count} groups, a point off each", groups)
+        lines.append(ScoreLine(said.format(count=groups), -groups))
     smalls = _smalls(kinds)
     for cell in board.cell_list(pieces[2]):
         near = (board.near[board.index[cell]] & smalls).bit_count()
         if _PENALTY[near]:
-            lines.append(ScoreLine(f"large on {cell}: {near} smalls near", -_PENALTY[near]))
+            said = ngettext(
+                "large on {cell}: {near} smalls near", "large on {cell}: {near} smalls near", near
+            )
+            lines.append(ScoreLine(said.format(cell=cell, near=near), -_PENALTY[near]))
     for park, ring in _park_rings(state):
         if _held_by_one_group(board, ring, own):
             cell = board.names[park.bit_length() - 1]
-            lines.append(ScoreLine(f"park on {cell} surrounded", PARK_POINTS))
+            said = _("park on {cell} surrounded").format(cell=cell)
+            lines.append(ScoreLine(said, PARK_POINTS))
     return tuple(lines)
 
 
@@ -776,6 +793,12 @@ class _SubdivisionRules(Game[State, Move]):
     rules_version: ClassVar[str] = "1"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4)
     options_schema: ClassVar[type[marshmallow.Schema]] = OptionsSchema
+    option_labels: ClassVar[Mapping[str, str]] = {
+        "parks": N_("Parks"),
+        "cells": N_("The parks' cells (parks: cells)"),
+        "three_house": N_("Three houses: 3 pyramids of each size"),
+        "private_parks": N_("Private parks: 3 points for a park one group surrounds"),
+    }
     move_fields: ClassVar[Mapping[str, JSON]] = {
         "place": {
             "properties": {
@@ -998,8 +1021,9 @@ class _SubdivisionRules(Game[State, Move]):
         self._check_turn(state, seat)
         board = _BOARDS[state.side]
         if state.parks_left:
+            park_on = _("Park on {cell}")
             paths: list[tuple[Sequence[Choice], Move]] = [
-                ((Choice(cell, f"Park on {cell}"),), Park(cell))
+                ((Choice(cell, park_on.format(cell=cell)),), Park(cell))
                 for cell in board.cell_list(board.full & ~state.parks)
             ]
         else:
@@ -1012,11 +1036,11 @@ class _SubdivisionRules(Game[State, Move]):
             view["pieces"][move.cell] = {"seat": seat, "size": move.size}
             view["stash"][seat][move.size - 1] -= 1
         if move is not None:
-            prompt = "Play the move, or undo"
+            prompt = _("Play the move, or undo")
         elif steps:
-            prompt = f"Choose the size of the pyramid on {steps[0]}"
+            prompt = _("Choose the size of the pyramid on {cell}").format(cell=steps[0])
         else:
-            prompt = "Choose a cell for a park" if state.parks_left else "Choose a cell"
+            prompt = _("Choose a cell for a park") if state.parks_left else _("Choose a cell")
         return Building(tuple(steps), choices, move, view, prompt)
 
     def _place_paths(self, state: State, seat: int) -> list[tuple[Sequence[Choice], Move]]:
@@ -1029,12 +1053,8 @@ class _SubdivisionRules(Game[State, Move]):
         paths: list[tuple[Sequence[Choice], Move]] = []
         for cell in sorted(fitting, key=board.index.__getitem__):
             sizes = fitting[cell]
-            where = Choice(
-                cell,
-                f"Place on {cell}"
-                if len(sizes) > 1
-                else f"Place a {SIZE_NAMES[sizes[0]]} pyramid on {cell}",
-            )
+            placing = _("Place on {cell}") if len(sizes) > 1 else _(_PLACE_A[sizes[0]])
+            where = Choice(cell, placing.format(cell=cell))
             if len(sizes) == 1:
                 paths.append(((where,), Place(sizes[0], cell)))
                 continue
@@ -1042,7 +1062,7 @@ class _SubdivisionRules(Game[State, Move]):
                 (
                     (
                         where,
-                        Choice(str(size), f"{SIZE_NAMES[size].capitalize()} pyramid on {cell}"),
+                        Choice(str(size), _(_SIZE_ON[size]).format(cell=cell)),
                     ),
                     Place(size, cell),
                 )

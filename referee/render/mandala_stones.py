@@ -425,7 +425,10 @@ def _colour_button(canvas: Canvas, choice: Choice, x: float, y: float) -> None:
     canvas.target(choice)
     ring_box(canvas, x, y, width, BAND_H - 12, rx=8)
     canvas.circle(x + 26, y + (BAND_H - 12) / 2, 13, fill=fill, stroke=shade(fill, -0.45))
-    canvas.text(x + 48, y + (BAND_H - 12) / 2 + 6, choice.label, size=16, bold=True)
+    # Some languages say it longer ("Décompter le violet"): smaller, never cut.
+    room = width - 48 - 8
+    size = min(16.0, 16.0 * room / text_width(choice.label, 16, True))
+    canvas.text(x + 48, y + (BAND_H - 12) / 2 + 6, choice.label, size=size, bold=True)
     canvas.close()
 
 

@@ -40,6 +40,7 @@ from referee.games.ice_palace import (
     Place,
     State,
 )
+from referee.i18n import speaking
 from referee.playout import steps
 from referee.record import Header, Record, chain
 from referee.replay import ReplayError, replay
@@ -951,3 +952,28 @@ def test_an_old_games_build_auto_replays_under_its_rules_version(
     except ReplayError:  # a later move refused under the other plan
         final = None
     assert final != played[-1].state
+
+
+def test_the_yard_choices_are_said_in_the_page_language() -> None:
+    state = position(
+        ["Sr Lr Sk", "Sy My Ly", "Sg Mg Lg"], yard={(0, 0): "Mr"}, turn=0, last_placer=1
+    )
+    with speaking("fr"):
+        first = GAME.build(state, 0, ())
+        cells = GAME.build(state, 0, ("Lr",))
+    assert [c.label for c in first.choices] == [
+        "Poser une petite pyramide rouge",
+        "Poser une grande pyramide rouge",
+        "Passer",
+    ]
+    assert first.prompt == "Choisissez une pyramide à poser, ou passez"
+    assert cells.prompt == "Choisissez où va la grande pyramide rouge sur le chantier"
+    assert all(c.label.startswith("La grande pyramide rouge en ") for c in cells.choices)
+    english = GAME.build(state, 0, ())
+    assert [c.label for c in english.choices] == [
+        "Place a small red pyramid",
+        "Place a large red pyramid",
+        "Pass",
+    ]
+    # The steps are the machine's: the same in both languages.
+    assert [c.step for c in english.choices] == [c.step for c in first.choices]

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from referee import games
 from referee.engine import BadOptions, IllegalMove, Played, Resign, ScoreLine
 from referee.games.mandala import GAME, GAME_V1, KIND_OF, KINDS, OVER, PATH_LENGTH, State, Take
+from referee.i18n import speaking
 from referee.rng import Rng
 
 
@@ -745,3 +746,14 @@ def test_the_breakdown_names_the_only_holder_and_no_one_for_a_set_in_the_eye() -
     played = [Played(0, Take(20), take(start, 0, 20))]
     assert KIND_OF["Lk"] in played[0].state.scored
     assert GAME.breakdown(start, played) == ((), (), ())
+
+
+def test_the_pyramids_to_take_are_said_in_the_page_language() -> None:
+    state = build({3: "Lr", 5: "Sk", 9: "Mg"}, [4, 1], to_move=0)
+    with speaking("fr"):
+        started = GAME.build(state, 0, ())
+    assert [(c.step, c.label) for c in started.choices] == [
+        ("5", "Prendre la petite pyramide noire en 5"),
+        ("9", "Prendre la pyramide moyenne verte en 9"),
+    ]
+    assert started.prompt == "Choisissez une pyramide à prendre"

@@ -29,6 +29,7 @@ from referee.games.mandala_stones import (
     stone_name,
     stone_value,
 )
+from referee.i18n import speaking
 from referee.rng import Rng
 
 Stacks = dict[int, str]
@@ -1133,3 +1134,23 @@ def test_without_objectives_the_breakdown_has_no_objective_line() -> None:
         (ScoreLine("move 1: score tops 1", 1),),
         (),
     )
+
+
+def test_a_pick_is_built_in_the_page_language() -> None:
+    state = make(
+        stacks={C5["N"]: "Vo Y*", C5["E"]: "Ro B*", C5["S"]: "Bo"},
+        artists=(9, 1, 3, 7),
+        boards=[board("Yo"), board()],
+    )
+    with speaking("fr"):
+        start = GAME.build(state, 0, ())
+        circle = GAME.build(state, 0, ("A1", "5"))
+    assert start.prompt == "Choisissez un artiste à déplacer, ou faites un décompte"
+    assert labels(start)["A1"] == "Artiste A1"
+    assert labels(start)["t1"] == "Sommet de la pile 1 (cercle jaune)"
+    # The stone is feminine: its colour agrees.
+    assert labels(circle) == {
+        "N": "Première pierre au nord (jaune)",
+        "E": "Première pierre à l\u2019est (bleue)",
+    }
+    assert circle.prompt == "Choisissez la première pierre que prend A1"

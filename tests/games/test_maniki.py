@@ -25,6 +25,7 @@ from referee.games.maniki import (
     apply_orders,
     shortest_solution,
 )
+from referee.i18n import speaking
 from referee.record import Entry, Header, Record
 from referee.replay import ReplayError, replay
 from referee.rng import Rng, commitment
@@ -953,3 +954,16 @@ def test_with_the_crazy_circus_names_the_buttons_and_the_written_move_use_them()
     assert GAME.state_to_json(state)["names"] == "crazy_circus"
     assert GAME.state_from_json(GAME.state_to_json(state)) == state
     assert "names" not in GAME.state_to_json(GAME.start(2, options(), Rng("x")))
+
+
+def test_a_sequence_is_built_in_the_page_language() -> None:
+    state = state_at("BEL/-", ("EL/B", "B/EL"))
+    with speaking("fr"):
+        built = GAME.build(state, 1, ())
+        missed = play_all(
+            state_at("EL/B", ("LBE/-", "B/EL", "-/BEL")), [(1, "pass"), (0, "KI"), (2, "pass")]
+        )
+        summary = GAME.round_summary(missed)
+    assert built.choices[-1].label == "Passer : renoncer à cette carte"
+    assert built.prompt == "Ajoutez un ordre, ou passez"
+    assert [label for label, _value in summary.facts] == ["carte", "série", "plus courte"]

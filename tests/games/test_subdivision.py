@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from referee import games
 from referee.engine import BadOptions, IllegalMove, Played, Resign, Result, ScoreLine
 from referee.games.subdivision import GAME, Park, Place, State, seat_lines
+from referee.i18n import speaking
 from referee.rng import Rng
 
 COLOURS = "RBGY"
@@ -954,3 +955,28 @@ def test_random_playouts_follow_the_rules_and_score_like_the_reference(
     for seat in range(players):
         larges = [c for c, p in view["pieces"].items() if p == {"seat": seat, "size": 3}]
         assert not any(is_near(a, b) for a in larges for b in larges)
+
+
+def test_the_breakdown_and_the_building_are_said_in_the_page_language() -> None:
+    with speaking("fr"):
+        red = seat_lines(position("R2a2 R2b1 R2b2", private_parks=True), 0)
+        layout = "R3c4 " + " ".join(f"B1{cell}" for cell in C4_NEAR[:2])
+        large = seat_lines(position(layout, parks=(), each=8), 0)
+    assert [line.label for line in red] == [
+        "3 moyennes à 2 points",
+        "1 groupe, un point de moins",
+        "parc en a1 entouré",
+    ]
+    assert [line.label for line in large] == [
+        "1 grande à 3 points",
+        "1 groupe, un point de moins",
+        "grande en c4 : 2 petites voisines",
+    ]
+    state = started()
+    with speaking("fr"):
+        first = GAME.build(state, 0, ())
+    english = GAME.build(state, 0, ())
+    assert first.prompt in ("Choisissez une case pour un parc", "Choisissez une case")
+    assert [c.step for c in first.choices] == [c.step for c in english.choices]
+    assert all(" en " in c.label for c in first.choices)
+    assert all(" on " in c.label for c in english.choices)

@@ -236,3 +236,11 @@ def test_a_new_game_is_made_in_the_language_chosen_on_its_form(
     with referee.db.reading() as session:
         game = session.get(Game, found.group(1))
         assert game is not None and game.language == "fr"
+
+
+def test_the_new_game_form_names_the_options_in_french(app: Flask) -> None:
+    french = app.test_client().get("/new/maniki", headers={"Accept-Language": "fr"}).text
+    assert "Mode : course, ou manches sous pli" in french and "Noms des ordres" in french
+    assert 'name="opt-mode"' in french  # the option's name is the machine's
+    english = app.test_client().get("/new/maniki", headers={"Accept-Language": "en"}).text
+    assert "Mode: race, or sealed rounds" in english and "Names of the orders" in english

@@ -858,3 +858,13 @@ def test_a_rematch_needs_a_seat_of_the_game(app: Flask) -> None:
     assert answer.status_code == 401
     assert host.get(f"/g/{game_id}/rematch").status_code == 401
     assert ann.get(f"/g/{game_id}/rematch").status_code == 404  # no rematch yet
+
+
+def test_a_move_is_built_in_the_page_language_with_its_steps_unchanged(app: Flask) -> None:
+    game_id, _, (ann, _bob) = new_game(app, "subdivision", ["Ann", "Bob"])
+    french = ann.get(f"/g/{game_id}/build", headers={"Accept-Language": "fr"}).get_json()
+    english = ann.get(f"/g/{game_id}/build", headers={"Accept-Language": "en"}).get_json()
+    assert french["prompt"] == "Choisissez une case" and english["prompt"] == "Choose a cell"
+    steps = re.findall(r'data-step="([a-h][1-8])"', french["svg"])
+    assert steps == re.findall(r'data-step="([a-h][1-8])"', english["svg"])
+    assert 'aria-label="Poser une' in french["svg"] or 'aria-label="Construire en' in french["svg"]

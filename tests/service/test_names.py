@@ -8,7 +8,8 @@ from hypothesis.strategies import from_regex
 
 from api.schemas.games import PlayerIn
 from referee.delivery.compose import mail_names
-from referee.names import NAME_FORM, PLAIN_LENGTH, plain, refusal, shown
+from referee.i18n import speaking
+from referee.names import NAME_FORM, PLAIN_LENGTH, plain, public_refusal, refusal, shown
 from referee.store.tables import Game
 
 # Hosseinzadeh in Persian: the non-joiner belongs inside the name.
@@ -100,3 +101,13 @@ def test_mail_quotes_an_untrusted_games_names_plainly_and_a_trusted_ones_as_type
     typed = ["Dr. Ann <ann@example.org>", "\u202eBob", "\u200b"]
     assert mail_names(Game(trusted=True), typed) == ["Dr. Ann <ann@example.org>", "Bob", "Player 3"]
     assert mail_names(Game(trusted=False), typed) == ["Dr Ann ann example org", "Bob", "Player 3"]
+
+
+def test_a_refused_name_is_told_in_the_language_spoken_and_in_english_otherwise() -> None:
+    with speaking("fr"):
+        assert public_refusal("Zo") == "un nom public compte de 3 à 24 caractères"
+        assert refusal("Ann\u202e") == (
+            "un nom ne peut pas contenir U+202E (RIGHT-TO-LEFT OVERRIDE) : "
+            "ce caractère change le sens du texte"
+        )
+    assert public_refusal("Zo") == "a public name has 3 to 24 characters"
