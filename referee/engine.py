@@ -227,11 +227,13 @@ class Game(ABC, Generic[S, M]):
     # False where `legal_moves` offers only some of the legal moves: pieces
     # to write a sequence with (MaNiKi), or one maximal plan (Ice Palace).
     lists_every_move: ClassVar[bool] = True
-    # What the new-game form calls each option of `options_schema`, marked with
-    # `N_` for the games catalogue (the option's name stays the machine's).
+    # What the new-game form calls each option of `options_schema` (by its name) and
+    # each value of a choice (`name=value`), marked with `N_` for the games catalogue;
+    # the names and values stay the machine's.
     option_labels: ClassVar[Mapping[str, str]] = {}
-    # What the game page calls the numbers `scores` gives ("Cards" in MaNiKi).
-    score_label: ClassVar[str] = "Score"
+    # What the game page calls the numbers `scores` gives ("Cards" in MaNiKi), marked
+    # with `N_` for the games catalogue.
+    score_label: ClassVar[str]
 
     # -- options ---------------------------------------------------------
 

@@ -122,7 +122,7 @@ ENGLISH = frozenset(
 
 # Elements whose text is notation or machine data, never sentences.
 _SKIPPED_TAGS = frozenset({"script", "style", "code", "kbd", "pre", "textarea"})
-_SKIPPED_CLASSES = frozenset({"move", "hash", "text-board"})
+_SKIPPED_CLASSES = frozenset({"move", "piece", "hash", "text-board"})
 # Attributes a reader reads (or hears).
 _READ_ATTRIBUTES = ("title", "alt", "aria-label", "placeholder")
 _VOID = frozenset(

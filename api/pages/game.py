@@ -324,7 +324,7 @@ def game_context(
         "building": building,
         "building_key": _building_key(page) if building is not None else "",
         "text_board": render.render_text(game.name, view, names),
-        "score_label": rules.score_label if rules.scores(page.state) else "",
+        "score_label": _(rules.score_label) if rules.scores(page.state) else "",
         "players": _player_lines(page, env, names),
         "breakdown": _breakdown(page, names),
         "rematch": _rematch(page, names),

@@ -191,6 +191,11 @@ def _form_context(rules: AnyGame, values: Mapping[str, str], errors: dict[str, s
             "default": _shown(spec),
             "checked": (f"opt-{name}" in values) if values else bool(spec["default"]),
             "spec": spec,
+            # A choice's words: the game's label of `name=value`, else the value itself.
+            "choices": [
+                (choice, _(rules.option_labels.get(f"{name}={choice}", str(choice))))
+                for choice in spec.get("enum", ())
+            ],
         }
         for name, spec in described["options"].items()
     ]

@@ -71,7 +71,7 @@ def _summary(rules: Any, state: Any, version: int, names: list[str]) -> str:
     scores = ", ".join(f"{names[s]} {score}" for s, score in enumerate(rules.scores(state)))
     return _("after %(moves)s; %(label)s: %(scores)s") % {
         "moves": wording.moves(version),
-        "label": rules.score_label.lower(),
+        "label": _(rules.score_label).lower(),
         "scores": scores,
     }
 

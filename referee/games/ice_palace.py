@@ -730,6 +730,7 @@ class _IcePalaceRules(Game[State, Move]):
 
     name: ClassVar[str] = "ice_palace"
     title: ClassVar[str] = N_("Ice Palace")
+    score_label: ClassVar[str] = N_("Score")
     rules_version: ClassVar[str] = "3"
     players: ClassVar[tuple[int, ...]] = (3, 4, 5, 6)
     options_schema: ClassVar[type[marshmallow.Schema]] = IcePalaceOptions

@@ -196,6 +196,7 @@ EXPECTED_JSON = reason(
 class Mandala(Game[State, Move]):
     name: ClassVar[str] = "mandala"
     title: ClassVar[str] = "Mandala"
+    score_label: ClassVar[str] = N_("Score")
     rules_version: ClassVar[str] = "2"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4, 5)
     options_schema: ClassVar[type[marshmallow.Schema]] = MandalaOptions

@@ -1332,6 +1332,7 @@ class _MandalaStonesRules(Game[State, Move]):
 
     name: ClassVar[str] = "mandala_stones"
     title: ClassVar[str] = "Mandala Stones"
+    score_label: ClassVar[str] = N_("Score")
     rules_version: ClassVar[str] = "1"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4)
     options_schema: ClassVar[type[marshmallow.Schema]] = MandalaStonesOptions

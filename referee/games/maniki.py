@@ -350,6 +350,10 @@ class Maniki(Game[State, Move]):
         "mode": N_("Mode: race, or sealed rounds"),
         "expert": N_("Expert: without the swap order"),
         "names": N_("Names of the orders"),
+        "mode=race": N_("race: the first right sequence wins"),
+        "mode=sealed": N_("sealed rounds: the shortest right sequence wins"),
+        "names=maniki": N_("MaNiKi's (KI, LO, NI, MA, SO)"),
+        "names=crazy_circus": N_("Crazy Circus's"),
     }
     move_fields: ClassVar[Mapping[str, JSON]] = {
         "sequence": {
@@ -375,7 +379,7 @@ class Maniki(Game[State, Move]):
     # The legal moves listed are the single orders a sequence is written with.
     lists_every_move = False
     # A seat's score is the cards it has won.
-    score_label = "Cards"
+    score_label = N_("Cards")
 
     # -- the rules -------------------------------------------------------
 

@@ -790,6 +790,7 @@ class _SubdivisionRules(Game[State, Move]):
 
     name: ClassVar[str] = "subdivision"
     title: ClassVar[str] = "Subdivision"
+    score_label: ClassVar[str] = N_("Score")
     rules_version: ClassVar[str] = "1"
     players: ClassVar[tuple[int, ...]] = (2, 3, 4)
     options_schema: ClassVar[type[marshmallow.Schema]] = OptionsSchema
@@ -798,6 +799,10 @@ class _SubdivisionRules(Game[State, Move]):
         "cells": N_("The parks' cells (parks: cells)"),
         "three_house": N_("Three houses: 3 pyramids of each size"),
         "private_parks": N_("Private parks: 3 points for a park one group surrounds"),
+        "parks=standard": N_("the standard parks"),
+        "parks=random": N_("parks drawn at random"),
+        "parks=players": N_("placed by the players"),
+        "parks=cells": N_("on the cells given below"),
     }
     move_fields: ClassVar[Mapping[str, JSON]] = {
         "place": {
