@@ -16,6 +16,7 @@ from flask import Response, json
 from werkzeug.exceptions import HTTPException
 
 from api.schemas.problems import ProblemSchema
+from referee.games.reasons import reason_words
 from referee.i18n import N_, _
 from referee.service import refusals
 from referee.service.webhooks import WebhookRefused
@@ -134,7 +135,9 @@ def from_refusal(refused: refusals.Refusal) -> Response:
     extra = dict(refused.extra)
     if isinstance(refused, refusals.MoveRefusal):
         extra["reason"] = refused.reason
-    answer = problem(status, refused.code, refused.reason, title=title, **extra)
+    # A move's `reason` is the record (English, as stored); `detail` is for the
+    # reader, a stored reason said in the request's language.
+    answer = problem(status, refused.code, reason_words(refused.reason), title=title, **extra)
     if isinstance(refused, refusals.TooManyMessages):
         answer.headers["Retry-After"] = str(refused.retry_after)
     return answer

@@ -1,11 +1,12 @@
 """Why a move is refused, in English for the record and in the reader's language.
 
 A rule refuses with `IllegalMove(code, reason)`; the `reason` is English,
-and it is what is stored, logged and answered (`detail`) whatever the
-player's language, so that records replay and verify the same everywhere.
-The rules build it from a `Reason`, a template registered here (and marked
-for the `games` catalogue): `PARK = reason(N_("{cell} is a park"))`, then
-`PARK(cell="c3")`.
+and it is what is stored, logged and answered (a move's `reason` field)
+whatever the player's language, so that records replay and verify the same
+everywhere. The rules build it from a `Reason`, a template registered here
+(and marked for the `games` catalogue): `PARK = reason(N_("{cell} is a park"))`,
+then `PARK(cell="c3")`. The service registers the refusals its worker records
+the same way (`referee.service.refusals`, the `mail` catalogue).
 
 `reason_words(text)` says a stored English reason in the language spoken
 here: it finds the template the text was built from, reads the values of

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
 
+from referee.i18n import _
 from referee.service import notifying, refusals
 from referee.service.publishing import Published, publish
 from referee.store import bounce_reports, reads
@@ -54,7 +55,7 @@ def check_token(referee: Referee, token: str) -> None:
     """Refuse a bounce address whose token names no address (forged, or unknown)."""
     with referee.db.reading() as session:
         if bounce_reports.by_token(session, token) is None:
-            raise refusals.NotFound("this bounce address is not valid")
+            raise refusals.NotFound(_("this bounce address is not valid"))
 
 
 def take_report(referee: Referee, report: Report) -> str:
@@ -63,7 +64,7 @@ def take_report(referee: Referee, report: Report) -> str:
     with referee.db.transaction() as session:
         known = bounce_reports.by_token(session, report.token)
         if known is None:
-            raise refusals.NotFound("this bounce address is not valid")
+            raise refusals.NotFound(_("this bounce address is not valid"))
         told = False
         inbound = Inbound(message_key=report.message_key, received_at=now(), outcome="")
         session.add(inbound)

@@ -14,6 +14,7 @@ from typing import Any
 from sqlmodel import Session
 
 from referee.engine import Building, IllegalMove
+from referee.i18n import _
 from referee.service import game_states, refusals
 from referee.store import reads
 from referee.store.tables import Game
@@ -31,12 +32,14 @@ def build_move(db: Session, game: Game, seat: int | None, steps: Sequence[str]) 
     """
     if len(steps) > MAX_STEPS or any(len(step) > MAX_STEP_LENGTH for step in steps):
         raise refusals.BadRequest(
-            f"a move is built in at most {MAX_STEPS} steps of {MAX_STEP_LENGTH} characters"
+            _("a move is built in at most {steps} steps of {length} characters").format(
+                steps=MAX_STEPS, length=MAX_STEP_LENGTH
+            )
         )
     if seat is None:
-        raise refusals.Unauthorized("only a seat of this game can build a move on its board")
+        raise refusals.Unauthorized(_("only a seat of this game can build a move on its board"))
     if game.status != "active":
-        raise refusals.GameOver("the game is over")
+        raise refusals.GameOver()
     rules = reads.rules_of(game)
     try:
         return rules.build(game_states.state_at(db, game, game.version), seat, steps)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
+from referee.i18n import _
 from referee.service import refusals
 from referee.service.notifying import write
 from referee.service.publishing import Published, publish
@@ -29,7 +30,7 @@ STOP = "stop"
 def _named(session: Session, purpose: str, token: str) -> Address:
     found = addresses.by_token(session, purpose, token)
     if found is None:
-        raise refusals.NotFound("This link is not valid (or no longer).")
+        raise refusals.NotFound(_("This link is not valid (or no longer)."))
     return found
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from referee import bots, games
 from referee.engine import JSON, BadOptions
 from referee.games import AnyGame
-from referee.i18n import known_language
+from referee.i18n import _, known_language
 from referee.replay import new_state
 from referee.rng import commitment, new_seed
 from referee.service import notifying, reachability, refusals
@@ -105,7 +105,7 @@ def checked_options(rules: AnyGame, options: JSON | None, players: int) -> JSON:
         if "_players" in error.errors:
             reason = " ".join(error.errors["_players"])
             raise refusals.BadPlayers(reason, errors=error.errors) from None
-        raise refusals.BadOptions("the options are not valid", errors=error.errors) from None
+        raise refusals.BadOptions(_("the options are not valid"), errors=error.errors) from None
 
 
 def deadline_seconds(text: str | None) -> int | None:
@@ -125,20 +125,24 @@ def check_bots(rules: AnyGame, players: Sequence[Player], trusted: bool) -> None
         if player.bot is None:
             continue
         if player.bot not in offered:
-            known = ", ".join(offered) if offered else "none yet"
+            known = ", ".join(offered) if offered else _("none yet")
             errors[f"players.{number}.bot"] = [
-                f"{player.bot!r} is not a bot level of {rules.title} (its levels: {known})"
+                _("{level} is not a bot level of {game} (its levels: {known})").format(
+                    level=repr(player.bot), game=_(rules.title), known=known
+                )
             ]
         elif player.email:
-            errors[f"players.{number}.email"] = ["a bot's seat has no mail address"]
+            errors[f"players.{number}.email"] = [_("a bot's seat has no mail address")]
     if errors:
         reason = " ".join(message for messages in errors.values() for message in messages)
         raise refusals.BadPlayers(reason, errors=errors)
     if players and all(player.bot for player in players) and not trusted:
         # Who asks, not what is asked: refused as a missing credential.
         raise refusals.Unauthorized(
-            "a game needs one person at least: games of bots alone need the server's "
-            "API key (X-API-Key)"
+            _(
+                "a game needs one person at least: games of bots alone need the server's "
+                "API key (X-API-Key)"
+            )
         )
 
 

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from referee.i18n import _
 from referee.service import reachability, refusals
 from referee.service.notifying import write
 from referee.store import handover_rows, keys, reads
@@ -69,10 +70,10 @@ def take_over(session: Session, secret: bytes, seek: Seek, address: str, at: str
     assert seek.game_id is not None and seek.bots is not None
     game = handover_rows.locked_game(session, seek.game_id)
     if game is None or game.status != GameStatus.ACTIVE:
-        raise refusals.SeekStarted("the game this open game started is over")
+        raise refusals.SeekStarted(_("the game this open game started is over"))
     seat = handover_rows.free_bot_seat(session, game.id, seek.bots)
     if seat is None:
-        raise refusals.SeekStarted("this open game has started and its bots' seats are taken")
+        raise refusals.SeekStarted(_("this open game has started and its bots' seats are taken"))
     handover_rows.insert(
         session,
         SeatHandover(

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from referee.i18n import _
 from referee.ratings import Skill, shown
 from referee.service import refusals
 from referee.service.creating import rules_named
@@ -95,6 +96,6 @@ def _written(row: rating_rows.Ranked) -> str:
 def _read(cursor: str) -> tuple[float, str]:
     """The place a cursor names; refused when it is not of the cursors' form."""
     if re.fullmatch(CURSOR_FORM, cursor) is None:
-        raise refusals.BadRequest("this cursor is not one a page of the list gave")
-    mu, _, key = cursor.partition(":")
+        raise refusals.BadRequest(_("this cursor is not one a page of the list gave"))
+    mu, _colon, key = cursor.partition(":")
     return float(mu), key

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from referee.i18n import _
 from referee.service import refusals
 from referee.service.players import Player
 from referee.service.vacations import held_due_times
@@ -178,7 +179,7 @@ def _position(cursor: str | None) -> int:
     if cursor is None:
         return 0
     if not cursor.isdigit() or len(cursor) > 9:
-        raise refusals.BadRequest("the cursor is not one this list gave")
+        raise refusals.BadRequest(_("the cursor is not one this list gave"))
     return int(cursor)
 
 

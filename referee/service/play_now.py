@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from referee.delivery.play_links import AFTER_THE_END, works_until
+from referee.i18n import N_, _
 from referee.service import refusals
 from referee.service.submitting import well_formed
 from referee.store import keys, reads
@@ -27,10 +28,14 @@ if TYPE_CHECKING:
 
 # `keys.play_token`: 18 bytes in URL-safe base64.
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{24}")
-NOT_VALID = (
+NOT_VALID = N_(
     "This play-now link is not valid, or no longer: a game's links work while it runs "
-    f"and for {AFTER_THE_END.days} days after it ends."
+    "and for {days} days after it ends."
 )
+
+
+def _not_valid() -> refusals.NotFound:
+    return refusals.NotFound(_(NOT_VALID).format(days=AFTER_THE_END.days))
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,21 +52,21 @@ class OpenedSeat:
 def open_seat(referee: Referee, game_id: str, token: str) -> OpenedSeat:
     """The seat whose play-now link this is, refused alike for anything else."""
     if not well_formed(game_id) or _TOKEN.fullmatch(token) is None:
-        raise refusals.NotFound(NOT_VALID)
+        raise _not_valid()
     with referee.db.reading() as session:
         game = session.get(Game, game_id)
         seats = [] if game is None else reads.seats(session, game.id)
     until = None if game is None else works_until(game)
     if game is None or (until is not None and datetime.now(UTC) > until):
-        raise refusals.NotFound(NOT_VALID)
+        raise _not_valid()
     secret = referee.secret()
     found = _seat_of(secret, game.id, seats, token)
     if found is None or not found.email:
-        raise refusals.NotFound(NOT_VALID)
+        raise _not_valid()
     seat_token = keys.seat_link_token(secret, game.id, found.seat)
     # A seat whose API token is not the derived one has none the referee could hand out.
     if not hmac.compare_digest(keys.hash_token(seat_token), found.token_hash):
-        raise refusals.NotFound(NOT_VALID)
+        raise _not_valid()
     return OpenedSeat(game.id, found.seat, found.name, seat_token)
 
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from referee.delivery.play_links import works_until
+from referee.i18n import _
 from referee.service import refusals
 from referee.store import addresses, keys, player_seats, player_tokens, sessions
 from referee.store.clock import stamp
@@ -49,7 +50,9 @@ class Player:
 
     def require(self, scope: str) -> None:
         if scope not in self.scopes:
-            raise refusals.Forbidden(f"this token's scopes do not include {scope!r}")
+            raise refusals.Forbidden(
+                _("this token's scopes do not include {scope}").format(scope=repr(scope))
+            )
 
     def require_as_seat(self, scope: str) -> None:
         """`require`, for what the player does as its seat of a game: playing needs
@@ -70,7 +73,7 @@ def player_of_token(referee: Referee, token: str) -> Player:
     with referee.db.reading() as session:
         found = player_tokens.by_hash(session, keys.hash_token(token))
     if found is None or found.id is None:
-        raise refusals.Unauthorized("this player token is not valid (or was revoked)")
+        raise refusals.Unauthorized(_("this player token is not valid (or was revoked)"))
     moment = datetime.now(UTC)
     before = stamp(moment - USE_NOTED_EVERY)
     if found.last_used_at is None or found.last_used_at < before:
@@ -87,7 +90,7 @@ def player_of_session(referee: Referee, cookie: str | None) -> Player:
         with referee.db.reading() as session:
             address = sessions.session_address(session, keys.hash_token(cookie), _now())
     if address is None:
-        raise refusals.Unauthorized("sign in first: ask for a link by mail on /me")
+        raise refusals.Unauthorized(_("sign in first: ask for a link by mail on /me"))
     return Player(address, frozenset({READ, PLAY, MANAGE}))
 
 
@@ -131,13 +134,17 @@ def seat_in(session: Session, player: Player, game_id: str, seat: int | None = N
     """The player's seat in a game: the only one it holds, or `seat` among several."""
     held = player_seats.seat_numbers(session, player.address, game_id)
     if not held:
-        raise refusals.Unauthorized("you hold no seat in this game")
+        raise refusals.Unauthorized(_("you hold no seat in this game"))
     if seat is not None:
         if seat not in held:
-            raise refusals.Unauthorized(f"you do not hold seat {seat} of this game")
+            raise refusals.Unauthorized(
+                _("you do not hold seat {seat} of this game").format(seat=seat)
+            )
         return seat
     if len(held) > 1:
-        raise refusals.BadRequest(f"you hold seats {held} of this game: say which with ?seat=N")
+        raise refusals.BadRequest(
+            _("you hold seats {seats} of this game: say which with ?seat=N").format(seats=held)
+        )
     return held[0]
 
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from referee.i18n import _
 from referee.names import public_key
 from referee.ratings import Skill, finishing_ranks, shown
 from referee.service import refusals
@@ -111,7 +112,7 @@ def player_profile(referee: Referee, name: str, history: bool = False) -> Player
         address = player_rows.address_named(session, public_key(name)) if lookable else None
         known = None if address is None else session.get(Address, address)
         if known is None or known.public_name is None:
-            raise refusals.NotFound(f"no player is called {name!r}")
+            raise refusals.NotFound(_("no player is called {name}").format(name=repr(name)))
         ratings = tuple(
             _rating(rating, rating_rows.history(session, known.address, rating.game, HISTORY_MOST))
             if history

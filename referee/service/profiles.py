@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
-from referee.i18n import LANGUAGES, SOURCE_LANGUAGE, UTC_ZONE, known_language, known_zone
+from referee.i18n import LANGUAGES, SOURCE_LANGUAGE, UTC_ZONE, _, known_language, known_zone
 from referee.names import public_key, public_refusal
 from referee.service import refusals
 from referee.service.players import Player
@@ -68,11 +68,14 @@ def set_profile(
         raise refusals.BadRequest(why, errors={"name": [why]})
     if language is not None and known_language(language) != language:
         raise refusals.BadRequest(
-            f"the referee speaks {', '.join(LANGUAGES)}", errors={"language": ["unknown"]}
+            _("the referee speaks {languages}").format(languages=", ".join(LANGUAGES)),
+            errors={"language": ["unknown"]},
         )
     if time_zone is not None and known_zone(time_zone) is None:
         raise refusals.BadRequest(
-            f"{time_zone!r} is not an IANA time zone (such as Europe/Paris)",
+            _("{zone} is not an IANA time zone (such as Europe/Paris)").format(
+                zone=repr(time_zone)
+            ),
             errors={"time_zone": ["unknown"]},
         )
     with referee.db.transaction() as session:
@@ -82,7 +85,9 @@ def set_profile(
         if name is not None and not player_rows.set_public_name(
             session, player.address, name, public_key(name)
         ):
-            raise refusals.NameTaken(f"another player is called {name!r} already")
+            raise refusals.NameTaken(
+                _("another player is called {name} already").format(name=repr(name))
+            )
         player_rows.set_speech(session, player.address, language, time_zone)
     return profile(referee, player)
 
@@ -124,7 +129,7 @@ def unblock(referee: Referee, player: Player, name: str) -> list[str]:
 def _address(session: Session, player: Player, name: str) -> str:
     address = player_rows.address_named(session, public_key(name)) if len(name) <= 100 else None
     if address is None or address == player.address:
-        raise refusals.NotFound(f"no other player is called {name!r}")
+        raise refusals.NotFound(_("no other player is called {name}").format(name=repr(name)))
     return address
 
 

@@ -6,6 +6,13 @@ class with the same words, so a player reads one sentence for one cause.
 The entry points translate a refusal into their own output: `api/http/errors.py`
 keeps the one table of HTTP statuses and problem titles, mail answers quote
 `reason`. Refusals never mention hidden information.
+
+A refusal answered at once (a request, a reply being answered) is worded in
+the language spoken there (`referee.i18n._`). One the worker records with a
+move (`Submission.reason`: not your turn, the game over, a stale version) is
+kept in English, its template registered with the rules' reasons, so that
+pages, mail and problem details say it in their reader's language
+(`referee.games.reasons.reason_words`).
 """
 
 from __future__ import annotations
@@ -13,6 +20,21 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from referee.engine import IllegalMove
+from referee.games.reasons import GAME_OVER, NOT_YOUR_TURN, reason
+from referee.i18n import N_, _
+
+# What the worker deciding a move records (`Submission.reason`), kept in English
+# and said in the reader's language when shown (`reasons.reason_words`).
+STALE_EXPECTED = reason(
+    N_("the game is at version {version}, not {expected}: look again and resubmit")
+)
+STALE_MOVED_ON = reason(
+    N_(
+        "the game moved on since version {seen}, which your move answered "
+        "(it is at version {version} now): look again and resubmit"
+    )
+)
+MOVE_REFUSED = reason(N_("the move was refused"))
 
 
 class Refusal(Exception):
@@ -38,7 +60,7 @@ class NotFound(Refusal):
 
     @classmethod
     def game(cls) -> NotFound:
-        return cls("there is no game with this id")
+        return cls(_("there is no game with this id"))
 
 
 class Unauthorized(Refusal):
@@ -211,7 +233,7 @@ class GameOver(MoveRefusal):
 
     code = "game_over"
 
-    def __init__(self, reason: str = "the game is over", **extra: Any) -> None:
+    def __init__(self, reason: str = GAME_OVER(), **extra: Any) -> None:
         super().__init__(reason, **extra)
 
 
@@ -220,7 +242,7 @@ class NotYourTurn(MoveRefusal):
 
     code = "not_your_turn"
 
-    def __init__(self, reason: str = "it is not your turn", **extra: Any) -> None:
+    def __init__(self, reason: str = NOT_YOUR_TURN(), **extra: Any) -> None:
         super().__init__(reason, **extra)
 
 
@@ -232,15 +254,12 @@ class StaleVersion(MoveRefusal):
     @classmethod
     def expected(cls, version: int, expected: int) -> StaleVersion:
         """`expected_version` named a version the game is no longer at."""
-        return cls(f"the game is at version {version}, not {expected}: look again and resubmit")
+        return cls(STALE_EXPECTED(version=version, expected=expected))
 
     @classmethod
     def moved_on(cls, version: int, seen: int) -> StaleVersion:
         """What the seat answered changed since the version its move was made at."""
-        return cls(
-            f"the game moved on since version {seen}, which your move answered "
-            f"(it is at version {version} now): look again and resubmit"
-        )
+        return cls(STALE_MOVED_ON(seen=seen, version=version))
 
 
 class IdempotencyConflict(Refusal):
@@ -248,10 +267,11 @@ class IdempotencyConflict(Refusal):
 
     code = "idempotency_conflict"
 
-    def __init__(
-        self, reason: str = "this Idempotency-Key was used for another request", **extra: Any
-    ) -> None:
-        super().__init__(reason, **extra)
+    def __init__(self, reason: str | None = None, **extra: Any) -> None:
+        super().__init__(
+            _("this Idempotency-Key was used for another request") if reason is None else reason,
+            **extra,
+        )
 
 
 class BadNotation(MoveRefusal):
@@ -301,7 +321,7 @@ def from_rules(refused: IllegalMove, **extra: Any) -> MoveRefusal:
 def of_code(code: str | None, reason: str | None, **extra: Any) -> MoveRefusal:
     """The refusal a decided submission recorded (its `code` and `reason`)."""
     kind = _FROM_RULES.get(code or "", IllegalMoveRefused)
-    return kind(reason or "the move was refused", **extra)
+    return kind(reason or MOVE_REFUSED(), **extra)
 
 
 def every_kind() -> list[type[Refusal]]:

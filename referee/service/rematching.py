@@ -130,5 +130,5 @@ def rematch_seat(referee: Referee, game_id: str, seat: SeatRef) -> tuple[str, st
         rematch_id = rematches.rematch_id(session, game.id)
         started = rematch_id is not None and session.get(Game, rematch_id) is not None
     if rematch_id is None or not started:
-        raise refusals.NotFound("this game has no rematch yet")
+        raise refusals.NotFound(_("this game has no rematch yet"))
     return rematch_id, seat_link_token(referee.secret(), rematch_id, number)

@@ -100,7 +100,7 @@ def reply_seat(referee: Referee, token: str) -> keys.ReplyKey:
     """The game and seat a reply address names; refused for a forged or unknown one."""
     named = keys.read_token(referee.secret(), token)
     if named is None:
-        raise refusals.NotFound("this reply address is not valid")
+        raise refusals.NotFound(_("this reply address is not valid"))
     return named
 
 
@@ -239,12 +239,12 @@ def _seat_address(
     game = session.get(Game, named.game_id)
     seats = reads.seats(session, named.game_id) if game is not None else []
     if game is None or named.seat >= len(seats):
-        raise refusals.NotFound("this reply address is not valid")
+        raise refusals.NotFound(_("this reply address is not valid"))
     address = seats[named.seat].email or ""
     checks = referee.settings.mail_check_sender
     if checks and not same_address(reply.sender, address):
         raise refusals.Unauthorized(
-            "this address takes replies only from the seat's own mail address",
+            _("this address takes replies only from the seat's own mail address"),
             game_id=named.game_id,
             seat=named.seat,
         )

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session
 
 from referee.engine import JSON
+from referee.i18n import _
 from referee.names import public_key
 from referee.ratings import START, Shown, Skill, shown
 from referee.rng import Rng, new_seed
@@ -172,7 +173,7 @@ def post_seek(referee: Referee, player: SignedIn, new: NewSeek) -> SeekShown:
         check_bots(rules_named(terms.game), [Player("bot", bot=new.bots)], trusted=True)
     _check_range(new.rating_min, new.rating_max)
     if len(new.invite) > MOST_INVITED:
-        reason = f"a private open game invites {MOST_INVITED} players at most"
+        reason = _("a private open game invites {most} players at most").format(most=MOST_INVITED)
         raise refusals.BadRequest(reason, errors={"invite": [reason]})
     moment = datetime.now(UTC)
     with referee.db.transaction() as session:
@@ -180,8 +181,10 @@ def post_seek(referee: Referee, player: SignedIn, new: NewSeek) -> SeekShown:
         invited = _invited(session, player.address, new.invite)
         if seek_rows.open_by(session, player.address) >= referee.settings.seeks_per_player:
             raise refusals.TooManySeeks(
-                f"you hold {referee.settings.seeks_per_player} open games already, as many "
-                "as one may: withdraw one, or wait until one starts"
+                _(
+                    "you hold {most} open games already, as many as one may: withdraw one, "
+                    "or wait until one starts"
+                ).format(most=referee.settings.seeks_per_player)
             )
         seek = open_seek(session, referee, player.address, terms, moment, new, invited)
         mailed = seek_telling.tell(session, seek, SeekNews.INVITED, invited, seek.created_at)
@@ -262,7 +265,7 @@ def get_seek(referee: Referee, seek_id: str, viewer: str | None) -> SeekShown:
     with referee.db.reading() as session:
         seek = session.get(Seek, seek_id) if len(seek_id) <= 32 else None
         if seek is None or not _visible(session, seek, viewer):
-            raise refusals.NotFound("there is no open game with this id")
+            raise refusals.NotFound(_("there is no open game with this id"))
         return _shown(session, seek, viewer)
 
 
@@ -277,11 +280,11 @@ def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
         seek = _locked(session, seek_id, player.address)
         seated = seek_rows.seated(session, seek.id)
         if player.address in seated:
-            raise refusals.AlreadyJoined("you sit at this open game already")
+            raise refusals.AlreadyJoined(_("you sit at this open game already"))
         if seek.private and player.address not in seek_rows.invited(session, seek.id):
-            raise refusals.NotInvited("this open game is private: only its invited players join")
+            raise refusals.NotInvited(_("this open game is private: only its invited players join"))
         if not player_rows.apart(session, player.address).isdisjoint([seek.by_address, *seated]):
-            raise refusals.Blocked("you cannot join this open game")
+            raise refusals.Blocked(_("you cannot join this open game"))
         _check_rating(session, seek, player.address)
         if seek.status == SeekStatus.STARTED and seek.bot_seats_open > 0:
             taken = handovers.take_over(session, secret, seek, player.address, _now())
@@ -290,7 +293,7 @@ def join_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
         else:
             _check_open(seek, datetime.now(UTC))
             if len(seated) >= seek.max_players:
-                raise refusals.SeekFull("this open game is full")
+                raise refusals.SeekFull(_("this open game is full"))
             if len(seated) + 1 == seek.max_players:
                 starting = _claim_start(seek)
         seek_rows.seat(session, seek.id, player.address, _now())
@@ -309,10 +312,10 @@ def leave_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
         seek = _locked(session, seek_id, player.address)
         if seek.by_address == player.address:
             raise refusals.CreatorStays(
-                "you posted this open game: withdraw it instead of leaving it"
+                _("you posted this open game: withdraw it instead of leaving it")
             )
         if player.address not in seek_rows.seated(session, seek.id):
-            raise refusals.NotJoined("you do not sit at this open game")
+            raise refusals.NotJoined(_("you do not sit at this open game"))
         _check_open(seek, datetime.now(UTC))
         seek_rows.unseat(session, seek.id, player.address)
         return _shown(session, seek, player.address)
@@ -325,7 +328,7 @@ def withdraw_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown
     with referee.db.transaction() as session:
         seek = _locked(session, seek_id, player.address)
         if seek.by_address != player.address:
-            raise refusals.NotYourSeek("only the player who posted an open game withdraws it")
+            raise refusals.NotYourSeek(_("only the player who posted an open game withdraws it"))
         if seek.status == SeekStatus.STARTED and seek.bot_seats_open > 0:
             seek.bot_seats_open = 0
         else:
@@ -348,12 +351,14 @@ def start_seek(referee: Referee, player: SignedIn, seek_id: str) -> SeekShown:
     with referee.db.transaction() as session:
         seek = _locked(session, seek_id, player.address)
         if seek.by_address != player.address:
-            raise refusals.NotYourSeek("only the player who posted an open game starts it")
+            raise refusals.NotYourSeek(_("only the player who posted an open game starts it"))
         _check_open(seek, datetime.now(UTC))
         seated = len(seek_rows.seated(session, seek.id))
         if seek.bots is None and seated < seek.min_players:
             raise refusals.TooFewSeated(
-                f"{seated} seated: this open game starts with {seek.min_players} at least"
+                _("{seated} seated: this open game starts with {least} at least").format(
+                    seated=seated, least=seek.min_players
+                )
             )
         starting = _claim_start(seek)
     return _start(referee, seek, starting, player.address)
@@ -446,7 +451,9 @@ def _counts(allowed: Sequence[int], low: int | None, high: int | None) -> tuple[
     assert low is not None and high is not None
     counts = ", ".join(str(n) for n in allowed)
     if low > high or any(count not in allowed for count in range(low, high + 1)):
-        reason = f"players from {low} to {high}: the game is played by {counts} players"
+        reason = _("players from {low} to {high}: the game is played by {counts} players").format(
+            low=low, high=high, counts=counts
+        )
         raise refusals.BadPlayers(reason, errors={"players": [reason]})
     return low, high
 
@@ -456,8 +463,10 @@ def name_of(session: Session, address: str) -> str:
     name = player_rows.public_name(session, address)
     if name is None:
         raise refusals.NeedsName(
-            "choose a public name first (on /me, or PUT /v1/me/profile): it is what "
-            "other players see of you"
+            _(
+                "choose a public name first (on /me, or PUT /v1/me/profile): it is what "
+                "other players see of you"
+            )
         )
     return name
 
@@ -470,10 +479,10 @@ def _invited(session: Session, creator: str, names: Sequence[str]) -> list[str]:
     for name in names:
         address = player_rows.address_named(session, public_key(name))
         if address is None or address == creator:
-            reason = f"no other player is called {name!r}"
+            reason = _("no other player is called {name}").format(name=repr(name))
             raise refusals.BadRequest(reason, errors={"invite": [reason]})
         if address in blocking:
-            raise refusals.Blocked(f"you cannot invite {name!r}")
+            raise refusals.Blocked(_("you cannot invite {name}").format(name=repr(name)))
         if address not in found:
             found.append(address)
     return found
@@ -482,10 +491,12 @@ def _invited(session: Session, creator: str, names: Sequence[str]) -> list[str]:
 def _check_range(low: int | None, high: int | None) -> None:
     for bound in (low, high):
         if bound is not None and not RATING_LOWEST <= bound <= RATING_HIGHEST:
-            reason = f"a rating bound is a number from {RATING_LOWEST} to {RATING_HIGHEST}"
+            reason = _("a rating bound is a number from {low} to {high}").format(
+                low=RATING_LOWEST, high=RATING_HIGHEST
+            )
             raise refusals.BadRequest(reason, errors={"rating": [reason]})
     if low is not None and high is not None and low > high:
-        reason = f"a rating range from {low} to {high} holds no rating"
+        reason = _("a rating range from {low} to {high} holds no rating").format(low=low, high=high)
         raise refusals.BadRequest(reason, errors={"rating": [reason]})
 
 
@@ -504,14 +515,16 @@ def _check_rating(session: Session, seek: Seek, address: str) -> None:
     high = math.inf if seek.rating_max is None else seek.rating_max
     if not low <= rating <= high:
         wanted = (
-            f"from {seek.rating_min} to {seek.rating_max}"
+            _("from {low} to {high}")
             if seek.rating_min is not None and seek.rating_max is not None
-            else f"of {seek.rating_min} at least"
+            else _("of {low} at least")
             if seek.rating_min is not None
-            else f"of {seek.rating_max} at most"
-        )
+            else _("of {high} at most")
+        ).format(low=seek.rating_min, high=seek.rating_max)
         raise refusals.RatingOutOfRange(
-            f"this open game asks for a rating {wanted}: yours at this game is {rating}"
+            _("this open game asks for a rating {wanted}: yours at this game is {rating}").format(
+                wanted=wanted, rating=rating
+            )
         )
 
 
@@ -521,24 +534,24 @@ def _locked(session: Session, seek_id: str, viewer: str) -> Seek:
     viewer blocks or is blocked by is not found, as it is not seen."""
     seek = seek_rows.locked(session, seek_id) if len(seek_id) <= 32 else None
     if seek is None or not _visible(session, seek, viewer, private_too=True):
-        raise refusals.NotFound("there is no open game with this id")
+        raise refusals.NotFound(_("there is no open game with this id"))
     return seek
 
 
 def _check_open(seek: Seek, moment: datetime) -> None:
     """Refuse what only an open seek allows, naming why this one is not."""
     if seek.status == SeekStatus.WITHDRAWN:
-        raise refusals.SeekWithdrawn("this open game was withdrawn by the player who posted it")
+        raise refusals.SeekWithdrawn(_("this open game was withdrawn by the player who posted it"))
     if seek.status == SeekStatus.EXPIRED or (
         seek.status == SeekStatus.OPEN and seek.expires_at <= stamp(moment)
     ):
-        raise refusals.SeekExpired("this open game expired before enough players joined")
+        raise refusals.SeekExpired(_("this open game expired before enough players joined"))
     if seek.status == SeekStatus.STARTED and seek.bots is not None:
         raise refusals.SeekStarted(
-            "this open game has started, and no seat a bot holds is left to take"
+            _("this open game has started, and no seat a bot holds is left to take")
         )
     if seek.status == SeekStatus.STARTED:
-        raise refusals.SeekStarted("this open game has started")
+        raise refusals.SeekStarted(_("this open game has started"))
 
 
 def _visible(

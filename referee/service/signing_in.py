@@ -20,6 +20,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from referee.i18n import N_, _
 from referee.queue import SIGN_IN
 from referee.service import notifying, players, profiles, refusals
 from referee.service.publishing import Published, publish
@@ -34,7 +35,7 @@ LINK_MINUTES = 30
 EVERY_MINUTES = 5
 # No token the referee makes is longer; a longer one is not looked up.
 MAX_TOKEN = 100
-NOT_VALID = "this sign-in link is not valid (or no longer): ask for a new one"
+NOT_VALID = N_("this sign-in link is not valid (or no longer): ask for a new one")
 
 
 def ask_sign_in(referee: Referee, email: str) -> None:
@@ -76,7 +77,7 @@ def check_link(referee: Referee, token: str) -> None:
         with referee.db.reading() as session:
             address = sessions.link_address(session, keys.hash_token(token), _now())
     if address is None:
-        raise refusals.SignInLinkNotValid(NOT_VALID)
+        raise refusals.SignInLinkNotValid(_(NOT_VALID))
 
 
 def redeem(referee: Referee, token: str) -> str:
@@ -86,11 +87,11 @@ def redeem(referee: Referee, token: str) -> str:
     since) is refused like a spent link, and its link is left as it was.
     """
     if len(token) > MAX_TOKEN:
-        raise refusals.SignInLinkNotValid(NOT_VALID)
+        raise refusals.SignInLinkNotValid(_(NOT_VALID))
     with referee.db.transaction() as session:
         address = sessions.use_link(session, keys.hash_token(token), _now())
         if address is None or player_seats.mailing_seat(session, address) is None:
-            raise refusals.SignInLinkNotValid(NOT_VALID)
+            raise refusals.SignInLinkNotValid(_(NOT_VALID))
     cookie = players.open_session(referee, address)
     profiles.seen(referee, address)
     return cookie

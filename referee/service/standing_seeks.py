@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from referee.engine import JSON
+from referee.i18n import _
 from referee.service import refusals
 from referee.service.players import Player
 from referee.service.seeks import NewSeek, SeekTerms, checked_terms, name_of, open_seek
@@ -72,13 +73,13 @@ def set_standing_seeks(
     """Replace the player's standing seeks with `wanted`; refused whole, changing
     nothing, when one of them would be."""
     if len(wanted) > MOST_STANDING:
-        reason = f"{MOST_STANDING} standing seeks at most"
+        reason = _("{most} standing seeks at most").format(most=MOST_STANDING)
         raise refusals.BadRequest(reason, errors={"_schema": [reason]})
     terms = [_checked(number, one) for number, one in enumerate(wanted)]
     keys = [_key(one) for one in terms]
     twice = next((number for number, key in enumerate(keys) if key in keys[:number]), None)
     if twice is not None:
-        reason = "the same terms as an earlier standing seek: raise its count instead"
+        reason = _("the same terms as an earlier standing seek: raise its count instead")
         raise refusals.BadRequest(reason, errors={f"{twice}": [reason]})
     moment = stamp(datetime.now(UTC))
     with referee.db.transaction() as session:
@@ -132,7 +133,7 @@ def _top_up_one(referee: Referee, standing_id: int, moment: datetime) -> list[st
 def _checked(number: int, one: Standing) -> SeekTerms:
     """The standing seek's terms checked as a seek's, a refusal naming which one it is."""
     if not 1 <= one.count <= MOST_COUNT:
-        reason = f"count: from 1 to {MOST_COUNT} games"
+        reason = _("count: from 1 to {most} games").format(most=MOST_COUNT)
         raise refusals.BadRequest(reason, errors={f"{number}.count": [reason]})
     new = NewSeek(one.game, one.min_players, one.max_players, one.options, one.deadline)
     try:
@@ -140,7 +141,7 @@ def _checked(number: int, one: Standing) -> SeekTerms:
     except refusals.Refusal as refused:
         errors = refused.extra.get("errors") or {"_schema": [refused.reason]}
         raise type(refused)(
-            f"standing seek {number}: {refused.reason}",
+            _("standing seek {number}: {why}").format(number=number, why=refused.reason),
             errors={f"{number}.{field}": found for field, found in errors.items()},
         ) from None
 

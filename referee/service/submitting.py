@@ -21,6 +21,7 @@ from sqlmodel import Session
 
 from referee import games
 from referee.engine import JSON, IllegalMove
+from referee.i18n import N_, _
 from referee.queue import Heard
 from referee.service import refusals
 from referee.service.deciding import check_seat, check_turn
@@ -40,7 +41,7 @@ _ID = re.compile(r"[0-9a-f]{32}")
 _CHECKED_AT_ONCE = frozenset({Source.REST})
 
 
-NO_TOKEN = "this needs a seat's token"
+NO_TOKEN = N_("this needs a seat's token")
 
 
 def well_formed(identifier: str) -> bool:
@@ -109,12 +110,14 @@ def seat_of(session: Session, game_id: str, seat: SeatRef, scope: str = PLAY) ->
         seat.player.require_as_seat(scope)
         return found
     if seat.token is None:
-        raise refusals.Unauthorized(NO_TOKEN)
+        raise refusals.Unauthorized(_(NO_TOKEN))
     found_seat = keys.seat_of_token(session, game_id, seat.token)
     if found_seat is None:
-        raise refusals.Unauthorized("this token is not a seat of this game")
+        raise refusals.Unauthorized(_("this token is not a seat of this game"))
     if seat.seat is not None and seat.seat != found_seat:
-        raise refusals.Unauthorized(f"this token is not seat {seat.seat} of this game")
+        raise refusals.Unauthorized(
+            _("this token is not seat {seat} of this game").format(seat=seat.seat)
+        )
     return found_seat
 
 

@@ -98,10 +98,12 @@ def _seated(session: Session, game_id: str, seat: int | SeatRef, scope: str) -> 
         found = seat_of(session, game_id, asked, scope)
     except refusals.Unauthorized as refused:
         raise refusals.NotASeat(
-            f"only the game's seats read and write its messages and notes ({refused.reason})"
+            _("only the game's seats read and write its messages and notes ({why})").format(
+                why=refused.reason
+            )
         ) from None
     if not 0 <= found < seats:
-        raise refusals.NotASeat(f"this game has no seat {found}")
+        raise refusals.NotASeat(_("this game has no seat {seat}").format(seat=found))
     return found, seats
 
 
@@ -263,7 +265,9 @@ def set_mute(
             found, seats = _seated(session, game_id, seat, PLAY)
             if not 0 <= other < seats or other == found:
                 raise refusals.BadRequest(
-                    f"a seat mutes another seat of its game, 0 to {seats - 1} but {found}"
+                    _("a seat mutes another seat of its game, 0 to {last} but {seat}").format(
+                        last=seats - 1, seat=found
+                    )
                 )
             if on:
                 table_messages.mute(session, game_id, found, other, clock.now())

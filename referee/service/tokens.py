@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from referee.i18n import _
 from referee.service import refusals
 from referee.service.players import MANAGE, SCOPES, TOKEN_PREFIX, Player
 from referee.store import keys, player_tokens, seat_hooks
@@ -53,11 +54,11 @@ def make_token(referee: Referee, player: Player, name: str, scopes: list[str]) -
     player.require(MANAGE)
     name = name.strip()
     if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
-        reason = f"a token's name is 1 to {MAX_NAME} printable characters"
+        reason = _("a token's name is 1 to {most} printable characters").format(most=MAX_NAME)
         raise refusals.BadRequest(reason, errors={"name": [reason]})
     unknown = sorted(set(scopes) - set(SCOPES))
     if unknown or not scopes:
-        reason = f"a token's scopes are one or both of {list(SCOPES)}"
+        reason = _("a token's scopes are one or both of {scopes}").format(scopes=list(SCOPES))
         raise refusals.BadRequest(reason, errors={"scopes": [reason]})
     secret = TOKEN_PREFIX + keys.new_token()
     # Kept in a fixed order, so the same choice always reads the same.
@@ -67,7 +68,9 @@ def make_token(referee: Referee, player: Player, name: str, scopes: list[str]) -
         player_tokens.lock_owner(session, player.address)
         if len(player_tokens.of_address(session, player.address)) >= MAX_TOKENS:
             raise refusals.BadRequest(
-                f"you hold {MAX_TOKENS} tokens, as many as one may: revoke one first"
+                _("you hold {most} tokens, as many as one may: revoke one first").format(
+                    most=MAX_TOKENS
+                )
             )
         row = player_tokens.add(
             session, player.address, name, chosen, keys.hash_token(secret), now()
@@ -90,10 +93,10 @@ def revoke_token(referee: Referee, player: Player, token_id: int) -> None:
     """
     player.require(MANAGE)
     if not 0 < token_id < MAX_ID:
-        raise refusals.NotFound("you hold no token with this id")
+        raise refusals.NotFound(_("you hold no token with this id"))
     with referee.db.transaction() as session:
         if not player_tokens.revoke(session, player.address, token_id, now()):
-            raise refusals.NotFound("you hold no token with this id")
+            raise refusals.NotFound(_("you hold no token with this id"))
         # What the token set up goes with it: a webhook it set posts no more.
         seat_hooks.drop_set_by(session, token_id)
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from referee.i18n import _
 from referee.store.clock import parse_stamp
 from referee.store.tables import Game, GameStatus
 from referee.store.vacation_rows import Span
@@ -29,10 +30,12 @@ def parse_deadline(text: str) -> int:
     # ASCII digits only: float() would also take "inf", "1e9", "nan" and other scripts' digits.
     found = _DURATION.fullmatch(text)
     if found is None:
-        raise ValueError(f"{text[:20]!r} is not a duration such as 72h, 90m or 2d")
+        raise ValueError(
+            _("{text} is not a duration such as 72h, 90m or 2d").format(text=repr(text[:20]))
+        )
     seconds = round(float(found.group(1)) * units[found.group(2) or "h"])
     if not 60 <= seconds <= 366 * 86400:
-        raise ValueError("a deadline lies between 1 minute and 366 days")
+        raise ValueError(_("a deadline lies between 1 minute and 366 days"))
     return seconds
 
 

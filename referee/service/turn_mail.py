@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from referee import games
+from referee.i18n import _
 from referee.service import refusals
 from referee.service.players import MANAGE, READ, Player
 from referee.service.submitting import well_formed
@@ -51,18 +52,18 @@ def checked(current: TurnMailSettings, changes: Mapping[str, Any]) -> TurnMailSe
     """`current` with `changes` applied, each checked: refused with the first that is wrong."""
     unknown = sorted(set(changes) - {"turn_mail", "digest_hours", "reminders", "seek_news"})
     if unknown:
-        raise refusals.BadRequest(f"unknown setting {unknown[0]!r}")
+        raise refusals.BadRequest(_("unknown setting {name}").format(name=repr(unknown[0])))
     chosen = current
     if "turn_mail" in changes:
         value = changes["turn_mail"]
         if value not in [kind.value for kind in TurnMail]:
-            raise refusals.BadRequest("turn_mail is one of 'each', 'digest' or 'off'")
+            raise refusals.BadRequest(_("turn_mail is one of 'each', 'digest' or 'off'"))
         chosen = replace(chosen, turn_mail=TurnMail(value))
     if "digest_hours" in changes:
         chosen = replace(chosen, digest_hours=_hours(changes["digest_hours"]))
     if "reminders" in changes:
         if not isinstance(changes["reminders"], bool):
-            raise refusals.BadRequest("reminders is true or false")
+            raise refusals.BadRequest(_("reminders is true or false"))
         chosen = replace(chosen, reminders=changes["reminders"])
     if "seek_news" in changes:
         chosen = replace(chosen, seek_news=_games(changes["seek_news"]))
@@ -73,20 +74,22 @@ def _games(given: Any) -> tuple[str, ...]:
     """The games whose new open games a player hears of: known names, each once."""
     known = games.names()
     if not isinstance(given, list | tuple) or any(name not in known for name in given):
-        raise refusals.BadRequest(f"seek_news is a list of games, each one of {', '.join(known)}")
+        raise refusals.BadRequest(
+            _("seek_news is a list of games, each one of {games}").format(games=", ".join(known))
+        )
     return tuple(sorted(set(given)))
 
 
 def _hours(given: Any) -> tuple[int, ...]:
     wrong = refusals.BadRequest(
-        "digest_hours is a list of 1 to 24 distinct hours of the player's day, each 0 to 23"
+        _("digest_hours is a list of 1 to 24 distinct hours of the player's day, each 0 to 23")
     )
     if not isinstance(given, list | tuple) or not 1 <= len(given) <= HOURS_IN_A_DAY:
         raise wrong
     if any(type(hour) is not int or not 0 <= hour < HOURS_IN_A_DAY for hour in given):
         raise wrong
     if len(set(given)) != len(given):
-        raise refusals.BadRequest("digest_hours lists an hour twice")
+        raise refusals.BadRequest(_("digest_hours lists an hour twice"))
     return tuple(sorted(given))
 
 
@@ -96,7 +99,7 @@ def change_settings(referee: Referee, player: Player, changes: Mapping[str, Any]
     with referee.db.transaction() as session:
         chosen = checked(mail_settings.read(session, player.address), changes)
         if not mail_settings.change(session, player.address, chosen):
-            raise refusals.NotFound("the referee has never mailed this address")
+            raise refusals.NotFound(_("the referee has never mailed this address"))
     return settings_of(referee, player)
 
 
@@ -107,7 +110,7 @@ def mute_game(referee: Referee, player: Player, game_id: str, muted: bool) -> To
         if not well_formed(game_id) or not player_seats.seat_numbers(
             session, player.address, game_id
         ):
-            raise refusals.NotFound("you hold no seat in a game with this id")
+            raise refusals.NotFound(_("you hold no seat in a game with this id"))
         if muted:
             mail_settings.mute(session, player.address, game_id, now())
         else:

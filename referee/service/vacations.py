@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from referee.i18n import _
 from referee.service import refusals
 from referee.service.turn_clock import Timed, due_at, seats_away_at
 from referee.store import bot_seats, player_seats, vacation_rows
@@ -217,8 +218,10 @@ def _ongoing_start(current: Vacation, starts_at: datetime | None) -> datetime:
     begun = parse_stamp(current.starts_at)
     if starts_at is not None and starts_at != begun:
         raise refusals.VacationRefused(
-            f"your vacation began at {_shown(begun)}: while it is under way only its end "
-            "can change (end it first to plan another)"
+            _(
+                "your vacation began at {begun}: while it is under way only its end "
+                "can change (end it first to plan another)"
+            ).format(begun=_shown(begun))
         )
     return begun
 
@@ -227,18 +230,18 @@ def _planned_start(starts_at: datetime | None, moment: datetime) -> datetime:
     if starts_at is None:
         return moment
     if starts_at < moment - GRACE:
-        raise _bad("from", "a vacation cannot begin in the past")
+        raise _bad("from", _("a vacation cannot begin in the past"))
     if starts_at > moment + AHEAD:
-        raise _bad("from", "a vacation begins at most a year ahead")
+        raise _bad("from", _("a vacation begins at most a year ahead"))
     return max(starts_at, moment)
 
 
 def _check_end(begins: datetime, ends_at: datetime, moment: datetime) -> None:
     if ends_at <= max(begins, moment):
-        raise _bad("until", "a vacation ends after it begins, and after now")
+        raise _bad("until", _("a vacation ends after it begins, and after now"))
     # No allowance covers more (and its days are not counted one by one for nothing).
     if ends_at - begins > LONGEST:
-        raise _bad("until", "a vacation lasts at most a year")
+        raise _bad("until", _("a vacation lasts at most a year"))
 
 
 def _check_notice(session: Session, address: str, begins: datetime, moment: datetime) -> None:
@@ -255,9 +258,10 @@ def _check_notice(session: Session, address: str, begins: datetime, moment: date
         falls = due[game.id]
         if falls is not None and falls - NOTICE < begins <= falls:
             raise refusals.VacationRefused(
-                f"your turn in game {game.id} runs out at {_shown(falls)}: a vacation begins "
-                f"at least 24 hours before a deadline of yours (by {_shown(falls - NOTICE)}), "
-                "or after it"
+                _(
+                    "your turn in game {game} runs out at {falls}: a vacation begins "
+                    "at least 24 hours before a deadline of yours (by {by}), or after it"
+                ).format(game=game.id, falls=_shown(falls), by=_shown(falls - NOTICE))
             )
 
 
@@ -277,16 +281,29 @@ def _check_allowance(
     back = first + timedelta(days=fits)
     latest = datetime(back.year, back.month, back.day, tzinfo=UTC)
     could = (
-        f"beginning at {_shown(begins)} it could last until {_shown(latest)} at the latest"
+        _("beginning at {begins} it could last until {latest} at the latest").format(
+            begins=_shown(begins), latest=_shown(latest)
+        )
         if fits
-        else f"no vacation can begin on {first}"
+        else _("no vacation can begin on {first}").format(first=first)
     )
     raise refusals.VacationRefused(
-        f"this vacation takes {len(wanted)} days, and the {WINDOW} days from {over.first} to "
-        f"{over.last} would hold {over.days} vacation days of yours: at most {allowance} fit "
-        f"in any {WINDOW} days in a row (each day any part of which is on vacation counts). "
-        f"So {could}; without it, {_days_left(allowance, used, moment)} of your {allowance} "
-        "vacation days are left to take on any dates from today on"
+        _(
+            "this vacation takes {days} days, and the {window} days from {first} to "
+            "{last} would hold {held} vacation days of yours: at most {allowance} fit "
+            "in any {window} days in a row (each day any part of which is on vacation counts). "
+            "So {could}; without it, {left} of your {allowance} "
+            "vacation days are left to take on any dates from today on"
+        ).format(
+            days=len(wanted),
+            window=WINDOW,
+            first=over.first,
+            last=over.last,
+            held=over.days,
+            allowance=allowance,
+            could=could,
+            left=_days_left(allowance, used, moment),
+        )
     )
 
 
