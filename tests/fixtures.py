@@ -118,19 +118,25 @@ def own_pg_database(label: str) -> Iterator[str]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def migrated_referee(url: str, folder: Path) -> Referee:
+    """The service in this process on the database at `url`, migrated; mail to `folder`."""
+    made = Referee(
+        Settings(
+            database_url=url,
+            redis_url=None,
+            mail_dir=str(folder / "mail-out"),
+            secret="a test secret",
+        )
+    )
+    made.db.upgrade()
+    return made
+
+
 @contextmanager
 def referee_on_own_pg(tmp_path: Path, label: str) -> Iterator[Referee]:
     """The service on a PostgreSQL database of its own, migrated; dropped afterwards."""
     with own_pg_database(label) as url:
-        made = Referee(
-            Settings(
-                database_url=url,
-                redis_url=None,
-                mail_dir=str(tmp_path / "mail-out"),
-                secret="a test secret",
-            )
-        )
-        made.db.upgrade()
+        made = migrated_referee(url, tmp_path)
         try:
             yield made
         finally:

@@ -29,9 +29,9 @@ from referee.service import Referee
 from referee.service.jobs import JOBS
 from referee.service.turn_clock import REMIND_AT
 from referee.service.verification import check_afresh
-from referee.settings import Settings
 from referee.store.clock import parse_stamp
 from referee.store.tables import Address, Game, GameStatus
+from tests.fixtures import migrated_referee
 
 FINISHED, RUNNING = 200, 40
 # The tables that grow with the history: a sweep must never read one whole.
@@ -64,16 +64,7 @@ class Loaded:
 @pytest.fixture(scope="module")
 def loaded(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loaded]:
     """The module's own database, loaded by bench/loader.py in this process."""
-    folder = tmp_path_factory.mktemp("scale")
-    referee = Referee(
-        Settings(
-            database_url=pg_database,
-            redis_url=None,
-            mail_dir=str(folder / "mail-out"),
-            secret="a secret",
-        )
-    )
-    referee.db.upgrade()
+    referee = migrated_referee(pg_database, tmp_path_factory.mktemp("scale"))
     plan = Plan(FINISHED, RUNNING, datetime.now(UTC), busy=40)
     written = fill(pg_database, plan, processes=1)
     yield Loaded(referee, plan, written)
