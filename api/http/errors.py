@@ -176,13 +176,13 @@ def from_http(error: HTTPException) -> Response:
         # webargs: the request did not have the shape of its schema.
         messages = data["messages"]
         if status == 400 and "json" in messages:
-            return problem(400, "bad_json", "the body is not valid JSON", errors=messages)
+            return problem(400, "bad_json", _("the body is not valid JSON"), errors=messages)
         return problem(
-            status, "bad_request", "the request does not match its schema", errors=messages
+            status, "bad_request", _("the request does not match its schema"), errors=messages
         )
     detail = error.description or HTTPStatus(status).phrase
     if status == 413:
-        detail = "the request body is too large"
+        detail = _("the request body is too large")
     response = problem(status, code, str(detail))
     if status == 405 and error.get_response().headers.get("Allow"):
         response.headers["Allow"] = error.get_response().headers["Allow"]
@@ -192,14 +192,16 @@ def from_http(error: HTTPException) -> Response:
 def from_database_down(error: Exception) -> Response:
     """The database could not be reached (down, or out of connections): try again soon."""
     _log.error("database unavailable: %s", error)
-    response = problem(503, "unavailable", "the referee cannot reach its database; try again soon")
+    response = problem(
+        503, "unavailable", _("the referee cannot reach its database; try again soon")
+    )
     response.headers["Retry-After"] = "5"
     return response
 
 
 def from_anything(error: Exception) -> Response:
     _log.exception("unexpected error", exc_info=error)
-    return problem(500, "internal_error", "the server could not answer this request")
+    return problem(500, "internal_error", _("the server could not answer this request"))
 
 
 # The errors operations share, as the OpenAPI document describes them.

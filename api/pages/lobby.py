@@ -24,6 +24,7 @@ from api.schemas.games import PlayerIn
 from api.schemas.rules import describe
 from referee import games
 from referee.games import AnyGame
+from referee.games.reasons import reason_words
 from referee.i18n import LANGUAGES, _, known_language, ngettext, when
 from referee.names import shown as shown_name
 from referee.render import showcase
@@ -295,7 +296,11 @@ def _form_errors(refused: refusals.Refusal) -> dict[str, str]:
             said[f"{seat[2]}-{seat[1]}"] = " ".join(map(str, messages))
             continue
         target = "players" if field in ("_players", "players") else f"opt-{field}"
-        said[target] = _said(field, messages) if target != "players" else " ".join(messages)
+        said[target] = (
+            _said(field, messages)
+            if target != "players"
+            else " ".join(reason_words(message) for message in messages)
+        )
     return said
 
 

@@ -154,6 +154,9 @@ def _field(value: str, depth: int) -> str:
 NOT_YOUR_TURN = reason(N_("it is not your turn"))
 GAME_OVER = reason(N_("the game is over"))
 BAD_STEP = reason(N_("{step} cannot be chosen here"))
+PLAYED_BY = reason(N_("{title} is played by {allowed} players"))
+# And the registry's (`referee.games.get`).
+UNKNOWN_GAME = reason(N_("unknown game {name}; known games: {known}"))
 
 # Refusals more than one game makes.
 ALREADY_RESIGNED = reason(N_("you have already resigned"))

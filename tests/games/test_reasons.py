@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from referee import games
-from referee.engine import IllegalMove, bad_step, game_over, not_your_turn
+from referee.engine import BadOptions, IllegalMove, bad_step, game_over, not_your_turn
 from referee.games import reasons
 from referee.games.reasons import reason_words, templates
 from referee.i18n import speaking, translations
@@ -55,6 +55,17 @@ def test_the_engine_refusals_are_registered() -> None:
     assert not_your_turn().reason == reasons.NOT_YOUR_TURN()
     assert game_over().reason == reasons.GAME_OVER()
     assert bad_step("x9").reason == reasons.BAD_STEP(step=repr("x9"))
+    mandala = games.get("mandala")
+    with pytest.raises(BadOptions) as refused:
+        mandala.load_options({}, 9)
+    (said,) = refused.value.errors["_players"]
+    assert said == reasons.PLAYED_BY(title="Mandala", allowed="2, 3, 4, 5")
+    with pytest.raises(KeyError) as unknown:
+        games.get("chess")
+    known = ", ".join(sorted(game.name for game in games.all_games()))
+    assert unknown.value.args[0] == reasons.UNKNOWN_GAME(name="'chess'", known=known)
+    with speaking("fr"):
+        assert reason_words(said) == "Mandala se joue à 2, 3, 4, 5 joueurs"
 
 
 def _refusals(game_name: str, texts: list[str]) -> list[IllegalMove]:

@@ -99,3 +99,21 @@ def test_a_spent_sign_in_link_is_said_in_french(app: Flask) -> None:
     assert "ce lien de connexion n\u2019est pas valide (ou ne l\u2019est plus)" in page
     english = app.test_client().get("/me/sign-in/" + "x" * 40, headers=EN).text
     assert re.search(r"this sign-in link is not valid \(or no longer\)", english)
+
+
+def test_the_http_layers_own_refusals_and_a_player_count_are_french(app: Flask) -> None:
+    client = app.test_client()
+    body = {"game": 3, "players": []}
+    french = client.post("/v1/games", json=body, headers=FR).get_json()
+    english = client.post("/v1/games", json=body, headers=EN).get_json()
+    assert english["detail"] == "the request does not match its schema"
+    assert french["detail"] == "la requête ne suit pas son schéma"
+    assert french["code"] == english["code"] == "bad_request"
+    assert french["errors"] == english["errors"]
+    # The rules' own count of players, said by the new-game form in the page's language.
+    form = {"name-0": "Ann", "name-1": "", "csrf": "t"}
+    client.set_cookie("csrf", "t", domain="localhost")
+    client.set_cookie("lang", "fr", domain="localhost")
+    page = client.post("/new/mandala", data=form, headers={"Origin": HOST})
+    assert page.status_code == 422
+    assert "Mandala se joue à 2, 3, 4, 5 joueurs" in page.get_data(as_text=True)
