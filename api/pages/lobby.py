@@ -18,13 +18,13 @@ from api.http import bodies, throttle
 from api.http.context import referee, session
 from api.http.errors import Problem
 from api.pages import rules_text
+from api.pages.form_words import said
 from api.pages.in_words import ON_TIMEOUT, on_timeout_words, seat_words, shown_names
 from api.pages.kit import JSONish, check_csrf
 from api.schemas.games import PlayerIn
 from api.schemas.rules import describe
 from referee import games
 from referee.games import AnyGame
-from referee.games.reasons import reason_words
 from referee.i18n import LANGUAGES, _, known_language, ngettext, when
 from referee.names import shown as shown_name
 from referee.render import showcase
@@ -240,7 +240,7 @@ def _read_players(form: Mapping[str, str], seats: int, errors: dict[str, str]) -
         except ValidationError as error:
             found = error.messages if isinstance(error.messages, dict) else {"name": error.messages}
             for field, messages in found.items():
-                errors[f"{field}-{n}"] = " ".join(map(str, messages))
+                errors[f"{field}-{n}"] = " ".join(map(said, messages))
     return players
 
 
@@ -274,10 +274,7 @@ def _said(field: str, messages: Any) -> str:
     """Marshmallow's messages (nested for lists and objects) as one sentence."""
     if isinstance(messages, dict):
         return " ".join(_said(f"{field}[{key}]", inner) for key, inner in messages.items())
-    if isinstance(messages, list | tuple):
-        text = " ".join(str(m) for m in messages)
-    else:
-        text = str(messages)
+    text = " ".join(map(said, messages)) if isinstance(messages, list | tuple) else said(messages)
     return text if field.startswith("_") else f"{field}: {text}"
 
 
@@ -288,20 +285,18 @@ def _form_errors(refused: refusals.Refusal) -> dict[str, str]:
     if isinstance(refused, refusals.Unauthorized):
         # Bots alone, without the server's key.
         return {"players": refused.reason[:1].upper() + refused.reason[1:] + "."}
-    said = {}
+    told = {}
     for field, messages in refused.extra.get("errors", {}).items():
         seat = _SEAT_FIELD.fullmatch(field)
         if seat is not None:
             # A seat's field (`players.1.bot`): said beside that seat's row.
-            said[f"{seat[2]}-{seat[1]}"] = " ".join(map(str, messages))
+            told[f"{seat[2]}-{seat[1]}"] = " ".join(map(said, messages))
             continue
         target = "players" if field in ("_players", "players") else f"opt-{field}"
-        said[target] = (
-            _said(field, messages)
-            if target != "players"
-            else " ".join(reason_words(message) for message in messages)
+        told[target] = (
+            _said(field, messages) if target != "players" else " ".join(map(said, messages))
         )
-    return said
+    return told
 
 
 _SEAT_FIELD = re.compile(r"players\.([0-9]+)\.(bot|email|name)")

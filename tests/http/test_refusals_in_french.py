@@ -117,3 +117,15 @@ def test_the_http_layers_own_refusals_and_a_player_count_are_french(app: Flask) 
     page = client.post("/new/mandala", data=form, headers={"Origin": HOST})
     assert page.status_code == 422
     assert "Mandala se joue à 2, 3, 4, 5 joueurs" in page.get_data(as_text=True)
+
+
+def test_a_forms_checks_of_its_values_are_french(app: Flask) -> None:
+    client = app.test_client()
+    client.set_cookie("csrf", "t", domain="localhost")
+    client.set_cookie("lang", "fr", domain="localhost")
+    form = {"name-0": "Ann", "name-1": "Bob", "opt-parks": "everywhere", "csrf": "t"}
+    page = client.post("/new/subdivision", data=form, headers={"Origin": HOST})
+    assert page.status_code == 422
+    text = page.get_data(as_text=True)
+    assert "Doit être l\u2019un de : standard, random, players, cells." in text
+    assert "Must be one of" not in text
