@@ -31,6 +31,7 @@ CATALOGUES: dict[str, tuple[str, ...]] = {
         "referee/delivery/templates/*.j2",
         "referee/reply_text.py",
         "referee/talk_text.py",
+        "referee/webhooks.py",
         "referee/service/**/*.py",
     ),
     "games": ("referee/games/**/*.py", "referee/render/**/*.py", "referee/names.py"),

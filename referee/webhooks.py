@@ -36,6 +36,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
+from referee.i18n import N_, _
+
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
@@ -105,31 +107,35 @@ def forbidden_kind(address: Address) -> str | None:
     return _kind(address)
 
 
-_BAD_PORT = "the URL's port is not a number from 1 to 65535"
+_BAD_PORT = N_("the URL's port is not a number from 1 to 65535")
 
 
 def _require_plain_text(url: str) -> None:
     if not url.isascii() or any(ch <= " " or ch == "\x7f" or ch == "\\" for ch in url):
         raise Refused(
             "webhook_bad_url",
-            "write the URL in ASCII without spaces or backslashes "
-            "(punycode for the host, %-escapes for the path)",
+            _(
+                "write the URL in ASCII without spaces or backslashes "
+                "(punycode for the host, percent-escapes for the path)"
+            ),
         )
 
 
 def _is_tls(parts: SplitResult) -> bool:
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
-        raise Refused("webhook_bad_url", "only http and https URLs are taken")
+        raise Refused("webhook_bad_url", _("only http and https URLs are taken"))
     return scheme == "https"
 
 
 def _host(parts: SplitResult) -> str:
     if "@" in parts.netloc:
-        raise Refused("webhook_credentials", "a webhook URL may not hold a user name or password")
+        raise Refused(
+            "webhook_credentials", _("a webhook URL may not hold a user name or password")
+        )
     host = parts.hostname or ""
     if not host or "%" in host:
-        raise Refused("webhook_bad_url", "the URL has no usable host")
+        raise Refused("webhook_bad_url", _("the URL has no usable host"))
     return host
 
 
@@ -137,9 +143,9 @@ def _port(parts: SplitResult, tls: bool) -> int:
     try:
         port = parts.port
     except ValueError:
-        raise Refused("webhook_bad_url", _BAD_PORT) from None
+        raise Refused("webhook_bad_url", _(_BAD_PORT)) from None
     if port == 0:
-        raise Refused("webhook_bad_url", _BAD_PORT)
+        raise Refused("webhook_bad_url", _(_BAD_PORT))
     return port or (443 if tls else 80)
 
 
@@ -171,7 +177,9 @@ def _lookup(host: str, port: int, seconds: float) -> list[str]:
     thread.start()
     thread.join(max(seconds, 0.0))
     if not found or isinstance(found[0], BaseException) or not found[0]:
-        raise Refused("webhook_unresolvable", f"the host {host!r} does not resolve")
+        raise Refused(
+            "webhook_unresolvable", _("the host {host} does not resolve").format(host=repr(host))
+        )
     return list(dict.fromkeys(found[0]))
 
 
@@ -184,10 +192,13 @@ def check(url: str, *, allow_private: bool, seconds: float) -> Target:
             kind = forbidden_kind(ipaddress.ip_address(text.split("%", 1)[0]))
             if kind is not None:
                 article = "an" if kind[0] in "aeiou" else "a"
+                said = _(
+                    "the host {host} resolves to {article} {kind} address; "
+                    "webhooks reach only the public internet"
+                )
                 raise Refused(
                     "webhook_forbidden_address",
-                    f"the host {host!r} resolves to {article} {kind} address; "
-                    "webhooks reach only the public internet",
+                    said.format(host=repr(host), article=article, kind=kind),
                 )
     return Target(tls, host, port, path, tuple(addresses))
 

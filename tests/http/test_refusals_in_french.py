@@ -129,3 +129,16 @@ def test_a_forms_checks_of_its_values_are_french(app: Flask) -> None:
     text = page.get_data(as_text=True)
     assert "Doit être l\u2019un de : standard, random, players, cells." in text
     assert "Must be one of" not in text
+
+
+def test_a_webhook_urls_refusal_is_french(app: Flask) -> None:
+    client = app.test_client()
+    game = rest_game(client)
+    seat = {"Authorization": f"Bearer {game['seats'][0]['token']}"}
+    path = f"/v1/games/{game['id']}/webhook"
+    asked = {"json": {"url": "ftp://example.com/"}}
+    english = client.put(path, headers={**seat, **EN}, **asked).get_json()
+    french = client.put(path, headers={**seat, **FR}, **asked).get_json()
+    assert english["code"] == french["code"] == "webhook_bad_url"
+    assert english["detail"] == "only http and https URLs are taken"
+    assert french["detail"] == "seules les URL http et https sont accept\u00e9es"
