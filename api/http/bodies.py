@@ -25,9 +25,14 @@ from flask import request
 
 from api.http.errors import Problem
 from api.schemas.limits import MAX_DEPTH, MAX_DIGITS
+from referee.i18n import N_, _
 
 # NUL is no text either: PostgreSQL refuses it in text columns.
 _NOT_TEXT = re.compile(r"[\x00\ud800-\udfff]")
+
+
+_TOO_DEEP = N_("the JSON nests deeper than {most} levels")
+_NOT_TEXT_SAID = N_("a string holds NUL or a lone UTF-16 surrogate, which are not text")
 
 
 class BadJSON(ValueError):
@@ -36,26 +41,28 @@ class BadJSON(ValueError):
 
 def _integer(text: str) -> int:
     if len(text.lstrip("-")) > MAX_DIGITS:
-        raise BadJSON(f"an integer has more than {MAX_DIGITS} digits")
+        raise BadJSON(_("an integer has more than {most} digits").format(most=MAX_DIGITS))
     return int(text)
 
 
 def _decimal(text: str) -> float:
     number = float(text)
     if not math.isfinite(number):
-        raise BadJSON("a number is too large")
+        raise BadJSON(_("a number is too large"))
     return number
 
 
 def _constant(text: str) -> Any:
-    raise BadJSON(f"{text} is not a JSON number")
+    raise BadJSON(_("{text} is not a JSON number").format(text=text))
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for name, value in pairs:
         if name in found:
-            raise BadJSON(f"the name {json.dumps(name)} appears twice in one object")
+            raise BadJSON(
+                _("the name {name} appears twice in one object").format(name=json.dumps(name))
+            )
         found[name] = value
     return found
 
@@ -73,11 +80,11 @@ def loads(text: str | bytes) -> Any:
     except BadJSON:
         raise
     except RecursionError:
-        raise BadJSON(f"the JSON nests deeper than {MAX_DEPTH} levels") from None
+        raise BadJSON(_(_TOO_DEEP).format(most=MAX_DEPTH)) from None
     except UnicodeDecodeError:
-        raise BadJSON("this is not UTF-8") from None
+        raise BadJSON(_("this is not UTF-8")) from None
     except ValueError as error:  # json.JSONDecodeError is one
-        raise BadJSON(f"this is not valid JSON: {error}") from None
+        raise BadJSON(_("this is not valid JSON: {why}").format(why=error)) from None
     check(value)
     return value
 
@@ -90,10 +97,10 @@ def check(value: Any) -> None:
         item, depth = pending.pop()
         if isinstance(item, str):
             if _NOT_TEXT.search(item):
-                raise BadJSON("a string holds NUL or a lone UTF-16 surrogate, which are not text")
+                raise BadJSON(_(_NOT_TEXT_SAID))
         elif isinstance(item, dict | list):
             if depth > MAX_DEPTH:
-                raise BadJSON(f"the JSON nests deeper than {MAX_DEPTH} levels")
+                raise BadJSON(_(_TOO_DEEP).format(most=MAX_DEPTH))
             children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
             pending.extend((child, depth + 1) for child in children)
 

@@ -110,6 +110,10 @@ def test_the_http_layers_own_refusals_and_a_player_count_are_french(app: Flask) 
     assert french["detail"] == "la requête ne suit pas son schéma"
     assert french["code"] == english["code"] == "bad_request"
     assert french["errors"] == english["errors"]
+    broken = {"data": b'{"game": "subdivision", "players": [', "content_type": "application/json"}
+    said = client.post("/v1/games", headers=FR, **broken).get_json()
+    assert said["code"] == "bad_json"
+    assert said["detail"].startswith("ce n\u2019est pas du JSON valide : ")
     # The rules' own count of players, said by the new-game form in the page's language.
     form = {"name-0": "Ann", "name-1": "", "csrf": "t"}
     client.set_cookie("csrf", "t", domain="localhost")
