@@ -43,6 +43,14 @@ STATUS_TITLES = {
     503: N_("Service unavailable"),
 }
 
+# What the routing's own refusals say, in our words (Werkzeug's are English only).
+_ROUTING_DETAILS = {
+    404: N_("nothing is at this address"),
+    405: N_("this address does not take this method"),
+    406: N_("this address cannot answer in any of the types asked for"),
+    415: N_("this address does not take a body of this type"),
+}
+
 # Werkzeug's status codes, as the stable words clients switch on.
 _CODES = {
     400: "bad_request",
@@ -181,6 +189,8 @@ def from_http(error: HTTPException) -> Response:
             status, "bad_request", _("the request does not match its schema"), errors=messages
         )
     detail = error.description or HTTPStatus(status).phrase
+    if status in _ROUTING_DETAILS:
+        detail = _(_ROUTING_DETAILS[status])
     if status == 413:
         detail = _("the request body is too large")
     response = problem(status, code, str(detail))

@@ -146,3 +146,15 @@ def test_a_webhook_urls_refusal_is_french(app: Flask) -> None:
     assert english["code"] == french["code"] == "webhook_bad_url"
     assert english["detail"] == "only http and https URLs are taken"
     assert french["detail"] == "seules les URL http et https sont accept\u00e9es"
+
+
+def test_the_routings_own_refusals_are_french(app: Flask) -> None:
+    client = app.test_client()
+    english = client.get("/v1/nowhere", headers=EN).get_json()
+    french = client.get("/v1/nowhere", headers=FR).get_json()
+    assert english["code"] == french["code"] == "not_found"
+    assert english["detail"] == "nothing is at this address"
+    assert french["detail"] == "il n\u2019y a rien \u00e0 cette adresse"
+    assert client.delete("/v1/rules", headers=FR).get_json()["detail"] == (
+        "cette adresse ne prend pas cette m\u00e9thode"
+    )
