@@ -300,6 +300,19 @@ def _space_key(key: str) -> int | None:
 _PLAYER_COUNTS = ("2", "3", "4")
 
 
+# What the options' own checks say (a custom board, objective cards), registered so
+# that a form says them in its reader's language.
+NOT_A_SPACE = reason(N_("{key} is not a space number from 1 to {size}"))
+HANDS_SPACE = reason(N_("the hands space for {players} players, {space}, is not from 1 to {size}"))
+SHARED_HANDS = reason(N_("two player counts share one hands space"))
+NEEDS = reason(N_("a {kind} condition needs {name}"))
+TAKES_ONLY = reason(N_("a {kind} condition takes only {names}"))
+COUNT_FROM = reason(N_("a {kind} count must be from {low} to {high}"))
+EACH_HEIGHT = reason(N_("each height once"))
+OFF_OR_CARDS = reason(N_('objectives are "off" or a list of cards'))
+SAME_NUMBER = reason(N_("two cards have the same number"))
+
+
 class _MandalaBoardSchema(marshmallow.Schema):
     spaces = fields.Integer(required=True, strict=True, validate=validate.Range(1, 96))
     bonuses = fields.Dict(
@@ -333,16 +346,14 @@ class _MandalaBoardSchema(marshmallow.Schema):
         for key in data["bonuses"]:
             space = _space_key(key)
             if space is None or space > size:
-                errors.setdefault("bonuses", []).append(
-                    f"{key!r} is not a space number from 1 to {size}"
-                )
+                errors.setdefault("bonuses", []).append(NOT_A_SPACE(key=repr(key), size=size))
         for players, space in data["hands"].items():
             if not 1 <= space <= size:
                 errors.setdefault("hands", []).append(
-                    f"the hands space for {players} players, {space}, is not from 1 to {size}"
+                    HANDS_SPACE(players=players, space=space, size=size)
                 )
         if len(set(data["hands"].values())) < len(data["hands"]):
-            errors.setdefault("hands", []).append("two player counts share one hands space")
+            errors.setdefault("hands", []).append(SHARED_HANDS())
         if errors:
             raise marshmallow.ValidationError(errors)
 
@@ -366,17 +377,17 @@ class _ConditionSchema(marshmallow.Schema):
         errors: dict[str, list[str]] = {}
         for name in wanted:
             if name not in data:
-                errors[name] = [f"a {kind} condition needs {name}"]
+                errors[name] = [NEEDS(kind=kind, name=name)]
         for name in data:
             if name != "kind" and name not in wanted:
-                errors[name] = [f"a {kind} condition takes only {', '.join(wanted)}"]
+                errors[name] = [TAKES_ONLY(kind=kind, names=", ".join(wanted))]
         if "count" in data and kind in _COUNT_RANGE:
             low, high = _COUNT_RANGE[kind]
             if not low <= data["count"] <= high:
-                errors["count"] = [f"a {kind} count must be from {low} to {high}"]
+                errors["count"] = [COUNT_FROM(kind=kind, low=low, high=high)]
         heights = data.get("heights", [])
         if len(set(heights)) < len(heights):
-            errors["heights"] = ["each height once"]
+            errors["heights"] = [EACH_HEIGHT()]
         if errors:
             raise marshmallow.ValidationError(errors)
 
@@ -396,11 +407,11 @@ class _ObjectivesField(fields.Field[Any]):
         if isinstance(value, str) and value.lower() == "off":
             return "off"
         if not isinstance(value, list):
-            raise marshmallow.ValidationError('objectives are "off" or a list of cards')
+            raise marshmallow.ValidationError(OFF_OR_CARDS())
         cards: list[JSON] = _CardSchema(many=True).load(value)
         numbers = [card["card"] for card in cards]
         if len(set(numbers)) < len(numbers):
-            raise marshmallow.ValidationError("two cards have the same number")
+            raise marshmallow.ValidationError(SAME_NUMBER())
         return cards
 
 
