@@ -119,6 +119,9 @@ def create_app(chosen: Settings, referee: Referee | None = None) -> Flask:
     install(app.jinja_env)
     # Answers speak the language `Accept-Language` asks for; pages choose again.
     app.before_request(speech.from_accept_language)
+    # And speak English in UTC again once it is answered: the thread goes on to other
+    # work (a test client runs the next test in it; a server thread, the next request).
+    app.teardown_request(speech.done)
     app.before_request(headers.routing_redirect)
     app.before_request(bodies.check_request)
     app.after_request(headers.nosniff)

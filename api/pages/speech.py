@@ -31,6 +31,11 @@ def from_accept_language() -> None:
     speak(request.accept_languages.best_match(LANGUAGES, default=SOURCE_LANGUAGE))
 
 
+def done(_error: BaseException | None = None) -> None:
+    """After any request: back to the source language, in UTC."""
+    speak(None)
+
+
 def choose() -> None:
     """Before a page: speak the reader's language, in the reader's zone."""
     player = signed_in()
