@@ -129,7 +129,10 @@ _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 )
 # A word: letters only; an apostrophe splits (French "l'heure", English "game's").
-_WORD = re.compile(r"[^\W\d_]+")
+# A word: letters alone. A run of letters and digits (a game id such as 8be295c2, a
+# hash, a cell such as c3) is data, not a word, however its letters fall.
+_WORD = re.compile(r"[^\W_]+")
+_LETTERS = re.compile(r"[^\W\d_]+")
 # Notation in text: a Markdown code span (`pass`), and in plain-text mail the code in
 # straight quotes ("pick A2 to 5") and a single word in « » (a command: « aide »).
 _CODE_SPAN = re.compile(r"`[^`]*`")
@@ -216,7 +219,7 @@ def code_of(html: str) -> str:
 
 def english_in(text: str) -> list[tuple[str, str]]:
     """Each English word of `text`, with the words around it (about eight)."""
-    words = _WORD.findall(_CODE_SPAN.sub(" ", text))
+    words = [w for w in _WORD.findall(_CODE_SPAN.sub(" ", text)) if _LETTERS.fullmatch(w)]
     return [
         (word, " ".join(words[max(0, n - 4) : n + 5]))
         for n, word in enumerate(words)
