@@ -31,6 +31,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api import create_app
+from referee.i18n import speak
 from referee.service import Referee
 from referee.settings import Settings
 from tests.mailboxes import MailService, mail_stack
@@ -102,6 +103,14 @@ def pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh PostgreSQL database for one test module; dropped afterwards."""
     with own_pg_database(request.module.__name__.rsplit(".", 1)[-1]) as url:
         yield url
+
+
+@pytest.fixture(autouse=True)
+def in_english_and_utc() -> None:
+    """Each test starts speaking English in UTC, as a new thread does: a test client's
+    request that another test left open (a stream, a `with client:` block) may have
+    left its reader's language on this thread."""
+    speak(None)
 
 
 @contextmanager
