@@ -142,7 +142,8 @@ def test_the_game_page_with_its_script_and_styles_weighs_under_150_kb(
     web_service: Service, game: str
 ) -> None:
     """The bytes a seat's browser fetches for its page mid-game: the page (the board,
-    its targets and the move list inline), then its script and its styles."""
+    its targets and the move list inline), then its scripts (the game's, and the one
+    that tells the browser's zone) and its styles."""
     game_id, tokens = _new_game(web_service, game)
     _play_randomly(web_service, game_id, tokens, 6)
     acting = _api(web_service, "GET", f"/v1/games/{game_id}")["to_act"][0]
@@ -151,7 +152,7 @@ def test_the_game_page_with_its_script_and_styles_weighs_under_150_kb(
     page = browser_like.get(f"{web_service.url}/g/{game_id}", timeout=30)
     assert 'id="builder"' in page.text and "data-step=" in page.text
     assets = re.findall(r'<(?:script src|link rel="stylesheet" href)="([^"]+)"', page.text)
-    assert len(assets) == 2
+    assert sorted(assets) == ["/assets/game.js", "/assets/web.css", "/assets/zone.js"]
     weights = {"page": len(page.content)}
     for asset in assets:
         weights[asset] = len(browser_like.get(web_service.url + asset, timeout=30).content)
