@@ -253,14 +253,17 @@ def _send_message(run: _Pass, rows: list[Claimed]) -> int | None:
         for row in ours:
             _failed(run, row, str(error) or type(error).__name__)
         return None
-    finished = 0
+    went: list[tuple[Claimed, Sent]] = []
     for row, outcome in zip(ours, outcomes, strict=True):
         if isinstance(outcome, Later):
             delivery.later(run.db, row.id, outcome.until, outcome.reason)
-            continue
-        _mark(run.db, row, outcome)
-        finished += 1
-    return finished
+        elif isinstance(outcome, Skipped):
+            _mark(partial(delivery.skipped, run.db, row.id, outcome.reason), row)
+        else:
+            went.append((row, outcome))
+    if went:
+        _mark(partial(_sent, run.db, went), went[0][0])
+    return sum(not isinstance(outcome, Later) for outcome in outcomes)
 
 
 def _built(referee: Referee, rows: Sequence[Claimed]) -> Content:
@@ -284,17 +287,20 @@ def _failed(run: _Pass, row: Claimed, error: str) -> None:
     delivery.retry_later(run.db, row.id, error, moment, wait, run.referee.settings.mail_attempts)
 
 
-def _mark(db: Database, row: Claimed, outcome: Sent | Skipped) -> None:
-    """Mark a row done, trying a few times: once a message was taken, failing to
-    write that down (a database connection killed) would send it again."""
+def _sent(db: Database, went: list[tuple[Claimed, Sent]]) -> None:
+    for _row, outcome in went:
+        if outcome.follow_up is not None:
+            outcome.follow_up()
+    delivery.sent(db, [row.id for row, _outcome in went])
+
+
+def _mark(marking: Callable[[], None], row: Claimed) -> None:
+    """Write down what became of a message, trying a few times: once a message was
+    taken, failing to write that down (a database connection killed) would send it
+    again."""
     for attempt in range(_MARK_ATTEMPTS):
         try:
-            if isinstance(outcome, Skipped):
-                delivery.skipped(db, row.id, outcome.reason)
-                return
-            if outcome.follow_up is not None:
-                outcome.follow_up()
-            delivery.sent(db, row.id)
+            marking()
             return
         except OperationalError:
             if attempt == _MARK_ATTEMPTS - 1:

@@ -17,7 +17,7 @@ channel (whom it reaches, when its rows may be claimed) comes in as SQL.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -208,9 +208,16 @@ def hold(db: Database, row_id: int, claim: Claim, lease: float) -> bool:
     )
 
 
-def sent(db: Database, row_id: int) -> None:
-    """The row went out: it is never tried again (even if it was settled meanwhile)."""
-    _update(db, row_id, status=DeliveryStatus.SENT, done_at=now(), lease_until=None, error=None)
+def sent(db: Database, row_ids: Sequence[int]) -> None:
+    """The rows went out, in one message: none is ever tried again (even if it was
+    settled meanwhile). All at once, so that a worker killed while marking them never
+    leaves a part of the message to be told again in another."""
+    with db.transaction() as session:
+        session.connection().execute(
+            sa.update(_DELIVERY)
+            .where(_DELIVERY.c.id.in_(row_ids))
+            .values(status=DeliveryStatus.SENT, done_at=now(), lease_until=None, error=None)
+        )
 
 
 def skipped(db: Database, row_id: int, reason: str) -> None:

@@ -128,7 +128,7 @@ def test_each_channel_is_claimed_retried_and_settled_on_its_own(referee: Referee
     mail_of = {row.notice_id: row.id for row in mails.rows}
     hook_of = {row.notice_id: row.id for row in posts.rows}
     delivery.retry_later(db, mail_of[first], "refused", moment, 30, give_up_after=1)
-    delivery.sent(db, hook_of[first])
+    delivery.sent(db, [hook_of[first]])
     then = delivery.claim(db, "webhook", WEBHOOK.ready, moment, 60, in_order=True)
     after_first = _statuses(referee, game_id)
     with db.transaction() as session:
