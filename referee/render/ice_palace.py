@@ -62,6 +62,8 @@ TEXT = 13.0
 # The grids leave a gutter on the left for the row numbers.
 GUTTER = 26.0
 BIG_CELL = 52.0
+GRID_ROWS = 3
+TAP_CELL = 34.0
 LABEL_ROOM = 30.0
 BADGE_CELL = 36.0
 SLOT = 58.0
@@ -137,7 +139,8 @@ class _Grid:
 
 
 def _grid(view: JSON, before: JSON | None, place: str, top: float) -> _Grid:
-    """One board, centred in the width, its cells as large as fit (up to `BIG_CELL`)."""
+    """One board, centred in the width, its cells as large as fit (up to `BIG_CELL`), and
+    as small as `TAP_CELL` to keep it `GRID_ROWS` big cells high."""
     cells = _cells(view[place])
     grown: frozenset[tuple[int, int]] = frozenset()
     gone: tuple[tuple[tuple[int, int], list[str]], ...] = ()
@@ -149,7 +152,11 @@ def _grid(view: JSON, before: JSON | None, place: str, top: float) -> _Grid:
     bounds = _bounds([*cells, *(c for c, _ in gone)])
     room = WIDTH - PAD - GUTTER - PAD
     columns = bounds[1] - bounds[0] + 1
-    cell = min(BIG_CELL, room / columns)
+    rows = bounds[3] - bounds[2] + 1
+    # No taller than the starting 3 by 3 while its cells stay easy to tap: what lies
+    # below (the hand, the palace) stays where it was, on a phone's first screen above
+    # the move box, as the yard grows.
+    cell = min(BIG_CELL, room / columns, max(TAP_CELL, GRID_ROWS * BIG_CELL / rows))
     left = PAD + GUTTER + (room - columns * cell) / 2
     return _Grid(place, cells, bounds, left, top, cell, grown, gone)
 
