@@ -36,7 +36,7 @@ from sqlmodel import Session
 
 from referee import i18n
 from referee.delivery import CHANNELS, compose, digest, seek_mail, speech
-from referee.delivery.channel import Channel, Content, Later, Sender, Sent, Skipped
+from referee.delivery.channel import Channel, Content, Later, Outcome, Sender, Sent, Skipped
 from referee.store import addresses, delivery, reads
 from referee.store.db import Database
 from referee.store.delivery import Claim, Claimed
@@ -253,16 +253,21 @@ def _send_message(run: _Pass, rows: list[Claimed]) -> int | None:
         for row in ours:
             _failed(run, row, str(error) or type(error).__name__)
         return None
+    return _settle_message(run.db, ours, outcomes)
+
+
+def _settle_message(db: Database, rows: list[Claimed], outcomes: Sequence[Outcome]) -> int:
+    """Write down what became of a message's rows: how many were finished."""
     went: list[tuple[Claimed, Sent]] = []
-    for row, outcome in zip(ours, outcomes, strict=True):
+    for row, outcome in zip(rows, outcomes, strict=True):
         if isinstance(outcome, Later):
-            delivery.later(run.db, row.id, outcome.until, outcome.reason)
+            delivery.later(db, row.id, outcome.until, outcome.reason)
         elif isinstance(outcome, Skipped):
-            _mark(partial(delivery.skipped, run.db, row.id, outcome.reason), row)
+            _mark(partial(delivery.skipped, db, row.id, outcome.reason), row)
         else:
             went.append((row, outcome))
     if went:
-        _mark(partial(_sent, run.db, went), went[0][0])
+        _mark(partial(_sent, db, went), went[0][0])
     return sum(not isinstance(outcome, Later) for outcome in outcomes)
 
 
