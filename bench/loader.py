@@ -46,6 +46,7 @@ from referee import games
 from referee.games import AnyGame
 from referee.rng import Rng, commitment
 from referee.service import notifying
+from referee.service.deciding import with_forced_moves
 from referee.service.tallying import Share, add_share, fresh_totals
 from referee.store.appending import Logged, log_entries, outbox_row
 from referee.store.clock import stamp
@@ -107,8 +108,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "created_at", "decided_at", "source", "seen_version",
     ),
     "move": (
-        "game_id", "seq", "seat", "move", "notation", "created_at", "prev_hash", "hash",
-        "submission_id",
+        "game_id", "seq", "seat", "move", "notation", "created_at", "hash", "submission_id",
+        "source",
     ),
     "snapshot": ("game_id", "version", "state"),
     "outbox": ("id", "game_id", "kind", "seat", "payload", "created_at"),
@@ -310,18 +311,14 @@ def _decisions(rules: AnyGame, players: int, seed: str, rng: random.Random) -> l
     state = new_state(rules, seed, players, rules.load_options({}, players))
     rounds = rules.rounds_decided(state)
     logged: list[Logged] = []
-    for seat, move, after in rules.forced_moves(state):
-        logged.append((seat, move, None))
-        state = after
+    state = with_forced_moves(rules, state, logged)
     decisions: list[Decision] = [(None, logged, state, rounds)]
     while actors := rules.actors(state):
         seat = next(iter(actors)) if len(actors) == 1 else chooser.choice(sorted(actors))
         rounds = rules.rounds_decided(state)
         move, state = rules.play_random(state, seat, chooser)
-        logged = [(seat, move, uuid.UUID(int=rng.getrandbits(128)).hex)]
-        for forced_seat, forced, after in rules.forced_moves(state):
-            logged.append((forced_seat, forced, None))
-            state = after
+        logged = [(seat, move, uuid.UUID(int=rng.getrandbits(128)).hex, Source.REST)]
+        state = with_forced_moves(rules, state, logged)
         decisions.append((seat, logged, state, rounds))
     return decisions
 
@@ -350,7 +347,8 @@ def _play(game: _Game, decisions: list[Decision], stamps: list[datetime], trimme
         )
     for (seat, logged, state, rounds), moment in zip(decisions, stamps, strict=True):
         at = stamp(moment)
-        if seat is not None:
+        # A trimmed game's submissions went with its notices (`referee.trim`).
+        if seat is not None and not trimmed:
             move_json = rules.move_to_json(logged[0][1])
             rows.add(
                 "submission",

@@ -139,9 +139,9 @@ def _moves(
                 "move": {},
                 "notation": "x",
                 "created_at": stamp(at),
-                "prev_hash": "h",
                 "hash": "h",
                 "submission_id": submission_id,
+                "source": source,
             }
         )
     return [

@@ -104,9 +104,9 @@ def move(
             move={},
             notation=notation,
             created_at=stamp(at),
-            prev_hash="p",
             hash="h",
             submission_id=submission,
+            source=source,
         )
     )
     session.flush()

@@ -30,6 +30,7 @@ from markupsafe import Markup, escape
 from sqlmodel import Session, col, select
 
 from referee import i18n
+from referee.automatic import FORCED
 from referee.delivery import reachable, talk_lines, wording
 from referee.delivery.channel import Consent
 from referee.delivery.mail import message_id as notice_message_id
@@ -290,29 +291,20 @@ def _last_moves(
         )
     )
     bot_until = {found.seat: found.from_seq or 0 for found in handed}
-    timed_out = {
-        sub.id
-        for sub in session.exec(
-            select(Submission).where(
-                col(Submission.id).in_([r.submission_id for r in rows if r.submission_id]),
-                Submission.source == Source.TIMEOUT,
-            )
-        )
-    }
     lines = []
     for row in rows:
         shown = SEALED_NOTATION if row.seq >= first_sealed else row.notation
         lines.append(
-            f"{row.seq}. {names[row.seat]}: {shown}{_move_note(row, timed_out, bot_until)}"
+            f"{row.seq}. {names[row.seat]}: {shown}{_move_note(row, bot_until)}"
         )
     return lines
 
 
-def _move_note(row: Move, timed_out: set[str], bot_until: dict[int, int]) -> str:
+def _move_note(row: Move, bot_until: dict[int, int]) -> str:
     """What a listed move says of who played it, when it was not its player."""
-    if row.submission_id in timed_out:
+    if row.source == Source.TIMEOUT:
         return "  " + _("(played by the referee: time ran out)")
-    if row.submission_id is None:
+    if row.source == FORCED:
         return "  " + _("(recorded by the referee)")
     if row.seq < bot_until.get(row.seat, 0):
         return "  " + _("(played by the bot)")

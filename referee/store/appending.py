@@ -20,9 +20,10 @@ from referee.store.notices import Routes, insert_notices
 from referee.store.reads import SNAPSHOT_EVERY, GameRow
 from referee.store.tables import GameStatus, Move, OutboxKind, Snapshot, core_table
 
-# A move to log: the seat, the move, and the submission it came from (None
-# for a move the referee records by itself).
-Logged = tuple[int, Any, str | None]
+# A move to log: the seat, the move, the submission it came from (None for a move
+# the referee records by itself), and where it came from (its submission's source,
+# or `forced`).
+Logged = tuple[int, Any, str | None, str]
 
 _INSERT_MOVES = sa.insert(core_table(Move))
 _INSERT_SNAPSHOT = sa.insert(core_table(Snapshot))
@@ -45,7 +46,7 @@ def log_entries(
     version = game.version
     prev = game.head_hash
     rows = []
-    for seat, move, submission_id in logged:
+    for seat, move, submission_id, source in logged:
         version += 1
         notation = rules.notate(move)
         digest = entry_hash(prev, version, seat, notation, stamp)
@@ -57,9 +58,9 @@ def log_entries(
                 "move": rules.move_to_json(move),
                 "notation": notation,
                 "created_at": stamp,
-                "prev_hash": prev,
                 "hash": digest,
                 "submission_id": submission_id,
+                "source": source,
             }
         )
         prev = digest

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from referee.automatic import FORCED
 from referee.store.tables import BOT_ROWS, RUNNING_ROWS, Game, Move, Seat, Submission, core_table
 
 _SEAT = core_table(Seat)
@@ -47,9 +48,8 @@ def latest_sources(session: Session, game_id: str, seat: int, count: int) -> lis
     """The sources of the seat's latest `count` logged moves that came from a submission,
     latest first (the moves the referee records by itself are not the seat's)."""
     rows = session.connection().execute(
-        sa.select(_SUBMISSION.c.source)
-        .select_from(_MOVE.join(_SUBMISSION, _SUBMISSION.c.id == _MOVE.c.submission_id))
-        .where(_MOVE.c.game_id == game_id, _MOVE.c.seat == seat)
+        sa.select(_MOVE.c.source)
+        .where(_MOVE.c.game_id == game_id, _MOVE.c.seat == seat, _MOVE.c.source != FORCED)
         .order_by(_MOVE.c.seq.desc())
         .limit(count)
     )

@@ -20,6 +20,7 @@ from referee.store.tables import (
     Address,
     Game,
     GameStatus,
+    Move,
     RatedGame,
     Rating,
     RatingChange,
@@ -28,8 +29,6 @@ from referee.store.tables import (
     Seek,
     Setting,
     Source,
-    Submission,
-    SubmissionStatus,
     core_table,
 )
 
@@ -127,10 +126,8 @@ def facts(session: Session, games: Sequence[Game]) -> dict[str, GameFacts]:
         select(SeatHandover.game_id).where(col(SeatHandover.game_id).in_(ids)).distinct()
     ):
         found[game_id].handed_over = True
-    sources = select(Submission.game_id, Submission.source).where(
-        col(Submission.game_id).in_(ids),
-        Submission.status == SubmissionStatus.ACCEPTED,
-        col(Submission.source).in_([Source.BOT, Source.TIMEOUT]),
+    sources = select(Move.game_id, Move.source).where(
+        col(Move.game_id).in_(ids), col(Move.source).in_([Source.BOT, Source.TIMEOUT])
     )
     for game_id, source in session.exec(sources.distinct()):
         found[game_id].sources.add(source)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from referee.automatic import FORCED
 from referee.record import SEALED_NOTATION, Entry, Handover, Header, Record, chain_problems
 from referee.store.handover_rows import done
 from referee.store.reads import log, rules_of, seats
-from referee.store.tables import Game, GameStatus, Move, Seat, Submission, TimeoutPolicy
+from referee.store.tables import Game, GameStatus, Move, Seat, TimeoutPolicy
 
 
 def sealed_from(game: Game, head: Any) -> int:
@@ -35,14 +35,12 @@ def public_record(session: Session, game: Game, head: Any) -> Record:
         handovers=_handovers(session, game),
         on_timeout=_policy(game),
     )
-    rows = log(session, game.id)
-    sources = _sources(session, game.id)
     entries = tuple(
         # A sealed move's source would tell whether its seat ran out of time.
         Entry(row.seq, row.seat, SEALED_NOTATION, row.created_at)
         if row.seq >= first_sealed
-        else _entry(row, sources)
-        for row in rows
+        else _entry(row, prev)
+        for row, prev in _chained(game, log(session, game.id))
     )
     return Record(header, entries)
 
@@ -63,8 +61,8 @@ def full_record(session: Session, game: Game) -> Record:
         _handovers(session, game),
         _policy(game),
     )
-    sources = _sources(session, game.id)
-    return Record(header, tuple(_entry(row, sources) for row in log(session, game.id)))
+    rows = _chained(game, log(session, game.id))
+    return Record(header, tuple(_entry(row, prev) for row, prev in rows))
 
 
 def _policy(game: Game) -> str | None:
@@ -72,19 +70,18 @@ def _policy(game: Game) -> str | None:
     return game.on_timeout or (TimeoutPolicy.RANDOM if game.deadline_seconds else None)
 
 
-def _entry(row: Move, sources: dict[str, str]) -> Entry:
+def _entry(row: Move, prev_hash: str) -> Entry:
     """A logged move as a record's line, marked with where it came from: its
     submission's source, or `forced` for a move the referee recorded with none."""
-    source = FORCED if row.submission_id is None else sources.get(row.submission_id)
-    return Entry(row.seq, row.seat, row.notation, row.created_at, row.prev_hash, row.hash, source)
+    return Entry(row.seq, row.seat, row.notation, row.created_at, prev_hash, row.hash, row.source)
 
 
-def _sources(session: Session, game_id: str) -> dict[str, str]:
-    """The source of each accepted submission of the game, by its id."""
-    query = select(Submission.id, Submission.source).where(
-        Submission.game_id == game_id, col(Submission.seq).is_not(None)
-    )
-    return {submission_id: source for submission_id, source in session.exec(query)}
+def _chained(game: Game, rows: Sequence[Move]) -> Iterator[tuple[Move, str]]:
+    """Each move with the hash it follows: the move before's, or the seed's commitment."""
+    prev = game.seed_commitment
+    for row in rows:
+        yield row, prev
+        prev = row.hash
 
 
 def _bots(held: list[Seat]) -> tuple[str | None, ...] | None:

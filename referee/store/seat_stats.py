@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from referee.automatic import FORCED
 from referee.engine import RESIGN_NOTATION
 from referee.store.addresses import normal
 from referee.store.tables import (
@@ -108,21 +109,15 @@ def tally(session: Session, held: Sequence[HeldSeat]) -> Tally:
     games = sorted({game_id for game_id, _ in seats})
     connection = session.connection()
     timeouts = connection.execute(
-        sa.select(_SUBMISSION.c.game_id, _SUBMISSION.c.seat, sa.func.count())
-        .where(
-            _SUBMISSION.c.game_id.in_(games),
-            _SUBMISSION.c.source == _TIMEOUT,
-            _SUBMISSION.c.seq.is_not(None),
-        )
-        .group_by(_SUBMISSION.c.game_id, _SUBMISSION.c.seat)
+        sa.select(_MOVE.c.game_id, _MOVE.c.seat, sa.func.count())
+        .where(_MOVE.c.game_id.in_(games), _MOVE.c.source == _TIMEOUT)
+        .group_by(_MOVE.c.game_id, _MOVE.c.seat)
     )
     resigned = connection.execute(
-        sa.select(_MOVE.c.game_id, _MOVE.c.seat)
-        .select_from(_MOVE.join(_SUBMISSION, _SUBMISSION.c.id == _MOVE.c.submission_id))
-        .where(
+        sa.select(_MOVE.c.game_id, _MOVE.c.seat).where(
             _MOVE.c.game_id.in_(games),
             _MOVE.c.notation == _RESIGN,
-            _SUBMISSION.c.source != Source.TIMEOUT,
+            _MOVE.c.source.not_in([Source.TIMEOUT, FORCED]),
         )
     )
     return Tally(
@@ -159,12 +154,12 @@ def answers(session: Session, held: Sequence[HeldSeat], most: int) -> list[Answe
         rows = session.connection().execute(
             sa.select(_MOVE.c.game_id, _MOVE.c.seat, _MOVE.c.created_at, before.c.created_at)
             .select_from(
-                _MOVE.join(_SUBMISSION, _SUBMISSION.c.id == _MOVE.c.submission_id).outerjoin(
+                _MOVE.outerjoin(
                     before,
                     sa.and_(before.c.game_id == _MOVE.c.game_id, before.c.seq == _MOVE.c.seq - 1),
                 )
             )
-            .where(_MOVE.c.game_id.in_(sorted(made)), _SUBMISSION.c.source != Source.BOT)
+            .where(_MOVE.c.game_id.in_(sorted(made)), _MOVE.c.source.not_in([Source.BOT, FORCED]))
         )
         found += [
             Answer(previous or made[game_id], moved)

@@ -661,9 +661,13 @@ class Move(SQLModel, table=True):
     move: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     notation: str = Field(max_length=400)
     created_at: str = Field(max_length=40)
-    prev_hash: str = Field(max_length=64)
+    # The previous hash is not kept: it is the hash of the move before, or the seed's
+    # commitment for the first (`referee.store.records`).
     hash: str = Field(max_length=64)
     submission_id: str | None = Field(default=None, max_length=32)
+    # Where the move came from: its submission's source, or `forced`; kept here so that
+    # the record needs no submission (the trim sweep drops finished games' ones).
+    source: str = Field(max_length=10)
 
 
 class Submission(SQLModel, table=True):

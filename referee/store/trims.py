@@ -1,6 +1,6 @@
 """What the trim sweep drops, older than a moment: finished games' cached states (the head
-state on the game's row and its snapshots), the delivery rows of notices done with,
-and notices left with none. Never a move, a submission, a game's result or seed.
+state on the game's row and its snapshots) and decided submissions, the delivery rows
+of notices done with, and notices left with none. Never a move, a game's result or seed.
 
 When to trim is the service's (`referee.service.trimming`); each read here walks a
 partial index of the rows it may drop alone, so a sweep with nothing to do costs one
@@ -21,6 +21,8 @@ from referee.store.tables import (
     Game,
     Outbox,
     Snapshot,
+    Submission,
+    SubmissionStatus,
     core_table,
 )
 
@@ -28,6 +30,7 @@ _GAME = core_table(Game)
 _SNAPSHOT = core_table(Snapshot)
 _DELIVERY = core_table(Delivery)
 _OUTBOX = core_table(Outbox)
+_SUBMISSION = core_table(Submission)
 
 
 def cached_finished(session: Session, before: str, most: int) -> list[str]:
@@ -42,14 +45,22 @@ def cached_finished(session: Session, before: str, most: int) -> list[str]:
     return list(session.connection().execute(query).scalars())
 
 
-def drop_states(session: Session, game_ids: Sequence[str]) -> None:
+def drop_states(session: Session, game_ids: Sequence[str]) -> int:
     """Drop these games' cached states: the head state (SQL NULL, not JSON null, so
-    that the index of cached games lets them go) and every snapshot."""
+    that the index of cached games lets them go) and every snapshot; and their decided
+    submissions, whose moves keep their sources. How many submissions went."""
     if not game_ids:
-        return
+        return 0
     connection = session.connection()
     connection.execute(sa.update(_GAME).where(_GAME.c.id.in_(game_ids)).values(state=sa.null()))
     connection.execute(sa.delete(_SNAPSHOT).where(_SNAPSHOT.c.game_id.in_(game_ids)))
+    dropped = connection.execute(
+        sa.delete(_SUBMISSION).where(
+            _SUBMISSION.c.game_id.in_(game_ids),
+            _SUBMISSION.c.status != SubmissionStatus.PENDING,
+        )
+    )
+    return dropped.rowcount
 
 
 def drop_done_deliveries(session: Session, before: str, most: int) -> int:

@@ -10,13 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 
-from referee.store import db
 from referee.store.db import Database
+from tests.migrating import migrate
 
-MIGRATIONS = Path(db.__file__).resolve().parent / "migrations"
 GAME = "g" * 32
 AT = "2026-01-01T00:00:00.000000+00:00"
 LATER = "2026-01-01T00:01:00.000000+00:00"
@@ -56,13 +53,6 @@ DELIVERIES = {
         "webhook": ("skipped", 0, None, LATER, "the webhook was removed"),
     },
 }
-
-
-def migrate(database: Database, revision: str, down: bool = False) -> None:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.attributes["engine"] = database.engine
-    (command.downgrade if down else command.upgrade)(config, revision)
 
 
 # The seat's columns as revision 0008 has them (the model's later ones, with their

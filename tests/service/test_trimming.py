@@ -1,7 +1,8 @@
-"""The trim sweep: after REFEREE_KEEP_DAYS a finished game's cached states and the
-delivery rows of notices done with are dropped, and nothing else. A trimmed game's
-record, verification, replay and state at every version are what they were; a game in
-play and a delivery still due are untouched; a second run finds nothing."""
+"""The trim sweep: after REFEREE_KEEP_DAYS a finished game's cached states and decided
+submissions, and the delivery rows of notices done with, are dropped, and nothing else.
+A trimmed game's record (each move's source too), verification, replay, moves and state
+at every version are what they were; a game in play and a delivery still due are
+untouched; a second run finds nothing."""
 
 from __future__ import annotations
 
@@ -88,10 +89,11 @@ def test_old_finished_games_and_deliveries_are_trimmed_and_nothing_read_changes(
     assert done > 0 and before[finished]["check"].replay_matches
 
     # Within the days kept, nothing goes.
-    assert trim(referee, now) == Trimmed(0, 0, 0)
+    assert trim(referee, now) == Trimmed(0, 0, 0, 0)
     later = now + timedelta(days=referee.settings.keep_days, hours=1)
     trimmed = trim(referee, later)
     assert trimmed.games == 1 and trimmed.deliveries == done and trimmed.notices > 0
+    assert trimmed.submissions == len(before[finished]["submissions"]) > 0
     with referee.db.reading() as session:
         old = session.get(Game, finished)
         assert old is not None and old.state is None
@@ -102,6 +104,7 @@ def test_old_finished_games_and_deliveries_are_trimmed_and_nothing_read_changes(
     due = _count(referee, Delivery, Delivery.status == DeliveryStatus.PENDING)
     assert due == 1 and _count(referee, Outbox, Outbox.id == notice.id) == 1
     after = {game_id: _seen(referee, game_id) for game_id in (finished, playing)}
-    assert after == before
-    assert trim(referee, later) == Trimmed(0, 0, 0)
+    assert after[playing] == before[playing]
+    assert after[finished] == before[finished] | {"submissions": []}
+    assert trim(referee, later) == Trimmed(0, 0, 0, 0)
     assert stamp(later) > before[finished]["moves"][-1]["created_at"]

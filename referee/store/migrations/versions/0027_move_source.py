@@ -1,0 +1,45 @@
+"""Each move keeps where it came from; its previous hash is the move before it's
+
+A record's lines read their source from the move row itself, so that a
+finished game's submissions can be trimmed like its notices; and the
+chain's previous hash is not stored twice (it is the previous move's hash,
+or the seed's commitment for the first).
+
+Revision ID: 0027
+Revises: 0026
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0027"
+down_revision = "0026"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    # Plain ADD COLUMN (nullable): SQLite adds it without copying the table, whose
+    # partial index a copy would lose. Every move written from now on names its source.
+    op.add_column("move", sa.Column("source", sa.String(length=10), nullable=True))
+    op.execute(
+        "UPDATE move SET source = COALESCE("
+        "(SELECT submission.source FROM submission WHERE submission.id = move.submission_id),"
+        " 'forced')"
+    )
+    with op.batch_alter_table("move", schema=None, recreate="never") as batch:
+        batch.drop_column("prev_hash")
+
+
+def downgrade() -> None:
+    op.add_column("move", sa.Column("prev_hash", sa.String(length=64), nullable=True))
+    op.execute(
+        "UPDATE move SET prev_hash = COALESCE("
+        "(SELECT before.hash FROM move AS before"
+        " WHERE before.game_id = move.game_id AND before.seq = move.seq - 1),"
+        " (SELECT game.seed_commitment FROM game WHERE game.id = move.game_id))"
+    )
+    with op.batch_alter_table("move", schema=None, recreate="never") as batch:
+        batch.drop_column("source")
