@@ -108,8 +108,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "created_at", "decided_at", "source", "seen_version",
     ),
     "move": (
-        "game_id", "seq", "seat", "move", "notation", "created_at", "hash", "submission_id",
-        "source",
+        "game_id", "seq", "seat", "move", "notation", "created_at", "hash", "source",
     ),
     "snapshot": ("game_id", "version", "state"),
     "outbox": ("id", "game_id", "kind", "seat", "payload", "created_at"),
@@ -317,7 +316,7 @@ def _decisions(rules: AnyGame, players: int, seed: str, rng: random.Random) -> l
         seat = next(iter(actors)) if len(actors) == 1 else chooser.choice(sorted(actors))
         rounds = rules.rounds_decided(state)
         move, state = rules.play_random(state, seat, chooser)
-        logged = [(seat, move, uuid.UUID(int=rng.getrandbits(128)).hex, Source.REST)]
+        logged = [(seat, move, Source.REST)]
         state = with_forced_moves(rules, state, logged)
         decisions.append((seat, logged, state, rounds))
     return decisions
@@ -353,7 +352,7 @@ def _play(game: _Game, decisions: list[Decision], stamps: list[datetime], trimme
             rows.add(
                 "submission",
                 {
-                    "id": logged[0][2],
+                    "id": uuid.uuid5(uuid.UUID(game.id), str(game.version)).hex,
                     "game_id": game.id,
                     "seat": seat,
                     "move": move_json,

@@ -140,7 +140,6 @@ def _moves(
                 "notation": "x",
                 "created_at": stamp(at),
                 "hash": "h",
-                "submission_id": submission_id,
                 "source": source,
             }
         )

@@ -105,7 +105,6 @@ def move(
             notation=notation,
             created_at=stamp(at),
             hash="h",
-            submission_id=submission,
             source=source,
         )
     )

@@ -294,9 +294,7 @@ def _last_moves(
     lines = []
     for row in rows:
         shown = SEALED_NOTATION if row.seq >= first_sealed else row.notation
-        lines.append(
-            f"{row.seq}. {names[row.seat]}: {shown}{_move_note(row, bot_until)}"
-        )
+        lines.append(f"{row.seq}. {names[row.seat]}: {shown}{_move_note(row, bot_until)}")
     return lines
 
 

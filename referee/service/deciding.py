@@ -111,7 +111,7 @@ def check_seat(to_act: Sequence[int], seat: int, move: Any) -> None:
 def with_forced_moves(rules: AnyGame, state: Any, logged: list[Logged]) -> Any:
     """Log the moves the referee records by itself after `state`; returns the state after them."""
     for seat, move, after in rules.forced_moves(state):
-        logged.append((seat, move, None, FORCED))
+        logged.append((seat, move, FORCED))
         state = after
     return state
 
@@ -206,7 +206,7 @@ def _judge_one(judging: _Judging, submission: dict[str, Any]) -> None:
             judging.bot_refused = True
     else:
         fields = {"status": SubmissionStatus.ACCEPTED, "seq": judging.version + 1}
-        judging.logged.append((submission["seat"], move, submission["id"], submission["source"]))
+        judging.logged.append((submission["seat"], move, submission["source"]))
         judging.state = with_forced_moves(judging.rules, after, judging.logged)
         judging.version = judging.game.version + len(judging.logged)
         if judging.rules.result(judging.state) is not None:

@@ -20,10 +20,9 @@ from referee.store.notices import Routes, insert_notices
 from referee.store.reads import SNAPSHOT_EVERY, GameRow
 from referee.store.tables import GameStatus, Move, OutboxKind, Snapshot, core_table
 
-# A move to log: the seat, the move, the submission it came from (None for a move
-# the referee records by itself), and where it came from (its submission's source,
-# or `forced`).
-Logged = tuple[int, Any, str | None, str]
+# A move to log: the seat, the move, and where it came from (its submission's
+# source, or `forced` for a move the referee records by itself).
+Logged = tuple[int, Any, str]
 
 _INSERT_MOVES = sa.insert(core_table(Move))
 _INSERT_SNAPSHOT = sa.insert(core_table(Snapshot))
@@ -46,7 +45,7 @@ def log_entries(
     version = game.version
     prev = game.head_hash
     rows = []
-    for seat, move, submission_id, source in logged:
+    for seat, move, source in logged:
         version += 1
         notation = rules.notate(move)
         digest = entry_hash(prev, version, seat, notation, stamp)
@@ -59,7 +58,6 @@ def log_entries(
                 "notation": notation,
                 "created_at": stamp,
                 "hash": digest,
-                "submission_id": submission_id,
                 "source": source,
             }
         )

@@ -664,9 +664,9 @@ class Move(SQLModel, table=True):
     # The previous hash is not kept: it is the hash of the move before, or the seed's
     # commitment for the first (`referee.store.records`).
     hash: str = Field(max_length=64)
-    submission_id: str | None = Field(default=None, max_length=32)
     # Where the move came from: its submission's source, or `forced`; kept here so that
-    # the record needs no submission (the trim sweep drops finished games' ones).
+    # the record needs no submission (the trim sweep drops finished games' ones). A
+    # submission names its move by `seq`.
     source: str = Field(max_length=10)
 
 

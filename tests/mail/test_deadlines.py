@@ -45,8 +45,8 @@ def create(env: MailService, game: str, policy: str, tag: str) -> dict[str, Any]
 def log(env: MailService, game_id: str) -> list[tuple[int, str, str]]:
     with psycopg.connect(env.service.database_url) as conn:
         found = conn.execute(
-            "SELECT m.seat, m.notation, s.source FROM move m JOIN submission s "
-            "ON s.id = m.submission_id WHERE m.game_id = %s ORDER BY m.seq",
+            "SELECT seat, notation, source FROM move"
+            " WHERE game_id = %s AND source <> 'forced' ORDER BY seq",
             (game_id,),
         ).fetchall()
     return [(int(a), str(b), str(c)) for a, b, c in found]

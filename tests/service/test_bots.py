@@ -84,7 +84,9 @@ def _logged(referee: Referee, game_id: str) -> list[tuple[Move, Submission | Non
         ).all()
         found = []
         for move in moves:
-            submission = session.get(Submission, move.submission_id) if move.submission_id else None
+            submission = session.exec(
+                select(Submission).where(Submission.game_id == game_id, Submission.seq == move.seq)
+            ).first()
             found.append((move, submission))
         for row in session.exec(select(Move)).all():
             session.expunge(row)

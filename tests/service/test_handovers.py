@@ -16,6 +16,7 @@ from sqlmodel import col, select
 
 from api import create_app
 from referee import games
+from referee.automatic import FORCED
 from referee.record import loads
 from referee.service import Referee, game_states, handovers, profiles, refusals
 from referee.service.bots import play_bots
@@ -94,7 +95,7 @@ def _moved(referee: Referee, game_id: str, seat: int) -> bool:
     """Whether the seat played a move of its own (not one the referee recorded)."""
     with referee.db.reading() as session:
         query = select(Move).where(
-            Move.game_id == game_id, Move.seat == seat, col(Move.submission_id).is_not(None)
+            Move.game_id == game_id, Move.seat == seat, Move.source != FORCED
         )
         return session.exec(query).first() is not None
 
@@ -193,15 +194,11 @@ def test_a_seat_whose_bot_is_to_act_is_handed_over_after_the_bots_move(
     with referee.db.reading() as session:
         handover = session.get(SeatHandover, (game_id, first_free))
         moves = session.exec(select(Move).where(Move.game_id == game_id)).all()
-        sources = {
-            s.id: s.source
-            for s in session.exec(select(Submission).where(Submission.game_id == game_id))
-        }
     assert handover is not None and handover.from_seq == after.version + 1
     assert after.version > joined.version
     # The bot's move of that turn is the bot's in the log and in the record.
-    bots_moves = [m for m in moves if m.seat == first_free and m.submission_id]
-    assert bots_moves and all(sources[m.submission_id] == Source.BOT for m in bots_moves)
+    bots_moves = [m for m in moves if m.seat == first_free and m.source != FORCED]
+    assert bots_moves and all(m.source == Source.BOT for m in bots_moves)
     with referee.db.reading() as session:
         record = public_record(session, after, game_states.state_at(session, after, after.version))
     again = loads(record.dumps())
@@ -222,9 +219,10 @@ def test_a_seat_whose_bot_is_to_act_is_handed_over_after_the_bots_move(
         last = session.exec(
             select(Move).where(Move.game_id == game_id, Move.seq == game.version + 1)
         ).one()
-        submission = session.get(Submission, last.submission_id)
-    assert last.seat == first_free and submission is not None
-    assert submission.source == Source.REST
+        submission = session.exec(
+            select(Submission).where(Submission.game_id == game_id, Submission.seq == last.seq)
+        ).one()
+    assert last.seat == first_free and last.source == submission.source == Source.REST
     assert not _seek_of(referee, game_id).rated
 
 

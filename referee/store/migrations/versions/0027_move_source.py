@@ -1,9 +1,10 @@
-"""Each move keeps where it came from; its previous hash is the move before it's
+"""Each move keeps where it came from, and no longer names its submission or stores its
+previous hash
 
 A record's lines read their source from the move row itself, so that a
-finished game's submissions can be trimmed like its notices; and the
-chain's previous hash is not stored twice (it is the previous move's hash,
-or the seed's commitment for the first).
+finished game's submissions can be trimmed like its notices (a submission
+still names its move by `seq`); and the chain's previous hash is not stored
+twice (it is the previous move's hash, or the seed's commitment for the first).
 
 Revision ID: 0027
 Revises: 0026
@@ -31,9 +32,15 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("move", schema=None, recreate="never") as batch:
         batch.drop_column("prev_hash")
+        batch.drop_column("submission_id")
 
 
 def downgrade() -> None:
+    op.add_column("move", sa.Column("submission_id", sa.String(length=32), nullable=True))
+    op.execute(
+        "UPDATE move SET submission_id = (SELECT submission.id FROM submission"
+        " WHERE submission.game_id = move.game_id AND submission.seq = move.seq)"
+    )
     op.add_column("move", sa.Column("prev_hash", sa.String(length=64), nullable=True))
     op.execute(
         "UPDATE move SET prev_hash = COALESCE("
