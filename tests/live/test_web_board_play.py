@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 import requests
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Error as PlaywrightError
 
 from referee.games.maniki import apply_orders, possible_orders, shortest_solution, shown_name
 from tests.live import test_web_browser as pages
@@ -404,6 +405,18 @@ def _play(
     expect(page.locator("#breakdown")).to_be_visible()
     _legible(page, width)
     _one_entry_a_move(page, final)
-    page.locator("#log-scroll").screenshot(path=artifacts / f"log-{game}-{width}.png")
+    _screenshot_of_log(page, artifacts / f"log-{game}-{width}.png")
     page.screenshot(path=artifacts / f"clicks-{game}-{width}-end.png", full_page=True)
     page.context.close()
+
+
+def _screenshot_of_log(page: Page, path: Path) -> None:
+    """The move list's picture. A late piece of news (the end's) may draw the page anew
+    while the picture waits for the list to stand still: then the new list's."""
+    for attempt in range(3):
+        try:
+            page.locator("#log-scroll").screenshot(path=path)
+            return
+        except PlaywrightError:
+            if attempt == 2:
+                raise
