@@ -2,8 +2,9 @@
 
 Games played to the head are taken down to 0026 (each move gets back the
 `prev_hash` the record gives it) and up again (each move's source is read
-from its submission, `forced` where it has none): the records are the same
-throughout. On SQLite here, on PostgreSQL in tests/live/test_move_source_migration_pg.py.
+from its submission, `forced` where it has none; a finished game trimmed
+before loses its submissions): the records are the same throughout. On
+SQLite here, on PostgreSQL in tests/live/test_move_source_migration_pg.py.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game
 from referee.settings import Settings
 from referee.store.records import full_record
-from referee.store.tables import Game
+from referee.store.tables import Game, Submission
 from tests.migrating import migrate
 from tests.rated_games import play_out
 
@@ -53,6 +54,10 @@ def moved_down_and_up(referee: Referee) -> None:
             sa.text("UPDATE move SET submission_id = NULL WHERE game_id = :game AND seq = 2"),
             {"game": finished},
         )
+        # The finished game trimmed by 0026's sweep (its cached state gone).
+        connection.execute(
+            sa.text("UPDATE game SET state = NULL WHERE id = :game"), {"game": finished}
+        )
     for game_id, text in before.items():
         lines = [line for line in text.splitlines()[1:] if line]
         assert [row.prev_hash for row in chained if row.game_id == game_id] == [
@@ -63,6 +68,9 @@ def moved_down_and_up(referee: Referee) -> None:
     after = records(referee)
     assert changed(before[finished], after[finished]) == {2: ("rest", "forced")}
     assert changed(before[playing], after[playing]) == {1: ("rest", "timeout")}
+    with referee.db.reading() as session:
+        kept = session.exec(sa.select(Submission.game_id)).scalars().all()
+    assert finished not in kept and playing in kept
 
 
 def changed(before: str, after: str) -> dict[int, tuple[str, str]]:

@@ -33,9 +33,16 @@ def upgrade() -> None:
     with op.batch_alter_table("move", schema=None, recreate="never") as batch:
         batch.drop_column("prev_hash")
         batch.drop_column("submission_id")
+    # Games the trim sweep took in before (their cached state gone) lose their decided
+    # submissions now, as the sweep drops them from here on.
+    op.execute(
+        "DELETE FROM submission WHERE status <> 'pending' AND game_id IN"
+        " (SELECT id FROM game WHERE status = 'over' AND state IS NULL)"
+    )
 
 
 def downgrade() -> None:
+    # A trimmed game's submissions are not brought back: its moves then name none.
     op.add_column("move", sa.Column("submission_id", sa.String(length=32), nullable=True))
     op.execute(
         "UPDATE move SET submission_id = (SELECT submission.id FROM submission"
