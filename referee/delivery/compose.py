@@ -693,6 +693,11 @@ class Composed:
         """The kinds of the notices its mail tells, in order."""
         return [part.kind for part in self.earlier] + [self.kind]
 
+    @property
+    def notices(self) -> list[int]:
+        """The notices its mail tells, in order."""
+        return [part.notice_id for part in self.earlier] + [self.notice_id]
+
     def json(self) -> bytes:
         """The notice as JSON, with the mail's text less anything personal (links, consent)."""
         with i18n.speaking(*self.speech):
@@ -807,6 +812,9 @@ def _mail_headers(
     mail["X-Referee-Kind"] = composed.kind
     # Every notice the mail tells, in order (its kind is the last one's).
     mail["X-Referee-Kinds"] = " ".join(composed.kinds)
+    # And which they are: a mail sent again after a worker died may tell some of them
+    # beside newer ones, under another first notice's Message-ID.
+    mail["X-Referee-Notices"] = " ".join(str(notice) for notice in composed.notices)
     mail["X-Referee-Head"] = f"{context['head_seq']} {context['head_hash']}"
 
 

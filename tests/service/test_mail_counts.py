@@ -167,19 +167,19 @@ def test_a_held_turn_mail_goes_once_the_hold_passed_unanswered(referee: Referee)
 
 
 def test_a_reply_to_a_merged_mail_is_judged_at_its_last_notice(referee: Referee) -> None:
-    """The welcome and the first card are one mail: its Message-ID is the welcome's, and
-    its reply address the card's, so a reply to it is played."""
+    """The welcome and the first card are one mail: its Message-ID is the welcome's, it
+    names both notices, and its reply address is the card's, so a reply to it is played."""
     game_id, _tokens = _new(referee, "maniki", 2)
     mail = mails_by_seat(Path(referee.settings.mail_dir))[0][0]
     assert kinds_of(mail) == ["invitation", "your_turn"]
     with referee.db.reading() as session:
-        first = session.exec(
-            select(Outbox.id).where(Outbox.seat == 0).order_by(col(Outbox.id))
-        ).first()
+        told = session.exec(select(Outbox.id).where(Outbox.seat == 0).order_by(col(Outbox.id)))
+        first, card = told.all()[:2]
         game = session.get(Game, game_id)
         assert game is not None
         state = game_states.state_at(session, game, game.version)
     assert str(mail["Message-ID"]).startswith(f"<referee.{first}.")
+    assert str(mail["X-Referee-Notices"]) == f"{first} {card}"
     token = str(mail["Reply-To"]).split("+", 1)[1].split("@", 1)[0]
     assert token == keys.reply_token(referee.secret(), game_id, 0, game.version)
     rules = rules_of(game)
