@@ -20,7 +20,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -69,6 +69,10 @@ SWEEPS = (SWEEP, DEADLINES, DIGESTS, BOT_SWEEP, SEEKS, RATINGS, TRIM, *DELIVERY)
 # which an unacknowledged task would be handed out again.
 SOFT_TIME_LIMIT = 180
 HARD_TIME_LIMIT = 240
+
+# How long (s) a deciding task waiting to start keeps the submissions recorded
+# meanwhile from sending their own (`Queue.enqueue_decisions`).
+WANTED_FOR = 10
 
 _log = logging.getLogger(__name__)
 
@@ -135,6 +139,54 @@ class Queue:
             self._run(name, args)
         else:
             self.celery.send_task(name, args=args)
+
+    def enqueue_decisions(self, submission_ids: Sequence[str]) -> None:
+        """Have recorded submissions decided soon: each right here in the embedded default.
+
+        With a broker, a deciding task is sent only when none is waiting to
+        start: a task decides every submission pending when it starts
+        (`referee.service.deciding.decide`), so under load one task serves
+        many moves instead of one each. The mark that a task waits
+        (`decisions_taken` clears it) expires, so a task the broker lost holds
+        up later submissions for `WANTED_FOR` seconds at most; the sweep finds
+        what it left pending.
+        """
+        if self.eager:
+            for submission_id in submission_ids:
+                self._run(DECIDE, (submission_id,))
+            return
+        if not submission_ids:
+            return
+        first = submission_ids[0]
+        waiting = self._decisions_wanted()
+        try:
+            sent_already = not self.client().set(waiting, first, nx=True, ex=WANTED_FOR)
+        except redis.RedisError:
+            sent_already = False
+        if sent_already:
+            return
+        try:
+            self.celery.send_task(DECIDE, args=(first,))
+        except Exception:
+            # The next submission must not count on a task that was never sent.
+            with suppress(redis.RedisError):
+                self.client().delete(waiting)
+            raise
+
+    def decisions_taken(self) -> None:
+        """Say that a deciding task started: a submission recorded after this sends one
+        of its own."""
+        if self.eager:
+            return
+        try:
+            self.client().delete(self._decisions_wanted())
+        except redis.RedisError:
+            # Deciding goes on: the mark lapses by itself (`WANTED_FOR`).
+            _log.warning("could not clear the mark of a deciding task waiting", exc_info=True)
+
+    def _decisions_wanted(self) -> str:
+        # Named by the queue, as the decisions' channel is (`decided_channel`).
+        return f"referee:decisions-wanted:{self.settings.queue}"
 
     def enqueue_apart(self, name: str, *args: Any, lane: str = "background") -> None:
         """Run task `name` soon, never in the calling thread: on a worker, or in the

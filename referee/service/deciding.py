@@ -56,7 +56,13 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
     `BATCH` submissions of other games still pending that no one holds: a commit
     waits for the disk, and when moves come faster than a commit each, one commit
     for several keeps the worker up with them. Each of those is decided exactly
-    once all the same; its own task, run later, finds it decided.
+    once all the same; a task of its own, if one runs, finds it decided.
+
+    A task decides on, a batch a transaction, while there is more pending,
+    whether or not its own submission was decided already: submissions
+    recorded while it waited to start sent no task of their own
+    (`Queue.enqueue_decisions`). One whose game another transaction holds is
+    passed by, and gets a task of its own.
     """
     # Read before the transaction: the first time, it may be read from the database.
     secret = referee.secret()
@@ -71,16 +77,36 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
             published.decided.append((decided, game.id))
         else:
             decided = _judged(session, Batch(game, [submission], locked.reach), secret, published)
-            # In the embedded default every submission is decided as it is recorded.
-            more = [] if referee.queue.eager else _more(session, game.id)
-            for batch in more:
-                _judged(session, batch, secret, published)
+        # In the embedded default every submission is decided as it is recorded.
+        taken = 0 if referee.queue.eager else _take_along(session, game.id, secret, published)
     publish(referee, published)
+    if not referee.queue.eager:
+        _decide_pending(referee, secret, taken)
     return decided
 
 
-def _more(session: Session, game_id: str) -> list[Batch]:
-    return decision_rows.lock_pending(session, game_id, reachable, BATCH)
+def _take_along(session: Session, game_id: str, secret: bytes, published: Published) -> int:
+    """Decide up to `BATCH` pending submissions of games other than `game_id` that no one
+    holds; how many."""
+    batches = decision_rows.lock_pending(session, game_id, reachable, BATCH)
+    for batch in batches:
+        _judged(session, batch, secret, published)
+    return sum(len(batch.submissions) for batch in batches)
+
+
+def _decide_pending(referee: Referee, secret: bytes, taken: int) -> None:
+    """Go on deciding while the last batch was full; then give a submission still
+    pending that no one is deciding (its game held by another transaction) a task,
+    unless one waits to start already."""
+    while taken == BATCH:
+        published = Published()
+        with referee.db.transaction() as session:
+            taken = _take_along(session, "", secret, published)
+        publish(referee, published)
+    with referee.db.transaction() as session:
+        left = decision_rows.pending_unheld(session)
+    if left is not None:
+        referee.queue.enqueue_decisions([left])
 
 
 def _judged(session: Session, batch: Batch, secret: bytes, published: Published) -> Decided:
@@ -296,7 +322,8 @@ def bots_to_act(game: dict[str, Any], reach: Reach) -> bool:
 
 
 def sweep_pending(referee: Referee) -> int:
-    """Enqueue again every submission left pending longer than `REFEREE_SWEEP_AFTER` seconds.
+    """Enqueue again the submissions left pending longer than `REFEREE_SWEEP_AFTER` seconds
+    (with a broker, one task takes them all in); how many there were.
 
     A broker that lost its messages, or an API that could not reach it,
     only delays a decision.

@@ -14,7 +14,7 @@ import logging
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from referee.queue import BOT, DECIDE, RATINGS
+from referee.queue import BOT, RATINGS
 from referee.store.decision_rows import Decided
 from referee.store.tables import Game
 
@@ -62,12 +62,11 @@ def publish(referee: Referee, what: Published) -> None:
         except Exception:
             # Committed all the same: followers find the change at their next check.
             _log.exception("could not announce a change of %s", game_id)
-    for submission_id in what.to_decide:
-        try:
-            queue.enqueue(DECIDE, submission_id)
-        except Exception:
-            # The sweep enqueues it again once the broker is back.
-            _log.exception("could not enqueue submission %s", submission_id)
+    try:
+        queue.enqueue_decisions(what.to_decide)
+    except Exception:
+        # The sweep enqueues them again once the broker is back.
+        _log.exception("could not enqueue submissions %s", what.to_decide)
     for game_id, version in what.bots:
         try:
             queue.enqueue_apart(BOT, game_id, version, lane="bots")

@@ -166,6 +166,20 @@ def _lock_pending(reaches: Reaches) -> sa.Select[Any]:
     )
 
 
+# A pending submission whose row no transaction holds (one being decided is locked,
+# and passed by).
+_PENDING_UNHELD = (
+    sa.select(_SUBMISSION.c.id).where(_PENDING).limit(1).with_for_update(skip_locked=True)
+)
+
+
+def pending_unheld(session: Session) -> str | None:
+    """A submission still pending that no transaction is deciding (its game may be held
+    by one), if there is one."""
+    found = session.connection().execute(_PENDING_UNHELD).first()
+    return None if found is None else str(found.id)
+
+
 # Built once: the columns an UPDATE sets are the names of the parameters
 # it is given (besides the row's id).
 _SET_SUBMISSION = sa.update(_SUBMISSION).where(_SUBMISSION.c.id == sa.bindparam("submission_id"))

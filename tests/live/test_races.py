@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
+import redis
 import requests
 
 from referee.record import chain_problems, loads
@@ -149,6 +150,37 @@ def test_a_worker_killed_mid_task_still_decides_exactly_once(service: Service) -
     move1 = client.get(f"/v1/games/{game_id}/legal-moves", seat1).json()["moves"][0]["move"]
     assert client.move(game_id, seat1, {"move": move1}).status_code == 201
     assert len(chain_holds(client, game_id)) == 2
+
+
+def test_while_a_deciding_task_waits_later_moves_send_none_and_it_decides_them_all(
+    service: Service,
+) -> None:
+    client = Client(service.url)
+    games = [client.create("subdivision", 2) for _ in range(20)]
+    moves = [
+        client.get(f"/v1/games/{g['id']}/legal-moves", g["seats"][0]["token"]).json()["moves"]
+        for g in games
+    ]
+    for worker in service.workers:
+        worker.kill()
+    broker = redis.Redis.from_url(service.env["REDIS_URL"])
+    tasks = service.env["REFEREE_QUEUE"]
+    broker.delete(tasks)
+    submitted = []
+    for game, legal in zip(games, moves, strict=True):
+        answer = client.move(
+            game["id"], game["seats"][0]["token"], {"move": legal[0]["move"]}, wait=0
+        )
+        assert answer.status_code == 202
+        submitted.append(answer.json()["submission"]["id"])
+    # One task was sent, for whichever move came first; the others count on it.
+    assert broker.llen(tasks) == 1
+    service.start_worker()
+    for game, submission_id in zip(games, submitted, strict=True):
+        token = game["seats"][0]["token"]
+        decided = client.wait_decided(submission_id, token, seconds=60)
+        assert (decided["status"], decided["seq"]) == ("accepted", 1)
+        assert len(chain_holds(client, game["id"])) == 1
 
 
 def wait_for_lock_waiter(connection: psycopg.Connection[Any], seconds: float = 30) -> bool:

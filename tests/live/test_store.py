@@ -304,9 +304,13 @@ class _Broker:
 
     def __init__(self) -> None:
         self.announced: list[str] = []
+        self.to_decide: list[str] = []
 
     def announce_decided(self, decided: dict[str, Any]) -> None:
         self.announced.append(decided["id"])
+
+    def enqueue_decisions(self, submission_ids: list[str]) -> None:
+        self.to_decide += submission_ids
 
     def enqueue_apart(self, *_args: Any, **_kwargs: Any) -> None:
         pass
@@ -344,6 +348,8 @@ def test_a_workers_decision_takes_along_the_moves_pending_in_games_no_one_holds(
         holding.exec(select(Game).where(Game.id == held).with_for_update())
         assert decide(referee, one).status == "accepted"  # type: ignore[union-attr]
     assert broker.announced[0] == one and broker.announced[-2:] == [earlier, later]
+    # The one its game's holder kept from the batch is given a task of its own.
+    assert broker.to_decide == [waits]
     with referee.db.reading() as session:
         decided = {s: session.get(Submission, s) for s in (earlier, later, waits)}
         version = session.get(Game, along).version  # type: ignore[union-attr]
@@ -352,11 +358,14 @@ def test_a_workers_decision_takes_along_the_moves_pending_in_games_no_one_holds(
         ("accepted", 2),
     ]
     assert decided[waits].status == "pending" and version == 2  # type: ignore[union-attr]
-    # Their own tasks, run later, find them decided and write nothing.
+    # A task of one of them, run later, finds it decided and writes nothing to its game,
+    # but still decides what is pending: the game no longer held.
     assert decide(referee, later).seq == 2  # type: ignore[union-attr]
     with referee.db.reading() as session:
         assert session.get(Game, along).version == 2  # type: ignore[union-attr]
+        assert session.get(Submission, waits).status == "accepted"  # type: ignore[union-attr]
     assert decide(referee, waits).status == "accepted"  # type: ignore[union-attr]
+    assert broker.to_decide == [waits]
 
 
 def _legal(state: Any, seat: int) -> str:

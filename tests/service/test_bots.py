@@ -194,12 +194,12 @@ def test_a_move_the_rules_refuse_is_replaced_by_the_random_levels_and_the_game_g
 @contextmanager
 def monkeypatched_decide(referee: Referee) -> Iterator[None]:
     """Submissions are recorded but left pending (a broker that holds them)."""
-    enqueue = referee.queue.enqueue
-    referee.queue.enqueue = lambda *_args: None  # type: ignore[method-assign]
+    enqueue = referee.queue.enqueue_decisions
+    referee.queue.enqueue_decisions = lambda *_args: None  # type: ignore[method-assign]
     try:
         yield
     finally:
-        referee.queue.enqueue = enqueue  # type: ignore[method-assign]
+        referee.queue.enqueue_decisions = enqueue  # type: ignore[method-assign]
 
 
 def _bot_first(referee: Referee, players: list[Player], **more: Any) -> str:

@@ -17,7 +17,6 @@ from sqlmodel import select
 
 from referee import games
 from referee.engine import Resign
-from referee.queue import DECIDE
 from referee.service import Referee, game_states, refusals
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.deadlines import sweep_deadlines
@@ -105,10 +104,10 @@ class _Broker:
     eager = False
 
     def __init__(self) -> None:
-        self.sent: list[tuple[Any, ...]] = []
+        self.to_decide: list[str] = []
 
-    def enqueue(self, name: str, *args: Any) -> None:
-        self.sent.append((name, *args))
+    def enqueue_decisions(self, submission_ids: list[str]) -> None:
+        self.to_decide += submission_ids
 
 
 # What reading a move takes of the rules: its JSON form or its notation, no position.
@@ -145,7 +144,7 @@ def test_submitting_does_no_rules_work_the_worker_decides(
     with pytest.raises(refusals.BadNotation):
         submit_move(referee, SubmitMove(game_id, SeatToken(tokens[seat]), "no such move"))
     assert submitted.status == "pending"
-    assert broker.sent == [(DECIDE, submitted.id)]
+    assert broker.to_decide == [submitted.id]
     monkeypatch.undo()
     # The worker reads the move and plays it, once.
     decided = decide(referee, submitted.id)
