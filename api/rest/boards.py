@@ -48,7 +48,7 @@ def board_svg(
 
 
 @blp.route("/<game_id>/board.svg", methods=["GET"])
-@blp.arguments(StateArgs, location="query")
+@blp.arguments(StateArgs(), location="query")
 @blp.doc(
     operationId="getBoardSvg",
     security=SEAT,

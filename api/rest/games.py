@@ -100,7 +100,7 @@ def links(game_id: str) -> dict[str, str]:
 
 
 @blp.route("", methods=["POST"])
-@blp.arguments(NewGameIn)
+@blp.arguments(NewGameIn())
 # Documented per game (api/schemas/rules.py): what a body may hold depends on its game.
 @blp.doc(requestBody={"content": {"application/json": {"schema": {"$ref": COMPONENTS + NEW_GAME}}}})
 @blp.response(
@@ -175,7 +175,7 @@ def create(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
 
 
 @blp.route("", methods=["GET"])
-@blp.arguments(GameListArgs, location="query")
+@blp.arguments(GameListArgs(), location="query")
 @blp.response(200, GameListOut)
 @blp.doc(operationId="listGames", **declared({422: BAD_QUERY}))
 def index(args: dict[str, Any]) -> dict[str, Any]:
@@ -259,7 +259,7 @@ def turn_deadline(game: Game, due: datetime | None) -> dict[str, Any] | None:
 
 
 @blp.route("/<game_id>/state", methods=["GET"])
-@blp.arguments(StateArgs, location="query")
+@blp.arguments(StateArgs(), location="query")
 @blp.response(200, EnvelopeOut)
 @blp.doc(
     operationId="getGameState",
@@ -383,9 +383,9 @@ def _submission_doc(conflict: str, refused: str, *more: int) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/moves", methods=["POST"])
-@blp.arguments(MoveIn)
-@blp.arguments(WaitArgs, location="query")
-@blp.arguments(IdempotencyIn, location="headers", error_status_code=400)
+@blp.arguments(MoveIn())
+@blp.arguments(WaitArgs(), location="query")
+@blp.arguments(IdempotencyIn(), location="headers", error_status_code=400)
 @blp.response(202, SubmissionOut, description="recorded; decided soon (or `?wait=` ran out)")
 @blp.alt_response(201, schema=SubmissionOut, description="accepted (with `?wait=`)")
 @blp.doc(
@@ -402,8 +402,8 @@ def play(body: dict[str, Any], args: dict[str, Any], _headers: dict[str, Any], g
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
-@blp.arguments(WaitArgs, location="query")
-@blp.arguments(IdempotencyIn, location="headers", error_status_code=400)
+@blp.arguments(WaitArgs(), location="query")
+@blp.arguments(IdempotencyIn(), location="headers", error_status_code=400)
 @blp.response(202, SubmissionOut, description="recorded; decided soon (or `?wait=` ran out)")
 @blp.alt_response(201, schema=SubmissionOut, description="accepted (with `?wait=`)")
 @blp.doc(
@@ -424,7 +424,7 @@ blp.register_blueprint(webhooks.blp)
 
 
 @blp.route("/<game_id>/moves", methods=["GET"])
-@blp.arguments(LogArgs, location="query")
+@blp.arguments(LogArgs(), location="query")
 @blp.response(200, LogOut)
 @blp.doc(operationId="listMoves", **declared({404: NO_GAME, 422: BAD_QUERY}))
 def moves(args: dict[str, Any], game_id: str) -> dict[str, Any]:

@@ -40,7 +40,7 @@ def me() -> dict[str, Any]:
 
 
 @blp.route("/games", methods=["GET"])
-@blp.arguments(MyGamesArgs, location="query")
+@blp.arguments(MyGamesArgs(), location="query")
 @blp.response(200, MyGamesOut)
 @blp.doc(
     operationId="listMyGames",
@@ -99,7 +99,7 @@ def tokens() -> dict[str, Any]:
 
 
 @blp.route("/tokens", methods=["POST"])
-@blp.arguments(NewTokenIn)
+@blp.arguments(NewTokenIn())
 @blp.response(
     201,
     TokenMadeOut,

@@ -43,7 +43,7 @@ _SEAT_ONLY = {401: _BAD_TOKEN, 403: NOT_A_SEAT, 404: NO_GAME}
 
 
 @blp.route("/<game_id>/messages", methods=["POST"])
-@blp.arguments(MessageIn)
+@blp.arguments(MessageIn())
 @blp.response(201, MessageOut)
 @blp.doc(
     operationId="postMessage",
@@ -68,7 +68,7 @@ def post(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/messages", methods=["GET"])
-@blp.arguments(MessagesArgs, location="query")
+@blp.arguments(MessagesArgs(), location="query")
 @blp.response(200, MessagesOut)
 @blp.doc(
     operationId="listMessages",
@@ -136,7 +136,7 @@ def get_note(game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/note", methods=["PUT"])
-@blp.arguments(NoteIn)
+@blp.arguments(NoteIn())
 @blp.response(200, NoteOut)
 @blp.doc(
     operationId="putNote",

@@ -51,7 +51,7 @@ GAME_PARAMETER = {"in": "path", "name": "game", "schema": {"type": "string", "en
 
 
 @blp.route("/ratings/<game>", methods=["GET"], parameters=[GAME_PARAMETER])
-@blp.arguments(LeaderboardArgs, location="query")
+@blp.arguments(LeaderboardArgs(), location="query")
 @blp.response(200, LeaderboardOut)
 @blp.doc(
     operationId="listRatings",

@@ -33,7 +33,7 @@ def get_profile() -> dict[str, Any]:
 
 
 @blp.route("/profile", methods=["PUT"])
-@blp.arguments(ProfileIn)
+@blp.arguments(ProfileIn())
 @blp.response(200, ProfileOut)
 @blp.doc(
     operationId="setProfile",

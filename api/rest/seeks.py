@@ -51,7 +51,7 @@ def _acting() -> Player:
 
 
 @blp.route("", methods=["POST"])
-@blp.arguments(NewSeekIn)
+@blp.arguments(NewSeekIn())
 @blp.response(201, SeekOut)
 @blp.doc(requestBody={"content": {"application/json": {"schema": {"$ref": COMPONENTS + NEW_SEEK}}}})
 @blp.doc(
@@ -90,7 +90,7 @@ def post(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
 
 
 @blp.route("", methods=["GET"])
-@blp.arguments(SeekListArgs, location="query")
+@blp.arguments(SeekListArgs(), location="query")
 @blp.response(200, SeekListOut)
 @blp.doc(operationId="listSeeks", **declared({422: BAD_QUERY + "; unknown_game"}))
 def index(args: dict[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ ASKED = (
 
 
 @blp.route("", methods=["POST"])
-@blp.arguments(SignInIn)
+@blp.arguments(SignInIn())
 @blp.response(202, SignInAskedOut)
 @blp.doc(
     operationId="askSignIn",

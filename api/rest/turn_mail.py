@@ -49,7 +49,7 @@ def get_settings() -> dict[str, Any]:
 
 
 @blp.route("/settings", methods=["PUT"])
-@blp.arguments(TurnMailIn)
+@blp.arguments(TurnMailIn())
 @blp.response(200, TurnMailOut)
 @blp.doc(
     operationId="putMySettings",

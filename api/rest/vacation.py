@@ -44,7 +44,7 @@ def get_vacation() -> dict[str, Any]:
 
 
 @blp.route("", methods=["PUT"])
-@blp.arguments(VacationIn)
+@blp.arguments(VacationIn())
 @blp.response(200, VacationOut)
 @blp.doc(
     operationId="setVacation",

@@ -21,7 +21,7 @@ blp = Blueprint("webhooks", __name__, url_prefix="/<game_id>/webhook")
 
 
 @blp.route("", methods=["PUT"])
-@blp.arguments(WebhookIn)
+@blp.arguments(WebhookIn())
 @blp.response(200, WebhookOut)
 @blp.doc(
     operationId="setWebhook",
