@@ -223,6 +223,9 @@ def start_stack(
 
 
 _game_numbers = itertools.count()
+# More games than a second of moves ends on this machine (a game lasts about 30
+# moves): the fresh games made before each run of moves.
+ENDED_A_SECOND = 12
 
 
 def new_game(http: requests.Session, url: str) -> Game:
@@ -281,8 +284,13 @@ class Tally:
 
 
 def move_sender(
-    url: str, games_ready: queue.Queue[Game]
+    url: str, games_ready: queue.Queue[Game], fresh: queue.Queue[Game] | None = None
 ) -> Callable[[requests.Session, Tally], None]:
+    """Sends one move of a game that is ready; a game that ended is replaced by one
+    from `fresh`, made before the run, so that making games is not measured as moves
+    (one made here, measured, only when `fresh` ran out)."""
+    fresh = fresh or queue.Queue()
+
     def send(http: requests.Session, tally: Tally) -> None:
         game = games_ready.get()
         token, move, after = game.next_move()
@@ -298,8 +306,11 @@ def move_sender(
             game.state = after
         if RULES.result(game.state) is None:
             games_ready.put(game)
-        else:
-            # A game that ended is replaced, so no client ever waits for one.
+            return
+        # A game that ended is replaced, so no client ever waits for one.
+        try:
+            games_ready.put(fresh.get_nowait())
+        except queue.Empty:
             games_ready.put(new_game(http, url))
 
     return send
@@ -415,7 +426,8 @@ def compare(
     of the rounds is the figure.
     """
     games_ready = new_games(stack.url, 300)
-    moves = move_sender(stack.url, games_ready)
+    fresh: queue.Queue[Game] = queue.Queue()
+    moves = move_sender(stack.url, games_ready, fresh)
     floor = floor_sender(stack.url, games_ready.queue[0].id)
     # Warm both paths up, long enough for most games to have been seen by
     # the server's processes (each keeps the seat tokens of the games it saw).
@@ -429,7 +441,10 @@ def compare(
         plan.append((f"floor, offered {rate:g}/s", partial(offered, floor, rate, seconds)))
         plan.append((f"moves, offered {rate:g}/s", partial(offered, moves, rate, seconds)))
     runs = []
+    http = requests.Session()
     for name, measure in plan:
+        while name.startswith("moves") and fresh.qsize() < seconds * ENDED_A_SECOND:
+            fresh.put(new_game(http, stack.url))
         stack.drain()
         before = stack.cpu()
         tally, elapsed = measure()
