@@ -97,10 +97,12 @@ class Stack:
         return [sum(_cpu_ticks(pid) for pid in _tree(p.pid)) / tick for p in self.processes]
 
     def drain(self) -> None:
-        """Wait until the worker has taken every task, so runs do not queue behind each other."""
+        """Wait until the workers have taken every task (deciding, delivery and bots' queues),
+        so runs do not queue behind each other."""
         broker = redis.Redis.from_url(redis_url())
+        queues = [self.queue, f"{self.queue}.delivery", f"{self.queue}.bots"]
         deadline = time.monotonic() + 120
-        while broker.llen(self.queue) and time.monotonic() < deadline:
+        while any(broker.llen(name) for name in queues) and time.monotonic() < deadline:
             time.sleep(0.1)
         time.sleep(0.5)
 

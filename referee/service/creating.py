@@ -178,6 +178,7 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             for number, p in enumerate(command.players)
             if not p.bot
         ]
+        reach = reachability.reach(session, game.id)
         notices += notifying.after_moves(
             game.id,
             game.seed,
@@ -185,13 +186,15 @@ def create_game(referee: Referee, command: NewGame) -> Created:
             state,
             appended,
             rounds_before=rounds_before,
-            reach=reachability.reach(session, game.id),
+            reach=reach,
             stamp=game.created_at,
         )
         notifying.write(session.connection(), None, notices)
     # Announced as a change, so that its players' streams (`GET /v1/me/events`) hear of it;
-    # and a bot's turn, when a bot plays first.
-    publish(referee, Published(changed=[game.id], news=True, bots=_bots_first(game, command)))
+    # and a bot's turn, when a bot plays first. Delivery is woken only when a seat can
+    # be told anything: notices are delivered to the seats some channel reaches.
+    news = bool(reach.reachable)
+    publish(referee, Published(changed=[game.id], news=news, bots=_bots_first(game, command)))
     return Created(game, tuple(tokens), consent)
 
 

@@ -78,35 +78,37 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
         else:
             decided = _judged(session, Batch(game, [submission], locked.reach), secret, published)
         # In the embedded default every submission is decided as it is recorded.
-        taken = 0 if referee.queue.eager else _take_along(session, game.id, secret, published)
+        along = None if referee.queue.eager else _take_along(session, game.id, secret, published)
     publish(referee, published)
-    if not referee.queue.eager:
-        _decide_pending(referee, secret, taken)
+    while along is not None and along.full:
+        published = Published()
+        with referee.db.transaction() as session:
+            along = _take_along(session, "", secret, published)
+        publish(referee, published)
+    if along is not None and along.left is not None:
+        referee.queue.enqueue_decisions([along.left])
     return decided
 
 
-def _take_along(session: Session, game_id: str, secret: bytes, published: Published) -> int:
+@dataclass(frozen=True, slots=True)
+class _Along:
+    """What a batch left: whether it was full (more may be pending); if not, a submission
+    still pending that no one is deciding (its game held by another transaction)."""
+
+    full: bool
+    left: str | None = None
+
+
+def _take_along(session: Session, game_id: str, secret: bytes, published: Published) -> _Along:
     """Decide up to `BATCH` pending submissions of games other than `game_id` that no one
-    holds; how many."""
+    holds."""
     batches = decision_rows.lock_pending(session, game_id, reachable, BATCH)
     for batch in batches:
         _judged(session, batch, secret, published)
-    return sum(len(batch.submissions) for batch in batches)
-
-
-def _decide_pending(referee: Referee, secret: bytes, taken: int) -> None:
-    """Go on deciding while the last batch was full; then give a submission still
-    pending that no one is deciding (its game held by another transaction) a task,
-    unless one waits to start already."""
-    while taken == BATCH:
-        published = Published()
-        with referee.db.transaction() as session:
-            taken = _take_along(session, "", secret, published)
-        publish(referee, published)
-    with referee.db.transaction() as session:
-        left = decision_rows.pending_unheld(session)
-    if left is not None:
-        referee.queue.enqueue_decisions([left])
+    if sum(len(batch.submissions) for batch in batches) == BATCH:
+        return _Along(full=True)
+    # Those just decided are no longer pending here; those being decided are locked.
+    return _Along(full=False, left=decision_rows.pending_unheld(session))
 
 
 def _judged(session: Session, batch: Batch, secret: bytes, published: Published) -> Decided:
