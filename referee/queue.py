@@ -70,9 +70,10 @@ SWEEPS = (SWEEP, DEADLINES, DIGESTS, BOT_SWEEP, SEEKS, RATINGS, TRIM, *DELIVERY)
 SOFT_TIME_LIMIT = 180
 HARD_TIME_LIMIT = 240
 
-# How long (s) a deciding task waiting to start keeps the submissions recorded
-# meanwhile from sending their own (`Queue.enqueue_decisions`).
-WANTED_FOR = 10
+# How long (s) at most a deciding task waiting to start keeps the submissions recorded
+# meanwhile from sending tasks of their own (`Queue.enqueue_decisions`): a task the
+# broker lost holds up later submissions no longer than this.
+WANTED_FOR = 2
 
 _log = logging.getLogger(__name__)
 
@@ -144,12 +145,12 @@ class Queue:
         """Have recorded submissions decided soon: each right here in the embedded default.
 
         With a broker, a deciding task is sent only when none is waiting to
-        start: a task decides every submission pending when it starts
+        start: a task decides its own submission, then every submission
+        pending that no one holds, a batch a transaction
         (`referee.service.deciding.decide`), so under load one task serves
         many moves instead of one each. The mark that a task waits
-        (`decisions_taken` clears it) expires, so a task the broker lost holds
-        up later submissions for `WANTED_FOR` seconds at most; the sweep finds
-        what it left pending.
+        (`decisions_taken` clears it as the task starts) expires after
+        `WANTED_FOR` seconds; the sweep finds what a lost task left.
         """
         if self.eager:
             for submission_id in submission_ids:
@@ -174,8 +175,8 @@ class Queue:
             raise
 
     def decisions_taken(self) -> None:
-        """Say that a deciding task started: a submission recorded after this sends one
-        of its own."""
+        """Say that a deciding task started: a submission recorded after this sends a
+        task of its own."""
         if self.eager:
             return
         try:

@@ -46,7 +46,6 @@ Job = Callable[..., Any]
 
 
 def _decide(referee: Referee, submission_id: str) -> None:
-    referee.queue.decisions_taken()
     decide(referee, submission_id)
 
 

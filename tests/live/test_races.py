@@ -183,6 +183,43 @@ def test_while_a_deciding_task_waits_later_moves_send_none_and_it_decides_them_a
         assert len(chain_holds(client, game["id"])) == 1
 
 
+def test_a_deciding_task_held_up_by_its_games_lock_holds_up_no_other_game(
+    service: Service,
+) -> None:
+    client = Client(service.url)
+    held, other = client.create("subdivision", 2), client.create("subdivision", 2)
+
+    def first_move(game: dict[str, Any]) -> dict[str, Any]:
+        token = game["seats"][0]["token"]
+        return {
+            "move": client.get(f"/v1/games/{game['id']}/legal-moves", token).json()["moves"][0][
+                "move"
+            ]
+        }
+
+    # A second worker (the stack's runs one task at a time) takes what the stuck one cannot.
+    second = service.start_worker()
+    broker = redis.Redis.from_url(service.env["REDIS_URL"])
+    with psycopg.connect(service.database_url) as blocker:
+        blocker.execute("SELECT id FROM game WHERE id = %s FOR NO KEY UPDATE", [held["id"]])
+        waiting = client.move(held["id"], held["seats"][0]["token"], first_move(held), wait=0)
+        assert waiting.status_code == 202
+        assert wait_for_lock_waiter(blocker), "the worker never reached the game's lock"
+        # The stuck task said it started before it stopped: the next move sends its own.
+        assert broker.get(f"referee:decisions-wanted:{service.env['REFEREE_QUEUE']}") is None
+        answer = client.move(other["id"], other["seats"][0]["token"], first_move(other), wait=20)
+        assert answer.status_code == 201
+        stuck = waiting.json()["submission"]["id"]
+        token = held["seats"][0]["token"]
+        assert client.get(f"/v1/submissions/{stuck}", token).json()["submission"]["status"] == (
+            "pending"
+        )
+        blocker.rollback()
+    assert client.wait_decided(stuck, token)["status"] == "accepted"
+    second.stop()
+    service.workers.remove(second)
+
+
 def wait_for_lock_waiter(connection: psycopg.Connection[Any], seconds: float = 30) -> bool:
     deadline = time.monotonic() + seconds
     with psycopg.connect(connection.info.dsn, autocommit=True) as watcher:

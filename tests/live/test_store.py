@@ -312,6 +312,9 @@ class _Broker:
     def enqueue_decisions(self, submission_ids: list[str]) -> None:
         self.to_decide += submission_ids
 
+    def decisions_taken(self) -> None:
+        pass
+
     def enqueue_apart(self, *_args: Any, **_kwargs: Any) -> None:
         pass
 
