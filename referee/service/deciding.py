@@ -53,7 +53,8 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
     """Decide one submission, exactly once, and publish; None when there is no such submission.
 
     With a broker (a worker's task), the same transaction also decides up to
-    `BATCH` submissions of other games still pending that no one holds: a commit
+    `BATCH` more pending submissions, of games no one else holds (its own game's
+    too, after its own submission, as several seats may answer at once): a commit
     waits for the disk, and when moves come faster than a commit each, one commit
     for several keeps the worker up with them. Each of those is decided exactly
     once all the same; a task of its own, if one runs, finds it decided.
@@ -84,12 +85,12 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
         else:
             decided = _judged(session, Batch(game, [submission], locked.reach), secret, published)
         # In the embedded default every submission is decided as it is recorded.
-        along = None if referee.queue.eager else _take_along(session, game.id, secret, published)
+        along = None if referee.queue.eager else _take_along(session, secret, published)
     publish(referee, published)
     while along is not None and along.full:
         published = Published()
         with referee.db.transaction() as session:
-            along = _take_along(session, "", secret, published)
+            along = _take_along(session, secret, published)
         publish(referee, published)
     if along is not None and along.left is not None:
         referee.queue.enqueue_decisions([along.left])
@@ -105,10 +106,10 @@ class _Along:
     left: str | None = None
 
 
-def _take_along(session: Session, game_id: str, secret: bytes, published: Published) -> _Along:
-    """Decide up to `BATCH` pending submissions of games other than `game_id` that no one
-    holds."""
-    batches = decision_rows.lock_pending(session, game_id, reachable, BATCH)
+def _take_along(session: Session, secret: bytes, published: Published) -> _Along:
+    """Decide up to `BATCH` pending submissions of games that no one else holds: this
+    transaction's own game's too (several seats may answer at once), as it stands now."""
+    batches = decision_rows.lock_pending(session, reachable, BATCH)
     for batch in batches:
         _judged(session, batch, secret, published)
     if sum(len(batch.submissions) for batch in batches) == BATCH:

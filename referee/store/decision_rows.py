@@ -152,14 +152,15 @@ def _read_for_decision(reaches: Reaches) -> sa.Select[Any]:
     return _decision_read(reaches).where(_SUBMISSION.c.id == sa.bindparam("submission_id"))
 
 
-# Pending submissions of games no transaction holds, oldest first: a batch decided in
-# the transaction that decides one submission. SKIP LOCKED makes the batch wait for
-# no lock, so it can never close a cycle of waits with another transaction.
+# Pending submissions of games no other transaction holds, oldest first: a batch
+# decided in the transaction that decides one submission, which may hold one of
+# those games already. SKIP LOCKED makes the batch wait for no lock, so it can never
+# close a cycle of waits with another transaction.
 @cache
 def _lock_pending(reaches: Reaches) -> sa.Select[Any]:
     return (
         _decision_read(reaches)
-        .where(_PENDING, _GAME.c.id != sa.bindparam("game_id"))
+        .where(_PENDING)
         .order_by(_SUBMISSION.c.created_at, _SUBMISSION.c.id)
         .limit(sa.bindparam("most"))
         .with_for_update(of=[_GAME, _SUBMISSION], key_share=True, skip_locked=True)
@@ -210,12 +211,12 @@ def lock_for_decision(session: Session, submission_id: str, reaches: Reaches) ->
     return None if found is None else _locked(found)
 
 
-def lock_pending(session: Session, game_id: str, reaches: Reaches, most: int) -> list[Batch]:
-    """Lock up to `most` pending submissions of games other than `game_id` that no other
-    transaction holds, with their games: each game once, with its submissions in the
-    order they came."""
+def lock_pending(session: Session, reaches: Reaches, most: int) -> list[Batch]:
+    """Lock up to `most` pending submissions of games that no other transaction holds,
+    with their games as they stand in this one: each game once, with its submissions in
+    the order they came."""
     query = _lock_pending(reaches)
-    found = session.connection().execute(query, {"game_id": game_id, "most": most})
+    found = session.connection().execute(query, {"most": most})
     games: dict[str, Batch] = {}
     for row in found:
         locked = _locked(row)

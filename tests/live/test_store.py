@@ -332,7 +332,12 @@ def test_a_workers_decision_takes_along_the_moves_pending_in_games_no_one_holds(
             seed = session.get(Game, game_id).seed  # type: ignore[union-attr]
             opening[game_id] = new_state(RULES, seed, 2, RULES.load_options({}, 2))
         mover = min(RULES.actors(opening[first]))
-        one = _pending(session, first, mover, RULES, _legal(opening[first], mover), 0)
+        move = RULES.legal_moves(opening[first], mover)[0]
+        one = _pending(session, first, mover, RULES, RULES.notate(move), 0)
+        # The answer to it, recorded before it was decided: the same task decides it next.
+        after = RULES.play(opening[first], mover, move)
+        answer = min(RULES.actors(after))
+        answered = _pending(session, first, answer, RULES, _legal(after, answer), 1)
         # Two moves of one game, the second answering the first: decided in their order.
         state = opening[along]
         seat = min(RULES.actors(state))
@@ -354,8 +359,9 @@ def test_a_workers_decision_takes_along_the_moves_pending_in_games_no_one_holds(
     # The one its game's holder kept from the batch is given a task of its own.
     assert broker.to_decide == [waits]
     with referee.db.reading() as session:
-        decided = {s: session.get(Submission, s) for s in (earlier, later, waits)}
+        decided = {s: session.get(Submission, s) for s in (earlier, later, waits, answered)}
         version = session.get(Game, along).version  # type: ignore[union-attr]
+    assert (decided[answered].status, decided[answered].seq) == ("accepted", 2)  # type: ignore[union-attr]
     assert [(decided[s].status, decided[s].seq) for s in (earlier, later)] == [  # type: ignore[union-attr]
         ("accepted", 1),
         ("accepted", 2),
