@@ -14,6 +14,7 @@ the queue is given.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -362,15 +363,19 @@ class Queue:
             self.start_delivery()
 
         pause = threading.Event()
+        sweeps = [task for task in SWEEPS if not (self.eager and task in DELIVERY)]
+        # One sweep at a time, spread over the period: all at once, they would take every
+        # pool process of the worker together, and moves would wait behind them.
+        apart = self.settings.sweep_every / len(sweeps)
 
         def loop() -> None:
-            while not pause.wait(self.settings.sweep_every):
+            for task in itertools.cycle(sweeps):
+                if pause.wait(apart):
+                    return
                 try:
-                    for task in SWEEPS:
-                        if not (self.eager and task in DELIVERY):
-                            self.enqueue(task)
+                    self.enqueue(task)
                 except Exception:
-                    _log.exception("the sweep could not be enqueued; trying again later")
+                    _log.exception("sweep %s could not be enqueued; trying again later", task)
 
         thread = threading.Thread(target=loop, name="referee-sweeper", daemon=True)
         thread.start()
