@@ -65,12 +65,11 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
     (`Queue.enqueue_decisions`). One whose game another transaction holds is
     passed by, and gets a task of its own.
     """
-    if not referee.queue.eager:
-        # Said first: were it said after this task's own decision, one held up by its
-        # game's lock would hold up every other game's moves with it. What is recorded
-        # from now on sends a task of its own; what was recorded before is committed
-        # already, so the batches below find it.
-        referee.queue.decisions_taken()
+    # Said first (a no-op in the embedded default): were it said after this task's own
+    # decision, one held up by its game's lock would hold up every other game's moves
+    # with it. What is recorded from now on sends a task of its own; what was recorded
+    # before is committed already, so the batches below find it.
+    referee.queue.decisions_taken()
     # Read before the transaction: the first time, it may be read from the database.
     secret = referee.secret()
     with referee.db.transaction() as session:
