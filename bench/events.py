@@ -32,7 +32,6 @@ import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import datetime
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
@@ -173,8 +172,10 @@ def web_processes(stack: Stack) -> str:
 def decided_at(stack: Stack) -> dict[tuple[str, int], float]:
     """When each logged move was decided (the stamp the worker gave it), by game and version."""
     with psycopg.connect(stack.database_url) as connection:
-        rows = connection.execute("SELECT game_id, seq, created_at FROM move").fetchall()
-    return {(g, seq): datetime.fromisoformat(at).timestamp() for g, seq, at in rows}
+        rows = connection.execute(
+            "SELECT replace(game_id::text, '-', ''), seq, extract(epoch FROM created_at) FROM move"
+        ).fetchall()
+    return {(g, seq): float(at) for g, seq, at in rows}
 
 
 def latencies(

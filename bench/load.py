@@ -403,7 +403,8 @@ def load(
         reads_run = _wrk(_READS % {"ids": "{" + ids + "}"}, stack.url, threads, seconds)
     with psycopg.connect(stack.database_url) as connection:
         row = connection.execute(
-            "SELECT count(*) FROM submission WHERE status = 'accepted' AND game_id = ANY(%s)",
+            "SELECT count(*) FROM submission WHERE status = 'accepted'"
+            " AND game_id = ANY(%s::uuid[])",
             (played,),
         )
         accepted = int(row.fetchone()[0])  # type: ignore[index]

@@ -53,7 +53,7 @@ from referee.store.clock import stamp
 from referee.store.decision_rows import LockedGame, Reach
 from referee.store.keys import hash_token
 from referee.store.submissions import request_hash
-from referee.store.tables import GameStatus, OutboxKind, Source, TimeoutPolicy
+from referee.store.tables import DUE_AT_ONCE, GameStatus, OutboxKind, Source, TimeoutPolicy
 
 # Games a worker hands back at once, and games a transaction writes.
 CHUNK = 25
@@ -107,9 +107,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "id", "game_id", "seat", "move", "expected_version", "request_hash", "status", "seq",
         "created_at", "decided_at", "source", "seen_version",
     ),
-    "move": (
-        "game_id", "seq", "seat", "move", "notation", "created_at", "hash", "source",
-    ),
+    "move": ("game_id", "seq", "seat", "created_at", "hash", "notation", "source"),
     "snapshot": ("game_id", "version", "state"),
     "outbox": ("id", "game_id", "kind", "seat", "payload", "created_at"),
     "delivery": (
@@ -117,6 +115,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "rated_game": ("game_id", "game", "counted", "finished_at", "applied_at", "tallied"),
 }  # fmt: skip
+# The hashes, which PostgreSQL holds as bytes (`referee.store.columns.HexDigest`).
+DIGESTS = {"hash", "request_hash"}
 # Each chunk of games numbers its notices from its own block of ids.
 NOTICES_PER_CHUNK = 200_000
 _ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -144,7 +144,9 @@ class Rows:
     next_notice: int = 1
 
     def add(self, table: str, row: Row) -> None:
-        line = "\t".join(_field(row[name]) for name in COLUMNS[table])
+        line = "\t".join(
+            _field("\\x" + row[name] if name in DIGESTS else row[name]) for name in COLUMNS[table]
+        )
         self.lines.setdefault(table, []).append(line + "\n")
 
 
@@ -208,7 +210,7 @@ class _Game:
                 "channel": "mail",
                 "status": "sent",
                 "attempts": 1,
-                "next_attempt_at": notice["created_at"],
+                "next_attempt_at": DUE_AT_ONCE,
                 "lease_until": None,
                 "done_at": stamp(at + timedelta(seconds=2)),
                 "error": None,

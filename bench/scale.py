@@ -97,6 +97,10 @@ def _sweeps(referee: Referee, repeats: int, figures: Figures) -> None:
             figures.timed[f"sweep {label}"] = taken
 
 
+# A game's id as the API spells it (PostgreSQL holds it as a `uuid`).
+HEX_ID = "replace(id::text, '-', '')"
+
+
 def _sample(url: str, query: str, count: int) -> list[str]:
     with psycopg.connect(url) as connection:
         return [gid for (gid,) in connection.execute(query, (count,)).fetchall()]
@@ -119,7 +123,7 @@ def _requests(referee: Referee, settings: Settings, plan: Plan, args: Any, f: Fi
         f.timed[name] = timings(user, path, headers, count)[0]
     url = settings.database_url
     running = _sample(
-        url, "SELECT id FROM game WHERE status = 'active' ORDER BY id LIMIT %s", count
+        url, f"SELECT {HEX_ID} FROM game WHERE status = 'active' ORDER BY id LIMIT %s", count
     )
     f.timed["GET state"] = _each(client, [f"/v1/games/{gid}/state" for gid in running])
     # The first finished games the loader made: the same games at every size.
@@ -128,7 +132,7 @@ def _requests(referee: Referee, settings: Settings, plan: Plan, args: Any, f: Fi
         finished = [
             gid
             for (gid,) in connection.execute(
-                "SELECT id FROM game WHERE seed = ANY(%s) ORDER BY id", (seeds,)
+                f"SELECT {HEX_ID} FROM game WHERE seed = ANY(%s) ORDER BY id", (seeds,)
             ).fetchall()
         ]
     f.timed["GET verify"] = _each(client, [f"/v1/games/{gid}/verify" for gid in finished])

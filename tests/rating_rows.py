@@ -38,7 +38,7 @@ def game(
     game_id: str | None = None,
 ) -> str:
     """A game whose seats are given these addresses (None: no address), made at `made`."""
-    game_id = game_id or f"t{next(_ids):06d}"
+    game_id = game_id or f"{next(_ids):032x}"
     session.add(
         Game(
             id=game_id,
@@ -82,14 +82,15 @@ def move(
     notation: str = "m",
 ) -> None:
     """Move `seq` of a game, by `seat`, logged at `at`, from a submission of `source`."""
-    submission = f"{game_id}-s{seq}"
+    # An id of its own, as the game's (hex digits, which PostgreSQL holds as a uuid).
+    submission = f"{seq:04x}{game_id[4:]}"
     session.add(
         Submission(
             id=submission,
             game_id=game_id,
             seat=seat,
             move={},
-            request_hash="r",
+            request_hash="0" * 64,
             status="accepted",
             seq=seq,
             created_at=stamp(at),
@@ -101,10 +102,9 @@ def move(
             game_id=game_id,
             seq=seq,
             seat=seat,
-            move={},
             notation=notation,
             created_at=stamp(at),
-            hash="h",
+            hash="0" * 64,
             source=source,
         )
     )

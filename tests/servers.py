@@ -265,6 +265,12 @@ def stop(*procs: subprocess.Popen[bytes] | None) -> None:
             kill(proc)
 
 
+def hex_id(column: str) -> str:
+    """SQL for an id column of PostgreSQL's (a `uuid`) as the referee spells ids: the
+    32 hex digits its API and mail use, for tests that read the database directly."""
+    return f"replace({column}::text, '-', '')"
+
+
 def pg_admin() -> str:
     """An admin URL of the session's PostgreSQL (database `postgres`); started on first use."""
     given = os.environ.get("REFEREE_TEST_PG")

@@ -434,11 +434,14 @@ def moves(args: dict[str, Any], game_id: str) -> dict[str, Any]:
         head = game_states.state_at(db, game, game.version)
         first_sealed = records.sealed_from(game, head)
         rows = reads.log(db, game.id, args["after"], args["limit"])
+    rules = reads.rules_of(game)
     entries = [
         {
             "seq": row.seq,
             "seat": row.seat,
-            "move": None if row.seq >= first_sealed else row.move,
+            "move": (
+                None if row.seq >= first_sealed else rules.move_to_json(rules.parse(row.notation))
+            ),
             "notation": SEALED_NOTATION if row.seq >= first_sealed else row.notation,
             "created_at": row.created_at,
             "hash": None if row.seq >= first_sealed else row.hash,

@@ -44,7 +44,7 @@ def state_at(session: Session, game: GameRow, version: int) -> Any:
         start = snap.version
     if start < version:
         for row in moves_through(session, game.id, start, version):
-            state = rules.play(state, row.seat, rules.move_from_json(row.move))
+            state = rules.play(state, row.seat, rules.parse(row.notation))
     return state
 
 
@@ -62,7 +62,7 @@ def state_and_previous(session: Session, game: GameRow, version: int) -> tuple[A
     if version == game.version and game.state is not None:
         return rules.state_from_json(game.state), previous
     last = move_at(session, game.id, version)
-    return rules.play(previous, last.seat, rules.move_from_json(last.move)), previous
+    return rules.play(previous, last.seat, rules.parse(last.notation)), previous
 
 
 def history(session: Session, game: GameRow) -> tuple[Any, list[Played[Any, Any]]]:
@@ -76,7 +76,7 @@ def history(session: Session, game: GameRow) -> tuple[Any, list[Played[Any, Any]
     played: list[Played[Any, Any]] = []
     state = start
     for row in log(session, game.id):
-        move = rules.move_from_json(row.move)
+        move = rules.parse(row.notation)
         state = rules.play(state, row.seat, move)
         played.append(Played(row.seat, move, state))
     return start, played

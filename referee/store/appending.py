@@ -54,7 +54,6 @@ def log_entries(
                 "game_id": game.id,
                 "seq": version,
                 "seat": seat,
-                "move": rules.move_to_json(move),
                 "notation": notation,
                 "created_at": stamp,
                 "hash": digest,

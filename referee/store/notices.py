@@ -16,7 +16,8 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 
-from referee.store.tables import Delivery, DeliveryStatus, Outbox, Seat, core_table
+from referee.store.columns import Stamp
+from referee.store.tables import DUE_AT_ONCE, Delivery, DeliveryStatus, Outbox, Seat, core_table
 
 _NOTICE = core_table(Outbox)
 _DELIVERY = core_table(Delivery)
@@ -56,7 +57,7 @@ def _insert_deliveries(routes: Routes) -> sa.Insert:
                     sa.literal(channel.name, sa.String),
                     sa.literal(DeliveryStatus.PENDING.value, sa.String),
                     sa.literal(0, sa.Integer),
-                    sa.literal("", sa.String),
+                    sa.literal(DUE_AT_ONCE, Stamp),
                 )
                 .select_from(
                     _NOTICE.join(

@@ -60,7 +60,7 @@ def versions(session: Session, notice_ids: Sequence[int]) -> dict[int, int]:
 
 def moved_after(session: Session, game_id: str, seat: int, version: int) -> bool:
     """Whether the seat has a move logged after the game's `version`."""
-    query = sa.select(_MOVE.c.id).where(
+    query = sa.select(_MOVE.c.seq).where(
         _MOVE.c.game_id == game_id, _MOVE.c.seat == seat, _MOVE.c.seq > version
     )
     return session.connection().execute(query.limit(1)).first() is not None

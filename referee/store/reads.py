@@ -84,11 +84,11 @@ def every_game_id(session: Session) -> list[str]:
 
 def ids_starting(session: Session, prefix: str, most: int) -> list[str]:
     """Up to `most` game ids that begin with `prefix` (not empty), in order: a range of
-    the primary key, which both databases read on its index (LIKE may not)."""
-    after = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    the primary key, which both databases read on its index (LIKE may not, and cannot
+    read PostgreSQL's `uuid` at all)."""
     query = (
         select(Game.id)
-        .where(col(Game.id) >= prefix, col(Game.id) < after)
+        .where(col(Game.id) >= prefix.ljust(32, "0"), col(Game.id) <= prefix.ljust(32, "f"))
         .order_by(col(Game.id))
         .limit(most)
     )

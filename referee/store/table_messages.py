@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from referee.store.columns import HexId
 from referee.store.tables import (
     Game,
     MessageMute,
@@ -239,7 +240,7 @@ def _unread(session: Session, seats: list[tuple[str, int]]) -> list[Unread]:
     # The pairs as rows (SQLite names no columns of a VALUES list): one SELECT each.
     mine = sa.union_all(
         *(
-            sa.select(sa.literal(game_id).label("game_id"), sa.literal(seat).label("seat"))
+            sa.select(sa.literal(game_id, HexId).label("game_id"), sa.literal(seat).label("seat"))
             for game_id, seat in seats
         )
     ).subquery("mine")

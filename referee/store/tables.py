@@ -19,6 +19,7 @@ from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from referee import automatic
+from referee.store.columns import HexDigest, HexId, Stamp
 
 
 class GameStatus(StrEnum):
@@ -157,8 +158,11 @@ RESIGN_ROWS = text("notation = 'resign'")
 UNTALLIED_ROWS = text("NOT tallied")
 # Finished games whose cached state the trim sweep has not dropped yet.
 CACHED_OVER_ROWS = text("status = 'over' AND state IS NOT NULL")
+# When a new delivery is due: before any moment a sweep asks about, so at once.
+DUE_AT_ONCE = "1970-01-01T00:00:00.000000+00:00"
 # Deliveries done with (sent, skipped or given up): the trim sweep drops the old ones.
 DONE_ROWS = text("done_at IS NOT NULL")
+UNDONE_ROWS = text("status IN ('pending', 'sending')")
 # Running games with a turn's clock, and those of them not reminded at their version yet:
 # the deadline sweep's (`referee.store.due_games`).
 CLOCKED_ROWS = text("status = 'active' AND deadline_seconds IS NOT NULL")
@@ -219,7 +223,7 @@ class Game(SQLModel, table=True):
         ),
     )
 
-    id: str = Field(primary_key=True, max_length=32)
+    id: str = Field(sa_type=HexId, primary_key=True)
     name: str = Field(max_length=40, index=True)
     rules_version: str = Field(max_length=20)
     options: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
@@ -266,7 +270,7 @@ class RematchAcceptance(SQLModel, table=True):
     """A seat of a finished game that wants to play it again (`service/rematching.py`)."""
 
     __tablename__ = "rematch_acceptance"
-    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     seat: int = Field(primary_key=True)
     accepted_at: str = Field(max_length=40)
 
@@ -276,8 +280,8 @@ class RematchClaim(SQLModel, table=True):
     claimed before that game is made, so that only one is ever made."""
 
     __tablename__ = "rematch_claim"
-    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
-    rematch_id: str = Field(max_length=32, unique=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
+    rematch_id: str = Field(sa_type=HexId, unique=True)
     claimed_at: str = Field(max_length=40)
 
 
@@ -298,7 +302,7 @@ class Seat(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", index=True)
     seat: int
     name: str = Field(max_length=100)
     email: str | None = Field(default=None, max_length=254)
@@ -337,7 +341,7 @@ class SeatHandover(SQLModel, table=True):
     seat's moves before `from_seq`, the person plays it from there on."""
 
     __tablename__ = "seat_handover"
-    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     seat: int = Field(primary_key=True)
     # The bot's level and name, and the address that takes the seat.
     bot: str = Field(max_length=20)
@@ -384,7 +388,7 @@ class Seek(SQLModel, table=True):
     created_at: str = Field(max_length=40)
     expires_at: str = Field(max_length=40)
     ended_at: str | None = Field(default=None, max_length=40)
-    game_id: str | None = Field(default=None, max_length=32, index=True)
+    game_id: str | None = Field(default=None, sa_type=HexId, index=True)
     # The ratings (as shown, `referee.ratings.shown`) a joining player's must lie within.
     rating_min: int | None = None
     rating_max: int | None = None
@@ -424,7 +428,7 @@ class RatedGame(SQLModel, table=True):
         ),
     )
     seq: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", max_length=32, unique=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", unique=True)
     game: str = Field(max_length=40)
     counted: bool
     finished_at: str = Field(max_length=40)
@@ -625,7 +629,7 @@ class Mute(SQLModel, table=True):
     """A game a player asked not to be mailed about."""
 
     address: str = Field(primary_key=True, max_length=254)
-    game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=32)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     created_at: str = Field(max_length=40)
 
 
@@ -643,8 +647,9 @@ class Vacation(SQLModel, table=True):
 
 
 class Move(SQLModel, table=True):
+    # The columns in the order that packs a row tightest in PostgreSQL (fixed widths
+    # first, largest alignment first): a move is the row a history holds most of.
     __table_args__ = (
-        UniqueConstraint("game_id", "seq"),
         Index(
             "ix_move_resign",
             "game_id",
@@ -654,16 +659,18 @@ class Move(SQLModel, table=True):
         ),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", max_length=32)
-    seq: int
+    # A move's place in its game's log is its key: two writers can never both log one
+    # at the same place.
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
     seat: int
-    move: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
-    notation: str = Field(max_length=400)
-    created_at: str = Field(max_length=40)
+    created_at: str = Field(sa_type=Stamp)
     # The previous hash is not kept: it is the hash of the move before, or the seed's
     # commitment for the first (`referee.store.records`).
-    hash: str = Field(max_length=64)
+    hash: str = Field(sa_type=HexDigest)
+    # The move itself is its canonical notation, which parses back to it
+    # (`parse(notate(m)) == m`, as records are read): no JSON is kept beside it.
+    notation: str = Field(max_length=400)
     # Where the move came from: its submission's source, or `forced`; kept here so that
     # the record needs no submission (the trim sweep drops finished games' ones). A
     # submission names its move by `seq`.
@@ -690,19 +697,19 @@ class Submission(SQLModel, table=True):
         ),
     )
 
-    id: str = Field(primary_key=True, max_length=32)
-    game_id: str = Field(foreign_key="game.id", max_length=32)
+    id: str = Field(sa_type=HexId, primary_key=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id")
     seat: int
     move: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     expected_version: int | None = None
     idempotency_key: str | None = Field(default=None, max_length=200)
-    request_hash: str = Field(max_length=64)
+    request_hash: str = Field(sa_type=HexDigest)
     status: str = Field(max_length=10)
     code: str | None = Field(default=None, max_length=40)
     reason: str | None = Field(default=None, max_length=1000)
     seq: int | None = None
-    created_at: str = Field(max_length=40)
-    decided_at: str | None = Field(default=None, max_length=40)
+    created_at: str = Field(sa_type=Stamp)
+    decided_at: str | None = Field(default=None, sa_type=Stamp)
     source: str = Field(default=Source.REST, max_length=10)
     # The version of the game the seat saw when it made this submission.
     seen_version: int | None = None
@@ -721,7 +728,7 @@ class TableMessage(SQLModel, table=True):
         Index("ix_message_created", "created_at"),
     )
 
-    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     seq: int = Field(primary_key=True)
     seat: int
     # As shown (`referee.talk_text.shown`): one to `MESSAGE_LONGEST` characters.
@@ -735,7 +742,7 @@ class MessageSeen(SQLModel, table=True):
     """The last message of a game that a seat has seen (it never moves backwards)."""
 
     __tablename__ = "message_seen"
-    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     seat: int = Field(primary_key=True)
     seen_seq: int
 
@@ -744,7 +751,7 @@ class MessageMute(SQLModel, table=True):
     """A seat that hides another seat's messages from itself, in one game."""
 
     __tablename__ = "message_mute"
-    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     seat: int = Field(primary_key=True)
     muted_seat: int = Field(primary_key=True)
     created_at: str = Field(max_length=40)
@@ -754,7 +761,7 @@ class SeatNote(SQLModel, table=True):
     """A seat's private note on its game: no one else ever reads it."""
 
     __tablename__ = "seat_note"
-    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     seat: int = Field(primary_key=True)
     text: str = Field(max_length=4000)
     updated_at: str = Field(max_length=40)
@@ -765,13 +772,13 @@ class MessageMail(SQLModel, table=True):
     (`referee.service.talk_mailing`): at most one per game and seat in 6 hours."""
 
     __tablename__ = "message_mail"
-    game_id: str = Field(foreign_key="game.id", max_length=32, primary_key=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     seat: int = Field(primary_key=True)
     sent_at: str = Field(max_length=40)
 
 
 class Snapshot(SQLModel, table=True):
-    game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=32)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     version: int = Field(primary_key=True)
     state: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
 
@@ -779,7 +786,7 @@ class Snapshot(SQLModel, table=True):
 class Verification(SQLModel, table=True):
     """What checking the log gave at one version (a cache: `referee.store.verdicts`)."""
 
-    game_id: str = Field(foreign_key="game.id", primary_key=True, max_length=32)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", primary_key=True)
     version: int = Field(primary_key=True)
     chain_valid: bool
     replay_matches: bool
@@ -792,11 +799,11 @@ class Outbox(SQLModel, table=True):
     its `Delivery` rows (`referee.store.notices` writes both)."""
 
     id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", max_length=32, index=True)
+    game_id: str = Field(sa_type=HexId, foreign_key="game.id", index=True)
     kind: str = Field(max_length=20)
     seat: int | None = None
     payload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
-    created_at: str = Field(max_length=40, index=True)
+    created_at: str = Field(sa_type=Stamp, index=True)
 
 
 class Delivery(SQLModel, table=True):
@@ -806,7 +813,15 @@ class Delivery(SQLModel, table=True):
 
     __table_args__ = (
         UniqueConstraint("notice_id", "channel"),
-        Index("ix_delivery_due", "channel", "status", "next_attempt_at"),
+        # The rows still to send alone (a done one leaves the index): the claims'.
+        Index(
+            "ix_delivery_due",
+            "channel",
+            "status",
+            "next_attempt_at",
+            sqlite_where=UNDONE_ROWS,
+            postgresql_where=UNDONE_ROWS,
+        ),
         Index("ix_delivery_done", "done_at", sqlite_where=DONE_ROWS, postgresql_where=DONE_ROWS),
     )
 
@@ -815,9 +830,9 @@ class Delivery(SQLModel, table=True):
     channel: str = Field(max_length=20)
     status: str = Field(default=DeliveryStatus.PENDING, max_length=10)
     attempts: int = 0
-    next_attempt_at: str = Field(default="", max_length=40)
-    lease_until: str | None = Field(default=None, max_length=40)
-    done_at: str | None = Field(default=None, max_length=40)
+    next_attempt_at: str = Field(default=DUE_AT_ONCE, sa_type=Stamp)
+    lease_until: str | None = Field(default=None, sa_type=Stamp)
+    done_at: str | None = Field(default=None, sa_type=Stamp)
     error: str | None = Field(default=None, max_length=1000)
 
 
@@ -827,13 +842,13 @@ class Inbound(SQLModel, table=True):
     __table_args__ = (Index("ix_inbound_seat_received", "game_id", "seat", "received_at"),)
 
     message_key: str = Field(primary_key=True, max_length=64)
-    game_id: str | None = Field(default=None, max_length=32)
+    game_id: str | None = Field(default=None, sa_type=HexId)
     seat: int | None = None
     received_at: str = Field(max_length=40)
     outcome: str = Field(max_length=40)
     # The reply's own Message-ID, which the answer to it refers to (threading).
     message_id: str | None = Field(default=None, max_length=250)
-    submission_id: str | None = Field(default=None, max_length=32, index=True)
+    submission_id: str | None = Field(default=None, sa_type=HexId, index=True)
     # Whether the referee answers it (False past the cap on answers, `referee.service.reply_cap`),
     # and on the last answer before the cap, when answers resume.
     answered: bool = False

@@ -148,7 +148,8 @@ def test_a_sqlite_referee_moves_to_postgresql_whole_and_is_restored_from_a_dump(
             "SELECT game_id FROM move ORDER BY game_id, seq LIMIT 1"
         ).fetchone()[0]
         connection.execute(
-            "UPDATE move SET hash = repeat('0', 64) WHERE game_id = %s AND seq = 1", (game_id,)
+            "UPDATE move SET hash = decode(repeat('0', 64), 'hex') WHERE game_id = %s AND seq = 1",
+            (game_id,),
         )
     code, output = _cli(restored_url, "db", "verify")
-    assert code == 1 and f"game {game_id}: " in output and "1 failed" in output, output
+    assert code == 1 and f"game {game_id.hex}: " in output and "1 failed" in output, output

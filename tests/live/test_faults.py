@@ -47,7 +47,7 @@ from referee.replay import envelope, replay
 from referee.rng import Rng
 from tests.mailboxes import DOMAIN, Mailbox, mail_env
 from tests.security.webhook_servers import SlowServer
-from tests.servers import Redis, free_port, pg_admin, private_redis
+from tests.servers import Redis, free_port, hex_id, pg_admin, private_redis
 from tests.stacks import QUIET_WORKER, REFEREE, TEST_API_KEY, Process
 from tests.tiers import starts_servers
 
@@ -352,7 +352,7 @@ def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
             game_id: [
                 sid
                 for (sid,) in connection.execute(
-                    "SELECT s.id FROM move m"
+                    f"SELECT {hex_id('s.id')} FROM move m"
                     " LEFT JOIN submission s ON s.game_id = m.game_id AND s.seq = m.seq"
                     " WHERE m.game_id = %s AND m.source <> 'forced' ORDER BY m.seq, s.id",
                     (game_id,),
@@ -361,7 +361,7 @@ def test_faults_lose_and_duplicate_nothing(stack: Stack) -> None:
             for game_id in (p.game_id for p in players)
         }
         outbox = connection.execute(
-            "SELECT o.id, o.game_id, d.status FROM outbox o"
+            f"SELECT o.id, {hex_id('o.game_id')}, d.status FROM outbox o"
             " JOIN delivery d ON d.notice_id = o.id AND d.channel = 'mail'"
         ).fetchall()
 

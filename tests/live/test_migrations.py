@@ -11,10 +11,11 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from referee.store.columns import Stamp
 from referee.store.db import Database
 from tests.migrating import migrate
 
-GAME = "g" * 32
+GAME = "6" * 32
 AT = "2026-01-01T00:00:00.000000+00:00"
 LATER = "2026-01-01T00:01:00.000000+00:00"
 # Seat 0 has an address, 1 a webhook, 2 both, 3 neither.
@@ -143,11 +144,16 @@ def deliveries(connection: sa.Connection, ids: dict[str, int]) -> Found:
     """Each old row's deliveries: {channel: (status, attempts, lease_until, done_at, error)}."""
     found: Found = {name: {} for name in ids}
     by_id = {notice: name for name, notice in ids.items()}
-    for row in connection.execute(
-        sa.text(
-            "SELECT notice_id, channel, status, attempts, lease_until, done_at, error FROM delivery"
-        )
-    ):
+    # Stamps as the referee reads them (PostgreSQL holds them as `timestamptz` since 0028).
+    query = sa.text(
+        "SELECT notice_id, channel, status, attempts, lease_until, done_at, error FROM delivery"
+    ).columns(
+        *(sa.column(name) for name in ("notice_id", "channel", "status", "attempts")),
+        sa.column("lease_until", Stamp()),
+        sa.column("done_at", Stamp()),
+        sa.column("error"),
+    )
+    for row in connection.execute(query):
         found[by_id[row.notice_id]][row.channel] = tuple(row[2:])
     return found
 

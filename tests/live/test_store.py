@@ -77,7 +77,7 @@ def play_on(referee: Referee, game_id: str, moves: int) -> None:
         assert game is not None
         state = new_state(RULES, game.seed, 2, game.options)
         for row in reads.log(session, game_id):
-            state = RULES.play(state, row.seat, RULES.move_from_json(row.move))
+            state = RULES.play(state, row.seat, RULES.parse(row.notation))
         chooser = Rng(f"store-{game.seed}-{game.version}")
     for made in range(moves):
         assert RULES.actors(state), f"the game ended after {made} of the {moves} moves"

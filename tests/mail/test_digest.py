@@ -27,7 +27,7 @@ from referee.store import keys
 from tests.clock import on_server_clock, real_now
 from tests.mail.players import kinds, text_of, told, wait_mail
 from tests.mailboxes import MailService
-from tests.servers import redis_url
+from tests.servers import hex_id, redis_url
 from tests.stacks import Client
 
 ANN, CY, EVE = (f"digest-{name}@players.test" for name in ("ann", "cy", "eve"))
@@ -84,7 +84,7 @@ def deliveries(env: MailService, address: str, wanted: str) -> list[tuple[str, s
     """(game, status, error) of the mail deliveries of kind `wanted` to `address`'s seats."""
     with psycopg.connect(env.service.database_url) as conn:
         found = conn.execute(
-            "SELECT o.game_id, d.status, d.error FROM outbox o"
+            f"SELECT {hex_id('o.game_id')}, d.status, d.error FROM outbox o"
             " JOIN seat s ON s.game_id = o.game_id AND s.seat = o.seat"
             " JOIN delivery d ON d.notice_id = o.id AND d.channel = 'mail'"
             " WHERE lower(s.email) = %s AND o.kind = %s ORDER BY o.id",

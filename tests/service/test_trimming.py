@@ -34,6 +34,8 @@ from referee.store.tables import (
 )
 from tests.rated_games import play_out
 
+LONG_AGO = "2020-01-01T00:00:00.000000+00:00"
+
 
 def _count(referee: Referee, table: Any, *where: Any) -> int:
     with referee.db.reading() as session:
@@ -80,10 +82,10 @@ def test_old_finished_games_and_deliveries_are_trimmed_and_nothing_read_changes(
         deliver_due(referee, channel)
     # A notice whose mail is still due, made long ago (a relay down for months).
     with referee.db.transaction() as session:
-        notice = Outbox(game_id=playing, kind="your_turn", seat=0, payload={}, created_at="2020")
+        notice = Outbox(game_id=playing, kind="your_turn", seat=0, payload={}, created_at=LONG_AGO)
         session.add(notice)
         session.flush()
-        session.add(Delivery(notice_id=notice.id, channel="mail", next_attempt_at="2020"))
+        session.add(Delivery(notice_id=notice.id, channel="mail", next_attempt_at=LONG_AGO))
     before = {game_id: _seen(referee, game_id) for game_id in (finished, playing)}
     done = _count(referee, Delivery, col(Delivery.done_at).is_not(None))
     assert done > 0 and before[finished]["check"].replay_matches
