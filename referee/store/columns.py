@@ -11,6 +11,7 @@ and its files need no migration.
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +22,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 from referee.store.clock import stamp
+
+_HEX_ID = re.compile("[0-9a-f]{32}")
 
 
 def _on_postgresql(dialect: Dialect) -> bool:
@@ -45,10 +48,8 @@ class HexId(TypeDecorator[str]):
     def process_bind_param(self, value: str | None, dialect: Dialect) -> Any:
         if value is None or not _on_postgresql(dialect):
             return value
-        try:
-            return uuid.UUID(hex=value)
-        except (ValueError, TypeError):
-            return None
+        # Exactly the ids SQLite's text would match: not another spelling of the uuid.
+        return uuid.UUID(hex=value) if _HEX_ID.fullmatch(value) else None
 
     def process_result_value(self, value: Any, dialect: Dialect) -> str | None:
         if value is None or not _on_postgresql(dialect):
