@@ -2,11 +2,13 @@
 sizes of history, and the bytes a move takes.
 
 Run: `uv run python -m bench.scale [--sizes 1000,100000] [--requests 200] [--rate 100]
-[--seconds 20] [--processes N]`.
+[--seconds 20] [--processes N] [--settle-load 1.0] [--settle-seconds 300]`.
 
 At each size, a fresh PostgreSQL database (on REFEREE_BENCH_PG, as
 bench/service.py) is filled by bench/loader.py with that many finished games
-and a tenth as many running, one player sitting in 500 of them. Then, in
+and a tenth as many running, one player sitting in 500 of them, and left to
+settle (a checkpoint, then the machine's load average back to `--settle-load`,
+waiting `--settle-seconds` at most). Then, in
 this process: every periodic sweep (`referee.queue.SWEEPS`, each job run
 `--repeats` times at the present moment, as the sweeps run); and through
 the app's test client (the whole request without the network, as bench/me.py):
@@ -173,6 +175,22 @@ def _moves(url: str, name: str, args: Any, figures: Figures) -> None:
         stack.stop()
 
 
+def _settle(url: str, load: float, most: float) -> None:
+    """Let the database write the load out before anything is timed: a checkpoint, then
+    a wait (at most `most` seconds) for the machine's load average to fall to `load`.
+    Timed right after a big load, PostgreSQL's background writing is timed too, and a
+    figure at 100,000 games would tell the machine rather than the history."""
+    started = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CHECKPOINT")
+    while os.getloadavg()[0] > load and time.perf_counter() - started < most:
+        time.sleep(5)
+    print(
+        f"  settled for {time.perf_counter() - started:.0f} s:"
+        f" load average {os.getloadavg()[0]:.1f}"
+    )
+
+
 def measure(size: int, args: Any) -> Figures:
     figures = Figures(size)
     name = f"referee_scale_{uuid.uuid4().hex[:8]}"
@@ -198,6 +216,7 @@ def measure(size: int, args: Any) -> Figures:
                 f" in {figures.loaded_s:.0f} s; {written['move']:,} moves,"
                 f" {figures.held_per_move:.0f} B a move held"
             )
+            _settle(url, args.settle_load, args.settle_seconds)
             _sweeps(referee, args.repeats, figures)
             _requests(referee, settings, plan, args, figures)
         finally:
@@ -258,6 +277,10 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=100.0, help="moves a second")
     parser.add_argument("--seconds", type=float, default=20.0, help="of moves at the rate")
     parser.add_argument("--processes", type=int, default=os.cpu_count())
+    parser.add_argument(
+        "--settle-load", type=float, default=1.0, help="load average to wait for after a load"
+    )
+    parser.add_argument("--settle-seconds", type=float, default=300.0, help="longest wait for it")
     parser.add_argument("--json", default="var/bench/scale.json")
     parser.add_argument(
         "--table", help="only print the table of earlier runs' JSON (files, comma-separated)"
