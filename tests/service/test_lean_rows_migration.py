@@ -23,10 +23,10 @@ from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.game_states import state_at
 from referee.service.verification import check_afresh
-from referee.settings import Settings
 from referee.store.reads import rules_of
 from referee.store.records import full_record
 from referee.store.tables import Game, GameStatus
+from tests.fixtures import migrated_referee
 from tests.migrating import migrate
 from tests.rated_games import play_out
 
@@ -96,10 +96,7 @@ def _json(value: Any) -> Any:
 
 
 def test_moves_lose_their_json_and_key_and_get_them_back_on_sqlite(tmp_path: Path) -> None:
-    referee = Referee(
-        Settings(database_url=f"sqlite:///{tmp_path / 'referee.sqlite3'}", secret="a secret")
-    )
-    referee.db.upgrade()
+    referee = migrated_referee(f"sqlite:///{tmp_path / 'referee.sqlite3'}", tmp_path)
     try:
         moved_down_and_up(referee)
     finally:

@@ -16,9 +16,9 @@ import sqlalchemy as sa
 
 from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game
-from referee.settings import Settings
 from referee.store.records import full_record
 from referee.store.tables import Game, Submission
+from tests.fixtures import migrated_referee
 from tests.migrating import migrate
 from tests.rated_games import play_out
 
@@ -86,10 +86,7 @@ def changed(before: str, after: str) -> dict[int, tuple[str, str]]:
 
 
 def test_sources_and_chains_survive_down_and_up_on_sqlite(tmp_path: Path) -> None:
-    referee = Referee(
-        Settings(database_url=f"sqlite:///{tmp_path / 'referee.sqlite3'}", secret="a secret")
-    )
-    referee.db.upgrade()
+    referee = migrated_referee(f"sqlite:///{tmp_path / 'referee.sqlite3'}", tmp_path)
     try:
         moved_down_and_up(referee)
     finally:

@@ -180,6 +180,10 @@ def _move_anew(
         f" SELECT {converted}, notation, source FROM move"
     )
     _replace_move("move_new")
+    _index_resignations()
+
+
+def _index_resignations() -> None:
     op.create_index(
         "ix_move_resign",
         "move",
@@ -274,10 +278,4 @@ def _move_with_json() -> None:
     if written:
         connection.execute(sa.insert(old), written)
     _replace_move("move_old")
-    op.create_index(
-        "ix_move_resign",
-        "move",
-        ["game_id", "seat"],
-        sqlite_where=_RESIGN,
-        postgresql_where=_RESIGN,
-    )
+    _index_resignations()
