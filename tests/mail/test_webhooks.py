@@ -13,19 +13,17 @@ from typing import Any
 
 import pytest
 
-from tests.mailboxes import MailService, mail_stack
+from tests.mailboxes import MailService
+from tests.shared_stacks import SharedStacks
 from tests.stacks import Client
 from tests.tiers import starts_servers
 
 
 @pytest.fixture(scope="module")
 @starts_servers
-def mail_service(
-    pg_database: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[MailService]:
+def mail_service(shared_stacks: SharedStacks) -> MailService:
     # The receiving server here is on loopback, which webhooks may reach only so.
-    with mail_stack(pg_database, tmp_path_factory, REFEREE_WEBHOOK_ALLOW_PRIVATE="1") as found:
-        yield found
+    return shared_stacks.mail_service(REFEREE_WEBHOOK_ALLOW_PRIVATE="1")
 
 
 class Hook:
