@@ -140,6 +140,12 @@ def referee_on_own_pg(tmp_path: Path, label: str) -> Iterator[Referee]:
             made.close()
 
 
+# The kept stack (`shared_stacks`), while there is one; the test files of the
+# session with a test that asks for it.
+SHARED = pytest.StashKey[SharedStacks]()
+ASKING = pytest.StashKey[set[Path]]()
+
+
 @pytest.fixture(scope="session")
 @starts_servers
 def shared_stacks(
@@ -149,6 +155,11 @@ def shared_stacks(
     (tests/shared_stacks.py)."""
     found = SharedStacks(tmp_path_factory)
     request.config.stash[SHARED] = found
+    request.config.stash[ASKING] = {
+        item.path
+        for item in request.session.items
+        if "shared_stacks" in getattr(item, "fixturenames", ())
+    }
     yield found
     del request.config.stash[SHARED]
     found.close()
@@ -190,18 +201,6 @@ def slow() -> Iterator[SlowServer]:
     found = SlowServer()
     yield found
     found.close()
-
-
-# The kept stack (`shared_stacks`), while there is one; the test files with a test
-# that asks for it.
-SHARED = pytest.StashKey[SharedStacks]()
-ASKING = pytest.StashKey[set[Path]]()
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    config.stash[ASKING] = {
-        item.path for item in items if "shared_stacks" in getattr(item, "fixturenames", ())
-    }
 
 
 @pytest.hookimpl(trylast=True)
