@@ -15,17 +15,18 @@ service tier, tests/tiers.py): a fresh PostgreSQL database per module
 (`pg_database`), `referee serve` with a worker on PostgreSQL and Redis
 (`pg_service`) or alone on SQLite (`embedded_service`), the mail stack
 (`mail_service`), and a webhook server that never answers (`slow`).
-Every database, queue, port and folder is the run's own.
+Every database, queue, port and folder is the run's own. `pg_service` and
+`mail_service` are shared by the modules one process runs one after the
+other, emptied for each (`shared_stacks`, tests/shared_stacks.py); a module
+whose tests stop or add processes starts a stack of its own instead.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import psycopg
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -34,9 +35,10 @@ from api import create_app
 from referee.i18n import speak
 from referee.service import Referee
 from referee.settings import Settings
-from tests.mailboxes import MailService, mail_stack
+from tests.mailboxes import MailService
 from tests.security.webhook_servers import SlowServer
-from tests.servers import pg_admin, redis_url
+from tests.servers import own_pg_database
+from tests.shared_stacks import SharedStacks
 from tests.stacks import Service, base_env, start_server
 from tests.tiers import starts_servers
 
@@ -113,20 +115,6 @@ def in_english_and_utc() -> None:
     speak(None)
 
 
-@contextmanager
-def own_pg_database(label: str) -> Iterator[str]:
-    """The URL of a fresh PostgreSQL database named after `label`; dropped afterwards."""
-    name = f"referee_{label}_{uuid.uuid4().hex[:8]}"
-    admin_url = pg_admin()
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield admin_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 def migrated_referee(url: str, folder: Path) -> Referee:
     """The service in this process on the database at `url`, migrated; mail to `folder`."""
     made = Referee(
@@ -152,23 +140,37 @@ def referee_on_own_pg(tmp_path: Path, label: str) -> Iterator[Referee]:
             made.close()
 
 
+# The kept stack (`shared_stacks`), while there is one; the test files of the
+# session with a test that asks for it.
+SHARED = pytest.StashKey[SharedStacks]()
+ASKING = pytest.StashKey[set[Path]]()
+
+
+@pytest.fixture(scope="session")
+@starts_servers
+def shared_stacks(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SharedStacks]:
+    """The stack this process keeps for its next module asking for the same one
+    (tests/shared_stacks.py)."""
+    found = SharedStacks(tmp_path_factory)
+    request.config.stash[SHARED] = found
+    request.config.stash[ASKING] = {
+        item.path
+        for item in request.session.items
+        if "shared_stacks" in getattr(item, "fixturenames", ())
+    }
+    yield found
+    del request.config.stash[SHARED]
+    found.close()
+
+
 @pytest.fixture(scope="module")
 @starts_servers
-def pg_service(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    """API server + one worker process, on PostgreSQL and Redis."""
-    tmp = tmp_path_factory.mktemp("pg")
-    env = base_env(
-        DATABASE_URL=pg_database,
-        REDIS_URL=redis_url(),
-        REFEREE_QUEUE=f"referee-test-{uuid.uuid4().hex[:8]}",
-        REFEREE_SWEEP_EVERY="1",
-        REFEREE_SWEEP_AFTER="2",
-    )
-    url, server = start_server(env, tmp)
-    service = Service(url, pg_database, env, tmp, server)
-    service.start_worker()
-    yield service
-    service.stop()
+def pg_service(shared_stacks: SharedStacks) -> Service:
+    """API server + one worker process, on PostgreSQL and Redis; shared with other
+    modules, its database empty when the module begins."""
+    return shared_stacks.pg_service()
 
 
 @pytest.fixture(scope="module")
@@ -186,12 +188,10 @@ def embedded_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servi
 
 @pytest.fixture(scope="module")
 @starts_servers
-def mail_service(
-    pg_database: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[MailService]:
-    """API, a worker, `referee mail-in` and the players' mail server, all real."""
-    with mail_stack(pg_database, tmp_path_factory) as found:
-        yield found
+def mail_service(shared_stacks: SharedStacks) -> MailService:
+    """API, a worker, `referee mail-in` and the players' mail server, all real; shared
+    with other modules, its database and mailbox empty when the module begins."""
+    return shared_stacks.mail_service()
 
 
 @pytest.fixture
@@ -201,3 +201,14 @@ def slow() -> Iterator[SlowServer]:
     found = SlowServer()
     yield found
     found.close()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After a file's last test and its fixtures, stop the kept stack unless the next
+    file asks for one."""
+    shared = item.config.stash.get(SHARED, None)
+    if shared is None or (nextitem is not None and nextitem.path == item.path):
+        return
+    if nextitem is None or nextitem.path not in item.config.stash[ASKING]:
+        shared.close()

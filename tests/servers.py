@@ -25,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -282,6 +285,20 @@ def pg_admin() -> str:
         folder.chmod(0o755)
         _STARTED["pg"] = Postgres(folder).start()
     return _STARTED["pg"].url
+
+
+@contextmanager
+def own_pg_database(label: str) -> Iterator[str]:
+    """The URL of a fresh PostgreSQL database named after `label`; dropped afterwards."""
+    name = f"referee_{label}_{uuid.uuid4().hex[:8]}"
+    admin_url = pg_admin()
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield admin_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def pg_tool(name: str) -> str:

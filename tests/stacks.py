@@ -12,11 +12,14 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+import psycopg
+import redis
 import requests
 
 from tests import servers
@@ -56,6 +59,9 @@ class Process:
     env: dict[str, str]
     log: Path
     proc: subprocess.Popen[bytes] | None = field(default=None)
+    # Where `output` starts reading the log: a stack shared by several test modules
+    # shows each only what its processes wrote since the module began (`from_now`).
+    since: int = 0
 
     def start(self) -> Process:
         handle = self.log.open("ab")
@@ -78,7 +84,13 @@ class Process:
         servers.stop(self.proc)
 
     def output(self) -> str:
-        return self.log.read_text(errors="replace")
+        with self.log.open("rb") as handle:
+            handle.seek(self.since)
+            return handle.read().decode(errors="replace")
+
+    def from_now(self) -> Process:
+        """The same process, its `output` beginning with what it writes next."""
+        return replace(self, since=self.log.stat().st_size)
 
     def wait_ready(self, workers: int = 1, seconds: float = 180) -> None:
         """Wait until `workers` Celery workers writing to this log say they are ready
@@ -119,6 +131,84 @@ class Service:
         """Stop the server, the workers and the processes `beside` them, all at once."""
         processes = (*self.workers, self.server, *beside)
         servers.stop(*(process.proc for process in processes))
+
+    def from_now(self) -> Service:
+        """The same running referee, its workers' logs beginning with what they write next.
+        The server's log stays whole: what `referee serve` says as it starts is tested."""
+        return replace(self, workers=[worker.from_now() for worker in self.workers])
+
+    def stopped(self) -> list[str]:
+        """The command lines of its processes that have ended."""
+        return [
+            " ".join(process.args)
+            for process in (self.server, *self.workers)
+            if process.proc is None or process.proc.poll() is not None
+        ]
+
+
+@contextmanager
+def pg_stack(database: str, tmp: Path) -> Iterator[Service]:
+    """`referee serve` and a worker on `database` and the run's Redis, stopped afterwards."""
+    env = base_env(
+        DATABASE_URL=database,
+        REDIS_URL=servers.redis_url(),
+        REFEREE_QUEUE=f"referee-test-{uuid.uuid4().hex[:8]}",
+        REFEREE_SWEEP_EVERY="1",
+        REFEREE_SWEEP_AFTER="2",
+    )
+    url, server = start_server(env, tmp)
+    service = Service(url, database, env, tmp, server)
+    try:
+        service.start_worker()
+        yield service
+    finally:
+        service.stop()
+
+
+# How long a lock is waited for when a database is emptied: below PostgreSQL's
+# deadlock_timeout (1 s), so that emptying gives way, and is tried again, before
+# a transaction of the referee's waiting on it could be chosen to end a deadlock.
+_EMPTYING_LOCK_WAIT = "500ms"
+
+
+def empty(service: Service, seconds: float = 60) -> None:
+    """Delete every row of the referee's tables in the service's database (its
+    migrations' mark stays), and the rate limits' counts it keeps in Redis: what a
+    fresh database and queue would hold, for the processes already running on them.
+
+    A delivery being sent is waited for first, so that no mail or webhook of the
+    rows deleted arrives afterwards: the delivery table is locked, then none may be
+    `sending`. The sequences go on (a worker keeps what it built by row id).
+    """
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(service.database_url, autocommit=True) as conn:
+        tables = [
+            f'"{name}"'
+            for (name,) in conn.execute(
+                "SELECT tablename FROM pg_tables"
+                " WHERE schemaname = current_schema() AND tablename <> 'alembic_version'"
+            )
+        ]
+        while not _emptied(conn, tables):
+            assert time.monotonic() < deadline, f"a delivery was still being sent after {seconds} s"
+            time.sleep(0.1)
+    limits = redis.Redis.from_url(service.env["REDIS_URL"])
+    for key in limits.scan_iter(f"referee-limits-{service.env['REFEREE_QUEUE']}:*"):
+        limits.delete(key)
+
+
+def _emptied(conn: psycopg.Connection[Any], tables: list[str]) -> bool:
+    """Empty `tables` if no delivery is being sent; whether it did."""
+    try:
+        with conn.transaction():
+            conn.execute(f"SET LOCAL lock_timeout = '{_EMPTYING_LOCK_WAIT}'")
+            conn.execute("LOCK TABLE delivery IN ACCESS EXCLUSIVE MODE")
+            if conn.execute("SELECT 1 FROM delivery WHERE status = 'sending'").fetchone():
+                return False
+            conn.execute(f"TRUNCATE {', '.join(tables)}")
+            return True
+    except psycopg.errors.LockNotAvailable:
+        return False
 
 
 def start_server(env: dict[str, str], tmp: Path) -> tuple[str, Process]:

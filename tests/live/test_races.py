@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -23,12 +24,16 @@ from referee.service import Referee
 from referee.service.deciding import decide
 from referee.settings import Settings
 from referee.store.tables import SubmissionStatus
-from tests.stacks import Client, Service
+from tests.stacks import Client, Service, pg_stack
+from tests.tiers import starts_servers
 
 
 @pytest.fixture(scope="module")
-def service(pg_service: Service) -> Service:
-    return pg_service
+@starts_servers
+def service(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """A stack of this module's own: a test kills its worker and starts another."""
+    with pg_stack(pg_database, tmp_path_factory.mktemp("pg")) as found:
+        yield found
 
 
 def chain_holds(client: Client, game_id: str) -> list[dict[str, Any]]:

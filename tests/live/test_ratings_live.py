@@ -13,10 +13,12 @@ game in.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 import requests
 from sqlmodel import col, delete, select, update
 
@@ -29,10 +31,19 @@ from referee.service.tokens import make_token
 from referee.settings import Settings
 from referee.store.tables import Game, RatedGame, Rating, RatingChange
 from tests.clock import on_server_clock
-from tests.stacks import Service, wait_for
+from tests.stacks import Service, pg_stack, wait_for
+from tests.tiers import starts_servers
 
 PLAYERS = 6
 GAMES = 12
+
+
+@pytest.fixture(scope="module")
+@starts_servers
+def pg_service(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """A stack of this module's own: its test starts a second worker on it."""
+    with pg_stack(pg_database, tmp_path_factory.mktemp("pg")) as found:
+        yield found
 
 
 @dataclass(frozen=True)

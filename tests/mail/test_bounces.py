@@ -15,7 +15,6 @@ from __future__ import annotations
 import smtplib
 import subprocess
 import time
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from email import policy
 from email.message import EmailMessage
@@ -28,9 +27,8 @@ from mailin.bounces import read_report, verdict
 from tests.mail import reports
 from tests.mail.players import answer, listed_moves, text_of, wait_mail
 from tests.mail.test_deadlines import log, sweep
-from tests.mailboxes import DOMAIN, MailService, Received, mail_stack
+from tests.mailboxes import DOMAIN, MailService, Received
 from tests.stacks import REFEREE, Client
-from tests.tiers import starts_servers
 
 ANN, BOB = "ann@bounces.test", "bob@bounces.test"
 
@@ -85,10 +83,8 @@ def test_a_report_beyond_mail_ins_bounds_is_not_parsed_and_not_counted() -> None
 
 
 @pytest.fixture(scope="module")
-@starts_servers
-def env(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[MailService]:
-    with mail_stack(pg_database, tmp_path_factory) as found:
-        yield found
+def env(mail_service: MailService) -> MailService:
+    return mail_service
 
 
 def report(env: MailService, to: str, raw: bytes) -> None:

@@ -8,14 +8,26 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
 from tests.mail.players import told
-from tests.mailboxes import MailService
+from tests.mailboxes import MailService, mail_stack
 from tests.stacks import Client
+from tests.tiers import starts_servers
+
+
+@pytest.fixture(scope="module")
+@starts_servers
+def mail_service(
+    pg_database: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MailService]:
+    """A stack of this module's own: its tests stop and stall the mailbox and kill the worker."""
+    with mail_stack(pg_database, tmp_path_factory) as found:
+        yield found
 
 
 def rows(env: MailService, game_id: str) -> list[tuple[int, str, int]]:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.mail.players import answer, kind, listed_moves, text_of, wait_mail
-from tests.mailboxes import MailService, Received, mail_stack
+from tests.mailboxes import MailService, Received
+from tests.shared_stacks import SharedStacks
 from tests.stacks import Client
 from tests.tiers import starts_servers
 
@@ -30,9 +30,8 @@ STOPS = "I will not answer further mail about this game from this address until"
 
 @pytest.fixture(scope="module")
 @starts_servers
-def capped(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[MailService]:
-    with mail_stack(pg_database, tmp_path_factory, REFEREE_MAIL_ANSWERS=str(CAP)) as found:
-        yield found
+def capped(shared_stacks: SharedStacks) -> MailService:
+    return shared_stacks.mail_service(REFEREE_MAIL_ANSWERS=str(CAP))
 
 
 def robot_reply(env: MailService, turn: Received, number: int) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,8 +25,9 @@ from referee.service.tokens import MAX_TOKENS
 from referee.settings import Settings
 from tests.clock import on_server_clock
 from tests.mail.players import text_of
-from tests.mailboxes import MailService, mail_stack
+from tests.mailboxes import MailService
 from tests.security.webhook_servers import Receiver
+from tests.shared_stacks import SharedStacks
 from tests.stacks import Client
 from tests.tiers import starts_servers
 
@@ -36,10 +36,9 @@ PLAY = re.compile(r"https?://[^/\s]+(/g/([0-9a-f]{32})/play/[A-Za-z0-9_-]+)")
 
 @pytest.fixture(scope="module")
 @starts_servers
-def stack(pg_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[MailService]:
+def stack(shared_stacks: SharedStacks) -> MailService:
     # The webhook receiver here is on loopback, which webhooks may reach only so.
-    with mail_stack(pg_database, tmp_path_factory, REFEREE_WEBHOOK_ALLOW_PRIVATE="1") as found:
-        yield found
+    return shared_stacks.mail_service(REFEREE_WEBHOOK_ALLOW_PRIVATE="1")
 
 
 def session_of(stack: MailService, address: str) -> str:

@@ -13,19 +13,20 @@ from typing import Any
 
 import pytest
 
-from tests.mailboxes import MailService, mail_stack
+from tests.mailboxes import MailService
+from tests.shared_stacks import SharedStacks
 from tests.stacks import Client
 from tests.tiers import starts_servers
 
 
 @pytest.fixture(scope="module")
 @starts_servers
-def mail_service(
-    pg_database: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[MailService]:
-    # The receiving server here is on loopback, which webhooks may reach only so.
-    with mail_stack(pg_database, tmp_path_factory, REFEREE_WEBHOOK_ALLOW_PRIVATE="1") as found:
-        yield found
+def stack(shared_stacks: SharedStacks) -> MailService:
+    # The receiving server here is on loopback, which webhooks may reach only so. Not named
+    # `mail_service`, so that tests/tiers.py puts this file beside the others with settings
+    # of their own (tests/mail/test_player_credentials.py has the same), not among those on
+    # the default mail stack, which it would stop.
+    return shared_stacks.mail_service(REFEREE_WEBHOOK_ALLOW_PRIVATE="1")
 
 
 class Hook:
@@ -64,8 +65,8 @@ def hook() -> Iterator[Hook]:
     found.server.shutdown()
 
 
-def test_notifications_are_signed_and_retried(mail_service: MailService, hook: Hook) -> None:
-    client = Client(mail_service.service.url)
+def test_notifications_are_signed_and_retried(stack: MailService, hook: Hook) -> None:
+    client = Client(stack.service.url)
     created = client.create("subdivision", 2)
     game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     registered = client.http.put(
