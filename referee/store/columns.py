@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from abc import ABCMeta, abstractmethod
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,7 +27,7 @@ from referee.store.clock import stamp
 _HEX_ID = re.compile("[0-9a-f]{32}")
 
 
-class _TextInCode(TypeDecorator[str]):
+class _TextInCode(TypeDecorator[str], metaclass=ABCMeta):
     """Text to the code; on PostgreSQL held as `held_as`, converted both ways by
     `to_held` and `from_held`. Elsewhere the text itself (the `impl`)."""
 
@@ -47,11 +48,11 @@ class _TextInCode(TypeDecorator[str]):
             return None if value is None else str(value)
         return self.from_held(value)
 
-    def to_held(self, text: str) -> Any:
-        raise NotImplementedError
+    @abstractmethod
+    def to_held(self, text: str) -> Any: ...
 
-    def from_held(self, value: Any) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def from_held(self, value: Any) -> str: ...
 
 
 def _on_postgresql(dialect: Dialect) -> bool:
