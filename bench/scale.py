@@ -2,14 +2,16 @@
 sizes of history, and the bytes a move takes.
 
 Run: `uv run python -m bench.scale [--sizes 1000,100000] [--requests 200] [--rate 100]
-[--seconds 20] [--processes N] [--settle-load 1.0] [--settle-seconds 300]`.
+[--seconds 20] [--processes N] [--settle-load 1.0] [--settle-seconds 300] [--rounds 3]`.
 
 At each size, a fresh PostgreSQL database (on REFEREE_BENCH_PG, as
 bench/service.py) is filled by bench/loader.py with that many finished games
-and a tenth as many running, one player sitting in 500 of them, and left to
-settle (a checkpoint, then the machine's load average back to `--settle-load`,
-waiting `--settle-seconds` at most). Then, in
-this process: every periodic sweep (`referee.queue.SWEEPS`, each job run
+and a tenth as many running, one player sitting in 500 of them. Once every
+size is loaded and the machine has settled (a checkpoint, then the load
+average back to `--settle-load`, waiting `--settle-seconds` at most), the
+sizes are measured in turn, `--rounds` times, so that the machine's slow
+moments fall on both sizes alike; each figure pools its rounds. A round
+measures, in this process: every periodic sweep (`referee.queue.SWEEPS`, each job run
 `--repeats` times at the present moment, as the sweeps run); and through
 the app's test client (the whole request without the network, as bench/me.py):
 `/me` and `GET /v1/me/games` for the player with 500 games, the games list
@@ -34,7 +36,8 @@ import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +50,7 @@ from api.http.player_auth import PLAYER_COOKIE
 from bench.loader import BUSY, WRITTEN, Plan, fill, held_bytes, seed_of
 from bench.me import timings
 from bench.service import (
+    drop_database,
     move_sender,
     new_games,
     offered,
@@ -108,7 +112,9 @@ def _sample(url: str, query: str, count: int) -> list[str]:
         return [gid for (gid,) in connection.execute(query, (count,)).fetchall()]
 
 
-def _requests(referee: Referee, settings: Settings, plan: Plan, args: Any, f: Figures) -> None:
+def _requests(
+    referee: Referee, settings: Settings, plan: Plan, round_number: int, args: Any, f: Figures
+) -> None:
     app = create_app(settings, referee)
     client, browser = app.test_client(), app.test_client()
     browser.set_cookie(PLAYER_COOKIE, open_session(referee, BUSY))
@@ -128,8 +134,10 @@ def _requests(referee: Referee, settings: Settings, plan: Plan, args: Any, f: Fi
         url, f"SELECT {HEX_ID} FROM game WHERE status = 'active' ORDER BY id LIMIT %s", count
     )
     f.timed["GET state"] = _each(client, [f"/v1/games/{gid}/state" for gid in running])
-    # The first finished games the loader made: the same games at every size.
-    seeds = [seed_of(plan, number) for number in range(min(count, plan.finished))]
+    # Finished games the loader made, the next ones each round: the same games at every
+    # size, and each checked for the first time.
+    first = round_number * count
+    seeds = [seed_of(plan, n) for n in range(first, min(first + count, plan.finished))]
     with psycopg.connect(url) as connection:
         finished = [
             gid
@@ -154,25 +162,46 @@ def _sizes(url: str) -> dict[str, int]:
     return {table: rows + indexes for table, (rows, indexes) in held_bytes(url).items()}
 
 
-def _moves(url: str, name: str, args: Any, figures: Figures) -> None:
-    with psycopg.connect(url) as connection:
-        before_moves = connection.execute("SELECT count(*) FROM move").fetchone()[0]  # type: ignore[index]
+@dataclass
+class Loaded:
+    """One size's database, loaded and kept for every round, and its figures."""
+
+    name: str
+    url: str
+    plan: Plan
+    figures: Figures
+    # What the rounds' moves added: moves, and bytes by table.
+    moves: int = 0
+    grown: dict[str, int] = field(default_factory=dict)
+
+
+def _moves(loaded: Loaded, args: Any) -> list[float]:
+    """`--seconds` of moves at `--rate` on a stack over the size's database (kept after):
+    their submit-to-decided milliseconds."""
+    url = loaded.url
+    before_moves = _move_count(url)
     before = _sizes(url)
-    stack = start_stack(2, "prefork", os.cpu_count() or 1, database=name)
+    stack = start_stack(2, "prefork", os.cpu_count() or 1, database=loaded.name)
     try:
         games = new_games(stack.url, 32)
         offered(move_sender(stack.url, games), args.rate, min(3.0, args.seconds))
         stack.drain()
         tally, _elapsed = offered(move_sender(stack.url, games), args.rate, args.seconds)
         stack.drain()
-        figures.timed["move submit-to-decided"] = sorted(s * 1000 for s in tally.latencies)
-        with psycopg.connect(url) as connection:
-            moves = connection.execute("SELECT count(*) FROM move").fetchone()[0] - before_moves  # type: ignore[index]
+        loaded.moves += _move_count(url) - before_moves
         after = _sizes(url)
-        figures.bytes_by_table = {t: (after[t] - before[t]) / moves for t in WRITTEN}
-        figures.bytes_per_move = sum(figures.bytes_by_table.values())
+        for table in WRITTEN:
+            loaded.grown[table] = loaded.grown.get(table, 0) + after[table] - before[table]
     finally:
-        stack.stop()
+        stack.stop(drop=False)
+    return [s * 1000 for s in tally.latencies]
+
+
+def _move_count(url: str) -> int:
+    with psycopg.connect(url) as connection:
+        row = connection.execute("SELECT count(*) FROM move").fetchone()
+    assert row is not None
+    return int(row[0])
 
 
 def _settle(url: str, load: float, most: float) -> None:
@@ -191,46 +220,95 @@ def _settle(url: str, load: float, most: float) -> None:
     )
 
 
-def measure(size: int, args: Any) -> Figures:
+def load(size: int, args: Any) -> Loaded:
+    """A fresh database holding `size` finished games and a tenth as many running."""
     figures = Figures(size)
     name = f"referee_scale_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(pg_admin(), autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     url = pg_database(name)
     plan = Plan(size, size // 10, datetime.now(UTC), busy=BUSY_GAMES)
+    with _referee(url) as (referee, _settings):
+        referee.db.upgrade()
+    started = time.perf_counter()
+    written = fill(url, plan, args.processes, _progress(size))
+    figures.loaded_s = time.perf_counter() - started
+    figures.rows = sum(written.values())
+    figures.held_per_move = sum(_sizes(url).values()) / written["move"]
+    print(
+        f"== {size:,} finished + {size // 10:,} running games: {figures.rows:,} rows"
+        f" in {figures.loaded_s:.0f} s; {written['move']:,} moves,"
+        f" {figures.held_per_move:.0f} B a move held"
+    )
+    return Loaded(name, url, plan, figures)
+
+
+@contextmanager
+def _referee(url: str) -> Iterator[tuple[Referee, Settings]]:
     with tempfile.TemporaryDirectory() as folder:
         settings = Settings(
             database_url=url, redis_url=None, mail_dir=str(Path(folder) / "mail-out")
         )
         referee = Referee(settings)
         try:
-            referee.db.upgrade()
-            started = time.perf_counter()
-            written = fill(url, plan, args.processes, _progress(size))
-            figures.loaded_s = time.perf_counter() - started
-            figures.rows = sum(written.values())
-            held = _sizes(url)
-            figures.held_per_move = sum(held.values()) / written["move"]
-            print(
-                f"== {size:,} finished + {size // 10:,} running games: {figures.rows:,} rows"
-                f" in {figures.loaded_s:.0f} s; {written['move']:,} moves,"
-                f" {figures.held_per_move:.0f} B a move held"
-            )
-            _settle(url, args.settle_load, args.settle_seconds)
-            _sweeps(referee, args.repeats, figures)
-            _requests(referee, settings, plan, args, figures)
+            yield referee, settings
         finally:
             referee.close()
-    _moves(url, name, args, figures)
-    figures.load = os.getloadavg()[0]
+
+
+def measure(loaded: Loaded, round_number: int, args: Any) -> None:
+    """One round at one size: every figure measured once more, added to its figures."""
+    _settle(loaded.url, args.settle_load, args.round_settle_seconds)
+    taken = Figures(loaded.figures.size)
+    with _referee(loaded.url) as (referee, settings):
+        _sweeps(referee, args.repeats, taken)
+        _requests(referee, settings, loaded.plan, round_number, args, taken)
+    taken.timed["move submit-to-decided"] = _moves(loaded, args)
+    print(f"-- round {round_number + 1}, {loaded.figures.size:,} games")
+    _print(taken)
+    for label, values in taken.timed.items():
+        loaded.figures.timed.setdefault(label, []).extend(values)
+
+
+def _print(figures: Figures) -> None:
     for label, values in figures.timed.items():
         p50, p99 = _median_p99(values)
         best = min(values)
         print(f"  {label:34} best {best:8.2f} ms  p50 {p50:8.2f} ms  p99 {p99:8.2f} ms")
+
+
+def _finish(loaded: Loaded) -> Figures:
+    """The size's figures over all rounds, printed; its database dropped."""
+    figures = loaded.figures
+    figures.bytes_by_table = {t: b / loaded.moves for t, b in loaded.grown.items()}
+    figures.bytes_per_move = sum(figures.bytes_by_table.values())
+    figures.load = os.getloadavg()[0]
+    print(f"== {figures.size:,} games, every round together")
+    _print(figures)
     print(f"  bytes a move writes: {figures.bytes_per_move:.0f} B ", end="")
     print("(" + ", ".join(f"{t} {b:.0f}" for t, b in figures.bytes_by_table.items()) + ")")
-    print(f"  load average {figures.load:.1f} on {os.cpu_count()} cores")
+    drop_database(loaded.name)
     return figures
+
+
+def run(sizes: list[int], args: Any) -> list[Figures]:
+    """Load every size, then measure them in turn, round after round: a size measured
+    only while the machine was busier (the hour, a neighbour, the writing after a load)
+    would compare the machine's moments, not the sizes. Odd rounds take the sizes in
+    the other order, so that neither is always measured right after the other's moves."""
+    loaded: list[Loaded] = []
+    try:
+        for size in sizes:
+            loaded.append(load(size, args))
+        for each in loaded:
+            _settle(each.url, args.settle_load, args.settle_seconds)
+        for round_number in range(args.rounds):
+            for each in loaded if round_number % 2 == 0 else reversed(loaded):
+                measure(each, round_number, args)
+        return [_finish(each) for each in loaded]
+    finally:
+        for each in loaded:
+            drop_database(each.name)
 
 
 def _progress(size: int) -> Callable[[int], None]:
@@ -281,6 +359,10 @@ def main() -> None:
         "--settle-load", type=float, default=1.0, help="load average to wait for after a load"
     )
     parser.add_argument("--settle-seconds", type=float, default=300.0, help="longest wait for it")
+    parser.add_argument("--rounds", type=int, default=3, help="of every figure at every size")
+    parser.add_argument(
+        "--round-settle-seconds", type=float, default=60.0, help="longest wait before a round"
+    )
     parser.add_argument("--json", default="var/bench/scale.json")
     parser.add_argument(
         "--table", help="only print the table of earlier runs' JSON (files, comma-separated)"
@@ -294,7 +376,7 @@ def main() -> None:
         ]
         print("\n".join(compare(Figures(**held[0]), Figures(**held[-1]))))
         return
-    results = [measure(int(size), args) for size in args.sizes.split(",")]
+    results = run([int(size) for size in args.sizes.split(",")], args)
     if len(results) > 1:
         print("\n".join(compare(results[0], results[-1])))
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)

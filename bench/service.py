@@ -123,7 +123,8 @@ class Stack:
         p50, p99 = (value * 1000 for value in row[0])
         return f"created to decided, in the database: p50 {p50:.1f} ms, p99 {p99:.1f} ms"
 
-    def stop(self) -> None:
+    def stop(self, drop: bool = True) -> None:
+        """Stop its processes and drop its database (`drop` false: keep it)."""
         for process in self.processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -132,8 +133,13 @@ class Stack:
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
-        with psycopg.connect(pg_admin(), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+        if drop:
+            drop_database(self.database)
+
+
+def drop_database(name: str) -> None:
+    with psycopg.connect(pg_admin(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _tree(pid: int) -> list[int]:
@@ -170,8 +176,8 @@ def start_stack(
     settings: dict[str, str] | None = None,
     database: str | None = None,
 ) -> Stack:
-    """gunicorn and `workers` worker processes on a fresh database (or on `database`, which
-    stopping the stack drops); processes[0] is gunicorn.
+    """gunicorn and `workers` worker processes on a fresh database (or on `database`);
+    processes[0] is gunicorn.
 
     `settings` are more environment variables for every process.
     """
@@ -198,7 +204,7 @@ def start_stack(
         "REFEREE_EVENTS_PER_CLIENT": "100000",
     }
     stack = Stack(f"http://127.0.0.1:{port}", name, queue_name)
-    logs = Path(os.environ.get("TMPDIR", "/tmp")) / name
+    logs = Path(os.environ.get("TMPDIR", "/tmp")) / queue_name
     logs.mkdir()
     subprocess.run([BIN / "referee", "db", "upgrade"], env=env, check=True, capture_output=True)
     web: list[str | Path] = [BIN / "gunicorn", "-c", ROOT / "deploy/gunicorn.conf.py"]
