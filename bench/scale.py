@@ -2,7 +2,8 @@
 sizes of history, and the bytes a move takes.
 
 Run: `uv run python -m bench.scale [--sizes 1000,100000] [--requests 200] [--rate 100]
-[--seconds 20] [--processes N] [--settle-load 1.0] [--settle-seconds 300] [--rounds 3]`.
+[--seconds 20] [--processes N] [--settle-load 1.0] [--settle-seconds 300] [--rounds 3]
+[--warmup 1]`.
 
 At each size, a fresh PostgreSQL database (on REFEREE_BENCH_PG, as
 bench/service.py) is filled by bench/loader.py with that many finished games
@@ -10,8 +11,10 @@ and a tenth as many running, one player sitting in 500 of them. Once every
 size is loaded and the machine has settled (a checkpoint, then the load
 average back to `--settle-load`, waiting `--settle-seconds` at most), the
 sizes are measured in turn, `--rounds` times, so that the machine's slow
-moments fall on both sizes alike; each figure pools its rounds. A round
-measures, in this process: every periodic sweep (`referee.queue.SWEEPS`, each job run
+moments fall on both sizes alike; each figure pools its rounds, after
+`--warmup` rounds that are printed and not counted (a database just loaded
+holds the load in its caches, not today's games). A round measures, in
+this process: every periodic sweep (`referee.queue.SWEEPS`, each job run
 `--repeats` times at the present moment, as the sweeps run); and through
 the app's test client (the whole request without the network, as bench/me.py):
 `/me` and `GET /v1/me/games` for the player with 500 games, the games list
@@ -256,16 +259,20 @@ def _referee(url: str) -> Iterator[tuple[Referee, Settings]]:
             referee.close()
 
 
-def measure(loaded: Loaded, round_number: int, args: Any) -> None:
-    """One round at one size: every figure measured once more, added to its figures."""
+def measure(loaded: Loaded, round_number: int, args: Any, counted: bool = True) -> None:
+    """One round at one size: every figure measured once more, added to its figures if
+    the round is `counted` (not a warm-up)."""
     _settle(loaded.url, args.settle_load, args.round_settle_seconds)
     taken = Figures(loaded.figures.size)
     with _referee(loaded.url) as (referee, settings):
         _sweeps(referee, args.repeats, taken)
         _requests(referee, settings, loaded.plan, round_number, args, taken)
     taken.timed["move submit-to-decided"] = _moves(loaded, args)
-    print(f"-- round {round_number + 1}, {loaded.figures.size:,} games")
+    kind = "round" if counted else "warm-up round, not counted"
+    print(f"-- {kind} {round_number + 1}, {loaded.figures.size:,} games")
     _print(taken)
+    if not counted:
+        return
     for label, values in taken.timed.items():
         loaded.figures.timed.setdefault(label, []).extend(values)
 
@@ -295,16 +302,18 @@ def run(sizes: list[int], args: Any) -> list[Figures]:
     """Load every size, then measure them in turn, round after round: a size measured
     only while the machine was busier (the hour, a neighbour, the writing after a load)
     would compare the machine's moments, not the sizes. Odd rounds take the sizes in
-    the other order, so that neither is always measured right after the other's moves."""
+    the other order, so that neither is always measured right after the other's moves.
+    The first `--warmup` rounds are printed, not counted: a server that has run for a
+    while holds today's rows in its caches, one just loaded holds the load's."""
     loaded: list[Loaded] = []
     try:
         for size in sizes:
             loaded.append(load(size, args))
         for each in loaded:
             _settle(each.url, args.settle_load, args.settle_seconds)
-        for round_number in range(args.rounds):
+        for round_number in range(args.warmup + args.rounds):
             for each in loaded if round_number % 2 == 0 else reversed(loaded):
-                measure(each, round_number, args)
+                measure(each, round_number, args, counted=round_number >= args.warmup)
         return [_finish(each) for each in loaded]
     finally:
         for each in loaded:
@@ -360,6 +369,7 @@ def main() -> None:
     )
     parser.add_argument("--settle-seconds", type=float, default=300.0, help="longest wait for it")
     parser.add_argument("--rounds", type=int, default=3, help="of every figure at every size")
+    parser.add_argument("--warmup", type=int, default=1, help="rounds first, not counted")
     parser.add_argument(
         "--round-settle-seconds", type=float, default=60.0, help="longest wait before a round"
     )
