@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import os
 import signal
-import subprocess
 import sys
+from contextlib import suppress
 from typing import Any
 
 from celery import signals
@@ -44,38 +45,57 @@ def run(referee: Referee, argv: list[str], role: str = "all") -> None:
     takes a process that decides moves, and so have the bots, which think
     for seconds over a move. A Celery worker has one pool for all its
     queues, so role "all" is three workers: this process decides, and two
-    child processes (`--role deliver` and `--role bots`, same arguments),
-    started once this one is ready, deliver and play the bots' seats. The
-    children stop when this process stops, and die when it is killed: a
-    child that outlived a killed worker would finish its mail after the
-    lease had handed the row to another worker, and the mail would go twice.
+    children (`deliver` and `bots`, same arguments, their names prefixed),
+    forked before Celery starts, deliver and play the bots' seats. Forked,
+    they start at once and share the modules this process has imported:
+    started as programs of their own, each took seconds of CPU to import
+    them again. The children stop when this process stops, and die when it
+    is killed: a child that outlived a killed worker would finish its mail
+    after the lease had handed the row to another worker, and the mail
+    would go twice.
     """
     app = tasks.register(referee)
     pool = any(arg in ("-P", "--pool") or arg.startswith("--pool=") for arg in argv)
     given = any(arg in ("-Q", "--queues") or arg.startswith("--queues=") for arg in argv)
-    child = [argv] if role == "all" and not given else []
-    role = "decide" if child else role
+    if role == "all" and not given:
+        role, argv = _fork_children(referee, argv)
 
     @signals.worker_process_init.connect(weak=False)
     def fresh_connections(**_kwargs: Any) -> None:
         # A forked pool process must not share its parent's database connections.
-        referee.db.dispose()
+        referee.db.forget_connections()
 
     @signals.worker_ready.connect(weak=False)
     def ready(**_kwargs: Any) -> None:
         # Delivery and bots workers leave the sweeps to those that decide.
         if referee.queue.sweeps_in_workers() and role not in CHILD_ROLES:
             referee.queue.start_sweeper()
-        # Started only now, so that their start does not slow the deciding one's.
-        for argv in child:
-            for child_role in CHILD_ROLES:
-                _start_child(argv, child_role)
 
     chosen = [] if given else ["--queues", ",".join(queues(referee, role))]
     app.worker_main(["worker", *([] if pool else DEFAULT_POOL), *chosen, *argv])
 
 
-def _start_child(argv: list[str], role: str) -> None:
+def _fork_children(referee: Referee, argv: list[str]) -> tuple[str, list[str]]:
+    """Fork a worker of each of `CHILD_ROLES`: the role and arguments this process goes
+    on with ("decide" in the parent)."""
+    parent = os.getpid()
+    children: list[int] = []
+    for role in CHILD_ROLES:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _die_with_parent(parent)
+            # Its parent's pooled connections are the parent's to use and close.
+            referee.db.forget_connections()
+            return role, _renamed(argv, role)
+        children.append(pid)
+    atexit.register(_stop_children, children)
+    return "decide", argv
+
+
+def _renamed(argv: list[str], role: str) -> list[str]:
+    """`argv` with the worker's name (`-n`, `--hostname`) prefixed by the child's role."""
     prefix = {"deliver": "delivery", "bots": "bots"}[role]
     renamed, named = [], False
     for index, arg in enumerate(argv):
@@ -86,25 +106,30 @@ def _start_child(argv: list[str], role: str) -> None:
         renamed.append(arg)
     if not named:
         renamed += ["--hostname", f"{prefix}@%h"]
-    command = [sys.executable, "-m", "referee", "worker", "--role", role, *renamed]
-    child = subprocess.Popen(command, preexec_fn=_die_with_parent)
-    atexit.register(_stop_child, child)
+    return renamed
 
 
-def _stop_child(child: subprocess.Popen[bytes]) -> None:
-    """At the parent's normal exit: let the child finish its task and stop, and wait
-    for it, since the parent's death would kill it."""
-    child.terminate()
-    child.wait()
+def _stop_children(children: list[int]) -> None:
+    """At the parent's normal exit: let each child finish its task and stop, and wait
+    for them, since the parent's death would kill them."""
+    for pid in children:
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    for pid in children:
+        with suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: ask Linux for SIGKILL when the parent dies."""
+def _die_with_parent(parent: int) -> None:
+    """In a child: ask Linux for SIGKILL when the parent dies, and end now if it
+    already has."""
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass  # not Linux: the child ends at the parent's normal exit (atexit)
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 def run_beat(referee: Referee, argv: list[str]) -> None:

@@ -599,21 +599,25 @@ _CIRCLES_IN = tuple(
 # A pick's artist and circle as a bit: `9 * (artist - 1) + circle - 1`.
 _CIRCLES = len(CIRCLE_STACKS)
 _ONE_CIRCLE_EACH = sum(1 << _CIRCLES * artist for artist in range(ARTISTS))
+
+
 # The circles that a set of stacks touches, read half the set at a time, as the picks
 # of one artist: `_TOUCHED_BY_HALF[artist - 1][k][half]` for the stacks 12k to 12k + 11
 # whose bits `half` sets. (Shifted here to each artist's picks, not in `_reach`: an
 # operation on ints costs as much as a table lookup.)
+def _touched_by_half(k: int) -> tuple[int, ...]:
+    """For stacks 12k to 12k + 11, by the bits `half` sets: the circles they touch. Each
+    entry is an earlier one with its highest stack added (a table built at import)."""
+    touched = [0] * (1 << 12)
+    for half in range(1, 1 << 12):
+        highest = half.bit_length() - 1
+        touched[half] = touched[half ^ 1 << highest] | _TOUCHING[12 * k + highest]
+    return tuple(touched)
+
+
+_HALVES = (_touched_by_half(0), _touched_by_half(1))
 _TOUCHED_BY_HALF = tuple(
-    tuple(
-        tuple(
-            functools.reduce(
-                operator.or_, (_TOUCHING[12 * k + i] for i in range(12) if half >> i & 1), 0
-            )
-            << _CIRCLES * artist
-            for half in range(1 << 12)
-        )
-        for k in range(2)
-    )
+    tuple(tuple(touched << _CIRCLES * artist for touched in half) for half in _HALVES)
     for artist in range(ARTISTS)
 )
 # By name, for `_reach_in`: a global is read as cheaply as a local is unpacked.
@@ -1811,12 +1815,18 @@ class _MandalaStonesRules(Game[State, Move]):
 # `Played(...)` runs the named tuple's Python `__new__`; a playout builds one a move.
 _new_tuple = tuple.__new__
 
-# A table of the placings of the artists, as `_PLACED` below.
+# A table of the placings of the artists, as `_placed` gives it.
 Placed = dict[tuple[int, ...], tuple[Layout, tuple[tuple[tuple[int, ...], ...], ...]]]
 
 
+@functools.cache
 def _placed() -> Placed:
-    """`_PLACED`."""
+    """Per placing of the artists: its `_LAYOUTS` entry, and by artist and circle the
+    placing once that artist has moved to that free circle (one of `_LAYOUTS`' keys;
+    empty where the circle holds an artist). A playout keeps a placing's entry while
+    its artists stay, and moves an artist by looking the new placing up rather than
+    building it. Built at the first playout: a process that plays none (the server,
+    a worker that only decides) need not spend its start on it."""
     placings = {placing: placing for placing in _LAYOUTS}  # each placing built once, shared
     return {
         artists: (
@@ -1833,13 +1843,6 @@ def _placed() -> Placed:
         )
         for artists, layout in _LAYOUTS.items()
     }
-
-
-# Per placing of the artists: its `_LAYOUTS` entry, and by artist and circle the placing
-# once that artist has moved to that free circle (one of `_LAYOUTS`' keys; empty where
-# the circle holds an artist). A playout keeps a placing's entry while its artists stay,
-# and moves an artist by looking the new placing up rather than building it.
-_PLACED = _placed()
 
 
 # `_SUMMARIES`' summaries by the number whose base-5 digits are those colours, space 1 first
@@ -1879,7 +1882,7 @@ class MandalaStones(_MandalaStonesRules):
 
     def random_playout(self, state: State, rng: Rng) -> Iterator[Played[State, Move]]:
         """`play_random` move after move, without the turn checks of a move played
-        one at a time. The fields of the state, the artists' placing (`_PLACED`)
+        one at a time. The fields of the state, the artists' placing (`_placed`)
         and each board's number (`_tops_code`) are kept in locals from one move
         to the next; written out here: `play_random`'s draws, `_picked` and
         `_scored` (their fields come from `_picked_fields` and `_tops_removed`),
@@ -1896,7 +1899,8 @@ class MandalaStones(_MandalaStonesRules):
         players = len(scores)
         seat = state.current
         codes = [_tops_code(towers) for towers in boards]
-        layout, moved = _PLACED[artists]
+        placed = _placed()
+        layout, moved = placed[artists]
         while True:
             empty, built, colours, colour_spaces, scorings = _SUMMARY_AT[codes[seat]]
             if empty:
@@ -1917,7 +1921,7 @@ class MandalaStones(_MandalaStonesRules):
                     stacks, boards, showing, seat, artist, circle, found, taken, space
                 )
                 artists = moved[artist - 1][circle - 1]
-                layout, moved = _PLACED[artists]
+                layout, moved = placed[artists]
                 codes[seat] += _BUILT_ON[space - 1][boards[seat][space - 1][-1]]
                 reach = None
             else:

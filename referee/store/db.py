@@ -128,7 +128,7 @@ class Database:
     def upgrade(self) -> None:
         """Bring the database's schema up to date (Alembic `upgrade head`)."""
         # Imported here: Alembic is a sixth of the import time of a process that
-        # never migrates (a worker; each starts the deciding one's two children).
+        # never migrates (a worker).
         from alembic import command
         from alembic.config import Config
 
@@ -140,3 +140,8 @@ class Database:
     def dispose(self) -> None:
         """Close every pooled connection (after a fork, or when done with the database)."""
         self.engine.dispose()
+
+    def forget_connections(self) -> None:
+        """In a process just forked: drop the pooled connections, which are the parent's,
+        without closing them (closing would end them for the parent too)."""
+        self.engine.dispose(close=False)
