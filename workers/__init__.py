@@ -90,6 +90,12 @@ def _fork_children(referee: Referee, argv: list[str]) -> tuple[str, list[str]]:
             referee.db.forget_connections()
             return role, _renamed(argv, role)
         children.append(pid)
+
+    @signals.worker_shutting_down.connect(weak=False)
+    def stop_with_me(**_kwargs: Any) -> None:
+        # At once, so that the three shut down together rather than one after another.
+        _stop_children(children, wait=False)
+
     atexit.register(_stop_children, children)
     return "decide", argv
 
@@ -109,15 +115,22 @@ def _renamed(argv: list[str], role: str) -> list[str]:
     return renamed
 
 
-def _stop_children(children: list[int]) -> None:
-    """At the parent's normal exit: let each child finish its task and stop, and wait
-    for them, since the parent's death would kill them."""
+# The children asked to stop already: a second SIGTERM would cut a warm shutdown short.
+_told: set[int] = set()
+
+
+def _stop_children(children: list[int], wait: bool = True) -> None:
+    """Let each child finish its task and stop; at the parent's normal exit, wait for
+    them too, since the parent's death would kill them."""
     for pid in children:
-        with suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-    for pid in children:
-        with suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+        if pid not in _told:
+            _told.add(pid)
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+    if wait:
+        for pid in children:
+            with suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
 
 def _die_with_parent(parent: int) -> None:
