@@ -51,6 +51,12 @@ def stops_nothing(stack: Stack, slow: SlowServer) -> None:
     assert slow.holding(), "the slow server was let go before the others were done"
 
     wait_until(lambda: slow.left, 60, "the referee to give up on the slow webhook")
+    # It records the failure after letting go of the socket, which the server sees first.
+    wait_until(
+        lambda: stack.health(slow_game, slow_tokens[1])["failures"],
+        30,
+        "the failure to be recorded",
+    )
     health = stack.health(slow_game, slow_tokens[1])
     assert health["active"] and health["failures"] >= 1, health
     assert "deadline" in health["last_error"] and health["retry_at"], health
