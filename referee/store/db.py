@@ -138,7 +138,7 @@ class Database:
         command.upgrade(config, "head")
 
     def dispose(self) -> None:
-        """Close every pooled connection (after a fork, or when done with the database)."""
+        """Close every pooled connection (when done with the database)."""
         self.engine.dispose()
 
     def forget_connections(self) -> None:
