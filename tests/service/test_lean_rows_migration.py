@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -26,7 +25,6 @@ from referee.service.verification import check_afresh
 from referee.store.reads import rules_of
 from referee.store.records import full_record
 from referee.store.tables import Game, GameStatus
-from tests.fixtures import migrated_referee
 from tests.migrating import migrate
 from tests.rated_games import play_out
 
@@ -95,9 +93,5 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def test_moves_lose_their_json_and_key_and_get_them_back_on_sqlite(tmp_path: Path) -> None:
-    referee = migrated_referee(f"sqlite:///{tmp_path / 'referee.sqlite3'}", tmp_path)
-    try:
-        moved_down_and_up(referee)
-    finally:
-        referee.close()
+def test_moves_lose_their_json_and_key_and_get_them_back_on_sqlite(fresh_referee: Referee) -> None:
+    moved_down_and_up(fresh_referee)

@@ -10,7 +10,6 @@ SQLite here, on PostgreSQL in tests/live/test_move_source_migration_pg.py.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import sqlalchemy as sa
 
@@ -18,7 +17,6 @@ from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game
 from referee.store.records import full_record
 from referee.store.tables import Game, Submission
-from tests.fixtures import migrated_referee
 from tests.migrating import migrate
 from tests.rated_games import play_out
 
@@ -85,9 +83,5 @@ def changed(before: str, after: str) -> dict[int, tuple[str, str]]:
     return found
 
 
-def test_sources_and_chains_survive_down_and_up_on_sqlite(tmp_path: Path) -> None:
-    referee = migrated_referee(f"sqlite:///{tmp_path / 'referee.sqlite3'}", tmp_path)
-    try:
-        moved_down_and_up(referee)
-    finally:
-        referee.close()
+def test_sources_and_chains_survive_down_and_up_on_sqlite(fresh_referee: Referee) -> None:
+    moved_down_and_up(fresh_referee)
