@@ -38,7 +38,7 @@ from typing import Any
 import psycopg
 import sqlalchemy as sa
 
-from bench.service import pg_admin, pg_database
+from bench.service import drop_database, pg_admin, pg_database
 from referee import games
 from referee.delivery.channel import Consent
 from referee.replay import new_state
@@ -81,8 +81,7 @@ def database(backend: str) -> Iterator[str]:
     try:
         yield pg_database(name)
     finally:
-        with psycopg.connect(pg_admin(), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_database(name)
 
 
 def _token(purpose: str, index: int) -> str:

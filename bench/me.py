@@ -31,7 +31,7 @@ from flask.testing import FlaskClient
 
 from api import create_app
 from api.http.player_auth import PLAYER_COOKIE
-from bench.service import pg_admin, pg_database
+from bench.service import drop_database, pg_admin, pg_database
 from referee.service import Referee
 from referee.service.creating import NewGame, Player, create_game
 from referee.service.players import MANAGE, PLAY, READ, open_session
@@ -130,8 +130,7 @@ def fresh_postgresql(prefix: str = "referee_bench_me") -> Iterator[Settings]:
                 mail_dir=str(Path(folder) / "mail-out"),
             )
     finally:
-        with psycopg.connect(pg_admin(), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_database(name)
 
 
 def on_both(
