@@ -173,8 +173,11 @@ _EMPTYING_LOCK_WAIT = "500ms"
 
 def empty(service: Service, seconds: float = 60) -> None:
     """Delete every row of the referee's tables in the service's database (its
-    migrations' mark stays), and the rate limits' counts it keeps in Redis: what a
-    fresh database and queue would hold, for the processes already running on them.
+    migrations' mark and its server-wide `setting` rows stay), and the rate limits'
+    counts it keeps in Redis: what a fresh database and queue would hold, for the
+    processes already running on them. The settings stay because each process reads
+    them once: a process that had not yet read the kept secret would otherwise make a
+    new one, unlike the others', in the middle of the next module.
 
     A delivery being sent is waited for first, so that no mail or webhook of the
     rows deleted arrives afterwards: the delivery table is locked, then none may be
@@ -186,7 +189,8 @@ def empty(service: Service, seconds: float = 60) -> None:
             f'"{name}"'
             for (name,) in conn.execute(
                 "SELECT tablename FROM pg_tables"
-                " WHERE schemaname = current_schema() AND tablename <> 'alembic_version'"
+                " WHERE schemaname = current_schema()"
+                " AND tablename NOT IN ('alembic_version', 'setting')"
             )
         ]
         while not _emptied(conn, tables):

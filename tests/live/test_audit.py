@@ -27,7 +27,7 @@ import pytest
 import requests
 
 from referee import automatic, bots
-from referee.record import Record, chain, loads
+from referee.record import Entry, Record, chain, loads
 from referee.replay import replay
 from referee.service import Referee
 from referee.service.deadlines import sweep_deadlines
@@ -99,16 +99,25 @@ def _run(*args: str) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
+def _other_move(record: Record, seq: int) -> str | None:
+    """A legal move other than the one played at `seq`, None where it was the only one."""
+    replayed = replay(record, seq - 1)
+    entry = record.entries[seq - 1]
+    legal = (replayed.game.notate(m) for m in replayed.game.legal_moves(replayed.final, entry.seat))
+    return next((move for move in legal if move != entry.move), None)
+
+
+def _changeable(record: Record, entries: list[Entry]) -> int:
+    """The seq of the first of `entries` that had another legal move (some turns have one)."""
+    return next(e.seq for e in entries if _other_move(record, e.seq) is not None)
+
+
 def _forged(record: Record, seq: int) -> Record:
     """The record cut after move `seq`, that move changed to another legal one and the
     chain made again: only re-deriving the move can tell."""
-    replayed = replay(record, seq - 1)
     entry = record.entries[seq - 1]
-    other = next(
-        replayed.game.notate(move)
-        for move in replayed.game.legal_moves(replayed.final, entry.seat)
-        if replayed.game.notate(move) != entry.move
-    )
+    other = _other_move(record, seq)
+    assert other is not None
     moves = [(e.seat, e.move, e.created_at) for e in record.entries[: seq - 1]]
     moves.append((entry.seat, other, entry.created_at))
     chained = chain(record.header.seed_commitment, moves)
@@ -149,7 +158,7 @@ def test_the_referees_own_moves_verify_suggest_alike_and_a_changed_one_fails_at_
             assert (code, said.strip()) == (0, entry.move), entry
 
     # A timeout changed: the chain holds, the replay is legal, the audit fails it.
-    last_timeout = timeouts[-1].seq
+    last_timeout = _changeable(record, timeouts[::-1])
     forged = tmp_path / "forged-timeout.jsonl"
     forged.write_text(_forged(record, last_timeout).dumps(), encoding="utf-8")
     code, said = _run("verify", str(forged))
@@ -158,7 +167,7 @@ def test_the_referees_own_moves_verify_suggest_alike_and_a_changed_one_fails_at_
     assert f"FAIL line {line}: move {last_timeout} " in said and "timeout" in said
 
     # A bot's move changed: found only when the bots are asked again (`--bots`).
-    bot_move = robots[0].seq
+    bot_move = _changeable(record, robots)
     forged = tmp_path / "forged-bot.jsonl"
     forged.write_text(_forged(record, bot_move).dumps(), encoding="utf-8")
     assert _run("verify", str(forged))[0] == 0
