@@ -260,25 +260,28 @@ class Queue:
         database = self.client().connection_pool.connection_kwargs.get("db", 0)
         return f"referee:decided:{database}:{self.settings.queue}"
 
-    def announce_decided(self, decided: dict[str, Any]) -> None:
+    def announce_decided(self, decisions: Sequence[dict[str, Any]]) -> None:
         """Tell whoever waits on a submission (`?wait=`) how it was decided.
 
-        `decided` holds the submission's `id` and the fields a decision sets
-        (status, code, reason, seq, decided_at), so a waiting request can
+        Each of `decisions` holds a submission's `id` and the fields a decision
+        sets (status, code, reason, seq, decided_at), so a waiting request can
         answer without reading the submission again; and `game_id`, so that
         the followers of a game (`GET .../events`) hear of an accepted move on
-        the same message.
+        the same message. A batch's decisions go in one message: every web
+        process reads every message.
         """
         if not self.eager:
-            message = json.dumps(decided, separators=(",", ":"))
+            message = json.dumps(list(decisions), separators=(",", ":"))
             self.client().publish(self.decided_channel(), message)
-        elif decided.get("status") == "accepted" and decided.get("game_id"):
-            # Decided in this very process: its followers are told at once.
-            self.tell_changed(str(decided["game_id"]))
+            return
+        for decided in decisions:
+            if decided.get("status") == "accepted" and decided.get("game_id"):
+                # Decided in this very process: its followers are told at once.
+                self.tell_changed(str(decided["game_id"]))
 
     def announce_changed(self, game_id: str) -> None:
         """Tell the followers of a game that it changed outside a decision (a timeout)."""
-        self.announce_decided({"game_id": game_id, "status": "accepted"})
+        self.announce_decided([{"game_id": game_id, "status": "accepted"}])
 
     def listen_changes(self, hook: Callable[[str | None], None]) -> None:
         """Have `hook(game_id)` called on each announced change of a game, in this process.
@@ -456,7 +459,10 @@ class _Listener:
                     self.subscribed.set()
                     self.wake_all()
                 elif message["type"] == "message":
-                    self.dispatch(json.loads(message["data"]))
+                    announced = json.loads(message["data"])
+                    # One decision alone is how a worker of an earlier version says it.
+                    for decided in announced if isinstance(announced, list) else [announced]:
+                        self.dispatch(decided)
         finally:
             self.subscribed.clear()
             with suppress(redis.RedisError):

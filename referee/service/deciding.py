@@ -61,28 +61,32 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
 
     A task decides on, a batch a transaction, while there is more pending,
     whether or not its own submission was decided already: submissions
-    recorded while it waited to start sent no task of their own
-    (`Queue.enqueue_decisions`). One whose game another transaction holds is
-    passed by, and gets a task of its own.
+    recorded while the mark that a task is on its way was up sent no task of
+    their own (`Queue.enqueue_decisions`). One whose game another transaction
+    holds is passed by, and gets a task of its own.
     """
-    # Said first (a no-op in the embedded default): were it said after this task's own
-    # decision, one held up by its game's lock would hold up every other game's moves
-    # with it. What is recorded from now on sends a task of its own; what was recorded
-    # before is committed already, so the batches below find it.
-    referee.queue.decisions_taken()
-    # Read before the transaction: the first time, it may be read from the database.
+    # Read before the transactions: the first time, it may be read from the database.
     secret = referee.secret()
-    with referee.db.transaction() as session:
-        locked = decision_rows.lock_for_decision(session, submission_id, reachable)
-        if locked is None:
-            return None
-        game, submission = locked.game, locked.submission
+    decided = None
+    if not referee.queue.eager:
+        # First, with the mark still up, so that what is recorded meanwhile sends no
+        # task of its own: this task's own submission and a batch, both waiting for no
+        # lock (SKIP LOCKED), so that a game another transaction holds keeps no move
+        # waiting behind the mark. Under load this is most of the task's work.
         published = Published()
-        if submission["status"] != SubmissionStatus.PENDING:
-            decided = decision_rows.decided(submission)
-            published.decided.append((decided, game.id))
-        else:
-            decided = _judged(session, Batch(game, [submission], locked.reach), secret, published)
+        with referee.db.transaction() as session:
+            decided = _own(session, submission_id, secret, published, wait=False)
+            _decided_pending(session, secret, published)
+        publish(referee, published)
+    # What is recorded from now on sends a task of its own; what was recorded before is
+    # committed already, so the batches below find it (a no-op in the embedded default).
+    referee.queue.decisions_taken()
+    with referee.db.transaction() as session:
+        published = Published()
+        if decided is None:
+            decided = _own(session, submission_id, secret, published, wait=True)
+            if decided is None:
+                return None
         # In the embedded default every submission is decided as it is recorded.
         along = None if referee.queue.eager else _take_along(session, secret, published)
     publish(referee, published)
@@ -94,6 +98,24 @@ def decide(referee: Referee, submission_id: str) -> Decided | None:
     if along is not None and along.left is not None:
         referee.queue.enqueue_decisions([along.left])
     return decided
+
+
+def _own(
+    session: Session, submission_id: str, secret: bytes, published: Published, wait: bool
+) -> Decided | None:
+    """Lock and judge one submission into `published`; one decided already is read and
+    told again (its task ran after all). None when there is no such submission, and
+    without `wait` also when another transaction holds it or its game, or when it is
+    decided already."""
+    locked = decision_rows.lock_for_decision(session, submission_id, reachable, wait)
+    if locked is None:
+        return None
+    game, submission = locked.game, locked.submission
+    if submission["status"] != SubmissionStatus.PENDING:
+        decided = decision_rows.decided(submission)
+        published.decided.append((decided, game.id))
+        return decided
+    return _judged(session, Batch(game, [submission], locked.reach), secret, published)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +130,19 @@ class _Along:
 def _take_along(session: Session, secret: bytes, published: Published) -> _Along:
     """Decide up to `BATCH` pending submissions of games that no one else holds: this
     transaction's own game's too (several seats may answer at once), as it stands now."""
-    batches = decision_rows.lock_pending(session, reachable, BATCH)
-    for batch in batches:
-        _judged(session, batch, secret, published)
-    if sum(len(batch.submissions) for batch in batches) == BATCH:
+    if _decided_pending(session, secret, published):
         return _Along(full=True)
     # Those just decided are no longer pending here; those being decided are locked.
     return _Along(full=False, left=decision_rows.pending_unheld(session))
+
+
+def _decided_pending(session: Session, secret: bytes, published: Published) -> bool:
+    """Decide up to `BATCH` pending submissions of games no one else holds; whether
+    there were as many (more may be pending)."""
+    batches = decision_rows.lock_pending(session, reachable, BATCH)
+    for batch in batches:
+        _judged(session, batch, secret, published)
+    return sum(len(batch.submissions) for batch in batches) == BATCH
 
 
 def _judged(session: Session, batch: Batch, secret: bytes, published: Published) -> Decided:

@@ -54,8 +54,10 @@ class Published:
 def publish(referee: Referee, what: Published) -> None:
     """Tell the waiting, the followers, the queue and delivery what `what` holds."""
     queue = referee.queue
-    for decided, game_id in what.decided:
-        queue.announce_decided({**asdict(decided), "game_id": game_id})
+    if what.decided:
+        queue.announce_decided(
+            [{**asdict(decided), "game_id": game_id} for decided, game_id in what.decided]
+        )
     for game_id in [*what.changed, *what.seeks]:
         try:
             queue.announce_changed(game_id)

@@ -139,11 +139,11 @@ def _decision_read(reaches: Reaches) -> sa.Select[Any]:
 
 
 @cache
-def _lock_for_decision(reaches: Reaches) -> sa.Select[Any]:
+def _lock_for_decision(reaches: Reaches, wait: bool) -> sa.Select[Any]:
     return (
         _decision_read(reaches)
         .where(_SUBMISSION.c.id == sa.bindparam("submission_id"), _PENDING)
-        .with_for_update(of=[_GAME, _SUBMISSION], key_share=True)
+        .with_for_update(of=[_GAME, _SUBMISSION], key_share=True, skip_locked=not wait)
     )
 
 
@@ -196,16 +196,22 @@ class Locked:
     reach: Reach
 
 
-def lock_for_decision(session: Session, submission_id: str, reaches: Reaches) -> Locked | None:
+def lock_for_decision(
+    session: Session, submission_id: str, reaches: Reaches, wait: bool = True
+) -> Locked | None:
     """Lock a pending submission and its game, with the seats news can reach (`reaches`);
     a submission decided already is read as it is, unlocked; None when there is no such
-    submission."""
+    submission. Without `wait`: None at once too when another transaction holds either,
+    and when it is decided already."""
     # Core statements on the session's connection: the ORM's bookkeeping
     # cost more than the statements on this path, run for every move.
     connection = session.connection()
     found = connection.execute(
-        _lock_for_decision(reaches), {"submission_id": submission_id}
-    ).first() or (
+        _lock_for_decision(reaches, wait), {"submission_id": submission_id}
+    ).first()
+    if not wait:
+        return None if found is None else _locked(found)
+    found = found or (
         connection.execute(_read_for_decision(reaches), {"submission_id": submission_id}).first()
     )
     return None if found is None else _locked(found)

@@ -306,8 +306,8 @@ class _Broker:
         self.announced: list[str] = []
         self.to_decide: list[str] = []
 
-    def announce_decided(self, decided: dict[str, Any]) -> None:
-        self.announced.append(decided["id"])
+    def announce_decided(self, decisions: list[dict[str, Any]]) -> None:
+        self.announced += [decided["id"] for decided in decisions]
 
     def enqueue_decisions(self, submission_ids: list[str]) -> None:
         self.to_decide += submission_ids
@@ -375,6 +375,47 @@ def test_a_workers_decision_takes_along_the_moves_pending_in_games_no_one_holds(
         assert session.get(Submission, waits).status == "accepted"  # type: ignore[union-attr]
     assert decide(referee, waits).status == "accepted"  # type: ignore[union-attr]
     assert broker.to_decide == [waits]
+
+
+def test_a_move_recorded_while_the_mark_is_up_is_decided_by_the_task_that_holds_it(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    own_game, other_game = (new_game(referee, "subdivision", [None, None]) for _ in range(2))
+    openings = {}
+    with Session(referee.db.engine, expire_on_commit=False) as session:
+        for game_id in (own_game, other_game):
+            seed = session.get(Game, game_id).seed  # type: ignore[union-attr]
+            openings[game_id] = new_state(RULES, seed, 2, RULES.load_options({}, 2))
+        seat = min(RULES.actors(openings[own_game]))
+        own = _pending(session, own_game, seat, RULES, _legal(openings[own_game], seat), 0)
+        session.commit()
+    broker = _Broker()
+    recorded: list[str] = []
+    cleared_after: list[list[str]] = []
+
+    def announce(decisions: list[dict[str, Any]]) -> None:
+        broker.announced += [decided["id"] for decided in decisions]
+        if not recorded:
+            # A move recorded now finds the mark up, so it sends no task (nothing here
+            # sends one): the task deciding is the one to take it along.
+            with Session(referee.db.engine) as session:
+                seat = min(RULES.actors(openings[other_game]))
+                notation = _legal(openings[other_game], seat)
+                recorded.append(_pending(session, other_game, seat, RULES, notation, 0))
+                session.commit()
+
+    monkeypatch.setattr(broker, "announce_decided", announce)
+    monkeypatch.setattr(
+        broker, "decisions_taken", lambda: cleared_after.append(list(broker.announced))
+    )
+    monkeypatch.setattr(referee, "queue", broker)
+    assert decide(referee, own).status == "accepted"  # type: ignore[union-attr]
+    # The mark came down once its own move was decided and told, not before...
+    assert cleared_after == [[own]]
+    # ... and the move recorded meanwhile was decided after it, by the same task.
+    assert broker.announced == [own, *recorded] and broker.to_decide == []
+    with referee.db.reading() as session:
+        assert session.get(Submission, recorded[0]).status == "accepted"  # type: ignore[union-attr]
 
 
 def _legal(state: Any, seat: int) -> str:
