@@ -186,7 +186,8 @@ def _retried(earlier: Submission, move: JSON, expected: int | None) -> Submissio
 def submit_move(referee: Referee, command: SubmitMove, wait: float | None = None) -> Submission:
     """Submit a move and have it decided; with `wait`, the submission once decided
     (or as it is after `wait` seconds). Raises the refusals `record_move` raises."""
-    with referee.db.transaction() as session:
+    # Recording a move writes one row: it needs no transaction of its own.
+    with referee.db.one_write() as session:
         submission, fresh = record_move(session, command)
     with ExitStack() as stack:
         # Listen before enqueueing, so that no announcement comes too early.

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import select
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +96,11 @@ class Database:
             self.engine = create_engine(self.url, pool_size=pool_size, max_overflow=0)
             _postgresql_setup(self.engine)
         self._reading = self.engine.execution_options(**{_READING: True})
+        self._autocommit = (
+            self.engine
+            if self.url.startswith("sqlite")
+            else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
 
     @classmethod
     def of(cls, chosen: Settings) -> Database:
@@ -106,16 +111,20 @@ class Database:
     def dialect(self) -> str:
         return self.engine.dialect.name
 
-    @contextmanager
-    def transaction(self) -> Iterator[Session]:
+    def transaction(self) -> AbstractContextManager[Session]:
         """A session whose work is committed at the end, or rolled back on error."""
-        with Session(self.engine, expire_on_commit=False) as session:
-            try:
-                yield session
-                session.commit()
-            except BaseException:
-                session.rollback()
-                raise
+        return _committed(self.engine)
+
+    def one_write(self) -> AbstractContextManager[Session]:
+        """A session for work that writes at most one statement and only reads besides.
+
+        On PostgreSQL each statement commits on its own: a transaction's BEGIN and
+        COMMIT would be two more round trips, and at READ COMMITTED the statements
+        of one transaction each read their own snapshot anyway, so nothing is lost;
+        but an error after the write no longer takes it back, so the write comes last.
+        On SQLite it is a `transaction`.
+        """
+        return _committed(self._autocommit)
 
     def reading(self) -> Session:
         """A session for reads alone: on SQLite it takes no write lock (BEGIN, not IMMEDIATE).
@@ -145,3 +154,15 @@ class Database:
         """In a process just forked: drop the pooled connections, which are the parent's,
         without closing them (closing would end them for the parent too)."""
         self.engine.dispose(close=False)
+
+
+@contextmanager
+def _committed(bind: Engine) -> Iterator[Session]:
+    """A session on `bind` committed at the end, or rolled back on error."""
+    with Session(bind, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise

@@ -19,7 +19,8 @@ from referee.service.creating import NewGame, Player, create_game
 from referee.service.deciding import decide
 from referee.settings import Settings
 from referee.store import reads, records, submissions
-from referee.store.tables import Game, Outbox, Snapshot, Source, Submission
+from referee.store.db import Database
+from referee.store.tables import Game, Outbox, Setting, Snapshot, Source, Submission
 
 RULES = games.get("subdivision")
 
@@ -375,6 +376,28 @@ def test_a_workers_decision_takes_along_the_moves_pending_in_games_no_one_holds(
         assert session.get(Submission, waits).status == "accepted"  # type: ignore[union-attr]
     assert decide(referee, waits).status == "accepted"  # type: ignore[union-attr]
     assert broker.to_decide == [waits]
+
+
+def test_a_one_write_session_commits_each_statement_and_the_next_transaction_is_whole(
+    referee: Referee, pg_database: str
+) -> None:
+    db = Database(pg_database, pool_size=1)
+    try:
+        with pytest.raises(RuntimeError), db.one_write() as session:
+            session.add(Setting(key="one-write", value="written"))
+            session.flush()
+            raise RuntimeError("after the write")
+        # That statement committed on its own: the error after it took nothing back.
+        # The pool's one connection, used again for a transaction, is one again.
+        with pytest.raises(RuntimeError), db.transaction() as session:
+            session.add(Setting(key="in-a-transaction", value="rolled back"))
+            session.flush()
+            raise RuntimeError("after the write")
+        with db.reading() as session:
+            assert session.get(Setting, "one-write") is not None
+            assert session.get(Setting, "in-a-transaction") is None
+    finally:
+        db.dispose()
 
 
 def test_a_move_recorded_while_the_mark_is_up_is_decided_by_the_task_that_holds_it(
