@@ -28,6 +28,7 @@ from referee.service.deciding import check_seat, check_turn
 from referee.service.players import PLAY, Player, seat_in
 from referee.service.publishing import Published, publish
 from referee.store import keys, reads, submissions
+from referee.store.creation import new_id
 from referee.store.reads import Turn
 from referee.store.tables import DECISION_FIELDS, Source, Submission, SubmissionStatus
 
@@ -127,8 +128,11 @@ def seat_holding(session: Session, game_id: str, token: str) -> int | None:
     return keys.seat_of_token(session, game_id, token)
 
 
-def record_move(session: Session, command: SubmitMove) -> tuple[Submission, bool]:
-    """Record the command's move as pending in `session`; `(earlier, False)` for a retry.
+def record_move(
+    session: Session, command: SubmitMove, submission_id: str | None = None
+) -> tuple[Submission, bool]:
+    """Record the command's move as pending in `session`, by `submission_id` if given;
+    `(earlier, False)` for a retry.
 
     Raises the refusal of a move that cannot be read, of a retry that is
     not the same request, and, for a sender that waits, of a move that
@@ -157,6 +161,7 @@ def record_move(session: Session, command: SubmitMove) -> tuple[Submission, bool
         seen_version=_seen(command, game),
         expected_version=command.expected_version,
         idempotency_key=key,
+        submission_id=submission_id,
     )
     if not fresh:
         # A retry that raced the first request in: it must still be the same request.
@@ -186,19 +191,24 @@ def _retried(earlier: Submission, move: JSON, expected: int | None) -> Submissio
 def submit_move(referee: Referee, command: SubmitMove, wait: float | None = None) -> Submission:
     """Submit a move and have it decided; with `wait`, the submission once decided
     (or as it is after `wait` seconds). Raises the refusals `record_move` raises."""
-    # Recording a move writes one row: it needs no transaction of its own.
-    with referee.db.one_write() as session:
-        submission, fresh = record_move(session, command)
+    submission_id = new_id()
     with ExitStack() as stack:
-        # Listen before enqueueing, so that no announcement comes too early.
+        # Listen before recording: a worker's batch may decide the move the moment it
+        # is committed, before this request would have begun to listen.
         heard = (
             None
             if wait is None
-            else stack.enter_context(referee.queue.decided_signal(submission.id))
+            else stack.enter_context(referee.queue.decided_signal(submission_id))
         )
+        # Recording a move writes one row: it needs no transaction of its own.
+        with referee.db.one_write() as session:
+            submission, fresh = record_move(session, command, submission_id)
         if fresh:
             publish(referee, Published(to_decide=[submission.id]))
         if heard is not None and wait is not None:
+            if not fresh:
+                # A retry: the earlier submission's, read before the first wait.
+                heard = stack.enter_context(referee.queue.decided_signal(submission.id))
             pending = fresh and not referee.queue.eager
             submission = _await(referee, submission, wait, heard, pending)
     return submission

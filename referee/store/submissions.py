@@ -48,8 +48,10 @@ def record(
     seen_version: int,
     expected_version: int | None = None,
     idempotency_key: str | None = None,
+    submission_id: str | None = None,
 ) -> tuple[Submission, bool]:
-    """Record a pending submission; `(earlier, False)` when its key was used already.
+    """Record a pending submission (by `submission_id`, or a new id); `(earlier, False)`
+    when its key was used already.
 
     The caller looks for an earlier submission with the key first (the
     service does, once); a retry that races in between finds the first one
@@ -58,7 +60,7 @@ def record(
     the move is decided. The caller commits.
     """
     submission = Submission(
-        id=new_id(),
+        id=submission_id or new_id(),
         game_id=game_id,
         seat=seat,
         move=move,
