@@ -8,6 +8,8 @@ refused is refused with the same class and words whichever path met it.
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -149,6 +151,31 @@ def test_submitting_does_no_rules_work_the_worker_decides(
     # The worker reads the move and plays it, once.
     decided = decide(referee, submitted.id)
     assert decided is not None and (decided.status, decided.seq) == ("accepted", 1)
+
+
+def test_a_request_that_waits_listens_before_its_move_is_recorded(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, tokens = _new(referee, None, None)
+    seat = _mover(referee, game_id)
+    move = _a_move(referee, game_id, seat)
+    listened: list[tuple[str, bool]] = []
+
+    class Announcing(_Broker):
+        """A worker so quick that its decision is announced as the move is committed."""
+
+        @contextmanager
+        def decided_signal(self, submission_id: str) -> Iterator[Any]:
+            with referee.db.reading() as session:
+                listened.append((submission_id, session.get(Submission, submission_id) is None))
+            yield lambda _seconds: {"status": "accepted", "seq": 1}
+
+    monkeypatch.setattr(referee, "queue", Announcing())
+    submitted = submit_move(referee, SubmitMove(game_id, SeatToken(tokens[seat]), move), wait=5)
+    # It listened on the id its move was then recorded by, before that move existed: an
+    # announcement made the moment the move was committed is heard.
+    assert listened == [(submitted.id, True)]
+    assert (submitted.status, submitted.seq) == ("accepted", 1)
 
 
 def test_refusals_of_reading_a_move_and_of_a_token(referee: Referee) -> None:
