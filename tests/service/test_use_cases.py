@@ -64,10 +64,16 @@ def _mover(referee: Referee, game_id: str) -> int:
     return _game(referee, game_id).to_act[0]
 
 
-def test_a_move_is_recorded_decided_and_logged(referee: Referee) -> None:
+def _ready(referee: Referee) -> tuple[str, Any, int, str]:
+    """A new game of two seats no mail reaches: its id, its tokens, the seat to move and
+    a legal move of that seat."""
     game_id, tokens = _new(referee, None, None)
     seat = _mover(referee, game_id)
-    move = _a_move(referee, game_id, seat)
+    return game_id, tokens, seat, _a_move(referee, game_id, seat)
+
+
+def test_a_move_is_recorded_decided_and_logged(referee: Referee) -> None:
+    game_id, tokens, seat, move = _ready(referee)
     submission = submit_move(referee, SubmitMove(game_id, SeatToken(tokens[seat]), move), wait=1)
     assert (submission.status, submission.seq) == ("accepted", 1)
     assert _game(referee, game_id).version == 1
@@ -76,10 +82,8 @@ def test_a_move_is_recorded_decided_and_logged(referee: Referee) -> None:
 def test_what_cannot_be_played_now_is_refused_at_once_with_the_deciders_words(
     referee: Referee,
 ) -> None:
-    game_id, tokens = _new(referee, None, None)
-    seat = _mover(referee, game_id)
+    game_id, tokens, seat, move = _ready(referee)
     other = 1 - seat
-    move = _a_move(referee, game_id, seat)
     with pytest.raises(refusals.NotYourTurn) as at_once:
         submit_move(referee, SubmitMove(game_id, SeatToken(tokens[other]), move))
     assert (at_once.value.code, at_once.value.reason) == ("not_your_turn", "it is not your turn")
@@ -119,9 +123,7 @@ _READING_A_MOVE = {"parse", "move_from_json", "move_to_json"}
 def test_submitting_does_no_rules_work_the_worker_decides(
     referee: Referee, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    game_id, tokens = _new(referee, None, None)
-    seat = _mover(referee, game_id)
-    move = _a_move(referee, game_id, seat)
+    game_id, tokens, seat, move = _ready(referee)
 
     def never(name: str) -> Any:
         def called(*_args: Any, **_kwargs: Any) -> Any:
@@ -156,9 +158,7 @@ def test_submitting_does_no_rules_work_the_worker_decides(
 def test_a_request_that_waits_listens_before_its_move_is_recorded(
     referee: Referee, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    game_id, tokens = _new(referee, None, None)
-    seat = _mover(referee, game_id)
-    move = _a_move(referee, game_id, seat)
+    game_id, tokens, seat, move = _ready(referee)
     listened: list[tuple[str, bool]] = []
 
     class Announcing(_Broker):
@@ -193,9 +193,7 @@ def test_refusals_of_reading_a_move_and_of_a_token(referee: Referee) -> None:
 def test_a_retry_gets_the_first_submission_and_another_request_is_refused(
     referee: Referee,
 ) -> None:
-    game_id, tokens = _new(referee, None, None)
-    seat = _mover(referee, game_id)
-    move = _a_move(referee, game_id, seat)
+    game_id, tokens, seat, move = _ready(referee)
     command = SubmitMove(game_id, SeatToken(tokens[seat]), move, idempotency_key="k1")
     first = submit_move(referee, command)
     again = submit_move(referee, command)
