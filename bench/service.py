@@ -124,7 +124,8 @@ class Stack:
         return f"created to decided, in the database: p50 {p50:.1f} ms, p99 {p99:.1f} ms"
 
     def stop(self, drop: bool = True) -> None:
-        """Stop its processes and drop its database (`drop` false: keep it)."""
+        """Stop its processes, forget its queues' keys in Redis (what its sweeps sent after
+        the last run, the broker's bindings) and drop its database (`drop` false: keep it)."""
         for process in self.processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -133,6 +134,9 @@ class Stack:
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
+        broker = redis.Redis.from_url(redis_url())
+        for key in broker.scan_iter(f"*{self.queue}*"):
+            broker.delete(key)
         if drop:
             drop_database(self.database)
 
