@@ -3,8 +3,9 @@ failed leaves no mark behind (Celery's send is replaced: what is tested is the m
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -78,3 +79,30 @@ def test_without_redis_every_submission_sends_its_task(queue: tuple[Queue, _Sent
     nowhere.enqueue_decisions(["b"])
     nowhere.decisions_taken()
     assert sent.tasks == [(DECIDE, ("a",)), (DECIDE, ("b",))]
+
+
+def test_a_waiting_request_hears_a_batchs_message_and_an_earlier_workers(
+    queue: tuple[Queue, _Sent],
+) -> None:
+    deciding, _sent = queue
+    decided = {"status": "accepted", "seq": 3, "game_id": "g"}
+    with deciding.decided_signal("a") as heard_a, deciding.decided_signal("b") as heard_b:
+        assert deciding._listener().subscribed.wait(10)
+        # One message for a batch's decisions: each waiter hears its own.
+        deciding.announce_decided([{**decided, "id": "a"}, {**decided, "id": "b", "seq": 4}])
+        assert _decision(heard_a) == {**decided, "id": "a"}
+        assert _decision(heard_b) == {**decided, "id": "b", "seq": 4}
+        # A worker not yet upgraded announces one decision alone, as an object.
+        channel = deciding.decided_channel()
+        deciding.client().publish(channel, json.dumps({**decided, "id": "a", "seq": 5}))
+        assert _decision(heard_a) == {**decided, "id": "a", "seq": 5}
+        assert heard_b(0.2) is False
+
+
+def _decision(heard: Callable[[float], Any]) -> Any:
+    """The next decision `heard` hears (passing over the wake-up of the subscription)."""
+    for _ in range(3):
+        found = heard(10)
+        if isinstance(found, dict):
+            return found
+    return None
