@@ -28,7 +28,7 @@ from referee.service.deciding import check_seat, check_turn
 from referee.service.players import PLAY, Player, seat_in
 from referee.service.publishing import Published, publish
 from referee.store import keys, reads, submissions
-from referee.store.creation import new_id
+from referee.store.creation import new_ordered_id
 from referee.store.reads import Turn
 from referee.store.tables import DECISION_FIELDS, Source, Submission, SubmissionStatus
 
@@ -191,7 +191,7 @@ def _retried(earlier: Submission, move: JSON, expected: int | None) -> Submissio
 def submit_move(referee: Referee, command: SubmitMove, wait: float | None = None) -> Submission:
     """Submit a move and have it decided; with `wait`, the submission once decided
     (or as it is after `wait` seconds). Raises the refusals `record_move` raises."""
-    submission_id = new_id()
+    submission_id = new_ordered_id()
     with ExitStack() as stack:
         # Listen before recording: a worker's batch may decide the move the moment it
         # is committed, before this request would have begun to listen.

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 from referee.engine import JSON
 from referee.record import canonical_json
 from referee.store.clock import now
-from referee.store.creation import new_id
+from referee.store.creation import new_ordered_id
 from referee.store.tables import PENDING_ROWS, Source, Submission, SubmissionStatus, core_table
 
 _SUBMISSION = core_table(Submission)
@@ -60,7 +60,7 @@ def record(
     the move is decided. The caller commits.
     """
     submission = Submission(
-        id=submission_id or new_id(),
+        id=submission_id or new_ordered_id(),
         game_id=game_id,
         seat=seat,
         move=move,

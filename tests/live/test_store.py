@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +21,7 @@ from referee.service.creating import NewGame, Player, create_game
 from referee.service.deciding import decide
 from referee.settings import Settings
 from referee.store import reads, records, submissions
+from referee.store.creation import new_ordered_id
 from referee.store.db import Database
 from referee.store.tables import Game, Outbox, Setting, Snapshot, Source, Submission
 
@@ -443,3 +446,21 @@ def test_a_move_recorded_while_the_mark_is_up_is_decided_by_the_task_that_holds_
 
 def _legal(state: Any, seat: int) -> str:
     return RULES.notate(RULES.legal_moves(state, seat)[0])
+
+
+def test_submissions_ids_grow_with_time_and_keep_74_random_bits(referee: Referee) -> None:
+    game_id = new_game(referee, "subdivision", [None, None])
+    recorded = []
+    with Session(referee.db.engine) as session:
+        seed = session.get(Game, game_id).seed  # type: ignore[union-attr]
+        state = new_state(RULES, seed, 2, RULES.load_options({}, 2))
+        for _ in range(3):
+            recorded.append(_pending(session, game_id, 0, RULES, _legal(state, 0), 0))
+            time.sleep(0.002)
+        session.commit()
+    # Each sorts after the ones recorded before it (a new one lands at the right end of
+    # the primary key's index), and is a UUID of version 7's layout.
+    assert recorded == sorted(recorded) and len(set(recorded)) == 3
+    assert {uuid.UUID(made).version for made in recorded} == {7}
+    # Made within one millisecond they still differ, by their random bits.
+    assert len({new_ordered_id() for _ in range(10_000)}) == 10_000
