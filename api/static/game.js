@@ -220,6 +220,7 @@
 
   var talkBehind = false;
   var talkFetching = false;
+  var talkWait = FIRST_WAIT;
 
   function talk() { return document.getElementById("talk"); }
 
@@ -280,10 +281,17 @@
       })
       .then(function (body) {
         talkFetching = false;
+        talkWait = FIRST_WAIT;
         showSaid(body.messages || []);
         if (talkBehind) { catchUp(); }
       })
-      .catch(function () { talkFetching = false; });
+      .catch(function () {
+        // Busy or offline for a moment: messages may have come meanwhile, and no event
+        // will tell of them again, so look again after a while.
+        talkFetching = false;
+        window.setTimeout(catchUp, talkWait);
+        talkWait = Math.min(talkWait * 2, LONGEST_WAIT);
+      });
   }
 
   function talkProblem(words) {

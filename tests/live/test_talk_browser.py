@@ -166,6 +166,37 @@ def test_two_seats_talk_live_beside_the_board(
     shot(ann, artifacts, "talk-over-1280.png")
 
 
+def test_a_message_whose_read_failed_is_read_again(
+    web_service: Service,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    url = web_service.url
+    links = create_in_lobby(new_page(browser), url, "mandala", ["Ann", "Bob"])
+    game_id = links[0].split("/g/", 1)[1].split("/", 1)[0]
+    tokens = [link.rsplit("/", 1)[1] for link in links]
+    ann = new_page(browser)
+    open_from_mail(ann, links[0])
+    failed: list[str] = []
+
+    def fail_the_first(route: Any) -> None:
+        if failed:
+            route.continue_()
+        else:
+            failed.append(route.request.url)
+            route.fulfill(status=503, body="busy")
+
+    ann.route("**/messages?after=*", fail_the_first)
+    requests.post(
+        f"{url}/v1/games/{game_id}/messages",
+        json={"text": "Are you there?"},
+        headers={"Authorization": f"Bearer {tokens[1]}"},
+        timeout=10,
+    ).raise_for_status()
+    # The stream told of it once; the read it made failed, and the page read again.
+    expect(ann.locator("#talk-list li")).to_have_count(1, timeout=15_000)
+    assert messages(ann) == ["Are you there?"] and len(failed) == 1
+
+
 def test_my_games_mark_the_games_with_messages_unread(
     web_service: Service,  # noqa: F811
     browser: Browser,  # noqa: F811
