@@ -26,7 +26,7 @@ from tests.clock import on_server_clock
 from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     artifacts,
     browser,
-    create_in_lobby,
+    mandala_in_lobby,
     new_page,
     open_from_mail,
     playwright,
@@ -76,9 +76,7 @@ def test_two_seats_talk_live_beside_the_board(
     artifacts: Path,  # noqa: F811
 ) -> None:
     url = web_service.url
-    links = create_in_lobby(new_page(browser), url, "mandala", ["Ann", "Bob"])
-    game_id = links[0].split("/g/", 1)[1].split("/", 1)[0]
-    tokens = [link.rsplit("/", 1)[1] for link in links]
+    links, game_id, tokens = mandala_in_lobby(browser, url)
     ann, bob, spectator = new_page(browser), new_page(browser, phone=True), new_page(browser)
     open_from_mail(ann, links[0])
     open_from_mail(bob, links[1])
@@ -171,9 +169,7 @@ def test_a_message_whose_read_failed_is_read_again(
     browser: Browser,  # noqa: F811
 ) -> None:
     url = web_service.url
-    links = create_in_lobby(new_page(browser), url, "mandala", ["Ann", "Bob"])
-    game_id = links[0].split("/g/", 1)[1].split("/", 1)[0]
-    tokens = [link.rsplit("/", 1)[1] for link in links]
+    links, game_id, tokens = mandala_in_lobby(browser, url)
     ann = new_page(browser)
     open_from_mail(ann, links[0])
     failed: list[str] = []

@@ -123,6 +123,14 @@ def create_in_lobby(page: Page, url: str, game: str, names: list[str]) -> list[s
     return [page.input_value(f"#link-{n}") for n in range(len(names))]
 
 
+def mandala_in_lobby(browser: Browser, url: str) -> tuple[list[str], str, list[str]]:
+    """A game of Mandala for Ann and Bob made through the lobby: the seats' personal
+    links, the game's id and the seats' tokens."""
+    links = create_in_lobby(new_page(browser), url, "mandala", ["Ann", "Bob"])
+    game_id = links[0].split("/g/", 1)[1].split("/", 1)[0]
+    return links, game_id, [link.rsplit("/", 1)[1] for link in links]
+
+
 def test_a_whole_game_through_the_pages(
     web_service: Service, browser: Browser, artifacts: Path
 ) -> None:

@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Page, Request, expect
 from tests.live.test_web_browser import (  # noqa: F401 (fixtures, used by name)
     artifacts,
     browser,
-    create_in_lobby,
+    mandala_in_lobby,
     new_page,
     open_from_mail,
     playwright,
@@ -96,9 +96,7 @@ def test_a_seat_page_follows_the_game_live(
     artifacts: Path,  # noqa: F811
 ) -> None:
     url = web_service.url
-    links = create_in_lobby(new_page(browser), url, "mandala", ["Ann", "Bob"])
-    game_id = links[0].split("/g/", 1)[1].split("/", 1)[0]
-    tokens = [link.rsplit("/", 1)[1] for link in links]
+    links, game_id, tokens = mandala_in_lobby(browser, url)
     names = ["Ann", "Bob"]
     for _ in range(MOVES_BEFORE):
         (mover,) = summary(url, game_id)["to_act"]
@@ -193,9 +191,7 @@ def test_a_past_position_follows_the_game_and_keeps_its_board(
     browser: Browser,  # noqa: F811
 ) -> None:
     url = web_service.url
-    links = create_in_lobby(new_page(browser), url, "mandala", ["Ann", "Bob"])
-    game_id = links[0].split("/g/", 1)[1].split("/", 1)[0]
-    tokens = [link.rsplit("/", 1)[1] for link in links]
+    _links, game_id, tokens = mandala_in_lobby(browser, url)
     for _ in range(3):
         (mover,) = summary(url, game_id)["to_act"]
         play_by_api(url, game_id, tokens[mover])
