@@ -489,6 +489,9 @@ def serve(host: str, port: int, threads: int | None) -> None:
     referee = _referee(chosen)
     app = AccessLog(create_app(chosen, referee), _logging(chosen.access_log))
     referee.db.upgrade()
+    # Made now rather than by whichever request or task first needs it: a running
+    # referee's requests then write no server-wide row.
+    referee.secret()
     if referee.queue.eager:
         referee.queue.start_sweeper()
     # As in deploy/gunicorn.conf.py: event streams hold threads of their own beside

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from referee.cli import main
 from referee.record import Handover, Record, loads
 from referee.replay import envelope, replay
 from tests.games.test_record import finished_record, running_sealed_record
+from tests.stacks import base_env, start_server
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -107,6 +110,20 @@ def test_the_installed_command_runs() -> None:
         [sys.executable, "-m", "referee", "games"], capture_output=True, text=True, check=True
     )
     assert "subdivision" in done.stdout
+
+
+# It starts `referee serve`.
+@pytest.mark.service
+def test_serve_makes_the_kept_secret_before_any_request_needs_it(tmp_path: Path) -> None:
+    database = tmp_path / "referee.sqlite3"
+    _url, server = start_server(base_env(DATABASE_URL=f"sqlite:///{database}"), tmp_path)
+    try:
+        # Only the start's own check (`/v1/rules`, which needs no secret) was asked.
+        with closing(sqlite3.connect(database)) as connection:
+            kept = connection.execute("SELECT key, length(value) FROM setting").fetchall()
+    finally:
+        server.kill()
+    assert len(kept) == 1 and kept[0][1] == 64
 
 
 def test_verify_passes_a_running_games_record_and_says_what_is_not_revealed(
